@@ -1,0 +1,2 @@
+import RequestKit
+print("RequestKit \(RequestKit.version)")

@@ -1,0 +1,21 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+let package = Package(
+    name: "RequestKit",
+    platforms: [
+        .macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9), .visionOS(.v1),
+    ],
+    products: [
+        .library(name: "RequestKit", targets: ["RequestKit"]),
+        .library(name: "RequestKitTesting", targets: ["RequestKitTesting"]),
+    ],
+    targets: [
+        .target(name: "RequestKit"),
+        .target(name: "RequestKitTesting", dependencies: ["RequestKit"]),
+        .executableTarget(name: "Examples", dependencies: ["RequestKit", "RequestKitTesting"], path: "Examples"),
+        .executableTarget(name: "Benchmarks", dependencies: ["RequestKit", "RequestKitTesting"], path: "Benchmarks"),
+        .testTarget(name: "RequestKitTests", dependencies: ["RequestKit", "RequestKitTesting"]),
+    ],
+    swiftLanguageModes: [.v6]
+)
