@@ -1,0 +1,99 @@
+import Foundation
+
+/// Sets the request body. `Content-Type` is set from the body's kind unless the request sets one itself.
+///
+/// An encoding failure is reported when the request is built: a body is never silently left out.
+///
+/// ```swift
+/// Body(Data([0x01, 0x02]))                         // application/octet-stream
+/// Body("plain text")                               // text/plain; charset=utf-8, sent as-is
+/// Body(Todo(title: "Write tests"))                 // application/json
+/// Body(form: ["name": "Ann Lee", "role": "admin"]) // application/x-www-form-urlencoded
+/// ```
+public struct Body: RequestComponent {
+    private let content: Checked<RequestBody>
+
+    /// Sends bytes as they are.
+    ///
+    /// ```swift
+    /// Body(imageData)
+    /// ```
+    public init(_ data: Data, contentType: MediaType = .octetStream) {
+        content = .valid(RequestBody(data, contentType: contentType))
+    }
+
+    /// Sends text as UTF-8, as it is (not JSON-quoted).
+    ///
+    /// ```swift
+    /// Body("{\"raw\": true}", contentType: .json)
+    /// ```
+    public init(_ text: String, contentType: MediaType = MediaType.text.charset("utf-8")) {
+        content = .valid(RequestBody(Data(text.utf8), contentType: contentType))
+    }
+
+    /// Sends text in another encoding.
+    ///
+    /// ```swift
+    /// Body("café", encoding: .isoLatin1)
+    /// ```
+    public init(_ text: String, encoding: String.Encoding, contentType: MediaType = .text) {
+        if let data = text.data(using: encoding) {
+            let charset = encoding == .isoLatin1 ? "iso-8859-1" : encoding == .ascii ? "us-ascii" : "utf-8"
+            content = .valid(RequestBody(data, contentType: contentType.charset(charset)))
+        } else {
+            content = .invalid(
+                RequestProblem(.bodyEncodingFailed, "the body text cannot be represented in \(encoding)"))
+        }
+    }
+
+    /// Sends a value encoded as JSON. The value is encoded now; a failure is reported when the request is built.
+    ///
+    /// ```swift
+    /// let encoder = JSONEncoder()
+    /// encoder.keyEncodingStrategy = .convertToSnakeCase
+    /// Body(NewUser(firstName: "Ann"), encoder: encoder)  // {"first_name":"Ann"}
+    /// ```
+    public init<Value: Encodable>(_ value: Value, encoder: JSONEncoder = JSONEncoder()) {
+        do {
+            content = .valid(RequestBody(try encoder.encode(value), contentType: .json))
+        } catch {
+            content = .invalid(
+                RequestProblem(.bodyEncodingFailed, "the \(Value.self) body could not be encoded as JSON: \(error)"))
+        }
+    }
+
+    /// Sends name/value pairs as `application/x-www-form-urlencoded`, in the order given.
+    ///
+    /// ```swift
+    /// Body(form: [("grant_type", "password"), ("username", "ann")])
+    /// ```
+    public init(form pairs: [(String, String)]) {
+        let encoded = pairs.map { "\(HTTPSyntax.formEncoded($0.0))=\(HTTPSyntax.formEncoded($0.1))" }
+        content = .valid(RequestBody(Data(encoded.joined(separator: "&").utf8), contentType: .formURLEncoded))
+    }
+
+    /// Sends a dictionary as `application/x-www-form-urlencoded`, sorted by name.
+    ///
+    /// ```swift
+    /// Body(form: ["username": "ann", "password": "s3cret"])
+    /// ```
+    public init(form dictionary: [String: String]) {
+        self.init(form: dictionary.sorted { $0.key < $1.key }.map { ($0.key, $0.value) })
+    }
+
+    /// Sends a prepared body.
+    ///
+    /// ```swift
+    /// Body(RequestBody(data, contentType: .pdf))
+    /// ```
+    public init(_ body: RequestBody) {
+        content = .valid(body)
+    }
+
+    public func apply(to parts: inout RequestParts) {
+        switch content {
+        case .valid(let body): parts.body = body
+        case .invalid(let problem): parts.report(problem)
+        }
+    }
+}

@@ -1,0 +1,220 @@
+import Foundation
+
+/// The one error RequestKit throws: what went wrong, with the response and the underlying error kept.
+///
+/// Match on ``kind``, or use the accessors:
+///
+/// ```swift
+/// do {
+///     let data = try await Request { Url("http://127.0.0.1:8080/missing") }.data()
+/// } catch {
+///     switch error.kind {
+///     case .unacceptableStatus: print(error.statusCode ?? 0, error.responseBody ?? Data())
+///     case .timedOut: print("slow server")
+///     default: print(error)
+///     }
+/// }
+/// ```
+public struct RequestError: Error, Sendable, CustomStringConvertible {
+    /// What went wrong, for matching.
+    public let kind: Kind
+    /// For an invalid request, every problem found while building it.
+    public let problems: [RequestProblem]
+    /// The response, when the server answered (an unacceptable status, a body that failed to decode).
+    public let response: Response?
+    /// The error that caused this one: the transport's, the decoder's, a validator's.
+    public let underlyingError: (any Error)?
+    /// The method and URL of the request, when known (`"GET http://…"`).
+    public internal(set) var request: String?
+    /// The error body decoded into the type the caller named, when it decoded.
+    public internal(set) var decodedErrorBody: (any Sendable)?
+    /// Extra context, such as the type being decoded or the limit that was exceeded.
+    public let detail: String?
+
+    /// Creates an error. Transports and custom components use the static factories instead.
+    init(
+        kind: Kind, problems: [RequestProblem] = [], response: Response? = nil, underlyingError: (any Error)? = nil,
+        request: String? = nil, detail: String? = nil
+    ) {
+        self.kind = kind
+        self.problems = problems
+        self.response = response
+        self.underlyingError = underlyingError
+        self.request = request
+        self.detail = detail
+    }
+
+    /// The response's status code, when there was a response.
+    public var statusCode: Int? { response?.statusCode }
+
+    /// The response body, when there was a response.
+    public var responseBody: Data? { response?.body }
+
+    /// The response headers, when there was a response.
+    public var responseHeaders: HTTPHeaders? { response?.headers }
+
+    /// Whether the request timed out.
+    public var isTimeout: Bool { kind == .timedOut }
+
+    /// Whether the request was cancelled.
+    public var isCancelled: Bool { kind == .cancelled }
+
+    /// The error body decoded as `type`, when the caller asked for that type.
+    ///
+    /// ```swift
+    /// catch { if let problem = error.errorBody(as: APIProblem.self) { print(problem.title) } }
+    /// ```
+    public func errorBody<T>(as type: T.Type) -> T? { decodedErrorBody as? T }
+
+    public var description: String {
+        var text: String
+        switch kind {
+        case .invalidRequest:
+            let count = problems.count
+            text = "Invalid request: \(count) problem\(count == 1 ? "" : "s")"
+            for problem in problems { text += "\n  - \(problem.message)" }
+            return text
+        case .unacceptableStatus:
+            text = "Unacceptable status \(response.map { "\($0.status)" } ?? "?")"
+        case .decoding:
+            text = "Could not decode \(detail ?? "the response")"
+        case .timedOut:
+            text = "Timed out\(detail.map { " (\($0))" } ?? "")"
+        case .cancelled:
+            text = "Cancelled"
+        case .transport:
+            text = "Transport failure"
+        case .validationFailed:
+            text = "Response failed validation"
+        default:
+            text = kind.name
+        }
+        if let request { text += " for \(request)" }
+        if kind != .unacceptableStatus, kind != .decoding, let detail, kind != .timedOut {
+            text += " (\(detail))"
+        }
+        if let underlyingError { text += ": \(underlyingError)" }
+        if let body = response?.body, !body.isEmpty, kind == .unacceptableStatus || kind == .decoding {
+            text += "; body: \(Self.preview(body))"
+        }
+        return text
+    }
+
+    /// The first bytes of a body as text, for messages.
+    static func preview(_ body: Data, limit: Int = 512) -> String {
+        let prefix = body.prefix(limit)
+        let text = String(decoding: prefix, as: UTF8.self)
+        return body.count > limit ? text + "… (\(body.count) bytes)" : text
+    }
+}
+
+extension RequestError {
+    /// The kinds of request errors: an open set of stable names.
+    ///
+    /// ```swift
+    /// if error.kind == .unacceptableStatus { … }
+    /// ```
+    public struct Kind: Sendable, Hashable, CustomStringConvertible {
+        /// A stable name for the kind.
+        public let name: String
+
+        /// Creates a kind with a stable name.
+        ///
+        /// ```swift
+        /// let kind = RequestError.Kind("rateLimited")
+        /// ```
+        public init(_ name: String) { self.name = name }
+
+        public var description: String { name }
+
+        /// The request definition is invalid; ``RequestError/problems`` lists why.
+        public static let invalidRequest = Self("invalidRequest")
+        /// The transport failed: no connection, reset, malformed response, TLS. See ``RequestError/underlyingError``.
+        public static let transport = Self("transport")
+        /// An idle or total timeout expired.
+        public static let timedOut = Self("timedOut")
+        /// The request was cancelled.
+        public static let cancelled = Self("cancelled")
+        /// The server answered with a status the request does not accept.
+        public static let unacceptableStatus = Self("unacceptableStatus")
+        /// The body could not be decoded into the requested type.
+        public static let decoding = Self("decoding")
+        /// A response failed a custom validation.
+        public static let validationFailed = Self("validationFailed")
+    }
+
+    /// An invalid request, listing every problem.
+    ///
+    /// ```swift
+    /// throw RequestError.invalidRequest([RequestProblem(.missingURL, "no Url")])
+    /// ```
+    public static func invalidRequest(_ problems: [RequestProblem]) -> RequestError {
+        RequestError(kind: .invalidRequest, problems: problems)
+    }
+
+    /// A transport failure wrapping the underlying error.
+    ///
+    /// ```swift
+    /// throw RequestError.transport(POSIXError(.ECONNREFUSED))
+    /// ```
+    public static func transport(_ error: any Error, detail: String? = nil) -> RequestError {
+        RequestError(kind: .transport, underlyingError: error, detail: detail)
+    }
+
+    /// A timeout, with a description of which limit expired.
+    ///
+    /// ```swift
+    /// throw RequestError.timedOut("no data for 30 s")
+    /// ```
+    public static func timedOut(_ detail: String, underlyingError: (any Error)? = nil) -> RequestError {
+        RequestError(kind: .timedOut, underlyingError: underlyingError, detail: detail)
+    }
+
+    /// A cancellation.
+    ///
+    /// ```swift
+    /// throw RequestError.cancelled()
+    /// ```
+    public static func cancelled(underlyingError: (any Error)? = nil) -> RequestError {
+        RequestError(kind: .cancelled, underlyingError: underlyingError)
+    }
+
+    /// A status the request does not accept, keeping the response.
+    ///
+    /// ```swift
+    /// throw RequestError.unacceptableStatus(response)
+    /// ```
+    public static func unacceptableStatus(_ response: Response, underlyingError: (any Error)? = nil) -> RequestError {
+        RequestError(kind: .unacceptableStatus, response: response, underlyingError: underlyingError)
+    }
+
+    /// A response that failed a custom validation.
+    ///
+    /// ```swift
+    /// throw RequestError.validationFailed(response, reason: "expected JSON")
+    /// ```
+    public static func validationFailed(
+        _ response: Response, reason: String, underlyingError: (any Error)? = nil
+    )
+        -> RequestError
+    {
+        RequestError(kind: .validationFailed, response: response, underlyingError: underlyingError, detail: reason)
+    }
+
+    /// A body that could not be decoded into `type`, keeping the decoder's error and the response.
+    ///
+    /// ```swift
+    /// throw RequestError.decoding(error, type: "Todo", response: response)
+    /// ```
+    public static func decoding(_ error: any Error, type: String, response: Response?) -> RequestError {
+        RequestError(kind: .decoding, response: response, underlyingError: error, detail: type)
+    }
+
+    /// A copy that names the request it belongs to.
+    func describingRequest(_ request: String?) -> RequestError {
+        guard self.request == nil, let request else { return self }
+        var copy = self
+        copy.request = request
+        return copy
+    }
+}

@@ -1,0 +1,50 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Sends built requests: picks the transport, enforces the total deadline and turns every failure into a
+/// ``RequestError`` that names the request.
+enum RequestExecutor {
+    /// Builds and sends `parts`, returning the response whatever its status.
+    static func send(_ parts: RequestParts) async throws(RequestError) -> Response {
+        let urlRequest = try parts.makeURLRequest()
+        let label = "\(urlRequest.httpMethod ?? "GET") \(urlRequest.url?.absoluteString ?? "")"
+        let transport = parts.transport ?? URLSessionTransport.shared
+        do {
+            if let deadline = parts.resourceTimeout {
+                return try await withDeadline(seconds: deadline) { try await transport.send(urlRequest) }
+            }
+            try Task.checkCancellation()
+            return try await transport.send(urlRequest)
+        } catch {
+            throw requestError(for: error).describingRequest(label)
+        }
+    }
+
+    /// Runs `operation`, failing with a timeout when it takes longer than `seconds`.
+    static func withDeadline<T: Sendable>(
+        seconds: Double, _ operation: @escaping @Sendable () async throws -> T
+    ) async throws -> T {
+        try await withThrowingTaskGroup(of: T.self) { group in
+            group.addTask { try await operation() }
+            group.addTask {
+                try await Task.sleep(nanoseconds: UInt64(seconds * 1e9))
+                throw RequestError.timedOut("the total deadline of \(seconds) s passed")
+            }
+            defer { group.cancelAll() }
+            guard let first = try await group.next() else { throw CancellationError() }
+            return first
+        }
+    }
+
+    /// Maps any error to a ``RequestError``.
+    static func requestError(for error: any Error) -> RequestError {
+        switch error {
+        case let error as RequestError: error
+        case let error as CancellationError: RequestError.cancelled(underlyingError: error)
+        default: RequestError.transport(error)
+        }
+    }
+}

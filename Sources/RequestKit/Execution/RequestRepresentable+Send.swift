@@ -1,0 +1,73 @@
+import Foundation
+
+extension RequestRepresentable {
+    /// Sends the request and returns the response, whatever its status: `send()` does not validate.
+    ///
+    /// ```swift
+    /// let response = try await Request { Url("http://127.0.0.1:8080/status/404") }.send()
+    /// response.statusCode  // 404
+    /// ```
+    /// - Returns: The response.
+    /// - Throws: ``RequestError``: invalid request, transport failure, timeout or cancellation.
+    public func send() async throws(RequestError) -> Response {
+        try await RequestExecutor.send(request.parts())
+    }
+
+    /// Sends the request, validates the response and returns it.
+    ///
+    /// ```swift
+    /// let response = try await request.validatedResponse()
+    /// ```
+    /// - Throws: ``RequestError``; an unacceptable status keeps the status, headers and body, and the decoded
+    ///   error body when ``Request/decodingErrorBody(as:decoder:)`` named a type.
+    public func validatedResponse() async throws(RequestError) -> Response {
+        let parts = request.parts()
+        let response = try await RequestExecutor.send(parts)
+        do {
+            try await parts.validation.validate(response)
+        } catch {
+            throw request.callbacks.attachingErrorBody(to: error).describingRequest(Self.label(parts))
+        }
+        return response
+    }
+
+    /// Sends the request, validates the response and returns its body.
+    ///
+    /// ```swift
+    /// let bytes = try await Request { Url("http://127.0.0.1:8080/bytes/16") }.data()
+    /// ```
+    /// - Throws: ``RequestError``, including an unacceptable status (200..<300 unless `Validate` says otherwise).
+    public func data() async throws(RequestError) -> Data {
+        try await validatedResponse().body
+    }
+
+    /// Sends the request, validates the response and returns its body as text.
+    ///
+    /// ```swift
+    /// let html = try await Request { Url("http://127.0.0.1:8080/") }.string()
+    /// ```
+    /// - Throws: ``RequestError``, including a body that is not valid text in its charset.
+    public func string() async throws(RequestError) -> String {
+        try await validatedResponse().string()
+    }
+
+    /// Sends the request, validates the response and decodes its JSON body.
+    ///
+    /// ```swift
+    /// let todo = try await Request { Url("http://127.0.0.1:8080/todos/1") }.decode(Todo.self)
+    /// ```
+    /// - Throws: ``RequestError``, including a decoding failure that keeps the decoder's error and the body.
+    public func decode<T: Decodable>(
+        _ type: T.Type = T.self, decoder: JSONDecoder = JSONDecoder()
+    )
+        async throws(RequestError) -> T
+    {
+        try await validatedResponse().decode(T.self, decoder: decoder)
+    }
+
+    /// `"GET http://…"` for error messages.
+    static func label(_ parts: RequestParts) -> String? {
+        guard let url = try? parts.resolvedURL() else { return nil }
+        return "\(parts.method.rawValue) \(url.absoluteString)"
+    }
+}

@@ -1,0 +1,182 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The default transport: one long-lived `URLSession` (FoundationNetworking over libcurl on Linux).
+///
+/// Every request shares ``shared``'s session and its connection pool; no session is made per call. The
+/// session keeps no cache and no cookies of its own, so each request sends exactly what it declares.
+/// Cancelling the task that awaits ``send(_:)`` cancels the transfer and closes its connection.
+///
+/// ```swift
+/// let transport = URLSessionTransport(configuration: .ephemeral)
+/// let response = try await Request {
+///     Url("http://127.0.0.1:8080/status/204")
+///     Using(transport)
+/// }.send()
+/// ```
+public final class URLSessionTransport: Transport {
+    /// The transport every request uses unless told otherwise.
+    public static let shared = URLSessionTransport()
+
+    /// The underlying session.
+    public let session: URLSession
+    private let registry: TaskRegistry
+
+    /// Creates a transport with its own session.
+    ///
+    /// ```swift
+    /// let configuration = URLSessionConfiguration.default
+    /// configuration.httpMaximumConnectionsPerHost = 4
+    /// let transport = URLSessionTransport(configuration: configuration)
+    /// ```
+    /// - Parameter configuration: The session configuration; by default no cache and no cookie storage.
+    public init(configuration: URLSessionConfiguration = URLSessionTransport.defaultConfiguration()) {
+        let registry = TaskRegistry()
+        let queue = OperationQueue()
+        queue.maxConcurrentOperationCount = 1
+        queue.name = "RequestKit.URLSessionTransport"
+        self.registry = registry
+        self.session = URLSession(
+            configuration: configuration, delegate: SessionDelegate(registry: registry), delegateQueue: queue)
+    }
+
+    deinit {
+        session.finishTasksAndInvalidate()
+    }
+
+    /// The configuration new transports use: no URL cache, no cookie storage, cookies not set automatically.
+    ///
+    /// ```swift
+    /// let configuration = URLSessionTransport.defaultConfiguration()
+    /// ```
+    public static func defaultConfiguration() -> URLSessionConfiguration {
+        let configuration = URLSessionConfiguration.default
+        configuration.urlCache = nil
+        configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
+        configuration.httpCookieStorage = nil
+        configuration.httpShouldSetCookies = false
+        configuration.httpCookieAcceptPolicy = .never
+        return configuration
+    }
+
+    public func send(_ request: URLRequest) async throws -> Response {
+        try Task.checkCancellation()
+        let task = session.dataTask(with: request)
+        let idleTimeout = request.timeoutInterval
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Response, any Error>) in
+                registry.register(task, idleTimeout: idleTimeout, continuation: continuation)
+                task.resume()
+            }
+        } onCancel: {
+            task.cancel()
+        }
+    }
+}
+
+/// Routes the session's delegate callbacks to the task that awaits each transfer.
+private final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable {
+    // Safe: the only stored property is a `let` to a lock-guarded registry.
+    let registry: TaskRegistry
+
+    init(registry: TaskRegistry) {
+        self.registry = registry
+    }
+
+    func urlSession(
+        _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
+        completionHandler: @escaping (URLSession.ResponseDisposition) -> Void
+    ) {
+        registry.received(response, for: dataTask)
+        completionHandler(.allow)
+    }
+
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+        registry.received(data, for: dataTask)
+    }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+        registry.completed(task, error: error)
+    }
+}
+
+/// The state of every running transfer, keyed by task identifier.
+private final class TaskRegistry: @unchecked Sendable {
+    // Safe: every access to `transfers` holds `lock`.
+    private let lock = NSLock()
+    private var transfers: [Int: Transfer] = [:]
+
+    private struct Transfer {
+        let continuation: CheckedContinuation<Response, any Error>
+        let idleTimeout: TimeInterval
+        var response: HTTPURLResponse?
+        var body = Data()
+    }
+
+    func register(
+        _ task: URLSessionTask, idleTimeout: TimeInterval, continuation: CheckedContinuation<Response, any Error>
+    ) {
+        lock.withLock {
+            transfers[task.taskIdentifier] = Transfer(continuation: continuation, idleTimeout: idleTimeout)
+        }
+    }
+
+    func received(_ response: URLResponse, for task: URLSessionTask) {
+        lock.withLock {
+            transfers[task.taskIdentifier]?.response = response as? HTTPURLResponse
+        }
+    }
+
+    func received(_ data: Data, for task: URLSessionTask) {
+        lock.withLock {
+            transfers[task.taskIdentifier]?.body.append(data)
+        }
+    }
+
+    func completed(_ task: URLSessionTask, error: (any Error)?) {
+        guard let transfer = lock.withLock({ transfers.removeValue(forKey: task.taskIdentifier) }) else { return }
+        if let error {
+            transfer.continuation.resume(throwing: Self.requestError(for: error, idleTimeout: transfer.idleTimeout))
+            return
+        }
+        guard let http = transfer.response ?? task.response as? HTTPURLResponse else {
+            transfer.continuation.resume(
+                throwing: RequestError.transport(URLError(.badServerResponse), detail: "no HTTP response"))
+            return
+        }
+        transfer.continuation.resume(
+            returning: Response(
+                status: HTTPStatus(code: http.statusCode), headers: Self.headers(of: http), body: transfer.body,
+                url: http.url))
+    }
+
+    /// The response's headers, sorted by name: Foundation keeps them in a dictionary, so the wire order is lost.
+    static func headers(of response: HTTPURLResponse) -> HTTPHeaders {
+        var fields: [HTTPHeader] = []
+        for (key, value) in response.allHeaderFields {
+            guard let name = key as? String else { continue }
+            fields.append(HTTPHeader(name: name, value: value as? String ?? "\(value)"))
+        }
+        fields.sort { $0.name.lowercased() < $1.name.lowercased() }
+        return HTTPHeaders(fields)
+    }
+
+    static func requestError(for error: any Error, idleTimeout: TimeInterval) -> RequestError {
+        guard let urlError = error as? URLError else { return RequestError.transport(error) }
+        switch urlError.code {
+        case .timedOut:
+            return RequestError.timedOut("no data for \(Self.seconds(idleTimeout)) s", underlyingError: urlError)
+        case .cancelled:
+            return RequestError.cancelled(underlyingError: urlError)
+        default:
+            return RequestError.transport(urlError)
+        }
+    }
+
+    static func seconds(_ value: Double) -> String {
+        value == value.rounded() ? String(Int(value)) : String(value)
+    }
+}

@@ -1,0 +1,63 @@
+import Foundation
+
+extension Header {
+    /// Sets `Authorization`.
+    ///
+    /// ```swift
+    /// Header.Authorization(.basic(username: "ann", password: "s3cret"))
+    /// Header.Authorization(.bearer(token))
+    /// Header.Authorization(.custom(scheme: "Token", credentials: apiKey))
+    /// ```
+    public struct Authorization: RequestComponent {
+        /// The credentials to send.
+        public let credentials: Credentials
+
+        /// Sends credentials.
+        ///
+        /// ```swift
+        /// Header.Authorization(.bearer("abc"))
+        /// ```
+        public init(_ credentials: Credentials) { self.credentials = credentials }
+
+        public func apply(to parts: inout RequestParts) {
+            parts.headers.set("Authorization", credentials.headerValue)
+        }
+
+        /// Credentials for the `Authorization` header.
+        ///
+        /// ```swift
+        /// let credentials = Header.Authorization.Credentials.bearer("abc")
+        /// ```
+        public struct Credentials: Sendable, Hashable {
+            /// The full header value, such as `Bearer abc`.
+            public let headerValue: String
+
+            /// HTTP Basic: `username:password` in Base64 (RFC 7617).
+            ///
+            /// ```swift
+            /// .basic(username: "ann", password: "s3cret")
+            /// ```
+            public static func basic(username: String, password: String) -> Self {
+                Self(headerValue: "Basic " + Data("\(username):\(password)".utf8).base64EncodedString())
+            }
+
+            /// A bearer token (RFC 6750).
+            ///
+            /// ```swift
+            /// .bearer(accessToken)
+            /// ```
+            public static func bearer(_ token: String) -> Self {
+                Self(headerValue: "Bearer \(token)")
+            }
+
+            /// Any other scheme.
+            ///
+            /// ```swift
+            /// .custom(scheme: "Token", credentials: "abc123")
+            /// ```
+            public static func custom(scheme: String, credentials: String) -> Self {
+                Self(headerValue: "\(scheme) \(credentials)")
+            }
+        }
+    }
+}

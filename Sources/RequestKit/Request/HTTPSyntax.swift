@@ -1,0 +1,90 @@
+/// Character rules from RFC 9110 and RFC 3986, shared by every component that validates or encodes.
+enum HTTPSyntax {
+    /// Whether `byte` is a `tchar`: the characters allowed in methods and header names.
+    static func isTokenByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+            UInt8(ascii: "0")...UInt8(ascii: "9"):
+            return true
+        case UInt8(ascii: "!"), UInt8(ascii: "#"), UInt8(ascii: "$"), UInt8(ascii: "%"), UInt8(ascii: "&"),
+            UInt8(ascii: "'"), UInt8(ascii: "*"), UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "."),
+            UInt8(ascii: "^"), UInt8(ascii: "_"), UInt8(ascii: "`"), UInt8(ascii: "|"), UInt8(ascii: "~"):
+            return true
+        default:
+            return false
+        }
+    }
+
+    /// Whether `text` is a non-empty token.
+    static func isToken(_ text: String) -> Bool {
+        !text.isEmpty && text.utf8.allSatisfy(isTokenByte)
+    }
+
+    /// The first byte of a header value that may not be sent: any control character but HTAB, or DEL.
+    /// This rejects CR, LF and NUL, which would let a value inject headers.
+    static func invalidValueByte(in value: String) -> UInt8? {
+        value.utf8.first { ($0 < 0x20 && $0 != 0x09) || $0 == 0x7F }
+    }
+
+    /// Whether `byte` is unreserved in RFC 3986: `ALPHA / DIGIT / "-" / "." / "_" / "~"`.
+    static func isUnreserved(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+            UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
+            UInt8(ascii: "~"):
+            return true
+        default:
+            return false
+        }
+    }
+
+    /// Percent-encodes every byte of `text` that is not unreserved, so the result is safe as a path segment,
+    /// query name or query value: `/`, `?`, `#`, `&`, `=`, `+`, space (`%20`) and non-ASCII are all encoded.
+    static func percentEncoded(_ text: String) -> String {
+        if text.utf8.allSatisfy(isUnreserved) { return text }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(text.utf8.count * 3)
+        for byte in text.utf8 {
+            if isUnreserved(byte) {
+                bytes.append(byte)
+            } else {
+                bytes.append(UInt8(ascii: "%"))
+                bytes.append(hexDigits[Int(byte >> 4)])
+                bytes.append(hexDigits[Int(byte & 0x0F)])
+            }
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Encodes `text` for `application/x-www-form-urlencoded`: like ``percentEncoded(_:)`` but a space is `+`.
+    static func formEncoded(_ text: String) -> String {
+        if text.utf8.allSatisfy(isUnreserved) { return text }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(text.utf8.count * 3)
+        for byte in text.utf8 {
+            if isUnreserved(byte) || byte == UInt8(ascii: "*") {
+                bytes.append(byte)
+            } else if byte == UInt8(ascii: " ") {
+                bytes.append(UInt8(ascii: "+"))
+            } else {
+                bytes.append(UInt8(ascii: "%"))
+                bytes.append(hexDigits[Int(byte >> 4)])
+                bytes.append(hexDigits[Int(byte & 0x0F)])
+            }
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    private static let hexDigits: [UInt8] = Array("0123456789ABCDEF".utf8)
+}
+
+extension StringProtocol {
+    /// The text without leading and trailing spaces and tabs (HTTP's optional whitespace).
+    func trimmingHTTPWhitespace() -> String {
+        let isWhitespace: (Character) -> Bool = { $0 == " " || $0 == "\t" }
+        guard let first = firstIndex(where: { !isWhitespace($0) }),
+            let last = lastIndex(where: { !isWhitespace($0) })
+        else { return "" }
+        return String(self[first...last])
+    }
+}

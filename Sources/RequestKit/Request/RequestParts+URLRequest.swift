@@ -1,0 +1,182 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+extension RequestParts {
+    /// The idle timeout used when no `Timeout` is set, in seconds.
+    public static let defaultTimeout: Double = 60
+
+    /// The final URL: the `Url` (resolved against a client's base URL), then the `Path` segments, then the
+    /// query already in the URL followed by every `Query` item.
+    ///
+    /// ```swift
+    /// let url = try parts.resolvedURL()
+    /// ```
+    /// - Throws: ``RequestError`` of kind ``RequestError/Kind/invalidRequest`` listing what is wrong.
+    public func resolvedURL() throws(RequestError) -> URL {
+        var problems: [RequestProblem] = []
+        let url = resolveURL(into: &problems)
+        guard let url, problems.isEmpty else { throw RequestError.invalidRequest(self.problems + problems) }
+        return url
+    }
+
+    /// Validates everything and builds the Foundation request.
+    ///
+    /// ```swift
+    /// let urlRequest = try parts.makeURLRequest()
+    /// ```
+    /// - Throws: ``RequestError`` of kind ``RequestError/Kind/invalidRequest``, listing every problem.
+    public func makeURLRequest() throws(RequestError) -> URLRequest {
+        var problems = self.problems
+        let url = resolveURL(into: &problems)
+
+        if !method.isValid {
+            problems.append(
+                RequestProblem(.invalidMethod, "the method \"\(method.rawValue)\" is not a valid HTTP token"))
+        }
+        for field in headers {
+            if !HTTPSyntax.isToken(field.name) {
+                problems.append(
+                    RequestProblem(
+                        .invalidHeaderName, "the header name \"\(Self.escaped(field.name))\" is not a valid token"))
+            }
+            if let byte = HTTPSyntax.invalidValueByte(in: field.value) {
+                problems.append(
+                    RequestProblem(
+                        .invalidHeaderValue,
+                        "the value of header \(Self.escaped(field.name)) contains a forbidden control character (0x"
+                            + String(byte, radix: 16, uppercase: true).leftPadded(to: 2) + ")"))
+            }
+        }
+        var headers = self.headers
+        if let body {
+            if method == .get || method == .head {
+                problems.append(
+                    RequestProblem(.bodyNotAllowed, "a \(method.rawValue) request cannot carry a body"))
+            }
+            if !headers.contains("Content-Type"), let type = body.contentType {
+                headers.set("Content-Type", type.description)
+            }
+            if let declared = headers["Content-Length"], declared != String(body.data.count) {
+                problems.append(
+                    RequestProblem(
+                        .invalidComponent,
+                        "Content-Length says \(declared) but the body has \(body.data.count) bytes"))
+            }
+        }
+
+        guard let url, problems.isEmpty else { throw RequestError.invalidRequest(problems) }
+        var request = URLRequest(url: url, timeoutInterval: timeout ?? Self.defaultTimeout)
+        request.httpMethod = method.rawValue
+        for field in headers {
+            request.addValue(field.value, forHTTPHeaderField: field.name)
+        }
+        request.httpBody = body?.data
+        return request
+    }
+
+    /// Resolves the URL, appending problems; nil when there is no usable URL.
+    private func resolveURL(into problems: inout [RequestProblem]) -> URL? {
+        if urlCount > 1 {
+            problems.append(RequestProblem(.multipleURLs, "the request has \(urlCount) Url components; it needs one"))
+        }
+        guard var base = url ?? self[option: BaseURLKey.self] else {
+            if urlCount == 0 {
+                problems.append(RequestProblem(.missingURL, "the request has no Url"))
+            }
+            return nil
+        }
+        if base.scheme == nil, let baseURL = self[option: BaseURLKey.self] {
+            base = Self.join(baseURL, base.absoluteString)
+        }
+        guard let scheme = base.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
+            let scheme = base.scheme.map { "\"\($0)\"" } ?? "none"
+            problems.append(
+                RequestProblem(
+                    .unsupportedScheme,
+                    "the URL \"\(base.absoluteString)\" has scheme \(scheme); only http and https are supported"))
+            return nil
+        }
+        guard let host = base.host, !host.isEmpty else {
+            problems.append(RequestProblem(.malformedURL, "the URL \"\(base.absoluteString)\" has no host"))
+            return nil
+        }
+        if let port = base.port, !(1...65535).contains(port) {
+            problems.append(RequestProblem(.malformedURL, "the URL \"\(base.absoluteString)\" has port \(port)"))
+            return nil
+        }
+        if pathSegments.isEmpty && queryItems.isEmpty { return base }
+
+        var text = base.absoluteString
+        var fragment = ""
+        if let hash = text.firstIndex(of: "#") {
+            fragment = String(text[hash...])
+            text = String(text[..<hash])
+        }
+        var query: String?
+        if let mark = text.firstIndex(of: "?") {
+            query = String(text[text.index(after: mark)...])
+            text = String(text[..<mark])
+        }
+        if !pathSegments.isEmpty {
+            if text.hasSuffix("/") { text.removeLast() }
+            text += "/" + pathSegments.joined(separator: "/")
+        }
+        if !queryItems.isEmpty {
+            let encoded = queryItems.map { item in
+                item.value.map { "\(HTTPSyntax.percentEncoded(item.name))=\(HTTPSyntax.percentEncoded($0))" }
+                    ?? HTTPSyntax.percentEncoded(item.name)
+            }
+            .joined(separator: "&")
+            query = query.map { $0.isEmpty ? encoded : "\($0)&\(encoded)" } ?? encoded
+        }
+        if let query { text += "?" + query }
+        text += fragment
+        guard let url = URL(string: text) else {
+            problems.append(RequestProblem(.malformedURL, "the URL \"\(text)\" is malformed"))
+            return nil
+        }
+        return url
+    }
+
+    /// Joins a base URL and a relative reference by appending, so `http://h/api` + `users` and
+    /// `http://h/api/` + `/users` both give `http://h/api/users`.
+    static func join(_ base: URL, _ relative: String) -> URL {
+        var text = base.absoluteString
+        while text.hasSuffix("/") { text.removeLast() }
+        let tail = relative.drop { $0 == "/" }
+        if tail.isEmpty { return URL(string: text + "/") ?? base }
+        let separator = tail.first == "?" ? "" : "/"
+        return URL(string: text + separator + tail) ?? base
+    }
+
+    /// A name with control characters made visible, for messages.
+    static func escaped(_ text: String) -> String {
+        var result = ""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\r": result += "\\r"
+            case "\n": result += "\\n"
+            case "\0": result += "\\0"
+            case _ where scalar.value < 0x20 || scalar.value == 0x7F:
+                result += "\\u{\(String(scalar.value, radix: 16))}"
+            default: result.unicodeScalars.append(scalar)
+            }
+        }
+        return result
+    }
+}
+
+/// The base URL a ``Client`` resolves relative requests against.
+enum BaseURLKey: RequestOptionKey {
+    static let defaultValue: URL? = nil
+}
+
+extension String {
+    /// The string with leading zeros up to `width` characters.
+    func leftPadded(to width: Int) -> String {
+        count >= width ? self : String(repeating: "0", count: width - count) + self
+    }
+}
