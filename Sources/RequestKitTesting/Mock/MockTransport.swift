@@ -1,0 +1,92 @@
+import Foundation
+import RequestKit
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// A transport for tests: it answers from canned responses or a closure and records every request it gets.
+///
+/// ```swift
+/// let mock = MockTransport { request in
+///     Response(status: .ok, headers: ["Content-Type": "application/json"], body: Data("[]".utf8))
+/// }
+/// let todos = try await AnyRequest<[Todo]> {
+///     Url("http://api.test/todos")
+///     Using(mock)
+/// }.value()
+/// #expect(mock.requests.first?.url?.path == "/todos")
+/// ```
+public final class MockTransport: Transport, @unchecked Sendable {
+    // Safe: every access to the mutable state holds `lock`.
+    private let lock = NSLock()
+    private var queued: [Result<Response, RequestError>] = []
+    private var recorded: [URLRequest] = []
+    private let handler: (@Sendable (URLRequest) async throws -> Response)?
+
+    /// Creates a transport that answers each request with `handler`.
+    ///
+    /// ```swift
+    /// let mock = MockTransport { _ in Response(status: .noContent) }
+    /// ```
+    public init(_ handler: @escaping @Sendable (URLRequest) async throws -> Response) {
+        self.handler = handler
+    }
+
+    /// Creates a transport that answers with the queued results, in order; see ``enqueue(_:)``.
+    ///
+    /// ```swift
+    /// let mock = MockTransport()
+    /// mock.enqueue(Response(status: .ok))
+    /// ```
+    public init() {
+        self.handler = nil
+    }
+
+    /// Queues a response for the next request.
+    ///
+    /// ```swift
+    /// mock.enqueue(Response(status: 503))
+    /// ```
+    public func enqueue(_ response: Response) {
+        lock.withLock { queued.append(.success(response)) }
+    }
+
+    /// Queues an error for the next request.
+    ///
+    /// ```swift
+    /// mock.enqueue(RequestError.timedOut("simulated"))
+    /// ```
+    public func enqueue(_ error: RequestError) {
+        lock.withLock { queued.append(.failure(error)) }
+    }
+
+    /// Every request received, in order.
+    public var requests: [URLRequest] {
+        lock.withLock { recorded }
+    }
+
+    public func send(_ request: URLRequest) async throws -> Response {
+        lock.withLock { recorded.append(request) }
+        if let handler {
+            var response = try await handler(request)
+            if response.url == nil { response.url = request.url }
+            return response
+        }
+        let next: Result<Response, RequestError>? = lock.withLock {
+            queued.isEmpty ? nil : queued.removeFirst()
+        }
+        guard let next else {
+            throw RequestError.transport(
+                MockTransportExhausted(), detail: "MockTransport has no queued response for this request")
+        }
+        var response = try next.get()
+        if response.url == nil { response.url = request.url }
+        return response
+    }
+}
+
+/// A `MockTransport` received more requests than it had queued responses.
+struct MockTransportExhausted: Error, CustomStringConvertible {
+    var description: String { "no queued response left" }
+}
