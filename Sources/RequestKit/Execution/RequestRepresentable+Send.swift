@@ -48,7 +48,7 @@ extension RequestRepresentable {
     /// ```
     /// - Throws: ``RequestError``, including a body that is not valid text in its charset.
     public func string() async throws(RequestError) -> String {
-        try await validatedResponse().string()
+        try await validatedResponse(then: { response throws(RequestError) in try response.string() })
     }
 
     /// Sends the request, validates the response and decodes its JSON body.
@@ -62,7 +62,19 @@ extension RequestRepresentable {
     )
         async throws(RequestError) -> T
     {
-        try await validatedResponse().decode(T.self, decoder: decoder)
+        try await validatedResponse(then: { response throws(RequestError) in
+            try response.decode(T.self, decoder: decoder)
+        })
+    }
+
+    /// Sends, validates and transforms the response, naming the request in any error the transform throws.
+    func validatedResponse<T>(then transform: (Response) throws(RequestError) -> T) async throws(RequestError) -> T {
+        let response = try await validatedResponse()
+        do {
+            return try transform(response)
+        } catch {
+            throw error.describingRequest(Self.label(request.parts()))
+        }
     }
 
     /// `"GET http://…"` for error messages.

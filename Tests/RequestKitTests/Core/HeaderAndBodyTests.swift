@@ -104,6 +104,7 @@ struct HeaderAndBodyTests {
         let encoder = JSONEncoder()
         encoder.keyEncodingStrategy = .convertToSnakeCase
         encoder.dateEncodingStrategy = .secondsSince1970
+        encoder.outputFormatting = .sortedKeys
         let request = try build {
             Url("http://h")
             Method(.post)
