@@ -1,4 +1,9 @@
 import RequestKit
 
 // Each suite prints its own table: medians, and ratios against a baseline measured in the same run.
+// Pass suite names to run only those, e.g. `Benchmarks building`.
+let selected = Set(CommandLine.arguments.dropFirst())
+func wants(_ name: String) -> Bool { selected.isEmpty || selected.contains(name) }
+
 print("RequestKit \(RequestKit.version) benchmarks (medians)")
+if wants("building") { runRequestBuildingBenchmarks() }
