@@ -92,8 +92,7 @@ struct HTTPConnection {
     }
 
     private func sendError(_ error: HTTPRequestError) {
-        var response = TestResponse.text(error.message + "\n", status: error.status)
-        response.headers.append(("Connection", "close"))
+        let response = TestResponse.text(error.message + "\n", status: error.status)
         let request = TestRequest(method: "GET", target: "/")
         _ = ResponseSender(socket: socket, request: request).send(response, keepAlive: false)
     }

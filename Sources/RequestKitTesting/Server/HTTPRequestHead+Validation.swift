@@ -31,7 +31,7 @@ extension HTTPRequestHead {
             guard lengths.allSatisfy({ $0 == first }) else {
                 throw HTTPRequestError(status: 400, message: "conflicting Content-Length values")
             }
-            guard !first.isEmpty, first.utf8.count <= 18, first.utf8.allSatisfy(HTTPSyntax.isDigit),
+            guard !first.isEmpty, first.utf8.count <= 18, first.utf8.allSatisfy(HTTPGrammar.isDigit),
                 let length = Int(first)
             else {
                 throw HTTPRequestError(status: 400, message: "invalid Content-Length \"\(first)\"")

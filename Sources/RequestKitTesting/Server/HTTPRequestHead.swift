@@ -76,7 +76,7 @@ struct HTTPRequestHead: Sendable {
             throw HTTPRequestError(
                 status: 400, message: "malformed request line: expected \"METHOD target HTTP/1.1\" separated by single spaces")
         }
-        guard parts[0].allSatisfy(HTTPSyntax.isTokenCharacter) else {
+        guard parts[0].allSatisfy(HTTPGrammar.isTokenCharacter) else {
             throw HTTPRequestError(status: 400, message: "invalid character in request method")
         }
         guard parts[1].allSatisfy({ $0 > 32 && $0 < 127 }) else {
@@ -94,7 +94,7 @@ struct HTTPRequestHead: Sendable {
         }
         let versionBytes = Array(parts[2])
         guard versionBytes.count == 8, version.hasPrefix("HTTP/"), versionBytes[6] == UInt8(ascii: "."),
-            HTTPSyntax.isDigit(versionBytes[5]), HTTPSyntax.isDigit(versionBytes[7])
+            HTTPGrammar.isDigit(versionBytes[5]), HTTPGrammar.isDigit(versionBytes[7])
         else {
             throw HTTPRequestError(status: 400, message: "malformed HTTP version \"\(version)\"")
         }
@@ -119,7 +119,7 @@ struct HTTPRequestHead: Sendable {
         if let last = name.last, last == 32 || last == 9 {
             throw HTTPRequestError(status: 400, message: "whitespace between header name and colon")
         }
-        guard name.allSatisfy(HTTPSyntax.isTokenCharacter) else {
+        guard name.allSatisfy(HTTPGrammar.isTokenCharacter) else {
             throw HTTPRequestError(status: 400, message: "invalid character in header name")
         }
         var value = line[(colon + 1)...]
@@ -128,6 +128,6 @@ struct HTTPRequestHead: Sendable {
         guard value.allSatisfy({ $0 == 9 || $0 >= 32 && $0 != 127 }) else {
             throw HTTPRequestError(status: 400, message: "invalid character in value of header \(String(decoding: name, as: UTF8.self))")
         }
-        return (name: String(decoding: name, as: UTF8.self), value: HTTPSyntax.text(from: value))
+        return (name: String(decoding: name, as: UTF8.self), value: HTTPGrammar.text(from: value))
     }
 }

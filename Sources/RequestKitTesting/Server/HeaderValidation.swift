@@ -6,7 +6,7 @@
 enum HeaderValidation {
     /// Whether `name` is a non-empty token.
     static func isValidName(_ name: String) -> Bool {
-        !name.isEmpty && name.utf8.allSatisfy(HTTPSyntax.isTokenCharacter)
+        !name.isEmpty && name.utf8.allSatisfy(HTTPGrammar.isTokenCharacter)
     }
 
     /// Whether `value` has no control characters other than tab.

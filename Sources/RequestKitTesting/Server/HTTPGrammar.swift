@@ -1,9 +1,9 @@
 /// Character classes from the HTTP grammar (RFC 9110 §5.6).
 ///
 /// ```swift
-/// HTTPSyntax.isTokenCharacter(UInt8(ascii: "-"))  // true
+/// HTTPGrammar.isTokenCharacter(UInt8(ascii: "-"))  // true
 /// ```
-enum HTTPSyntax {
+enum HTTPGrammar {
     /// Whether `byte` may appear in a token (method, header name).
     static func isTokenCharacter(_ byte: UInt8) -> Bool {
         switch byte {
@@ -24,23 +24,5 @@ enum HTTPSyntax {
     static func text(from bytes: ArraySlice<UInt8>) -> String {
         if let text = String(validatingUTF8Bytes: bytes) { return text }
         return String(String.UnicodeScalarView(bytes.map { Unicode.Scalar($0) }))
-    }
-}
-
-extension String {
-    /// The text of `bytes` when they are valid UTF-8, otherwise `nil`.
-    init?(validatingUTF8Bytes bytes: ArraySlice<UInt8>) {
-        var iterator = bytes.makeIterator()
-        var decoder = UTF8()
-        var scalars = String.UnicodeScalarView()
-        while true {
-            switch decoder.decode(&iterator) {
-            case .scalarValue(let scalar): scalars.append(scalar)
-            case .emptyInput:
-                self.init(scalars)
-                return
-            case .error: return nil
-            }
-        }
     }
 }
