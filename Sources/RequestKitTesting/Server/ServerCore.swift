@@ -1,0 +1,156 @@
+import Foundation
+
+/// The running server behind a ``TestServer``: the listening socket, the accept thread and the shared state.
+///
+/// Threads hold the core rather than the ``TestServer``, so dropping the last ``TestServer`` reference still runs
+/// its `deinit`, which stops the core.
+///
+/// ```swift
+/// let core = try ServerCore(configuration: .init())
+/// core.start()
+/// defer { core.stop() }
+/// ```
+final class ServerCore: Sendable {
+    /// The name given to connection threads, so `stop()` can tell when it is called from one of them.
+    static let connectionThreadName = "RequestKitTesting.TestServer.connection"
+
+    let configuration: TestServer.Configuration
+    let listener: SocketDescriptor
+    let port: Int
+    let state = Locked(ServerState())
+    private let threads = DispatchGroup()
+
+    init(configuration: TestServer.Configuration) throws {
+        self.configuration = configuration
+        listener = try SocketDescriptor.listenOnLoopback(backlog: Int32(clamping: configuration.listenBacklog))
+        do {
+            port = try listener.localPort()
+        } catch {
+            listener.close()
+            throw error
+        }
+    }
+
+    /// Starts the accept thread.
+    func start() {
+        threads.enter()
+        let thread = Thread { [self] in
+            acceptLoop()
+            listener.close()
+            threads.leave()
+        }
+        thread.name = "RequestKitTesting.TestServer.accept"
+        thread.start()
+    }
+
+    /// Whether `stop()` has been called.
+    var isStopped: Bool { state.withLock { $0.isStopped } }
+
+    /// Stops accepting, shuts down every open connection and waits (up to 10 s) for all threads to end.
+    func stop() {
+        state.withLock { state in
+            guard !state.isStopped else { return }
+            state.isStopped = true
+            listener.shutdownBoth()
+            for socket in state.openSockets.values { socket.shutdownBoth() }
+        }
+        guard Thread.current.name != Self.connectionThreadName else { return }
+        _ = threads.wait(timeout: .now() + 10)
+    }
+
+    private func acceptLoop() {
+        while !isStopped {
+            guard listener.waitForReadable(milliseconds: 50) == .readable else { continue }
+            guard let socket = listener.acceptConnection() else { continue }
+            let connectionID: Int? = state.withLock { state in
+                guard !state.isStopped else { return nil }
+                let id = state.nextConnectionID
+                state.nextConnectionID += 1
+                state.openSockets[id] = socket
+                state.stats.totalConnections += 1
+                state.stats.openConnections += 1
+                state.stats.peakConnections = max(state.stats.peakConnections, state.stats.openConnections)
+                return id
+            }
+            guard let connectionID else {
+                socket.close()
+                return
+            }
+            threads.enter()
+            let thread = Thread { [self] in
+                HTTPConnection(core: self, socket: socket, id: connectionID).run()
+                connectionClosed(id: connectionID, socket: socket)
+                threads.leave()
+            }
+            thread.name = Self.connectionThreadName
+            thread.start()
+        }
+    }
+
+    private func connectionClosed(id: Int, socket: SocketDescriptor) {
+        state.withLock { state in
+            state.openSockets[id] = nil
+            state.stats.openConnections -= 1
+        }
+        socket.close()
+    }
+
+    /// Counts a request whose head has arrived.
+    func requestStarted() {
+        state.withLock { state in
+            state.stats.activeRequests += 1
+            state.stats.peakActiveRequests = max(state.stats.peakActiveRequests, state.stats.activeRequests)
+        }
+    }
+
+    /// Records a completely received request.
+    func requestReceived(_ request: TestRequest) {
+        state.withLock { state in
+            state.stats.requestCount += 1
+            state.requests.append(request)
+        }
+    }
+
+    /// Counts the end of an active request, and whether the client went away before it was answered.
+    func requestFinished(aborted: Bool) {
+        state.withLock { state in
+            state.stats.activeRequests -= 1
+            if aborted { state.stats.abortedRequests += 1 }
+        }
+    }
+
+    /// Counts a request the server rejected as malformed or over a limit.
+    func requestRejected() {
+        state.withLock { $0.stats.rejectedRequests += 1 }
+    }
+
+    /// The response for `request`: the newest matching custom route, else a built-in route, else `404`.
+    func response(for request: TestRequest) -> TestResponse {
+        let routes = state.withLock { $0.routes }
+        var pathMatchedMethods: [String] = []
+        for route in routes.reversed() {
+            guard let parameters = route.match(path: request.path) else { continue }
+            guard route.accepts(method: request.method) else {
+                pathMatchedMethods.append(route.method ?? "")
+                continue
+            }
+            var request = request
+            request.pathParameters = parameters
+            return route.handler(request)
+        }
+        if !pathMatchedMethods.isEmpty {
+            var response = TestResponse.text("method not allowed: \(request.method)", status: 405)
+            response.headers.append(("Allow", pathMatchedMethods.joined(separator: ", ")))
+            return response
+        }
+        return BuiltInRoutes(core: self).response(for: request)
+    }
+
+    /// Claims the single connection drop that `/sse?drop=K` performs per server; `true` only the first time.
+    func claimEventStreamDrop() -> Bool {
+        state.withLock { state in
+            defer { state.hasDroppedEventStream = true }
+            return !state.hasDroppedEventStream
+        }
+    }
+}

@@ -1,0 +1,14 @@
+/// The mutable state a ``TestServer`` shares between its threads, always accessed under its lock.
+///
+/// ```swift
+/// core.state.withLock { $0.stats.requestCount += 1 }
+/// ```
+struct ServerState: Sendable {
+    var isStopped = false
+    var openSockets: [Int: SocketDescriptor] = [:]
+    var nextConnectionID = 1
+    var routes: [Route] = []
+    var stats = TestServer.Stats()
+    var requests: [TestRequest] = []
+    var hasDroppedEventStream = false
+}

@@ -1,0 +1,192 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A thin wrapper over a POSIX TCP socket descriptor with the few calls the server needs.
+///
+/// The descriptor is a plain value; whoever owns it closes it exactly once.
+///
+/// ```swift
+/// let listener = try SocketDescriptor.listenOnLoopback(backlog: 512)
+/// ```
+struct SocketDescriptor: Sendable, Hashable {
+    /// The raw file descriptor.
+    let rawValue: Int32
+
+    /// The outcome of waiting for a socket to become readable.
+    enum Readiness: Sendable, Equatable {
+        /// Data (or an orderly end of stream) can be read.
+        case readable
+        /// Nothing happened before the timeout.
+        case timedOut
+        /// The peer hung up or the socket failed.
+        case hungUp
+    }
+
+    /// An error from a socket call, with the failing call's name and `errno`.
+    struct Failure: Error, CustomStringConvertible {
+        /// The name of the system call that failed.
+        let call: String
+        /// The `errno` value after the failure.
+        let code: Int32
+
+        var description: String { "\(call) failed: \(String(cString: strerror(code))) (errno \(code))" }
+    }
+
+    #if canImport(Glibc)
+    private static let streamType = Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue)
+    #else
+    private static let streamType = SOCK_STREAM
+    #endif
+
+    #if os(Linux)
+    private static let sendFlags = Int32(MSG_NOSIGNAL)
+    #else
+    private static let sendFlags: Int32 = 0
+    #endif
+
+    /// Creates a socket bound to `127.0.0.1` on a free port chosen by the system, and starts listening.
+    static func listenOnLoopback(backlog: Int32) throws -> SocketDescriptor {
+        let fd = socket(AF_INET, streamType, 0)
+        guard fd >= 0 else { throw Failure(call: "socket", code: errno) }
+        let socket = SocketDescriptor(rawValue: fd)
+        do {
+            try socket.setOption(SOL_SOCKET, SO_REUSEADDR, 1)
+            socket.disableSIGPIPE()
+            var address = sockaddr_in()
+            #if canImport(Darwin)
+            address.sin_len = UInt8(MemoryLayout<sockaddr_in>.size)
+            #endif
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_port = 0
+            address.sin_addr = in_addr(s_addr: UInt32(0x7F00_0001).bigEndian)
+            let bound = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                }
+            }
+            guard bound == 0 else { throw Failure(call: "bind", code: errno) }
+            guard listen(fd, backlog) == 0 else { throw Failure(call: "listen", code: errno) }
+            return socket
+        } catch {
+            socket.close()
+            throw error
+        }
+    }
+
+    /// The local port the socket is bound to.
+    func localPort() throws -> Int {
+        var address = sockaddr_in()
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let result = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(rawValue, $0, &length) }
+        }
+        guard result == 0 else { throw Failure(call: "getsockname", code: errno) }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    /// Accepts one pending connection, or returns `nil` when none is pending or the call failed.
+    func acceptConnection() -> SocketDescriptor? {
+        let fd = accept(rawValue, nil, nil)
+        guard fd >= 0 else { return nil }
+        _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+        let connection = SocketDescriptor(rawValue: fd)
+        connection.disableSIGPIPE()
+        try? connection.setOption(Int32(IPPROTO_TCP), TCP_NODELAY, 1)
+        return connection
+    }
+
+    /// Waits up to `milliseconds` for the socket to become readable.
+    func waitForReadable(milliseconds: Int32) -> Readiness {
+        var descriptor = pollfd(fd: rawValue, events: Int16(POLLIN), revents: 0)
+        let result = poll(&descriptor, 1, milliseconds)
+        if result < 0 { return errno == EINTR ? .timedOut : .hungUp }
+        if result == 0 { return .timedOut }
+        if descriptor.revents & Int16(POLLIN) != 0 { return .readable }
+        return .hungUp
+    }
+
+    /// Reads up to `capacity` bytes into `buffer`; returns the count, `0` at end of stream, or `nil` on failure.
+    func receive(into buffer: UnsafeMutableRawBufferPointer) -> Int? {
+        while true {
+            let count = recv(rawValue, buffer.baseAddress, buffer.count, 0)
+            if count >= 0 { return count }
+            if errno == EINTR { continue }
+            return nil
+        }
+    }
+
+    /// Whether the peer has closed or reset the connection, checked without consuming any data.
+    ///
+    /// Bytes waiting to be read (a pipelined request) do not count as a disconnect.
+    func isPeerGone() -> Bool {
+        var descriptor = pollfd(fd: rawValue, events: Int16(POLLIN), revents: 0)
+        let result = poll(&descriptor, 1, 0)
+        guard result > 0 else { return result < 0 && errno != EINTR }
+        if descriptor.revents & Int16(POLLERR | POLLNVAL) != 0 { return true }
+        var byte: UInt8 = 0
+        let count = recv(rawValue, &byte, 1, Int32(MSG_PEEK) | Int32(MSG_DONTWAIT))
+        if count == 0 { return true }
+        if count < 0 { return errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR }
+        return false
+    }
+
+    /// Writes every byte of `bytes`, or throws when the connection fails (for example, the peer closed it).
+    func sendAll(_ bytes: UnsafeRawBufferPointer) throws {
+        var offset = 0
+        while offset < bytes.count {
+            guard let base = bytes.baseAddress else { return }
+            let count = send(rawValue, base + offset, bytes.count - offset, Self.sendFlags)
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw Failure(call: "send", code: errno)
+            }
+            offset += count
+        }
+    }
+
+    /// Writes every byte of `data`.
+    func sendAll(_ data: Data) throws {
+        try data.withUnsafeBytes { try sendAll($0) }
+    }
+
+    /// Stops both directions of the connection, waking any thread blocked on it.
+    func shutdownBoth() {
+        _ = shutdown(rawValue, Int32(SHUT_RDWR))
+    }
+
+    /// Stops sending (the peer reads end of stream) while still allowing reads.
+    func shutdownWrite() {
+        _ = shutdown(rawValue, Int32(SHUT_WR))
+    }
+
+    /// Releases the descriptor.
+    func close() {
+        #if canImport(Glibc)
+        _ = Glibc.close(rawValue)
+        #elseif canImport(Musl)
+        _ = Musl.close(rawValue)
+        #elseif canImport(Darwin)
+        _ = Darwin.close(rawValue)
+        #endif
+    }
+
+    private func setOption(_ level: Int32, _ name: Int32, _ value: Int32) throws {
+        var value = value
+        guard setsockopt(rawValue, level, name, &value, socklen_t(MemoryLayout<Int32>.size)) == 0 else {
+            throw Failure(call: "setsockopt", code: errno)
+        }
+    }
+
+    private func disableSIGPIPE() {
+        #if canImport(Darwin)
+        try? setOption(SOL_SOCKET, SO_NOSIGPIPE, 1)
+        #endif
+    }
+}

@@ -1,0 +1,169 @@
+import Foundation
+
+/// Writes a streamed response body straight to the client's socket.
+///
+/// A writer is handed to ``TestResponse/Body/stream(_:)`` and ``TestResponse/Body/raw(_:)`` closures. Writes are
+/// unbuffered: each call reaches the socket before it returns. Every method throws
+/// ``TestResponseWriter/ClientDisconnected`` once the client has gone away, which the server counts in
+/// ``TestServer/Stats/abortedRequests``.
+///
+/// ```swift
+/// server.route("/ticks") { _ in
+///     TestResponse(headers: [("Content-Type", "text/plain")], body: .stream { writer in
+///         for tick in 1...3 {
+///             try writer.write("tick \(tick)\n")
+///             try writer.sleep(for: .milliseconds(100))
+///         }
+///     })
+/// }
+/// ```
+public struct TestResponseWriter: Sendable {
+    /// Thrown by writer methods when the client has closed the connection.
+    ///
+    /// ```swift
+    /// do { try writer.write("late") } catch is TestResponseWriter.ClientDisconnected { return }
+    /// ```
+    public struct ClientDisconnected: Error, CustomStringConvertible {
+        /// A sentence describing the failure.
+        public var description: String { "the client closed the connection before the response was complete" }
+    }
+
+    enum Framing: Sendable {
+        case chunked
+        case identity
+        case raw
+    }
+
+    struct State: Sendable {
+        var framing: Framing
+        var discardsBody: Bool
+        var bytesWritten = 0
+        var isFinished = false
+        var isClosed = false
+        var clientDisconnected = false
+    }
+
+    let socket: SocketDescriptor
+    let state: Locked<State>
+
+    init(socket: SocketDescriptor, framing: Framing, discardsBody: Bool) {
+        self.socket = socket
+        self.state = Locked(State(framing: framing, discardsBody: discardsBody))
+    }
+
+    /// Sends `data` as body bytes; with chunked framing it becomes one chunk (an empty `data` sends nothing).
+    ///
+    /// ```swift
+    /// try writer.write(Data([0x01, 0x02]))
+    /// ```
+    /// - Throws: ``ClientDisconnected`` when the client has gone away.
+    public func write(_ data: Data) throws {
+        let (framing, discards) = try state.withLock { state -> (Framing, Bool) in
+            if state.clientDisconnected || state.isClosed { throw ClientDisconnected() }
+            state.bytesWritten += data.count
+            return (state.framing, state.discardsBody || state.isFinished)
+        }
+        guard !discards, !data.isEmpty else { return }
+        if framing == .chunked {
+            var chunk = Data(String(data.count, radix: 16).utf8)
+            chunk.append(contentsOf: [13, 10])
+            chunk.append(data)
+            chunk.append(contentsOf: [13, 10])
+            try send(chunk)
+        } else {
+            try send(data)
+        }
+    }
+
+    /// Sends `text` encoded as UTF-8; see ``write(_:)-(Data)``.
+    ///
+    /// ```swift
+    /// try writer.write("data: hello\n\n")
+    /// ```
+    /// - Throws: ``ClientDisconnected`` when the client has gone away.
+    public func write(_ text: String) throws {
+        try write(Data(text.utf8))
+    }
+
+    /// Sends `data` exactly as given, bypassing chunked framing, to produce malformed or hand-made responses.
+    ///
+    /// ```swift
+    /// try writer.writeRaw(Data("HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nshort".utf8))
+    /// ```
+    /// - Throws: ``ClientDisconnected`` when the client has gone away.
+    public func writeRaw(_ data: Data) throws {
+        try state.withLock { state in
+            if state.clientDisconnected || state.isClosed { throw ClientDisconnected() }
+            state.framing = .raw
+        }
+        try send(data)
+    }
+
+    /// Ends a chunked body now, sending the last chunk with `trailers`; later writes are ignored.
+    ///
+    /// Without this call the server ends the body itself, without trailers, when the closure returns.
+    ///
+    /// ```swift
+    /// try writer.finish(trailers: [("X-Checksum", "abc")])
+    /// ```
+    /// - Throws: ``ClientDisconnected`` when the client has gone away.
+    public func finish(trailers: [(name: String, value: String)] = []) throws {
+        let shouldSend = try state.withLock { state -> Bool in
+            if state.clientDisconnected || state.isClosed { throw ClientDisconnected() }
+            defer { state.isFinished = true }
+            return state.framing == .chunked && !state.isFinished && !state.discardsBody
+        }
+        guard shouldSend else { return }
+        var text = "0\r\n"
+        for (name, value) in trailers { text += "\(name): \(value)\r\n" }
+        text += "\r\n"
+        try send(Data(text.utf8))
+    }
+
+    /// Waits for `duration` while watching the connection, returning early by throwing if the client leaves.
+    ///
+    /// ```swift
+    /// try writer.sleep(for: .milliseconds(250))
+    /// ```
+    /// - Throws: ``ClientDisconnected`` when the client closes the connection during the wait.
+    public func sleep(for duration: Duration) throws {
+        if !ConnectionWatch.wait(duration, on: socket) {
+            state.withLock { $0.clientDisconnected = true }
+            throw ClientDisconnected()
+        }
+    }
+
+    /// Whether the client still has the connection open, checked without reading anything.
+    ///
+    /// ```swift
+    /// while writer.isClientConnected { try writer.write("."); try writer.sleep(for: .seconds(1)) }
+    /// ```
+    public var isClientConnected: Bool {
+        if state.withLock({ $0.clientDisconnected || $0.isClosed }) { return false }
+        if socket.isPeerGone() {
+            state.withLock { $0.clientDisconnected = true }
+            return false
+        }
+        return true
+    }
+
+    /// Closes the connection at once, without ending the body, to simulate a server that dies mid-response.
+    ///
+    /// ```swift
+    /// try writer.write("partial")
+    /// writer.close()
+    /// ```
+    public func close() {
+        state.withLock { $0.isClosed = true }
+        socket.shutdownBoth()
+    }
+
+    private func send(_ data: Data) throws {
+        do {
+            try socket.sendAll(data)
+        } catch {
+            state.withLock { $0.clientDisconnected = true }
+            throw ClientDisconnected()
+        }
+    }
+}

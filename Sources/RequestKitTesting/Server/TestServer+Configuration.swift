@@ -1,0 +1,53 @@
+extension TestServer {
+    /// Limits and timeouts for a ``TestServer``.
+    ///
+    /// ```swift
+    /// var configuration = TestServer.Configuration()
+    /// configuration.keepAliveTimeout = .milliseconds(200)
+    /// let server = try TestServer(configuration: configuration)
+    /// ```
+    public struct Configuration: Sendable {
+        /// The most bytes accepted for the request line plus headers (and for a chunked body's trailers).
+        ///
+        /// A longer request line is answered with `414`, longer headers with `431`.
+        public var maxHeaderBytes: Int
+        /// The largest request body accepted; larger bodies are answered with `413`.
+        public var maxBodyBytes: Int
+        /// How long an idle kept-alive connection stays open waiting for its next request.
+        public var keepAliveTimeout: Duration
+        /// How long the server waits for the rest of a request once it has started arriving; then it sends `408`.
+        public var readTimeout: Duration
+        /// The most requests served on one connection before the server closes it, or `nil` for no limit.
+        public var maxRequestsPerConnection: Int?
+        /// The length of the queue of connections waiting to be accepted.
+        public var listenBacklog: Int
+
+        /// Creates a configuration; every parameter has a default suited to tests.
+        ///
+        /// ```swift
+        /// let configuration = TestServer.Configuration(maxBodyBytes: 1024, maxRequestsPerConnection: 1)
+        /// ```
+        /// - Parameters:
+        ///   - maxHeaderBytes: The request line plus headers limit; 64 KiB by default.
+        ///   - maxBodyBytes: The request body limit; 64 MiB by default.
+        ///   - keepAliveTimeout: The idle time before a kept-alive connection is closed; 5 seconds by default.
+        ///   - readTimeout: The time allowed for a started request to arrive; 10 seconds by default.
+        ///   - maxRequestsPerConnection: Requests served per connection; unlimited by default.
+        ///   - listenBacklog: The accept queue length; 512 by default.
+        public init(
+            maxHeaderBytes: Int = 64 * 1024,
+            maxBodyBytes: Int = 64 * 1024 * 1024,
+            keepAliveTimeout: Duration = .seconds(5),
+            readTimeout: Duration = .seconds(10),
+            maxRequestsPerConnection: Int? = nil,
+            listenBacklog: Int = 512
+        ) {
+            self.maxHeaderBytes = maxHeaderBytes
+            self.maxBodyBytes = maxBodyBytes
+            self.keepAliveTimeout = keepAliveTimeout
+            self.readTimeout = readTimeout
+            self.maxRequestsPerConnection = maxRequestsPerConnection
+            self.listenBacklog = listenBacklog
+        }
+    }
+}

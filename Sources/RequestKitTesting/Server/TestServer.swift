@@ -1,0 +1,177 @@
+import Foundation
+
+/// An in-process HTTP/1.1 server on `127.0.0.1` and a random free port, for tests that cross the wire.
+///
+/// The server starts listening as soon as it is created and answers a set of httpbin-style built-in routes
+/// (`/anything`, `/status/{code}`, `/delay/{seconds}`, `/redirect/{n}`, `/bytes/{n}`, `/sse`, `/upload`, …) plus
+/// any custom routes you add. Every connection gets its own thread, so handlers may block or sleep and hundreds
+/// of concurrent connections are fine. It records every request and keeps counters (``Stats``) that let tests
+/// prove concurrency limits, connection reuse and cancellation.
+///
+/// ```swift
+/// let server = try TestServer()
+/// defer { server.stop() }
+/// server.route("/todos/{id}", method: "GET") { request in
+///     .json(Data(#"{"id":\#(request.pathParameters["id"] ?? "0")}"#.utf8))
+/// }
+/// let (data, _) = try await URLSession.shared.data(from: server.url("/todos/7"))
+/// #expect(String(decoding: data, as: UTF8.self) == #"{"id":7}"#)
+/// #expect(server.requests.last?.path == "/todos/7")
+/// ```
+///
+/// A route handler that captures the server itself keeps it alive; call ``stop()`` explicitly in that case.
+public final class TestServer: Sendable {
+    private let core: ServerCore
+
+    /// Creates a server and starts listening on `127.0.0.1` at a free port chosen by the system.
+    ///
+    /// ```swift
+    /// let server = try TestServer(configuration: .init(maxBodyBytes: 1024))
+    /// ```
+    /// - Parameter configuration: Limits and timeouts; the defaults suit most tests.
+    /// - Throws: An error describing the failing socket call when the server cannot listen.
+    public init(configuration: Configuration = .init()) throws {
+        core = try ServerCore(configuration: configuration)
+        core.start()
+    }
+
+    deinit {
+        core.stop()
+    }
+
+    /// The configuration the server was created with.
+    ///
+    /// ```swift
+    /// #expect(server.configuration.maxHeaderBytes == 64 * 1024)
+    /// ```
+    public var configuration: Configuration { core.configuration }
+
+    /// The TCP port the server listens on.
+    ///
+    /// ```swift
+    /// let socketAddress = ("127.0.0.1", server.port)
+    /// ```
+    public var port: Int { core.port }
+
+    /// The server's root URL, `http://127.0.0.1:PORT`.
+    ///
+    /// ```swift
+    /// let client = Client(baseURL: server.baseURL)
+    /// ```
+    public var baseURL: URL {
+        url("")
+    }
+
+    /// A URL on this server for a path with an optional query, such as `url("/anything?a=1")`.
+    ///
+    /// The text is appended as it is, so it may carry percent-encoding the test wants to send verbatim.
+    ///
+    /// ```swift
+    /// let url = server.url("/status/404")
+    /// ```
+    /// - Parameter pathAndQuery: The path, starting with `/`, optionally followed by `?query`.
+    /// - Returns: The absolute URL; characters a URL cannot hold are percent-encoded.
+    public func url(_ pathAndQuery: String) -> URL {
+        let root = "http://127.0.0.1:\(port)"
+        if let url = URL(string: root + pathAndQuery) { return url }
+        let encoded = pathAndQuery.addingPercentEncoding(withAllowedCharacters: .urlFragmentAllowed) ?? ""
+        return URL(string: root + encoded) ?? URL(string: root) ?? URL(fileURLWithPath: "/")
+    }
+
+    /// Stops the server: closes the listening socket and every open connection, then waits for their threads.
+    ///
+    /// Calling it more than once is harmless, and `deinit` calls it too. After it returns the port is free and
+    /// no file descriptors remain open.
+    ///
+    /// ```swift
+    /// let server = try TestServer()
+    /// defer { server.stop() }
+    /// ```
+    public func stop() {
+        core.stop()
+    }
+
+    /// Adds a custom route, which takes precedence over the built-in routes and over routes added earlier.
+    ///
+    /// `path` is matched against the raw request path without its query. It may contain `{name}` segments,
+    /// captured into ``TestRequest/pathParameters``, and may end with a `*` segment matching any remainder.
+    /// When the path matches but the method does not, and no other route matches, the answer is `405`.
+    ///
+    /// ```swift
+    /// server.route("/files/*") { request in .text("file at \(request.path)") }
+    /// server.route("/users/{id}", method: "DELETE") { _ in .status(204) }
+    /// ```
+    /// - Parameters:
+    ///   - path: The path pattern.
+    ///   - method: The method to accept, compared case-insensitively; every method when `nil`.
+    ///   - handler: Produces the response; it runs on the connection's thread and may block.
+    public func route(
+        _ path: String, method: String? = nil, _ handler: @escaping @Sendable (TestRequest) -> TestResponse
+    ) {
+        let route = Route(pattern: path, method: method, handler: handler)
+        core.state.withLock { $0.routes.append(route) }
+    }
+
+    /// A snapshot of the server's counters.
+    ///
+    /// ```swift
+    /// #expect(server.stats.peakConnections == 1)  // every request reused one connection
+    /// ```
+    public var stats: Stats {
+        core.state.withLock { $0.stats }
+    }
+
+    /// Zeroes the counters, keeping the currently open connections and active requests as the new peaks.
+    ///
+    /// ```swift
+    /// server.resetStats()
+    /// #expect(server.stats.requestCount == 0)
+    /// ```
+    public func resetStats() {
+        core.state.withLock { state in
+            var stats = Stats()
+            stats.openConnections = state.stats.openConnections
+            stats.peakConnections = state.stats.openConnections
+            stats.activeRequests = state.stats.activeRequests
+            stats.peakActiveRequests = state.stats.activeRequests
+            state.stats = stats
+        }
+    }
+
+    /// Every request received completely, in arrival order.
+    ///
+    /// ```swift
+    /// #expect(server.requests.map(\.path) == ["/login", "/profile"])
+    /// ```
+    public var requests: [TestRequest] {
+        core.state.withLock { $0.requests }
+    }
+
+    /// Forgets the recorded ``requests``.
+    ///
+    /// ```swift
+    /// server.clearRequests()
+    /// ```
+    public func clearRequests() {
+        core.state.withLock { $0.requests.removeAll() }
+    }
+
+    /// Waits until at least `count` requests have been received, or `timeout` passes.
+    ///
+    /// ```swift
+    /// #expect(await server.waitForRequests(count: 3, timeout: .seconds(5)))
+    /// ```
+    /// - Parameters:
+    ///   - count: The number of recorded requests to wait for.
+    ///   - timeout: The longest time to wait.
+    /// - Returns: `true` when `count` requests arrived in time.
+    public func waitForRequests(count: Int, timeout: Duration) async -> Bool {
+        let clock = ContinuousClock()
+        let deadline = clock.now + timeout
+        while true {
+            if core.state.withLock({ $0.requests.count }) >= count { return true }
+            if clock.now >= deadline { return false }
+            try? await Task.sleep(for: .milliseconds(5))
+        }
+    }
+}
