@@ -101,6 +101,21 @@ private final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecke
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
         registry.completed(task, error: error)
     }
+
+    /// Authentication is the request's business (an `Authorization` header), so a 401 reaches the caller as a
+    /// response. FoundationNetworking waits forever on a challenge it has no stored credential for, so there the
+    /// 401 already received is kept and the task is cancelled to finish the transfer.
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, didReceive challenge: URLAuthenticationChallenge,
+        completionHandler: @escaping (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
+    ) {
+        #if canImport(FoundationNetworking)
+        registry.challenged(task, failureResponse: challenge.failureResponse)
+        completionHandler(.cancelAuthenticationChallenge, nil)
+        #else
+        completionHandler(.performDefaultHandling, nil)
+        #endif
+    }
 }
 
 /// The state of every running transfer, keyed by task identifier.
@@ -109,9 +124,13 @@ private final class TaskRegistry: @unchecked Sendable {
     private let lock = NSLock()
     private var transfers: [Int: Transfer] = [:]
 
+    private static let watchdogQueue = DispatchQueue(label: "RequestKit.URLSessionTransport.idle")
+
     private struct Transfer {
         let continuation: CheckedContinuation<Response, any Error>
         let idleTimeout: TimeInterval
+        var lastActivity = DispatchTime.now()
+        var isChallenged = false
         var response: HTTPURLResponse?
         var body = Data()
     }
@@ -122,23 +141,62 @@ private final class TaskRegistry: @unchecked Sendable {
         lock.withLock {
             transfers[task.taskIdentifier] = Transfer(continuation: continuation, idleTimeout: idleTimeout)
         }
+        if idleTimeout > 0, idleTimeout.isFinite {
+            scheduleIdleCheck(for: task, after: idleTimeout)
+        }
+    }
+
+    /// Enforces the idle timeout on every platform (FoundationNetworking on Linux does not): when no bytes have
+    /// arrived for the whole timeout, the transfer fails with `.timedOut` and the task is cancelled.
+    private func scheduleIdleCheck(for task: URLSessionTask, after seconds: TimeInterval) {
+        Self.watchdogQueue.asyncAfter(deadline: .now() + seconds) { [weak self] in
+            guard let self else { return }
+            let outcome: (expired: Transfer?, remaining: TimeInterval?) = lock.withLock {
+                guard let transfer = transfers[task.taskIdentifier] else { return (nil, nil) }
+                let idle = Double(DispatchTime.now().uptimeNanoseconds - transfer.lastActivity.uptimeNanoseconds) / 1e9
+                if idle >= transfer.idleTimeout {
+                    transfers.removeValue(forKey: task.taskIdentifier)
+                    return (transfer, nil)
+                }
+                return (nil, transfer.idleTimeout - idle)
+            }
+            if let expired = outcome.expired {
+                let seconds = Self.seconds(expired.idleTimeout)
+                expired.continuation.resume(throwing: RequestError.timedOut("no data for \(seconds) s"))
+                task.cancel()
+            } else if let remaining = outcome.remaining {
+                scheduleIdleCheck(for: task, after: remaining)
+            }
+        }
     }
 
     func received(_ response: URLResponse, for task: URLSessionTask) {
         lock.withLock {
             transfers[task.taskIdentifier]?.response = response as? HTTPURLResponse
+            transfers[task.taskIdentifier]?.lastActivity = .now()
         }
     }
 
     func received(_ data: Data, for task: URLSessionTask) {
         lock.withLock {
             transfers[task.taskIdentifier]?.body.append(data)
+            transfers[task.taskIdentifier]?.lastActivity = .now()
+        }
+    }
+
+    /// Marks a transfer whose response was an authentication challenge, keeping that response.
+    func challenged(_ task: URLSessionTask, failureResponse: URLResponse?) {
+        lock.withLock {
+            transfers[task.taskIdentifier]?.isChallenged = true
+            if transfers[task.taskIdentifier]?.response == nil {
+                transfers[task.taskIdentifier]?.response = failureResponse as? HTTPURLResponse
+            }
         }
     }
 
     func completed(_ task: URLSessionTask, error: (any Error)?) {
         guard let transfer = lock.withLock({ transfers.removeValue(forKey: task.taskIdentifier) }) else { return }
-        if let error {
+        if let error, !(transfer.isChallenged && transfer.response != nil) {
             transfer.continuation.resume(throwing: Self.requestError(for: error, idleTimeout: transfer.idleTimeout))
             return
         }

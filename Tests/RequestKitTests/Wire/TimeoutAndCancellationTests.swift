@@ -1,0 +1,86 @@
+import Foundation
+import RequestKit
+import RequestKitTesting
+import Testing
+
+@Suite("Timeouts and cancellation on the wire")
+struct TimeoutAndCancellationTests {
+    @Test("The idle timeout fails a request to a slow route")
+    func idleTimeout() async throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        let clock = ContinuousClock()
+        let start = clock.now
+        let error = try await #require(throws: RequestError.self) {
+            try await Request {
+                Url(server.url("/delay/10")); Timeout(1)
+            }.send()
+        }
+        let elapsed = clock.now - start
+        #expect(error.kind == .timedOut)
+        #expect(elapsed >= .milliseconds(900))
+        #expect(elapsed < .seconds(6))
+    }
+
+    @Test("The total deadline fails a request that keeps sending but never finishes in time")
+    func resourceTimeout() async throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        let clock = ContinuousClock()
+        let start = clock.now
+        let error = try await #require(throws: RequestError.self) {
+            try await Request {
+                Url(server.url("/drip?numbytes=20&duration=8"))
+                Timeout(5)
+                Timeout(1, for: .resource)
+            }.send()
+        }
+        #expect(error.kind == .timedOut)
+        #expect(error.description.contains("total deadline"))
+        #expect(clock.now - start < .seconds(5))
+    }
+
+    @Test("Cancelling the awaiting task cancels the transfer, and the server sees the connection closed")
+    func cancellation() async throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        let task = Task { try await Request { Url(server.url("/delay/10")) }.send() }
+        #expect(await server.waitForRequests(count: 1, timeout: .seconds(5)))
+        task.cancel()
+        let result = await task.result
+        let error = try #require(throws: RequestError.self) { try result.get() }
+        #expect(error.kind == .cancelled)
+        var aborted = 0
+        for _ in 0..<100 where aborted == 0 {
+            try await Task.sleep(nanoseconds: 50_000_000)
+            aborted = server.stats.abortedRequests
+        }
+        #expect(aborted == 1)
+    }
+
+    @Test("A handle from call() cancels the request and reports .cancelled to onError")
+    func handleCancellation() async throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        let log = Log()
+        let handle = Request { Url(server.url("/delay/10")) }
+            .onData { _ in log.add("data") }
+            .onError { log.add("error \($0.kind)") }
+            .call()
+        #expect(await server.waitForRequests(count: 1, timeout: .seconds(5)))
+        handle.cancel()
+        await handle.wait()
+        #expect(log.entries == ["error cancelled"])
+    }
+
+    @Test("A refused connection is a transport failure naming the request")
+    func refusedConnection() async throws {
+        let server = try TestServer()
+        let url = server.url("/anything")
+        server.stop()
+        let error = try await #require(throws: RequestError.self) { try await Request { Url(url) }.send() }
+        #expect(error.kind == .transport)
+        #expect(error.underlyingError != nil)
+        #expect(error.description.hasPrefix("Transport failure for GET \(url.absoluteString): "))
+    }
+}
