@@ -1,0 +1,28 @@
+import Foundation
+import RequestKit
+import RequestKitTesting
+
+/// A tour of RequestKit against an in-process HTTP server on 127.0.0.1: no internet needed.
+@main
+struct ExamplesMain {
+    static func main() async {
+        let server: TestServer
+        do {
+            server = try TestServer()
+        } catch {
+            print("Could not start the loopback server: \(error)")
+            exit(1)
+        }
+        defer { server.stop() }
+        print("RequestKit \(RequestKit.version) tour, against the loopback server at \(server.baseURL.absoluteString)")
+
+        var tour = Tour(server: server)
+        do {
+            try await coreTour(&tour)
+            print("\nDone: \(server.stats.requestCount) requests served.")
+        } catch {
+            print("\nThe tour failed: \(error)")
+            exit(1)
+        }
+    }
+}

@@ -1,2 +1,0 @@
-import RequestKit
-print("RequestKit \(RequestKit.version)")
