@@ -33,7 +33,8 @@ func runJSONBenchmarks() {
     }
     guard !documents.isEmpty else { return }
 
-    print(row(["parse (MB/s)", "RequestKit Json", "JSONSerialization", "JSONDecoder → Json", "Json ÷ JSONSerialization"]))
+    print(
+        row(["parse (MB/s)", "RequestKit Json", "JSONSerialization", "JSONDecoder → Json", "Json ÷ JSONSerialization"]))
     print(row(["---", "---:", "---:", "---:", "---:"]))
     for (name, data) in documents {
         let iterations = 5
@@ -48,10 +49,11 @@ func runJSONBenchmarks() {
         }
         let ours = megabytesPerSecond(data.count, requestKit)
         let theirs = megabytesPerSecond(data.count, foundation)
-        print(row([
-            name, formatted(ours), formatted(theirs), formatted(megabytesPerSecond(data.count, decoder)),
-            formatted(ours / theirs, decimals: 2) + "×",
-        ]))
+        print(
+            row([
+                name, formatted(ours), formatted(theirs), formatted(megabytesPerSecond(data.count, decoder)),
+                formatted(ours / theirs, decimals: 2) + "×",
+            ]))
     }
 
     print("")
@@ -88,12 +90,14 @@ func runJSONBenchmarks() {
         let user = (statuses?.first as? [String: Any])?["user"] as? [String: Any]
         blackHole(user?["screen_name"] as? String)
     }
-    print(row([
-        "`json.statuses[0].user.screen_name.string`", formatted(chained.nanosecondsPerOperation),
-        formatted(casts.nanosecondsPerOperation),
-    ]))
+    print(
+        row([
+            "`json.statuses[0].user.screen_name.string`", formatted(chained.nanosecondsPerOperation),
+            formatted(casts.nanosecondsPerOperation),
+        ]))
     let path = measure("path", iterations: 100_000) {
         blackHole(json["statuses", 0, "user", "screen_name"].string)
     }
-    print(row(["`json[\"statuses\", 0, \"user\", \"screen_name\"].string`", formatted(path.nanosecondsPerOperation), ""]))
+    print(
+        row(["`json[\"statuses\", 0, \"user\", \"screen_name\"].string`", formatted(path.nanosecondsPerOperation), ""]))
 }

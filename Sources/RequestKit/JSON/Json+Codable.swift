@@ -123,7 +123,9 @@ extension Json {
     ///   - decoder: The decoder to use, with its strategies for dates, keys and data.
     /// - Returns: The decoded value.
     /// - Throws: The decoder's `DecodingError` when the value does not match the type.
-    public func decode<Value: Decodable>(_ type: Value.Type = Value.self, decoder: JSONDecoder = JSONDecoder())
+    public func decode<Value: Decodable>(
+        _ type: Value.Type = Value.self, decoder: JSONDecoder = JSONDecoder()
+    )
         throws -> Value
     {
         try decoder.decode(type, from: serializedData())

@@ -55,7 +55,9 @@ extension Json {
     public init(parsing text: String, options: ParsingOptions = ParsingOptions()) throws(JsonParsingError) {
         var text = text
         let result = text.withUTF8 { buffer in
-            Result { () throws(JsonParsingError) in try JsonParser.parse(UnsafeRawBufferPointer(buffer), options: options) }
+            Result { () throws(JsonParsingError) in
+                try JsonParser.parse(UnsafeRawBufferPointer(buffer), options: options)
+            }
         }
         self = try result.get()
     }
@@ -71,11 +73,15 @@ extension Json {
     ///   - bytes: The UTF-8 bytes of the document.
     ///   - options: Limits for parsing.
     /// - Throws: ``JsonParsingError`` when the bytes are not valid JSON.
-    public init<Bytes: Sequence<UInt8>>(parsing bytes: Bytes, options: ParsingOptions = ParsingOptions())
+    public init<Bytes: Sequence<UInt8>>(
+        parsing bytes: Bytes, options: ParsingOptions = ParsingOptions()
+    )
         throws(JsonParsingError)
     {
         let parse = { (buffer: UnsafeBufferPointer<UInt8>) in
-            Result { () throws(JsonParsingError) in try JsonParser.parse(UnsafeRawBufferPointer(buffer), options: options) }
+            Result { () throws(JsonParsingError) in
+                try JsonParser.parse(UnsafeRawBufferPointer(buffer), options: options)
+            }
         }
         let result = bytes.withContiguousStorageIfAvailable(parse) ?? Array(bytes).withUnsafeBufferPointer(parse)
         self = try result.get()

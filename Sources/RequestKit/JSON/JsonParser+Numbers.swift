@@ -83,8 +83,7 @@ extension JsonParser {
             return Json(storage: .double(isNegative ? -value : value))
         }
         let text = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<position]), as: UTF8.self)
-        if !isInteger, let value = Double(text), value.isFinite, value != 0 || (significand == 0 && !hasDroppedDigits)
-        {
+        if !isInteger, let value = Double(text), value.isFinite, value != 0 || (significand == 0 && !hasDroppedDigits) {
             return Json(storage: .double(value))
         }
         // Beyond Int64 (an integer), or beyond Double (overflow to infinity, or underflow of a nonzero number).

@@ -81,7 +81,8 @@ extension JsonParser {
     private func controlCharacterError() -> JsonParsingError {
         error(
             .controlCharacterInString,
-            message: "Expected a character or an escape but found the control character \(foundDescription(at: position))"
+            message:
+                "Expected a character or an escape but found the control character \(foundDescription(at: position))"
                 + " inside a string; control characters must be escaped",
             at: position)
     }

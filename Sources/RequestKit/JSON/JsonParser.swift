@@ -37,8 +37,7 @@ struct JsonParser {
     }
 
     /// Parses a whole document: an optional byte order mark, one value, and nothing but whitespace after it.
-    static func parse(_ bytes: UnsafeRawBufferPointer, options: Json.ParsingOptions) throws(JsonParsingError) -> Json
-    {
+    static func parse(_ bytes: UnsafeRawBufferPointer, options: Json.ParsingOptions) throws(JsonParsingError) -> Json {
         var parser = JsonParser(bytes: bytes, maximumDepth: options.maximumDepth)
         if bytes.count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF {
             parser.position = 3

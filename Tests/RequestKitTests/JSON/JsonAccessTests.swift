@@ -6,12 +6,13 @@ struct JsonAccessTests {
     private let document: Json
 
     init() throws {
-        document = try Json(parsing: #"""
-            {"user": {"name": "Ada", "langs": ["en", "fr"], "age": 36},
-             "items": [{"id": 7}, {"id": 8}],
-             "draft": null,
-             "string": "a key named like an accessor"}
-            """#)
+        document = try Json(
+            parsing: #"""
+                {"user": {"name": "Ada", "langs": ["en", "fr"], "age": 36},
+                 "items": [{"id": 7}, {"id": 8}],
+                 "draft": null,
+                 "string": "a key named like an accessor"}
+                """#)
     }
 
     @Test("Dynamic members, key subscripts and index subscripts reach the same values")

@@ -4,9 +4,12 @@ import Testing
 
 @Suite("JSON numbers")
 struct JsonNumberTests {
-    @Test("Integers are exact across the whole Int64 range and survive a round trip", arguments: [
-        "0", "-0", "1", "-1", "9007199254740993", "-9007199254740993", "9223372036854775807", "-9223372036854775808",
-    ])
+    @Test(
+        "Integers are exact across the whole Int64 range and survive a round trip",
+        arguments: [
+            "0", "-0", "1", "-1", "9007199254740993", "-9007199254740993", "9223372036854775807",
+            "-9223372036854775808",
+        ])
     func keepsIntegersExact(text: String) throws {
         let json = try Json(parsing: text)
         #expect(json.int64 == Int64(text))
@@ -23,10 +26,12 @@ struct JsonNumberTests {
         #expect(json.serializedString() == "[9223372036854775807,-9223372036854775808]")
     }
 
-    @Test("Numbers beyond Int64 and Double keep their text and serialize back verbatim", arguments: [
-        "9223372036854775808", "-9223372036854775809", "18446744073709551616", "123456789012345678901234567890",
-        "1e400", "-1.5E+999", "1e-400", "0.0000000000000000000000000000000000000000000000000000000000000001e-400",
-    ])
+    @Test(
+        "Numbers beyond Int64 and Double keep their text and serialize back verbatim",
+        arguments: [
+            "9223372036854775808", "-9223372036854775809", "18446744073709551616", "123456789012345678901234567890",
+            "1e400", "-1.5E+999", "1e-400", "0.0000000000000000000000000000000000000000000000000000000000000001e-400",
+        ])
     func keepsBigNumbersVerbatim(text: String) throws {
         let json = try Json(parsing: "[\(text)]")
         #expect(json.serializedString() == "[\(text)]")
@@ -40,12 +45,18 @@ struct JsonNumberTests {
         #expect(Json(UInt64.max).serializedString() == "18446744073709551615")
     }
 
-    @Test("Decimals parse to the nearest Double and serialize in their shortest round-trip form", arguments: [
-        ("1.5", 1.5, "1.5"), ("-0.0", -0.0, "-0.0"), ("0.1", 0.1, "0.1"), ("1e2", 100, "100.0"),
-        ("1E-7", 1e-7, "1e-07"), ("2.5e+20", 2.5e20, "2.5e+20"), ("-65.613616999999977", -65.613616999999977,
-        "-65.61361699999998"), ("1.7976931348623157e308", 1.7976931348623157e308, "1.7976931348623157e+308"),
-        ("5e-324", .leastNonzeroMagnitude, "5e-324"), ("123456789012345678901234.5", 1.2345678901234569e23, "1.2345678901234569e+23"),
-    ] as [(String, Double, String)])
+    @Test(
+        "Decimals parse to the nearest Double and serialize in their shortest round-trip form",
+        arguments: [
+            ("1.5", 1.5, "1.5"), ("-0.0", -0.0, "-0.0"), ("0.1", 0.1, "0.1"), ("1e2", 100, "100.0"),
+            ("1E-7", 1e-7, "1e-07"), ("2.5e+20", 2.5e20, "2.5e+20"),
+            (
+                "-65.613616999999977", -65.613616999999977,
+                "-65.61361699999998"
+            ), ("1.7976931348623157e308", 1.7976931348623157e308, "1.7976931348623157e+308"),
+            ("5e-324", .leastNonzeroMagnitude, "5e-324"),
+            ("123456789012345678901234.5", 1.2345678901234569e23, "1.2345678901234569e+23"),
+        ] as [(String, Double, String)])
     func parsesDoubles(text: String, value: Double, serialized: String) throws {
         let json = try Json(parsing: text)
         #expect(json.double == value)

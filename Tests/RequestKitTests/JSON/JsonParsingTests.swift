@@ -133,11 +133,13 @@ struct JsonParsingTests {
         #expect(try Json(parsing: "\"\u{7F}\"").string == "\u{7F}")
     }
 
-    @Test("Grammar errors are rejected", arguments: [
-        "", " ", "[1,]", #"{"a":1,}"#, "[1 2]", #"{"a" 1}"#, #"{a:1}"#, "[", "{", #"{"a":"#, "]", "[1]]", "1 2",
-        "tru", "nul", "True", "'a'", "\"abc", "[01]", "-", "1.", ".5", "1e", "1e+", "+1", "0x10", "NaN", "Infinity",
-        "--1", "1.e5", "[1,,2]", "{,}", "/* */[]", "[1]x",
-    ])
+    @Test(
+        "Grammar errors are rejected",
+        arguments: [
+            "", " ", "[1,]", #"{"a":1,}"#, "[1 2]", #"{"a" 1}"#, #"{a:1}"#, "[", "{", #"{"a":"#, "]", "[1]]", "1 2",
+            "tru", "nul", "True", "'a'", "\"abc", "[01]", "-", "1.", ".5", "1e", "1e+", "+1", "0x10", "NaN", "Infinity",
+            "--1", "1.e5", "[1,,2]", "{,}", "/* */[]", "[1]x",
+        ])
     func rejectsGrammarErrors(text: String) {
         #expect(parsingError(text) != nil, "\(text)")
     }

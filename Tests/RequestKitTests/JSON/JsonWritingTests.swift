@@ -19,18 +19,19 @@ struct JsonWritingTests {
     @Test("Pretty printing indents by two spaces and writes empty containers inline")
     func printsPrettily() {
         let json: Json = ["b": [1, [:], []], "a": ["c": nil]]
-        #expect(json.serializedString(options: .prettyPrinted) == """
-            {
-              "b": [
-                1,
-                {},
-                []
-              ],
-              "a": {
-                "c": null
-              }
-            }
-            """)
+        #expect(
+            json.serializedString(options: .prettyPrinted) == """
+                {
+                  "b": [
+                    1,
+                    {},
+                    []
+                  ],
+                  "a": {
+                    "c": null
+                  }
+                }
+                """)
     }
 
     @Test("Sorted keys order members at every level")
