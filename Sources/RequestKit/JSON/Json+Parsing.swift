@@ -1,27 +1,6 @@
 import Foundation
 
 extension Json {
-    /// Settings for parsing.
-    ///
-    /// ```swift
-    /// let json = try Json(parsing: data, options: .init(maximumDepth: 64))
-    /// ```
-    public struct ParsingOptions: Sendable, Hashable {
-        /// How deeply arrays and objects may nest before parsing fails with `.nestingTooDeep`; the limit keeps
-        /// hostile input from exhausting the stack. The default is 512.
-        public var maximumDepth: Int
-
-        /// Creates parsing options.
-        ///
-        /// ```swift
-        /// var options = Json.ParsingOptions()
-        /// options.maximumDepth = 64
-        /// ```
-        public init(maximumDepth: Int = 512) {
-            self.maximumDepth = maximumDepth
-        }
-    }
-
     /// Parses a JSON document from UTF-8 bytes.
     ///
     /// The document is one value of any kind, optionally preceded by a UTF-8 byte order mark and surrounded by

@@ -1,30 +1,6 @@
 import Foundation
 
 extension Json {
-    /// How to lay out serialized JSON.
-    ///
-    /// ```swift
-    /// json.serializedString(options: [.prettyPrinted, .sortedKeys])
-    /// ```
-    public struct WritingOptions: OptionSet, Sendable, Hashable {
-        /// The raw bits of the set.
-        public let rawValue: Int
-
-        /// Creates a set from raw bits.
-        ///
-        /// ```swift
-        /// let options = Json.WritingOptions(rawValue: 1)  // .prettyPrinted
-        /// ```
-        public init(rawValue: Int) {
-            self.rawValue = rawValue
-        }
-
-        /// One member or element per line, indented by two spaces, with a space after each colon.
-        public static let prettyPrinted = WritingOptions(rawValue: 1 << 0)
-        /// Object members in ascending order of their keys instead of their stored order.
-        public static let sortedKeys = WritingOptions(rawValue: 1 << 1)
-    }
-
     /// The value as UTF-8 JSON bytes; compact unless asked otherwise. A missing value writes `null`.
     ///
     /// ```swift

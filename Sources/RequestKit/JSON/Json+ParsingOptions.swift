@@ -1,0 +1,26 @@
+extension Json {
+    /// Settings for parsing.
+    ///
+    /// ```swift
+    /// let json = try Json(parsing: data, options: .init(maximumDepth: 64))
+    /// ```
+    public struct ParsingOptions: Sendable, Hashable {
+        /// How deeply arrays and objects may nest before parsing fails with `.nestingTooDeep`; the limit keeps
+        /// hostile input from exhausting the stack. The default is 512.
+        ///
+        /// ```swift
+        /// Json.ParsingOptions().maximumDepth  // 512
+        /// ```
+        public var maximumDepth: Int
+
+        /// Creates parsing options.
+        ///
+        /// ```swift
+        /// var options = Json.ParsingOptions()
+        /// options.maximumDepth = 64
+        /// ```
+        public init(maximumDepth: Int = 512) {
+            self.maximumDepth = maximumDepth
+        }
+    }
+}
