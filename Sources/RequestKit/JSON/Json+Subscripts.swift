@@ -85,38 +85,34 @@ extension Json {
     /// json["items", 0, "id"].int  // 7
     /// ```
     public subscript(path: any JsonPathElement...) -> Json {
-        get { self[path: path.map(\.jsonPathComponent)[...]] }
-        set { self[path: path.map(\.jsonPathComponent)[...]] = newValue }
-    }
-
-    private subscript(path path: ArraySlice<JsonPathComponent>) -> Json {
         get {
             var current = self
-            for component in path {
-                switch component {
+            for element in path {
+                switch element.jsonPathComponent {
                 case .key(let key): current = current[key]
                 case .index(let index): current = current[index]
                 }
-                if current.isMissing { break }
             }
             return current
         }
-        set {
-            guard let first = path.first else {
-                self = newValue
-                return
-            }
-            let rest = path.dropFirst()
-            switch first {
-            case .key(let key):
-                var child = self[key]
-                child[path: rest] = newValue
-                self[key] = child
-            case .index(let index):
-                var child = self[index]
-                child[path: rest] = newValue
-                self[index] = child
-            }
+        set { setValue(newValue, at: path.map(\.jsonPathComponent)[...]) }
+    }
+
+    /// Sets `newValue` at the end of `path`, creating the objects and arrays along the way.
+    private mutating func setValue(_ newValue: Json, at path: ArraySlice<JsonPathComponent>) {
+        guard let first = path.first else {
+            self = newValue
+            return
+        }
+        switch first {
+        case .key(let key):
+            var child = self[key]
+            child.setValue(newValue, at: path.dropFirst())
+            self[key] = child
+        case .index(let index):
+            var child = self[index]
+            child.setValue(newValue, at: path.dropFirst())
+            self[index] = child
         }
     }
 }

@@ -1,11 +1,12 @@
 /// The storage of a JSON object: its entries in order, plus a hash index once the object is large.
 ///
-/// Small objects (the common case) are searched linearly, which is faster than hashing a handful of short
-/// keys. From `indexThreshold` entries on, a `[String: Int]` from key to position is kept up to date so that
-/// lookups and duplicate detection stay O(1) even for objects with many thousands of keys.
+/// Objects below `indexThreshold` entries (nearly all objects in practice) are searched linearly, which costs
+/// less than hashing every key while parsing. From `indexThreshold` entries on, a `[String: Int]` from key to
+/// position is kept up to date, so that lookups and duplicate detection stay O(1) per key even for objects with
+/// many thousands of keys, and hostile input cannot make parsing quadratic.
 struct JsonObject: Sendable {
     /// The entry count from which the hash index is maintained.
-    static let indexThreshold = 16
+    static let indexThreshold = 64
 
     private(set) var entries: [(key: String, value: Json)]
     private var index: [String: Int]?
@@ -53,16 +54,23 @@ struct JsonObject: Sendable {
 
     /// Resolves duplicate keys left by `appendParsed` (the last value wins, at the first position) and builds
     /// the index of a large object.
+    ///
+    /// Below `indexThreshold` entries, keys are compared pairwise, but through a 64-bit fingerprint first, so
+    /// that the quadratic part of the search is integer comparisons; only keys with equal fingerprints are
+    /// compared as strings. From `indexThreshold` on, the index finds duplicates in linear time.
     mutating func finishParsing() {
         let count = entries.count
         if count < 2 { return }
         if count < Self.indexThreshold {
-            var hasDuplicates = false
-            outer: for later in 1..<count {
-                for earlier in 0..<later where entries[earlier].key == entries[later].key {
-                    hasDuplicates = true
-                    break outer
+            let hasDuplicates = withUnsafeTemporaryAllocation(of: UInt64.self, capacity: count) { fingerprints in
+                for later in 0..<count {
+                    let fingerprint = Self.fingerprint(of: entries[later].key)
+                    for earlier in 0..<later where fingerprints[earlier] == fingerprint {
+                        if entries[earlier].key == entries[later].key { return true }
+                    }
+                    fingerprints[later] = fingerprint
                 }
+                return false
             }
             if hasDuplicates { removeDuplicates() }
             return
@@ -76,6 +84,22 @@ struct JsonObject: Sendable {
             removeDuplicates()
         } else {
             index = positions
+        }
+    }
+
+    /// A cheap summary of a key: its UTF-8 length and up to its first and last eight bytes. Equal keys have
+    /// equal fingerprints; different keys almost always differ.
+    private static func fingerprint(of key: String) -> UInt64 {
+        var key = key
+        return key.withUTF8 { utf8 in
+            var fingerprint = UInt64(truncatingIfNeeded: utf8.count) &* 0x9E37_79B9_7F4A_7C15
+            for byte in utf8.prefix(8) {
+                fingerprint = (fingerprint ^ UInt64(byte)) &* 0x100_0000_01B3
+            }
+            for byte in utf8.dropFirst(8).suffix(8) {
+                fingerprint = (fingerprint ^ UInt64(byte)) &* 0x100_0000_01B3
+            }
+            return fingerprint
         }
     }
 

@@ -90,16 +90,21 @@ struct JsonWriter {
     }
 
     private mutating func writeInteger(_ value: Int64) {
-        if value < 0 {
-            output.append(UInt8(ascii: "-"))
+        // Digits are produced from the last one into a 20-byte buffer: enough for "-9223372036854775808".
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
+            var magnitude = value.magnitude
+            var start = digits.count
+            repeat {
+                start -= 1
+                digits[start] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+                magnitude /= 10
+            } while magnitude > 0
+            if value < 0 {
+                start -= 1
+                digits[start] = UInt8(ascii: "-")
+            }
+            output.append(contentsOf: UnsafeMutableBufferPointer(rebasing: digits[start...]))
         }
-        var magnitude = value.magnitude
-        let start = output.count
-        repeat {
-            output.append(UInt8(ascii: "0") + UInt8(magnitude % 10))
-            magnitude /= 10
-        } while magnitude > 0
-        output[start...].reverse()
     }
 
     private mutating func writeString(_ string: String) {

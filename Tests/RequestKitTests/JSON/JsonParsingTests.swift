@@ -215,15 +215,23 @@ struct JsonParsingTests {
         #expect(json.serializedString() == #"{"a":3,"b":2}"#)
     }
 
-    @Test("Duplicate keys resolve the same way in large objects")
-    func resolvesDuplicateKeysInLargeObjects() throws {
-        let members = (0..<40).map { #""k\#($0)":\#($0)"# }.joined(separator: ",")
-        let json = try Json(parsing: "{\(members),\"k7\":\"last\",\"k39\":null}")
-        #expect(json.entries?.count == 40)
-        #expect(json.k7.string == "last")
-        #expect(json.k39.isNull)
-        #expect(json.entries?[7].key == "k7")
-        #expect(json.k38.int == 38)
+    @Test("Duplicate keys resolve the same way in objects of every size", arguments: [3, 40, 63, 64, 200])
+    func resolvesDuplicateKeysAtEverySize(memberCount: Int) throws {
+        let members = (0..<memberCount).map { #""k\#($0)":\#($0)"# }.joined(separator: ",")
+        let json = try Json(parsing: "{\(members),\"k1\":\"last\",\"k\(memberCount - 1)\":null}")
+        #expect(json.entries?.count == memberCount)
+        #expect(json.k1.string == "last")
+        #expect(json["k\(memberCount - 1)"].isNull)
+        #expect(json.entries?[1].key == "k1")
+        #expect(json.k0.int == 0)
+    }
+
+    @Test("Keys that share their length and their first and last eight bytes stay distinct")
+    func keepsSimilarKeysApart() throws {
+        let json = try Json(parsing: #"{"abcdefgh-1-ijklmnop":1,"abcdefgh-2-ijklmnop":2,"abcdefgh-1-ijklmnop":3}"#)
+        #expect(json.entries?.map(\.key) == ["abcdefgh-1-ijklmnop", "abcdefgh-2-ijklmnop"])
+        #expect(json["abcdefgh-1-ijklmnop"].int == 3)
+        #expect(json["abcdefgh-2-ijklmnop"].int == 2)
     }
 
     @Test("Object keys keep their document order")
