@@ -6,7 +6,8 @@ extension Json {
     /// ```
     public struct ParsingOptions: Sendable, Hashable {
         /// How deeply arrays and objects may nest before parsing fails with `.nestingTooDeep`; the limit keeps
-        /// hostile input from exhausting the stack. The default is 512.
+        /// hostile input from exhausting the stack. The default is 512. Each level takes a few hundred bytes of
+        /// stack while parsing, so a limit far above the default is only safe on threads with large stacks.
         ///
         /// ```swift
         /// Json.ParsingOptions().maximumDepth  // 512
