@@ -47,7 +47,8 @@ extension Json: Codable {
     }
 
     /// Encodes the value; integers are encoded exactly, as are numbers beyond `Int64` that fit `UInt64` or
-    /// `Decimal`. A missing value encodes as `null`.
+    /// `Decimal` (38 digits). A number beyond those is encoded as a `Double`, which `JSONEncoder` rejects when it
+    /// is infinite; ``serializedData(options:)`` writes any number verbatim. A missing value encodes as `null`.
     ///
     /// ```swift
     /// let data = try JSONEncoder().encode(["id": 9007199254740993] as Json)  // {"id":9007199254740993}

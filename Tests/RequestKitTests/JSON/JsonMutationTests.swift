@@ -61,4 +61,22 @@ struct JsonMutationTests {
         #expect(original.list[0].int == 1)
         #expect(copy.list[0].int == 10)
     }
+
+    @Test("Large objects stay consistent through many insertions, replacements and removals")
+    func changesLargeObjects() {
+        var json: Json = [:]
+        for index in 0..<200 {
+            json["key\(index)"] = Json(index)
+        }
+        for index in stride(from: 0, to: 200, by: 2) {
+            json["key\(index)"] = json.nothing
+        }
+        json.key1 = "one"
+        #expect(json.entries?.count == 100)
+        #expect(json.entries?.first?.key == "key1")
+        #expect(json.key1.string == "one")
+        #expect(json.key2.isMissing)
+        #expect(json.key199.int == 199)
+        #expect(json.entries?.last?.key == "key199")
+    }
 }
