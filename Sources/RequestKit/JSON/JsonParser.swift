@@ -1,0 +1,225 @@
+// The JSON parser: a hand-written recursive descent over raw UTF-8 bytes.
+//
+// Design and data layout
+// ----------------------
+// The input is read in place through an `UnsafeRawBufferPointer` (`bytes`) and a single cursor (`position`).
+// Every byte read is preceded by a `position < bytes.count` test (or a test that covers the whole run being
+// read), so the parser is bounds-checked by construction and never reads outside the buffer, whatever the
+// input. Nothing is tokenized up front: each `parse…` method starts at the first byte of its construct and
+// leaves `position` just past it, building the `Json` value directly.
+//
+// - Strings: the common case, a string without escapes, is found with an eight-bytes-at-a-time scan (SWAR)
+//   for `"`, `\`, control characters and non-ASCII bytes, then copied once with `String(decoding:as:)`.
+//   Non-ASCII bytes are validated as well-formed UTF-8 on the way (no overlongs, no encoded surrogates, nothing
+//   beyond U+10FFFF, no truncated sequences). Strings with escapes are decoded into a reusable byte buffer
+//   (`scratch`) that lives as long as the parse, so escapes cost no allocation beyond the final `String`.
+// - Numbers: digits are accumulated by hand into a `UInt64`. Integers that fit `Int64` are stored exactly;
+//   decimals with at most 2⁵³ in the significand and a power of ten up to 22 are computed exactly with one
+//   multiplication or division (the classic fast path); others go through the standard library's correctly
+//   rounded conversion. Numbers beyond `Int64` and `Double` keep their exact text.
+// - Arrays are `[Json]`; objects are `JsonObject`, an array of key-value pairs in document order plus a hash
+//   index for large objects. Duplicate keys are resolved once an object is complete: the last value wins.
+// - Depth: every array or object increments `depth`; past `maximumDepth` parsing fails instead of recursing
+//   further, so hostile nesting cannot overflow the stack.
+// - Errors: positions are tracked only as a byte offset; line and column are computed from the input when an
+//   error is thrown, so the happy path does no line bookkeeping.
+struct JsonParser {
+    let bytes: UnsafeRawBufferPointer
+    var position = 0
+    let maximumDepth: Int
+    var depth = 0
+    /// The buffer strings with escapes are decoded into; reused for every such string.
+    var scratch: [UInt8] = []
+
+    init(bytes: UnsafeRawBufferPointer, maximumDepth: Int) {
+        self.bytes = bytes
+        self.maximumDepth = maximumDepth
+    }
+
+    /// Parses a whole document: an optional byte order mark, one value, and nothing but whitespace after it.
+    static func parse(_ bytes: UnsafeRawBufferPointer, options: Json.ParsingOptions) throws(JsonParsingError) -> Json {
+        var parser = JsonParser(bytes: bytes, maximumDepth: options.maximumDepth)
+        if bytes.count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF {
+            parser.position = 3
+        }
+        let value = try parser.parseValue()
+        parser.skipWhitespace()
+        guard parser.position == bytes.count else {
+            throw parser.error(.unexpectedCharacter, expected: "the end of the document")
+        }
+        return value
+    }
+
+    @inline(__always)
+    mutating func skipWhitespace() {
+        while position < bytes.count {
+            switch bytes[position] {
+            case UInt8(ascii: " "), UInt8(ascii: "\n"), UInt8(ascii: "\r"), UInt8(ascii: "\t"):
+                position += 1
+            default:
+                return
+            }
+        }
+    }
+
+    mutating func parseValue() throws(JsonParsingError) -> Json {
+        skipWhitespace()
+        guard position < bytes.count else {
+            throw error(.unexpectedEnd, expected: "a value")
+        }
+        switch bytes[position] {
+        case UInt8(ascii: "\""):
+            return Json(storage: .string(try parseString()))
+        case UInt8(ascii: "{"):
+            return try parseObject()
+        case UInt8(ascii: "["):
+            return try parseArray()
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+            return try parseNumber()
+        case UInt8(ascii: "t"):
+            try expectKeyword("true")
+            return Json(storage: .bool(true))
+        case UInt8(ascii: "f"):
+            try expectKeyword("false")
+            return Json(storage: .bool(false))
+        case UInt8(ascii: "n"):
+            try expectKeyword("null")
+            return .null
+        default:
+            throw error(.unexpectedCharacter, expected: "a value")
+        }
+    }
+
+    private mutating func expectKeyword(_ keyword: StaticString) throws(JsonParsingError) {
+        let length = keyword.utf8CodeUnitCount
+        for offset in 0..<length {
+            guard position < bytes.count else {
+                throw error(.unexpectedEnd, expected: "'\(keyword)'")
+            }
+            guard bytes[position] == keyword.utf8Start[offset] else {
+                throw error(.unexpectedCharacter, expected: "'\(keyword)'")
+            }
+            position += 1
+        }
+    }
+
+    private mutating func enterContainer() throws(JsonParsingError) {
+        depth += 1
+        guard depth <= maximumDepth else {
+            throw error(
+                .nestingTooDeep, message: "Arrays and objects nest deeper than the limit of \(maximumDepth)",
+                at: position)
+        }
+        position += 1
+    }
+
+    private mutating func parseArray() throws(JsonParsingError) -> Json {
+        try enterContainer()
+        var elements: [Json] = []
+        skipWhitespace()
+        if position < bytes.count, bytes[position] == UInt8(ascii: "]") {
+            position += 1
+            depth -= 1
+            return Json(storage: .array(elements))
+        }
+        while true {
+            elements.append(try parseValue())
+            skipWhitespace()
+            guard position < bytes.count else {
+                throw error(.unexpectedEnd, expected: "',' or ']' after an array element")
+            }
+            switch bytes[position] {
+            case UInt8(ascii: ","):
+                position += 1
+            case UInt8(ascii: "]"):
+                position += 1
+                depth -= 1
+                return Json(storage: .array(elements))
+            default:
+                throw error(.unexpectedCharacter, expected: "',' or ']' after an array element")
+            }
+        }
+    }
+
+    private mutating func parseObject() throws(JsonParsingError) -> Json {
+        try enterContainer()
+        var object = JsonObject()
+        skipWhitespace()
+        if position < bytes.count, bytes[position] == UInt8(ascii: "}") {
+            position += 1
+            depth -= 1
+            return Json(storage: .object(object))
+        }
+        while true {
+            skipWhitespace()
+            guard position < bytes.count else {
+                throw error(.unexpectedEnd, expected: "a string key")
+            }
+            guard bytes[position] == UInt8(ascii: "\"") else {
+                throw error(.unexpectedCharacter, expected: "a string key")
+            }
+            let key = try parseString()
+            skipWhitespace()
+            guard position < bytes.count else {
+                throw error(.unexpectedEnd, expected: "':' after an object key")
+            }
+            guard bytes[position] == UInt8(ascii: ":") else {
+                throw error(.unexpectedCharacter, expected: "':' after an object key")
+            }
+            position += 1
+            object.appendParsed(key: key, value: try parseValue())
+            skipWhitespace()
+            guard position < bytes.count else {
+                throw error(.unexpectedEnd, expected: "',' or '}' after an object member")
+            }
+            switch bytes[position] {
+            case UInt8(ascii: ","):
+                position += 1
+            case UInt8(ascii: "}"):
+                position += 1
+                depth -= 1
+                object.finishParsing()
+                return Json(storage: .object(object))
+            default:
+                throw error(.unexpectedCharacter, expected: "',' or '}' after an object member")
+            }
+        }
+    }
+
+    // MARK: Errors
+
+    /// An error saying what was expected and what was found at the current position.
+    func error(_ reason: JsonParsingError.Reason, expected: String) -> JsonParsingError {
+        error(reason, message: "Expected \(expected) but found \(foundDescription(at: position))", at: position)
+    }
+
+    /// An error with a message, at a byte offset; line and column are computed here.
+    func error(_ reason: JsonParsingError.Reason, message: String, at offset: Int) -> JsonParsingError {
+        var line = 1
+        var column = 1
+        var index = bytes.count >= 3 && bytes[0] == 0xEF && bytes[1] == 0xBB && bytes[2] == 0xBF ? 3 : 0
+        let end = min(offset, bytes.count)
+        while index < end {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "\n") {
+                line += 1
+                column = 1
+            } else if byte & 0xC0 != 0x80 {
+                column += 1
+            }
+            index += 1
+        }
+        return JsonParsingError(reason: reason, message: message, line: line, column: column, offset: offset)
+    }
+
+    /// Describes the byte at `offset` for an error message.
+    func foundDescription(at offset: Int) -> String {
+        guard offset < bytes.count else { return "the end of the input" }
+        let byte = bytes[offset]
+        if byte >= 0x20 && byte < 0x7F {
+            return "'\(Character(Unicode.Scalar(byte)))'"
+        }
+        let hex = String(byte, radix: 16, uppercase: true)
+        return "byte 0x\(hex.count == 1 ? "0" : "")\(hex)"
+    }
+}

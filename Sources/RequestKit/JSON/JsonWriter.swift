@@ -1,0 +1,143 @@
+/// Serializes `Json` values to UTF-8 bytes.
+///
+/// Output is appended to one growing byte array. Strings are copied in runs between the bytes that need an
+/// escape (`"`, `\` and control characters, written as short escapes or `\u00XX`); integers are written digit by
+/// digit; doubles use Swift's shortest representation that reads back to the same value (always valid JSON
+/// for the finite values `Json` holds); numbers kept as text are written back verbatim.
+struct JsonWriter {
+    private(set) var output: [UInt8] = []
+    private let isPretty: Bool
+    private let sortsKeys: Bool
+    private var indentation = 0
+
+    init(options: Json.WritingOptions) {
+        isPretty = options.contains(.prettyPrinted)
+        sortsKeys = options.contains(.sortedKeys)
+    }
+
+    mutating func write(_ value: Json) {
+        switch value.storage {
+        case .missing, .null:
+            append("null")
+        case .bool(let value):
+            append(value ? "true" : "false")
+        case .integer(let value):
+            writeInteger(value)
+        case .double(let value):
+            output.append(contentsOf: value.description.utf8)
+        case .numberText(let text):
+            output.append(contentsOf: text.utf8)
+        case .string(let string):
+            writeString(string)
+        case .array(let elements):
+            writeArray(elements)
+        case .object(let object):
+            writeObject(sortsKeys ? object.entries.sorted { $0.key < $1.key } : object.entries)
+        }
+    }
+
+    private mutating func append(_ text: StaticString) {
+        output.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+    }
+
+    private mutating func writeArray(_ elements: [Json]) {
+        guard !elements.isEmpty else {
+            append("[]")
+            return
+        }
+        output.append(UInt8(ascii: "["))
+        indentation += 1
+        for (offset, element) in elements.enumerated() {
+            if offset > 0 {
+                output.append(UInt8(ascii: ","))
+            }
+            writeNewline()
+            write(element)
+        }
+        indentation -= 1
+        writeNewline()
+        output.append(UInt8(ascii: "]"))
+    }
+
+    private mutating func writeObject(_ entries: [(key: String, value: Json)]) {
+        guard !entries.isEmpty else {
+            append("{}")
+            return
+        }
+        output.append(UInt8(ascii: "{"))
+        indentation += 1
+        for (offset, entry) in entries.enumerated() {
+            if offset > 0 {
+                output.append(UInt8(ascii: ","))
+            }
+            writeNewline()
+            writeString(entry.key)
+            output.append(UInt8(ascii: ":"))
+            if isPretty {
+                output.append(UInt8(ascii: " "))
+            }
+            write(entry.value)
+        }
+        indentation -= 1
+        writeNewline()
+        output.append(UInt8(ascii: "}"))
+    }
+
+    private mutating func writeNewline() {
+        guard isPretty else { return }
+        output.append(UInt8(ascii: "\n"))
+        output.append(contentsOf: repeatElement(UInt8(ascii: " "), count: indentation * 2))
+    }
+
+    private mutating func writeInteger(_ value: Int64) {
+        // Digits are produced from the last one into a 20-byte buffer: enough for "-9223372036854775808".
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
+            var magnitude = value.magnitude
+            var start = digits.count
+            repeat {
+                start -= 1
+                digits[start] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+                magnitude /= 10
+            } while magnitude > 0
+            if value < 0 {
+                start -= 1
+                digits[start] = UInt8(ascii: "-")
+            }
+            output.append(contentsOf: UnsafeMutableBufferPointer(rebasing: digits[start...]))
+        }
+    }
+
+    private mutating func writeString(_ string: String) {
+        var string = string
+        string.withUTF8 { utf8 in
+            output.append(UInt8(ascii: "\""))
+            var runStart = 0
+            for index in utf8.indices {
+                let byte = utf8[index]
+                guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
+                output.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<index]))
+                runStart = index + 1
+                writeEscape(for: byte)
+            }
+            output.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart...]))
+            output.append(UInt8(ascii: "\""))
+        }
+    }
+
+    private mutating func writeEscape(for byte: UInt8) {
+        output.append(UInt8(ascii: "\\"))
+        switch byte {
+        case UInt8(ascii: "\""), UInt8(ascii: "\\"): output.append(byte)
+        case 0x08: output.append(UInt8(ascii: "b"))
+        case 0x0C: output.append(UInt8(ascii: "f"))
+        case 0x0A: output.append(UInt8(ascii: "n"))
+        case 0x0D: output.append(UInt8(ascii: "r"))
+        case 0x09: output.append(UInt8(ascii: "t"))
+        default:
+            let hexDigits: StaticString = "0123456789abcdef"
+            append("u00")
+            output.append(hexDigits.utf8Start[Int(byte >> 4)])
+            output.append(hexDigits.utf8Start[Int(byte & 0x0F)])
+        }
+    }
+}
