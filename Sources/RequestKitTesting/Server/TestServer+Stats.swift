@@ -13,6 +13,9 @@ extension TestServer {
         /// The most TCP connections that were open at the same time.
         public var peakConnections = 0
         /// Requests whose head has arrived and whose response is not yet fully written.
+        ///
+        /// The count drops just after the last byte is written, so a client can hold its response a moment
+        /// before the server counts the request finished; poll rather than assert right away.
         public var activeRequests = 0
         /// The most requests that were active at the same time.
         public var peakActiveRequests = 0
