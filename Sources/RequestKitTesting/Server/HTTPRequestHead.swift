@@ -74,7 +74,8 @@ struct HTTPRequestHead: Sendable {
         let parts = line.split(separator: 32, omittingEmptySubsequences: false)
         guard parts.count == 3, parts.allSatisfy({ !$0.isEmpty }) else {
             throw HTTPRequestError(
-                status: 400, message: "malformed request line: expected \"METHOD target HTTP/1.1\" separated by single spaces")
+                status: 400,
+                message: "malformed request line: expected \"METHOD target HTTP/1.1\" separated by single spaces")
         }
         guard parts[0].allSatisfy(HTTPGrammar.isTokenCharacter) else {
             throw HTTPRequestError(status: 400, message: "invalid character in request method")
@@ -126,7 +127,8 @@ struct HTTPRequestHead: Sendable {
         while let first = value.first, first == 32 || first == 9 { value = value.dropFirst() }
         while let last = value.last, last == 32 || last == 9 { value = value.dropLast() }
         guard value.allSatisfy({ $0 == 9 || $0 >= 32 && $0 != 127 }) else {
-            throw HTTPRequestError(status: 400, message: "invalid character in value of header \(String(decoding: name, as: UTF8.self))")
+            throw HTTPRequestError(
+                status: 400, message: "invalid character in value of header \(String(decoding: name, as: UTF8.self))")
         }
         return (name: String(decoding: name, as: UTF8.self), value: HTTPGrammar.text(from: value))
     }

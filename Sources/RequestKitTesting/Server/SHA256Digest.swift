@@ -73,7 +73,9 @@ public struct SHA256Digest: Sendable {
         let bitLength = totalBytes &* 8
         copy.pending.append(0x80)
         while copy.pending.count % 64 != 56 { copy.pending.append(0) }
-        for shift in stride(from: 56, through: 0, by: -8) { copy.pending.append(UInt8(truncatingIfNeeded: bitLength >> shift)) }
+        for shift in stride(from: 56, through: 0, by: -8) {
+            copy.pending.append(UInt8(truncatingIfNeeded: bitLength >> shift))
+        }
         var offset = 0
         while offset < copy.pending.count {
             copy.compress(copy.pending[offset..<(offset + 64)])

@@ -51,12 +51,15 @@ struct BuiltInRoutesTests {
 
     @Test("/basic-auth and /bearer accept the right credentials and challenge otherwise")
     func authentication() throws {
-        let basic = try get("/basic-auth/user/pa%20ss", "Authorization: Basic \(Data("user:pa ss".utf8).base64EncodedString())\r\n")
+        let basic = try get(
+            "/basic-auth/user/pa%20ss", "Authorization: Basic \(Data("user:pa ss".utf8).base64EncodedString())\r\n")
         #expect(basic.text == #"{"authenticated":true,"user":"user"}"#)
-        let wrong = try get("/basic-auth/user/pass", "Authorization: Basic \(Data("user:nope".utf8).base64EncodedString())\r\n")
+        let wrong = try get(
+            "/basic-auth/user/pass", "Authorization: Basic \(Data("user:nope".utf8).base64EncodedString())\r\n")
         #expect(wrong.status == 401)
         #expect(wrong.header("WWW-Authenticate") == #"Basic realm="Fake Realm""#)
-        #expect(try get("/bearer", "Authorization: Bearer t0k3n\r\n").text == #"{"authenticated":true,"token":"t0k3n"}"#)
+        #expect(
+            try get("/bearer", "Authorization: Bearer t0k3n\r\n").text == #"{"authenticated":true,"token":"t0k3n"}"#)
         let missing = try get("/bearer")
         #expect(missing.status == 401)
         #expect(missing.header("WWW-Authenticate") == "Bearer")

@@ -70,7 +70,8 @@ struct TestServerConnectionTests {
         #expect(interim.headers.isEmpty)
         try connection.send("abc")
         let final = try connection.readResponse()
-        #expect(final.text == #"{"bytes":3,"sha256":"ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"}"#)
+        #expect(
+            final.text == #"{"bytes":3,"sha256":"ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"}"#)
     }
 
     @Test("A too-large body announced with Expect: 100-continue is refused with 413 without waiting for it")
@@ -111,7 +112,9 @@ struct TestServerConnectionTests {
         let body = try #require(raw.split(separator: "\r\n\r\n", maxSplits: 1).last)
         let digest = SHA256Digest.hex(of: Data("aaabbb".utf8))
         #expect(body == "3\r\naaa\r\n3\r\nbbb\r\n0\r\nX-Chunk-Count: 2\r\nX-Content-SHA256: \(digest)\r\n\r\n")
-        #expect(raw.hasPrefix("HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nTrailer: X-Chunk-Count, X-Content-SHA256\r\n"))
+        #expect(
+            raw.hasPrefix("HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nTrailer: X-Chunk-Count, X-Content-SHA256\r\n")
+        )
         #expect(raw.contains("\r\nTransfer-Encoding: chunked\r\n"))
     }
 
@@ -142,11 +145,12 @@ struct TestServerConnectionTests {
         let server = try TestServer()
         defer { server.stop() }
         server.route("/stream") { _ in
-            TestResponse(body: .stream { writer in
-                try writer.write("one")
-                try writer.write(Data())
-                try writer.write("two")
-            })
+            TestResponse(
+                body: .stream { writer in
+                    try writer.write("one")
+                    try writer.write(Data())
+                    try writer.write("two")
+                })
         }
         server.route("/raw") { _ in
             TestResponse(body: .raw { writer in try writer.writeRaw(Data("HTTP/1.1 299 Odd\r\n\r\nbye".utf8)) })

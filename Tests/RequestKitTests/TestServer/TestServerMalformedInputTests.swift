@@ -16,8 +16,14 @@ struct TestServerMalformedInputTests {
     @Test(
         "Malformed requests get a 4xx/5xx saying what was wrong, then the connection closes",
         arguments: [
-            ("GARBAGE\r\n\r\n", 400, "malformed request line: expected \"METHOD target HTTP/1.1\" separated by single spaces"),
-            ("GET  / HTTP/1.1\r\nHost: h\r\n\r\n", 400, "malformed request line: expected \"METHOD target HTTP/1.1\" separated by single spaces"),
+            (
+                "GARBAGE\r\n\r\n", 400,
+                "malformed request line: expected \"METHOD target HTTP/1.1\" separated by single spaces"
+            ),
+            (
+                "GET  / HTTP/1.1\r\nHost: h\r\n\r\n", 400,
+                "malformed request line: expected \"METHOD target HTTP/1.1\" separated by single spaces"
+            ),
             ("G(T / HTTP/1.1\r\nHost: h\r\n\r\n", 400, "invalid character in request method"),
             ("GET nope HTTP/1.1\r\nHost: h\r\n\r\n", 400, "request target must start with \"/\""),
             ("GET / HTTX/1.1\r\nHost: h\r\n\r\n", 400, "malformed HTTP version \"HTTX/1.1\""),
@@ -31,12 +37,27 @@ struct TestServerMalformedInputTests {
             ("GET / HTTP/1.1\r\nHost: h\r\nX: a\u{01}b\r\n\r\n", 400, "invalid character in value of header X"),
             ("GET / HTTP/1.1\r\n\r\n", 400, "missing Host header"),
             ("GET / HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n", 400, "more than one Host header"),
-            ("POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\nab", 400, "conflicting Content-Length values"),
+            (
+                "POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\nab", 400,
+                "conflicting Content-Length values"
+            ),
             ("POST / HTTP/1.1\r\nHost: h\r\nContent-Length: -1\r\n\r\n", 400, "invalid Content-Length \"-1\""),
-            ("POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n", 400, "both Content-Length and Transfer-Encoding are present"),
-            ("POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: gzip, chunked\r\n\r\n", 501, "unsupported transfer coding gzip, chunked"),
-            ("POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n", 400, "invalid chunk size \"zz\""),
-            ("POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nabX\r\n", 400, "chunk data is not followed by CRLF"),
+            (
+                "POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n", 400,
+                "both Content-Length and Transfer-Encoding are present"
+            ),
+            (
+                "POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: gzip, chunked\r\n\r\n", 501,
+                "unsupported transfer coding gzip, chunked"
+            ),
+            (
+                "POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n", 400,
+                "invalid chunk size \"zz\""
+            ),
+            (
+                "POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nabX\r\n", 400,
+                "chunk data is not followed by CRLF"
+            ),
             ("GET / HTTP/1.1\r\nHost: h\r\nExpect: magic\r\n\r\n", 417, "unsupported expectation magic"),
         ])
     func malformed(request: String, status: Int, message: String) throws {
@@ -59,7 +80,8 @@ struct TestServerMalformedInputTests {
         #expect(headers.1 == "request header section is larger than 1024 bytes\n")
         let manyHeaders = (0..<100).map { "X-\($0): value\r\n" }.joined()
         #expect(try exchange("GET / HTTP/1.1\r\nHost: h\r\n\(manyHeaders)\r\n", server: server).0 == 431)
-        let line = try exchange("GET /\(String(repeating: "a", count: 2000)) HTTP/1.1\r\nHost: h\r\n\r\n", server: server)
+        let line = try exchange(
+            "GET /\(String(repeating: "a", count: 2000)) HTTP/1.1\r\nHost: h\r\n\r\n", server: server)
         #expect(line.0 == 414)
     }
 
@@ -68,7 +90,8 @@ struct TestServerMalformedInputTests {
         let server = try TestServer(configuration: .init(maxBodyBytes: 4))
         defer { server.stop() }
         #expect(try exchange("POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 5\r\n\r\nhello", server: server).0 == 413)
-        let chunked = "POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n3\r\ndef\r\n0\r\n\r\n"
+        let chunked =
+            "POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n3\r\ndef\r\n0\r\n\r\n"
         #expect(try exchange(chunked, server: server).0 == 413)
     }
 
@@ -77,13 +100,16 @@ struct TestServerMalformedInputTests {
         let server = try TestServer(configuration: .init(readTimeout: .seconds(2)))
         defer { server.stop() }
         let valid = Array(
-            "POST /anything?a=1 HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\nX: y\r\n\r\n4\r\nbody\r\n0\r\n\r\n".utf8)
+            "POST /anything?a=1 HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\nX: y\r\n\r\n4\r\nbody\r\n0\r\n\r\n"
+                .utf8)
         var random = SeededGenerator(seed: 42)
         for round in 0..<150 {
             var bytes: [UInt8]
             switch round % 3 {
             case 0:
-                bytes = (0..<Int.random(in: 1...300, using: &random)).map { _ in UInt8.random(in: 0...255, using: &random) }
+                bytes = (0..<Int.random(in: 1...300, using: &random)).map { _ in
+                    UInt8.random(in: 0...255, using: &random)
+                }
             case 1:
                 bytes = Array(valid.prefix(Int.random(in: 0..<valid.count, using: &random)))
             default:

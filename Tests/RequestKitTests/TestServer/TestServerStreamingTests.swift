@@ -12,7 +12,9 @@ struct TestServerStreamingTests {
         try first.send("GET /sse?count=5&drop=2&retry=100 HTTP/1.1\r\nHost: h\r\n\r\n")
         let cut = String(decoding: first.readToEnd(), as: UTF8.self)
         #expect(cut.contains("Content-Type: text/event-stream\r\n"))
-        #expect(cut.hasSuffix("c\r\nretry: 100\n\n\r\n17\r\nid: 1\ndata: message 1\n\n\r\n17\r\nid: 2\ndata: message 2\n\n\r\n"))
+        #expect(
+            cut.hasSuffix(
+                "c\r\nretry: 100\n\n\r\n17\r\nid: 1\ndata: message 1\n\n\r\n17\r\nid: 2\ndata: message 2\n\n\r\n"))
 
         let resumed = try RawHTTPConnection(port: server.port)
         try resumed.send("GET /sse?count=5&drop=2 HTTP/1.1\r\nHost: h\r\nLast-Event-ID: 2\r\n\r\n")
