@@ -61,7 +61,11 @@ final class ServerCore: Sendable {
     private func acceptLoop() {
         while !isStopped {
             guard listener.waitForReadable(milliseconds: 50) == .readable else { continue }
-            guard let socket = listener.acceptConnection() else { continue }
+            guard let socket = listener.acceptConnection() else {
+                // Out of descriptors or a transient failure: back off briefly instead of spinning on poll().
+                Thread.sleep(forTimeInterval: 0.01)
+                continue
+            }
             let connectionID: Int? = state.withLock { state in
                 guard !state.isStopped else { return nil }
                 let id = state.nextConnectionID

@@ -174,4 +174,27 @@ public final class TestServer: Sendable {
             try? await Task.sleep(for: .milliseconds(5))
         }
     }
+
+    /// Waits until the counters satisfy `condition`, or `timeout` passes, checking every few milliseconds.
+    ///
+    /// Counters change on the server's threads slightly after the client sees the related bytes (a request is
+    /// still active until its last byte is written), so tests should wait for a state rather than assert at once.
+    ///
+    /// ```swift
+    /// task.cancel()
+    /// #expect(await server.waitUntil { $0.abortedRequests == 1 })
+    /// ```
+    /// - Parameters:
+    ///   - timeout: The longest time to wait; 10 seconds by default.
+    ///   - condition: The state to wait for.
+    /// - Returns: `true` when the condition held in time.
+    public func waitUntil(timeout: Duration = .seconds(10), _ condition: (Stats) -> Bool) async -> Bool {
+        let clock = ContinuousClock()
+        let deadline = clock.now + timeout
+        while true {
+            if condition(stats) { return true }
+            if clock.now >= deadline { return false }
+            try? await Task.sleep(for: .milliseconds(5))
+        }
+    }
 }

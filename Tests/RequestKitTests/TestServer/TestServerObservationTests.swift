@@ -2,12 +2,6 @@ import Foundation
 import RequestKitTesting
 import Testing
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 @Suite("TestServer observation: stats, aborted requests and shutdown")
 struct TestServerObservationTests {
     @Test("120 concurrent blocked requests are all active at once and counted as peaks")
@@ -80,7 +74,7 @@ struct TestServerObservationTests {
         let connection = try RawHTTPConnection(port: server.port)
         try connection.send("GET /get HTTP/1.1\r\nHost: h\r\n\r\n")
         _ = try connection.readResponse()
-        #expect(await eventually { server.stats.activeRequests == 0 })
+        #expect(await server.waitUntil { $0.activeRequests == 0 })
         server.resetStats()
         server.clearRequests()
         var expected = TestServer.Stats()
