@@ -38,10 +38,6 @@ struct HTTPConnection {
             core.requestRejected()
             sendError(error)
             return false
-        } catch ConnectionEnd.timedOut where reader.bufferedCount > 0 {
-            core.requestRejected()
-            sendError(HTTPRequestError(status: 408, message: "the request did not arrive in time"))
-            return false
         } catch {
             return false
         }
@@ -81,13 +77,17 @@ struct HTTPConnection {
             }
         }
         let timeout = core.configuration.readTimeout
-        switch head.framing {
-        case .none:
-            return (Data(), [])
-        case .length(let length):
-            return (Data(try reader.read(count: length, timeout: timeout)), [])
-        case .chunked:
-            return try ChunkedBodyDecoder(reader: reader, configuration: core.configuration).decode()
+        do {
+            switch head.framing {
+            case .none:
+                return (Data(), [])
+            case .length(let length):
+                return (Data(try reader.read(count: length, timeout: timeout)), [])
+            case .chunked:
+                return try ChunkedBodyDecoder(reader: reader, configuration: core.configuration).decode()
+            }
+        } catch ConnectionEnd.timedOut {
+            throw HTTPRequestError(status: 408, message: "the request body did not arrive in time")
         }
     }
 

@@ -39,6 +39,16 @@ struct HTTPRequestHead: Sendable {
     ) throws -> HTTPRequestHead {
         reader.skipEmptyLines()
         if reader.bufferedCount == 0 { try reader.fill(timeout: idleTimeout) }
+        do {
+            return try readStarted(from: reader, configuration: configuration)
+        } catch ConnectionEnd.timedOut {
+            throw HTTPRequestError(status: 408, message: "the request head did not arrive in time")
+        }
+    }
+
+    private static func readStarted(
+        from reader: ConnectionReader, configuration: TestServer.Configuration
+    ) throws -> HTTPRequestHead {
         var budget = configuration.maxHeaderBytes
         let tooLongLine = HTTPRequestError(status: 414, message: "request line is longer than \(budget) bytes")
         var line = try reader.readLine(limit: budget, timeout: configuration.readTimeout, tooLong: tooLongLine)

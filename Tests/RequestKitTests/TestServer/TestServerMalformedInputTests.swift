@@ -95,6 +95,21 @@ struct TestServerMalformedInputTests {
         #expect(try exchange(chunked, server: server).0 == 413)
     }
 
+    @Test("A request that stalls mid-head or mid-body gets 408 after readTimeout, then the connection closes")
+    func stalledRequests() throws {
+        let server = try TestServer(configuration: .init(readTimeout: .milliseconds(300)))
+        defer { server.stop() }
+        let head = try exchange("GET /get HTTP/1.1\r\nHost: h\r\n", server: server)
+        #expect(head.0 == 408)
+        #expect(head.1 == "the request head did not arrive in time\n")
+        #expect(head.2)
+        let body = try exchange("POST /post HTTP/1.1\r\nHost: h\r\nContent-Length: 10\r\n\r\nabc", server: server)
+        #expect(body.0 == 408)
+        #expect(body.1 == "the request body did not arrive in time\n")
+        #expect(server.stats.rejectedRequests == 2)
+        #expect(server.stats.requestCount == 0)
+    }
+
     @Test("Random bytes and truncated requests never break the server; a normal request still works afterwards")
     func fuzzing() async throws {
         let server = try TestServer(configuration: .init(readTimeout: .seconds(2)))
