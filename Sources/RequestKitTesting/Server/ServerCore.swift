@@ -157,4 +157,12 @@ final class ServerCore: Sendable {
             return !state.hasDroppedEventStream
         }
     }
+
+    /// Counts one more request to `path` for `/sequence/{codes}` and returns its 1-based number.
+    func nextAttempt(for path: String) -> Int {
+        state.withLock { state in
+            state.attemptsByPath[path, default: 0] += 1
+            return state.attemptsByPath[path, default: 1]
+        }
+    }
 }

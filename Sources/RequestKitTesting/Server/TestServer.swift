@@ -2,22 +2,54 @@ import Foundation
 
 /// An in-process HTTP/1.1 server on `127.0.0.1` and a random free port, for tests that cross the wire.
 ///
-/// The server starts listening as soon as it is created and answers a set of httpbin-style built-in routes
-/// (`/anything`, `/status/{code}`, `/delay/{seconds}`, `/redirect/{n}`, `/bytes/{n}`, `/sse`, `/upload`, …) plus
-/// any custom routes you add. Every connection gets its own thread, so handlers may block or sleep and hundreds
-/// of concurrent connections are fine. It records every request and keeps counters (``Stats``) that let tests
-/// prove concurrency limits, connection reuse and cancellation.
+/// The server starts listening as soon as it is created and answers httpbin-style built-in routes plus any
+/// custom routes you add with ``route(_:method:_:)``. Every connection gets its own thread, so handlers may block
+/// or sleep and hundreds of concurrent connections are fine. It records every request (``requests``) and keeps
+/// counters (``stats``) that let tests prove concurrency limits, connection reuse and cancellation.
 ///
 /// ```swift
 /// let server = try TestServer()
 /// defer { server.stop() }
 /// server.route("/todos/{id}", method: "GET") { request in
-///     .json(Data(#"{"id":\#(request.pathParameters["id"] ?? "0")}"#.utf8))
+///     .json(["id": Int(request.pathParameters["id"] ?? "") ?? 0])
 /// }
 /// let (data, _) = try await URLSession.shared.data(from: server.url("/todos/7"))
 /// #expect(String(decoding: data, as: UTF8.self) == #"{"id":7}"#)
 /// #expect(server.requests.last?.path == "/todos/7")
 /// ```
+///
+/// ## Built-in routes
+///
+/// JSON bodies have sorted keys and no whitespace, so tests can compare exact bytes. The *echo document* is
+/// `{"args", "body", "bodyBase64", "bodyLength", "headers", "method", "path", "query", "url"}`: the raw path and
+/// query, the percent-decoded query items (a repeated name maps to an array, a bare name to `""`), the headers as
+/// received (repeated ones joined with `", "`), and the body as UTF-8 text (`""` when not UTF-8) and base64.
+///
+/// | Route | Answer |
+/// |---|---|
+/// | `/anything`, `/anything/…` | the echo document, any method |
+/// | `/get`, `/post`, `/put`, `/patch`, `/delete` | the echo document; `405` for another method |
+/// | `/status/{code}` | that status with text `status {code}` (none for 204/304; `Location: /anything` for 3xx) |
+/// | `/delay/{seconds}` | the echo document after up to 30 s, watching for the client leaving |
+/// | `/redirect/{n}`, `/relative-redirect/{n}`, `/absolute-redirect/{n}` | `302` chains ending at `/get` |
+/// | `/redirect-to?url=…&status_code=…` | a redirect (302 by default) to `url` |
+/// | `/bytes/{n}?seed=S` | `n` bytes of ``TestPayload/randomBytes(count:seed:)`` (at most 100 MiB) |
+/// | `/large/{n}` | `n` bytes of ``TestPayload/largeBodyByte(at:)``, generated while sending |
+/// | `/stream/{n}` | `n` echo documents with `"id"`, one JSON line per chunk |
+/// | `/chunked?chunks=N&size=S&interval=MS` | a chunked body ending with `X-Chunk-Count` and `X-Content-SHA256` trailers |
+/// | `/drip?numbytes=N&duration=S&delay=S&code=C` | `N` `*` bytes spread over `duration`, after `delay` |
+/// | `/sse?count=N&retry=MS&interval=MS&drop=K` | server-sent events `id: i` / `data: message i`; honours `Last-Event-ID`; `drop` cuts the first stream after `K` events |
+/// | `/upload` | `{"bytes": N, "sha256": "…"}` for the request body, any method |
+/// | `/headers`, `/ip`, `/user-agent`, `/json` | the request headers, `127.0.0.1`, the `User-Agent`, a fixed document |
+/// | `/basic-auth/{user}/{password}`, `/bearer` | `200` for matching credentials, else `401` with `WWW-Authenticate` |
+/// | `/cookies`, `/cookies/set?n=v`, `/cookies/delete?n` | the `Cookie` pairs; setting or expiring cookies, then `302` to `/cookies` |
+/// | `/response-headers?Name=Value` | sends those headers and echoes them |
+/// | `/etag/{etag}`, `/cache`, `/cache/{seconds}` | `ETag`/`Last-Modified`/`Cache-Control`; `304` for conditional requests |
+/// | `/sequence/{codes}?retry_after=S` | the n-th request to the path gets the n-th code, with `X-Attempt` |
+/// | `/fault/{kind}` | `close`, `truncate`, `malformed-status`, `bad-chunk`, `hang`, `hang-body` |
+///
+/// Anything else is `404` with the text `not found: {path}`. Malformed requests get a `400` (or `413`, `414`,
+/// `431`, `501`, `505`, `408`) whose text says what was wrong, and the connection closes.
 ///
 /// A route handler that captures the server itself keeps it alive; call ``stop()`` explicitly in that case.
 public final class TestServer: Sendable {
