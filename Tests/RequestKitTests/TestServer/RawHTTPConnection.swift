@@ -47,9 +47,9 @@ final class RawHTTPConnection {
             }
         }
         guard result == 0 else {
-            let code = errno
-            _ = closeDescriptor(fd)
-            throw Failure(description: "connect failed: errno \(code)")
+            // No close here: a class whose initializer throws after initializing every property still runs
+            // deinit, which closes the descriptor. Closing twice could close an unrelated, reused descriptor.
+            throw Failure(description: "connect failed: errno \(errno)")
         }
     }
 
@@ -87,7 +87,7 @@ final class RawHTTPConnection {
 
     /// Closes the socket (idempotent).
     func close() {
-        guard !isClosed else { return }
+        guard !isClosed, fd >= 0 else { return }
         isClosed = true
         _ = closeDescriptor(fd)
     }
