@@ -47,6 +47,7 @@ struct BuiltInRoutes {
         case ("drip", 0): return drip(request)
         case ("chunked", 0): return chunked(request)
         case ("large", 1): return large(bytes: rest[0])
+        case ("range", 1): return range(request, count: rest[0])
         case ("upload", 0): return upload(request)
         case ("sse", 0): return serverSentEvents(request)
         case ("sequence", 1): return sequence(request, codes: rest[0])

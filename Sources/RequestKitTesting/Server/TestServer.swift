@@ -34,6 +34,7 @@ import Foundation
 /// | `/redirect/{n}`, `/relative-redirect/{n}`, `/absolute-redirect/{n}` | `302` chains ending at `/get` |
 /// | `/redirect-to?url=…&status_code=…` | a redirect (302 by default) to `url` |
 /// | `/bytes/{n}?seed=S` | `n` bytes of ``TestPayload/randomBytes(count:seed:)`` (at most 100 MiB) |
+/// | `/range/{n}` | `n` bytes of `abc…z` repeating; a single `Range: bytes=…` gets `206` with `Content-Range`, or `416` |
 /// | `/large/{n}` | `n` bytes of ``TestPayload/largeBodyByte(at:)``, generated while sending |
 /// | `/stream/{n}` | `n` echo documents with `"id"`, one JSON line per chunk |
 /// | `/chunked?chunks=N&size=S&interval=MS` | a chunked body ending with `X-Chunk-Count` and `X-Content-SHA256` trailers |
