@@ -41,6 +41,7 @@ struct HTTPConnection {
         } catch {
             return false
         }
+        let receivedAt = ContinuousClock.now
         core.requestStarted()
         let body: Data
         let trailers: [(name: String, value: String)]
@@ -55,10 +56,9 @@ struct HTTPConnection {
             core.requestFinished(aborted: true)
             return false
         }
-        var request = TestRequest(
+        let request = TestRequest(
             method: head.method, target: head.target, headers: head.headers, body: body,
-            httpVersion: head.httpVersion, trailers: trailers, connectionID: id)
-        request.pathParameters = [:]
+            httpVersion: head.httpVersion, trailers: trailers, connectionID: id, receivedAt: receivedAt)
         core.requestReceived(request)
         let response = core.response(for: request)
         let limitReached = core.configuration.maxRequestsPerConnection.map { served + 1 >= $0 } ?? false

@@ -73,6 +73,13 @@ public struct TestRequest: Sendable {
     /// #expect(Set(server.requests.map(\.connectionID)).count == 1)  // one reused connection
     /// ```
     public var connectionID: Int
+    /// When the request head arrived, on the continuous clock; useful for measuring retry back-off.
+    ///
+    /// ```swift
+    /// let times = server.requests.map(\.receivedAt)
+    /// #expect(times[1] - times[0] >= .milliseconds(100))
+    /// ```
+    public var receivedAt: ContinuousClock.Instant
 
     /// Creates a request value, for example to unit-test a route handler without a socket.
     ///
@@ -86,7 +93,8 @@ public struct TestRequest: Sendable {
         body: Data = Data(),
         httpVersion: String = "HTTP/1.1",
         trailers: [(name: String, value: String)] = [],
-        connectionID: Int = 0
+        connectionID: Int = 0,
+        receivedAt: ContinuousClock.Instant = .now
     ) {
         self.method = method
         self.target = target
@@ -99,6 +107,7 @@ public struct TestRequest: Sendable {
         self.httpVersion = httpVersion
         self.pathParameters = [:]
         self.connectionID = connectionID
+        self.receivedAt = receivedAt
     }
 
     /// The query items, percent-decoded, in order; `+` decodes to a space as in HTML forms.

@@ -18,6 +18,8 @@ struct FaultRoutesTests {
         #expect(seen.map(\.0) == [503, 429, 200, 200])
         #expect(seen.map(\.1) == ["1", "2", "3", "4"])
         #expect(seen.map(\.2) == ["2", "2", nil, nil])
+        let arrivals = server.requests.map(\.receivedAt)
+        #expect(zip(arrivals, arrivals.dropFirst()).allSatisfy { $0 <= $1 })
         try connection.send("GET /sequence/500,201 HTTP/1.1\r\nHost: h\r\n\r\n")
         #expect(try connection.readResponse().status == 500)
     }
