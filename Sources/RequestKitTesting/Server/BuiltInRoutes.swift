@@ -49,6 +49,8 @@ struct BuiltInRoutes {
         case ("large", 1): return large(bytes: rest[0])
         case ("range", 1): return range(request, count: rest[0])
         case ("upload", 0): return upload(request)
+        case ("gzip", 0): return encoded(request, gzip: true)
+        case ("deflate", 0): return encoded(request, gzip: false)
         case ("sse", 0): return serverSentEvents(request)
         case ("sequence", 1): return sequence(request, codes: rest[0])
         case ("fault", 1): return fault(kind: rest[0])

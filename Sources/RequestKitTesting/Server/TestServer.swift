@@ -40,6 +40,7 @@ import Foundation
 /// | `/chunked?chunks=N&size=S&interval=MS` | a chunked body ending with `X-Chunk-Count` and `X-Content-SHA256` trailers |
 /// | `/drip?numbytes=N&duration=S&delay=S&code=C` | `N` `*` bytes spread over `duration`, after `delay` |
 /// | `/sse?count=N&retry=MS&interval=MS&drop=K` | server-sent events `id: i` / `data: message i`; honours `Last-Event-ID`; `drop` cuts the first stream after `K` events |
+/// | `/gzip`, `/deflate` | the echo document with `"gzipped"`/`"deflated": true`, in that `Content-Encoding` (stored blocks) |
 /// | `/upload` | `{"bytes": N, "sha256": "…"}` for the request body, any method |
 /// | `/headers`, `/ip`, `/user-agent`, `/json` | the request headers, `127.0.0.1`, the `User-Agent`, a fixed document |
 /// | `/basic-auth/{user}/{password}`, `/bearer` | `200` for matching credentials, else `401` with `WWW-Authenticate` |
