@@ -20,14 +20,3 @@ struct RawHTTPResponse {
     /// The body as UTF-8 text.
     var text: String { String(decoding: body, as: UTF8.self) }
 }
-
-/// Polls `condition` every 10 ms until it holds or `timeout` passes; returns whether it held.
-func eventually(timeout: Duration = .seconds(10), _ condition: () -> Bool) async -> Bool {
-    let clock = ContinuousClock()
-    let deadline = clock.now + timeout
-    while clock.now < deadline {
-        if condition() { return true }
-        try? await Task.sleep(for: .milliseconds(10))
-    }
-    return condition()
-}

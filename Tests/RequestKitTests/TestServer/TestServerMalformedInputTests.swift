@@ -145,13 +145,13 @@ struct TestServerMalformedInputTests {
         #expect(response.status == 200)
         #expect(response.text.contains(#""query":"after=fuzz""#))
         connection.close()
-        #expect(await eventually { server.stats.openConnections == 0 })
+        #expect(await server.waitUntil { $0.openConnections == 0 })
         #expect(server.stats.activeRequests == 0)
     }
 }
 
 /// A small deterministic random number generator (SplitMix64) so fuzz rounds repeat exactly.
-struct SeededGenerator: RandomNumberGenerator {
+private struct SeededGenerator: RandomNumberGenerator {
     var state: UInt64
 
     init(seed: UInt64) {

@@ -54,12 +54,12 @@ struct TestServerObservationTests {
         defer { server.stop() }
         let connection = try RawHTTPConnection(port: server.port)
         try connection.send("GET /delay/20 HTTP/1.1\r\nHost: h\r\n\r\n")
-        #expect(await eventually { server.stats.activeRequests == 1 })
+        #expect(await server.waitUntil { $0.activeRequests == 1 })
         let closedAt = ContinuousClock.now
         connection.close()
-        #expect(await eventually { server.stats.abortedRequests == 1 })
+        #expect(await server.waitUntil { $0.abortedRequests == 1 })
         #expect(ContinuousClock.now - closedAt < .seconds(10))
-        #expect(await eventually { server.stats.openConnections == 0 && server.stats.activeRequests == 0 })
+        #expect(await server.waitUntil { $0.openConnections == 0 && $0.activeRequests == 0 })
     }
 
     @Test("A client that disconnects during a streamed response is counted as aborted")
@@ -70,7 +70,7 @@ struct TestServerObservationTests {
         try connection.send("GET /drip?numbytes=100&duration=20 HTTP/1.1\r\nHost: h\r\n\r\n")
         #expect(try connection.readLine() == "HTTP/1.1 200 OK")
         connection.close()
-        #expect(await eventually { server.stats.abortedRequests == 1 })
+        #expect(await server.waitUntil { $0.abortedRequests == 1 })
     }
 
     @Test("resetStats zeroes the counters and waitForRequests sees new arrivals")
@@ -102,7 +102,7 @@ struct TestServerObservationTests {
         _ = try idle.readResponse()
         let blocked = try RawHTTPConnection(port: port)
         try blocked.send("GET /delay/20 HTTP/1.1\r\nHost: h\r\n\r\n")
-        #expect(await eventually { server.stats.activeRequests == 1 && server.stats.openConnections == 2 })
+        #expect(await server.waitUntil { $0.activeRequests == 1 && $0.openConnections == 2 })
         #if os(Linux)
         let before = serverSocketInodes(port: port)
         #expect(before.count >= 3)  // the listener and two accepted connections
