@@ -34,19 +34,20 @@ import Foundation
 /// | `/redirect/{n}`, `/relative-redirect/{n}`, `/absolute-redirect/{n}` | `302` chains ending at `/get` |
 /// | `/redirect-to?url=…&status_code=…` | a redirect (302 by default) to `url` |
 /// | `/bytes/{n}?seed=S` | `n` bytes of ``TestPayload/randomBytes(count:seed:)`` (at most 100 MiB) |
-/// | `/range/{n}` | `n` bytes of `abc…z` repeating; a single `Range: bytes=…` gets `206` with `Content-Range`, or `416` |
+/// | `/range/{n}` | `n` bytes of `abc…z` repeating; one `Range: bytes=…` gets `206` + `Content-Range`, or `416` |
 /// | `/large/{n}` | `n` bytes of ``TestPayload/largeBodyByte(at:)``, generated while sending |
 /// | `/stream/{n}` | `n` echo documents with `"id"`, one JSON line per chunk |
-/// | `/chunked?chunks=N&size=S&interval=MS` | a chunked body ending with `X-Chunk-Count` and `X-Content-SHA256` trailers |
+/// | `/chunked?chunks=N&size=S&interval=MS` | a chunked body with `X-Chunk-Count`, `X-Content-SHA256` trailers |
 /// | `/drip?numbytes=N&duration=S&delay=S&code=C` | `N` `*` bytes spread over `duration`, after `delay` |
-/// | `/sse?count=N&retry=MS&interval=MS&drop=K` | server-sent events `id: i` / `data: message i`; honours `Last-Event-ID`; `drop` cuts the first stream after `K` events |
-/// | `/gzip`, `/deflate` | the echo document with `"gzipped"`/`"deflated": true`, in that `Content-Encoding` (stored blocks) |
+/// | `/sse?count=N&retry=MS&interval=MS&drop=K` | events `id: i`, `data: message i`, after `Last-Event-ID` if sent; |
+/// | | `drop=K` cuts the server's first such stream after `K` events |
+/// | `/gzip`, `/deflate` | the echo document plus `"gzipped"`/`"deflated": true`, in that `Content-Encoding` |
 /// | `/upload` | `{"bytes": N, "sha256": "…"}` for the request body, any method |
 /// | `/headers`, `/ip`, `/user-agent`, `/json` | the request headers, `127.0.0.1`, the `User-Agent`, a fixed document |
 /// | `/basic-auth/{user}/{password}`, `/bearer` | `200` for matching credentials, else `401` with `WWW-Authenticate` |
-/// | `/cookies`, `/cookies/set?n=v`, `/cookies/delete?n` | the `Cookie` pairs; setting or expiring cookies, then `302` to `/cookies` |
+/// | `/cookies`, `/cookies/set?n=v`, `/cookies/delete?n` | the `Cookie` pairs; or set/expire, `302` to `/cookies` |
 /// | `/response-headers?Name=Value` | sends those headers and echoes them |
-/// | `/etag/{etag}`, `/cache`, `/cache/{seconds}` | `ETag`/`Last-Modified`/`Cache-Control`; `304` for conditional requests |
+/// | `/etag/{etag}`, `/cache`, `/cache/{seconds}` | `ETag`, `Last-Modified`, `Cache-Control`; `304` when conditional |
 /// | `/sequence/{codes}?retry_after=S` | the n-th request to the path gets the n-th code, with `X-Attempt` |
 /// | `/fault/{kind}` | `close`, `truncate`, `malformed-status`, `bad-chunk`, `hang`, `hang-body` |
 ///
