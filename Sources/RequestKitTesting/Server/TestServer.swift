@@ -70,6 +70,19 @@ public final class TestServer: Sendable {
         core.start()
     }
 
+    /// Creates a server after adjusting the default configuration, and starts listening.
+    ///
+    /// ```swift
+    /// let server = try TestServer { $0.maxRequestsPerConnection = 1 }
+    /// ```
+    /// - Parameter configure: Changes to make to the default ``Configuration``.
+    /// - Throws: An error describing the failing socket call when the server cannot listen.
+    public convenience init(_ configure: (inout Configuration) -> Void) throws {
+        var configuration = Configuration()
+        configure(&configuration)
+        try self.init(configuration: configuration)
+    }
+
     deinit {
         core.stop()
     }

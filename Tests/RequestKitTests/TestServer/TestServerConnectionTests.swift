@@ -120,7 +120,8 @@ struct TestServerConnectionTests {
 
     @Test("maxRequestsPerConnection closes the connection after the last allowed response")
     func requestLimit() throws {
-        let server = try TestServer(configuration: .init(maxRequestsPerConnection: 2))
+        let server = try TestServer { $0.maxRequestsPerConnection = 2 }
+        #expect(server.configuration.maxRequestsPerConnection == 2)
         defer { server.stop() }
         let connection = try RawHTTPConnection(port: server.port)
         try connection.send("GET /get HTTP/1.1\r\nHost: h\r\n\r\n")
