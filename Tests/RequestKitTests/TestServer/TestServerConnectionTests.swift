@@ -167,4 +167,39 @@ struct TestServerConnectionTests {
         try connection.send("GET /raw HTTP/1.1\r\nHost: h\r\n\r\n")
         #expect(connection.readToEnd() == Data("HTTP/1.1 299 Odd\r\n\r\nbye".utf8))
     }
+
+    @Test("A stream can end with custom trailers, HEAD skips the body, and HTTP/1.0 gets a close-delimited body")
+    func streamVariants() throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        server.route("/trailers") { _ in
+            TestResponse(
+                headers: [("Trailer", "X-Done")],
+                body: .stream { writer in
+                    try writer.write(writer.isClientConnected ? "data" : "gone")
+                    try writer.finish(trailers: [("X-Done", "yes")])
+                    try writer.write("ignored after finish")
+                })
+        }
+        let connection = try RawHTTPConnection(port: server.port)
+        try connection.send("GET /trailers HTTP/1.1\r\nHost: h\r\n\r\n")
+        let streamed = try connection.readResponse()
+        #expect(streamed.text == "data")
+        #expect(streamed.trailers.map(\.name) == ["X-Done"])
+        #expect(streamed.trailers.map(\.value) == ["yes"])
+
+        try connection.send("HEAD /stream/2 HTTP/1.1\r\nHost: h\r\n\r\n")
+        let head = try connection.readResponse(forHEAD: true)
+        #expect(head.header("Transfer-Encoding") == "chunked")
+        try connection.send("GET /status/200 HTTP/1.1\r\nHost: h\r\n\r\n")
+        #expect(try connection.readResponse().text == "status 200")
+
+        let old = try RawHTTPConnection(port: server.port)
+        try old.send("GET /chunked?chunks=2&size=2 HTTP/1.0\r\n\r\n")
+        let raw = String(decoding: old.readToEnd(), as: UTF8.self)
+        #expect(raw.hasPrefix("HTTP/1.1 200 OK\r\n"))
+        #expect(!raw.contains("Transfer-Encoding"))
+        #expect(raw.contains("\r\nConnection: close\r\n"))
+        #expect(raw.hasSuffix("\r\n\r\naabb"))
+    }
 }
