@@ -4,6 +4,8 @@ import Foundation
 ///
 /// The server adds `Date`, the framing header (`Content-Length` or `Transfer-Encoding: chunked`) and
 /// `Connection: close` when it closes the connection; headers you set yourself are sent as given and first.
+/// Statuses that forbid a body (1xx, 204, 304) get no framing header, and a streamed or chunked body sent to an
+/// HTTP/1.0 client is delimited by closing the connection, since HTTP/1.0 has no chunked encoding.
 ///
 /// ```swift
 /// server.route("/teapot") { _ in
