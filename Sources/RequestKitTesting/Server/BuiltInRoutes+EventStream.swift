@@ -14,10 +14,11 @@ extension BuiltInRoutes {
         }
         let retry = request.queryValue("retry").flatMap { Int($0) }
         let drop = request.queryValue("drop").flatMap { Int($0) }
-        let lastID = request.header("Last-Event-ID").flatMap { Int($0.trimmingCharacters(in: .whitespaces)) } ?? 0
+        let lastID = max(
+            0, request.header("Last-Event-ID").flatMap { Int($0.trimmingCharacters(in: .whitespaces)) } ?? 0)
         let first = lastID + 1
         let last = Int(count)
-        let dropAfter = drop.flatMap { $0 < last - lastID && core.claimEventStreamDrop() ? $0 : nil }
+        let dropAfter = drop.flatMap { $0 >= 0 && $0 < last - lastID && core.claimEventStreamDrop() ? $0 : nil }
         let pause = Duration.milliseconds(Int(interval))
         return TestResponse(
             headers: [("Content-Type", "text/event-stream"), ("Cache-Control", "no-cache")],

@@ -98,7 +98,9 @@ extension BuiltInRoutes {
     }
 
     /// A numeric query parameter, its default when absent, or `nil` when it is not a number within `range`.
-    func number(_ request: TestRequest, _ name: String, default value: Double, in range: ClosedRange<Double>)
+    func number(
+        _ request: TestRequest, _ name: String, default value: Double, in range: ClosedRange<Double>
+    )
         -> Double?
     {
         guard let text = request.queryValue(name) else { return value }

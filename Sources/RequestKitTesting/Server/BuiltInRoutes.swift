@@ -47,8 +47,13 @@ struct BuiltInRoutes {
         case ("drip", 0): return drip(request)
         case ("chunked", 0): return chunked(request)
         case ("large", 1): return large(bytes: rest[0])
+        case ("range", 1): return range(request, count: rest[0])
         case ("upload", 0): return upload(request)
+        case ("gzip", 0): return encoded(request, gzip: true)
+        case ("deflate", 0): return encoded(request, gzip: false)
         case ("sse", 0): return serverSentEvents(request)
+        case ("sequence", 1): return sequence(request, codes: rest[0])
+        case ("fault", 1): return fault(kind: rest[0])
         default: return .text("not found: \(request.path)", status: 404)
         }
     }

@@ -38,13 +38,10 @@ struct HTTPConnection {
             core.requestRejected()
             sendError(error)
             return false
-        } catch ConnectionEnd.timedOut where reader.bufferedCount > 0 {
-            core.requestRejected()
-            sendError(HTTPRequestError(status: 408, message: "the request did not arrive in time"))
-            return false
         } catch {
             return false
         }
+        let receivedAt = ContinuousClock.now
         core.requestStarted()
         let body: Data
         let trailers: [(name: String, value: String)]
@@ -59,10 +56,9 @@ struct HTTPConnection {
             core.requestFinished(aborted: true)
             return false
         }
-        var request = TestRequest(
+        let request = TestRequest(
             method: head.method, target: head.target, headers: head.headers, body: body,
-            httpVersion: head.httpVersion, trailers: trailers, connectionID: id)
-        request.pathParameters = [:]
+            httpVersion: head.httpVersion, trailers: trailers, connectionID: id, receivedAt: receivedAt)
         core.requestReceived(request)
         let response = core.response(for: request)
         let limitReached = core.configuration.maxRequestsPerConnection.map { served + 1 >= $0 } ?? false
@@ -81,13 +77,17 @@ struct HTTPConnection {
             }
         }
         let timeout = core.configuration.readTimeout
-        switch head.framing {
-        case .none:
-            return (Data(), [])
-        case .length(let length):
-            return (Data(try reader.read(count: length, timeout: timeout)), [])
-        case .chunked:
-            return try ChunkedBodyDecoder(reader: reader, configuration: core.configuration).decode()
+        do {
+            switch head.framing {
+            case .none:
+                return (Data(), [])
+            case .length(let length):
+                return (Data(try reader.read(count: length, timeout: timeout)), [])
+            case .chunked:
+                return try ChunkedBodyDecoder(reader: reader, configuration: core.configuration).decode()
+            }
+        } catch ConnectionEnd.timedOut {
+            throw HTTPRequestError(status: 408, message: "the request body did not arrive in time")
         }
     }
 

@@ -8,8 +8,10 @@ extension HTTPRequestHead {
             throw HTTPRequestError(
                 status: 400, message: hosts.isEmpty ? "missing Host header" : "more than one Host header")
         }
-        let lengths = values(of: "Content-Length").flatMap { $0.split(separator: ",", omittingEmptySubsequences: false) }
-            .map { $0.trimmingCharacters(in: .whitespaces) }
+        let lengths = values(of: "Content-Length").flatMap {
+            $0.split(separator: ",", omittingEmptySubsequences: false)
+        }
+        .map { $0.trimmingCharacters(in: .whitespaces) }
         let codings = values(of: "Transfer-Encoding").flatMap { $0.split(separator: ",") }
             .map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
         if !codings.isEmpty {

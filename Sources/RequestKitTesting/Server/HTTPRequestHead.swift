@@ -39,6 +39,16 @@ struct HTTPRequestHead: Sendable {
     ) throws -> HTTPRequestHead {
         reader.skipEmptyLines()
         if reader.bufferedCount == 0 { try reader.fill(timeout: idleTimeout) }
+        do {
+            return try readStarted(from: reader, configuration: configuration)
+        } catch ConnectionEnd.timedOut {
+            throw HTTPRequestError(status: 408, message: "the request head did not arrive in time")
+        }
+    }
+
+    private static func readStarted(
+        from reader: ConnectionReader, configuration: TestServer.Configuration
+    ) throws -> HTTPRequestHead {
         var budget = configuration.maxHeaderBytes
         let tooLongLine = HTTPRequestError(status: 414, message: "request line is longer than \(budget) bytes")
         var line = try reader.readLine(limit: budget, timeout: configuration.readTimeout, tooLong: tooLongLine)
@@ -74,7 +84,8 @@ struct HTTPRequestHead: Sendable {
         let parts = line.split(separator: 32, omittingEmptySubsequences: false)
         guard parts.count == 3, parts.allSatisfy({ !$0.isEmpty }) else {
             throw HTTPRequestError(
-                status: 400, message: "malformed request line: expected \"METHOD target HTTP/1.1\" separated by single spaces")
+                status: 400,
+                message: "malformed request line: expected \"METHOD target HTTP/1.1\" separated by single spaces")
         }
         guard parts[0].allSatisfy(HTTPGrammar.isTokenCharacter) else {
             throw HTTPRequestError(status: 400, message: "invalid character in request method")
@@ -126,7 +137,8 @@ struct HTTPRequestHead: Sendable {
         while let first = value.first, first == 32 || first == 9 { value = value.dropFirst() }
         while let last = value.last, last == 32 || last == 9 { value = value.dropLast() }
         guard value.allSatisfy({ $0 == 9 || $0 >= 32 && $0 != 127 }) else {
-            throw HTTPRequestError(status: 400, message: "invalid character in value of header \(String(decoding: name, as: UTF8.self))")
+            throw HTTPRequestError(
+                status: 400, message: "invalid character in value of header \(String(decoding: name, as: UTF8.self))")
         }
         return (name: String(decoding: name, as: UTF8.self), value: HTTPGrammar.text(from: value))
     }

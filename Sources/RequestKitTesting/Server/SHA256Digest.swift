@@ -53,13 +53,22 @@ public struct SHA256Digest: Sendable {
     /// - Parameter data: The next bytes of the message.
     public mutating func update(_ data: Data) {
         totalBytes &+= UInt64(data.count)
-        pending.append(contentsOf: data)
-        var offset = 0
-        while pending.count - offset >= 64 {
-            compress(pending[offset..<(offset + 64)])
-            offset += 64
+        data.withUnsafeBytes { bytes in
+            var offset = 0
+            if !pending.isEmpty {
+                let needed = min(64 - pending.count, bytes.count)
+                pending.append(contentsOf: bytes[0..<needed])
+                offset = needed
+                guard pending.count == 64 else { return }
+                pending.withUnsafeBytes { compressBlocks($0) }
+                pending.removeAll(keepingCapacity: true)
+            }
+            let wholeBlocks = (bytes.count - offset) / 64 * 64
+            if wholeBlocks > 0 {
+                compressBlocks(UnsafeRawBufferPointer(rebasing: bytes[offset..<(offset + wholeBlocks)]))
+            }
+            pending.append(contentsOf: bytes[(offset + wholeBlocks)...])
         }
-        pending.removeFirst(offset)
     }
 
     /// Pads the message and returns the digest as 32 bytes.
@@ -73,12 +82,11 @@ public struct SHA256Digest: Sendable {
         let bitLength = totalBytes &* 8
         copy.pending.append(0x80)
         while copy.pending.count % 64 != 56 { copy.pending.append(0) }
-        for shift in stride(from: 56, through: 0, by: -8) { copy.pending.append(UInt8(truncatingIfNeeded: bitLength >> shift)) }
-        var offset = 0
-        while offset < copy.pending.count {
-            copy.compress(copy.pending[offset..<(offset + 64)])
-            offset += 64
+        for shift in stride(from: 56, through: 0, by: -8) {
+            copy.pending.append(UInt8(truncatingIfNeeded: bitLength >> shift))
         }
+        let padded = copy.pending
+        padded.withUnsafeBytes { copy.compressBlocks($0) }
         return copy.state.flatMap { word in (0..<4).map { UInt8(truncatingIfNeeded: word >> (24 - 8 * $0)) } }
     }
 
@@ -92,27 +100,37 @@ public struct SHA256Digest: Sendable {
         finalize().map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
     }
 
-    private mutating func compress(_ block: ArraySlice<UInt8>) {
-        var words = [UInt32](repeating: 0, count: 64)
-        var index = block.startIndex
+    /// Runs the compression function over `blocks`, whose length is a multiple of 64 bytes.
+    private mutating func compressBlocks(_ blocks: UnsafeRawBufferPointer) {
+        // The first 64 words hold the message schedule, the next 64 a local copy of the round constants.
+        withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 128) { words in
+            for round in 0..<64 { words[64 + round] = Self.roundConstants[round] }
+            var offset = 0
+            while offset + 64 <= blocks.count {
+                compress(blocks, at: offset, schedule: words)
+                offset += 64
+            }
+        }
+    }
+
+    private mutating func compress(
+        _ blocks: UnsafeRawBufferPointer, at offset: Int, schedule words: UnsafeMutableBufferPointer<UInt32>
+    ) {
         for word in 0..<16 {
-            words[word] =
-                UInt32(block[index]) << 24 | UInt32(block[index + 1]) << 16 | UInt32(block[index + 2]) << 8
-                | UInt32(block[index + 3])
-            index += 4
+            words[word] = UInt32(bigEndian: blocks.loadUnaligned(fromByteOffset: offset + word * 4, as: UInt32.self))
         }
         for word in 16..<64 {
             let previous = words[word - 15]
-            let sigma0 = previous.rotatedRight(7) ^ previous.rotatedRight(18) ^ (previous >> 3)
+            let sigma0 = previous.rotatedRight(7) ^ previous.rotatedRight(18) ^ (previous &>> 3)
             let older = words[word - 2]
-            let sigma1 = older.rotatedRight(17) ^ older.rotatedRight(19) ^ (older >> 10)
+            let sigma1 = older.rotatedRight(17) ^ older.rotatedRight(19) ^ (older &>> 10)
             words[word] = words[word - 16] &+ sigma0 &+ words[word - 7] &+ sigma1
         }
         var (a, b, c, d, e, f, g, h) = (state[0], state[1], state[2], state[3], state[4], state[5], state[6], state[7])
         for round in 0..<64 {
             let sum1 = e.rotatedRight(6) ^ e.rotatedRight(11) ^ e.rotatedRight(25)
             let choice = (e & f) ^ (~e & g)
-            let temporary1 = h &+ sum1 &+ choice &+ Self.roundConstants[round] &+ words[round]
+            let temporary1 = h &+ sum1 &+ choice &+ words[64 + round] &+ words[round]
             let sum0 = a.rotatedRight(2) ^ a.rotatedRight(13) ^ a.rotatedRight(22)
             let majority = (a & b) ^ (a & c) ^ (b & c)
             let temporary2 = sum0 &+ majority
@@ -131,6 +149,6 @@ public struct SHA256Digest: Sendable {
 
 extension UInt32 {
     fileprivate func rotatedRight(_ count: UInt32) -> UInt32 {
-        (self >> count) | (self << (32 - count))
+        (self &>> count) | (self &<< (32 - count))
     }
 }

@@ -61,7 +61,11 @@ final class ServerCore: Sendable {
     private func acceptLoop() {
         while !isStopped {
             guard listener.waitForReadable(milliseconds: 50) == .readable else { continue }
-            guard let socket = listener.acceptConnection() else { continue }
+            guard let socket = listener.acceptConnection() else {
+                // Out of descriptors or a transient failure: back off briefly instead of spinning on poll().
+                Thread.sleep(forTimeInterval: 0.01)
+                continue
+            }
             let connectionID: Int? = state.withLock { state in
                 guard !state.isStopped else { return nil }
                 let id = state.nextConnectionID
@@ -151,6 +155,14 @@ final class ServerCore: Sendable {
         state.withLock { state in
             defer { state.hasDroppedEventStream = true }
             return !state.hasDroppedEventStream
+        }
+    }
+
+    /// Counts one more request to `path` for `/sequence/{codes}` and returns its 1-based number.
+    func nextAttempt(for path: String) -> Int {
+        state.withLock { state in
+            state.attemptsByPath[path, default: 0] += 1
+            return state.attemptsByPath[path, default: 1]
         }
     }
 }

@@ -11,4 +11,5 @@ struct ServerState: Sendable {
     var stats = TestServer.Stats()
     var requests: [TestRequest] = []
     var hasDroppedEventStream = false
+    var attemptsByPath: [String: Int] = [:]
 }

@@ -19,10 +19,21 @@ public enum TestPayload {
     /// - Returns: The bytes.
     public static func randomBytes(count: Int, seed: UInt64) -> Data {
         var generator = SplitMix64(state: seed)
-        var data = Data(capacity: max(count, 0))
-        while data.count < count {
-            var word = generator.next()
-            withUnsafeBytes(of: &word) { data.append(contentsOf: $0.prefix(count - data.count)) }
+        var data = Data(count: max(count, 0))
+        data.withUnsafeMutableBytes { bytes in
+            var offset = 0
+            while offset < bytes.count {
+                let word = generator.next()
+                if bytes.count - offset >= 8 {
+                    bytes.storeBytes(of: word.littleEndian, toByteOffset: offset, as: UInt64.self)
+                    offset += 8
+                } else {
+                    for shift in stride(from: 0, to: (bytes.count - offset) * 8, by: 8) {
+                        bytes[offset] = UInt8(truncatingIfNeeded: word >> UInt64(shift))
+                        offset += 1
+                    }
+                }
+            }
         }
         return data
     }

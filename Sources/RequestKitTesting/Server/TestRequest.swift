@@ -12,27 +12,74 @@ import Foundation
 /// ```
 public struct TestRequest: Sendable {
     /// The request method, exactly as sent (for example `GET`).
+    ///
+    /// ```swift
+    /// #expect(server.requests.last?.method == "POST")
+    /// ```
     public var method: String
     /// The raw request target from the request line, such as `/search?q=a%20b`.
+    ///
+    /// ```swift
+    /// #expect(server.requests.last?.target == "/search?q=a%20b")
+    /// ```
     public var target: String
     /// The raw, undecoded path part of the target (for an absolute-form target, the path after the authority).
+    ///
+    /// ```swift
+    /// #expect(server.requests.last?.path == "/files/a%2Fb")
+    /// ```
     public var path: String
     /// The raw query string after `?`, or `nil` when the target has no `?`.
+    ///
+    /// ```swift
+    /// #expect(server.requests.last?.query == "q=a%20b&flag")
+    /// ```
     public var query: String?
     /// The header fields in the order received, with names spelled as received.
+    ///
+    /// ```swift
+    /// #expect(server.requests.last?.headers.map(\.name) == ["Host", "Accept"])
+    /// ```
     public var headers: [(name: String, value: String)]
     /// The trailer fields of a chunked request body, in the order received.
+    ///
+    /// ```swift
+    /// #expect(server.requests.last?.trailers.first?.name == "X-Checksum")
+    /// ```
     public var trailers: [(name: String, value: String)]
     /// The request body after removing any chunked framing.
+    ///
+    /// ```swift
+    /// #expect(server.requests.last?.body == Data("{}".utf8))
+    /// ```
     public var body: Data
     /// The protocol version from the request line, such as `HTTP/1.1`.
+    ///
+    /// ```swift
+    /// #expect(server.requests.last?.httpVersion == "HTTP/1.1")
+    /// ```
     public var httpVersion: String
     /// The values captured by `{name}` segments of the custom route that matched, if any.
+    ///
+    /// ```swift
+    /// server.route("/users/{id}") { request in .text(request.pathParameters["id"] ?? "") }
+    /// ```
     public var pathParameters: [String: String]
     /// A number identifying the TCP connection that carried the request, unique within one server.
     ///
     /// Two requests with the same `connectionID` travelled on the same kept-alive connection.
+    ///
+    /// ```swift
+    /// #expect(Set(server.requests.map(\.connectionID)).count == 1)  // one reused connection
+    /// ```
     public var connectionID: Int
+    /// When the request head arrived, on the continuous clock; useful for measuring retry back-off.
+    ///
+    /// ```swift
+    /// let times = server.requests.map(\.receivedAt)
+    /// #expect(times[1] - times[0] >= .milliseconds(100))
+    /// ```
+    public var receivedAt: ContinuousClock.Instant
 
     /// Creates a request value, for example to unit-test a route handler without a socket.
     ///
@@ -46,7 +93,8 @@ public struct TestRequest: Sendable {
         body: Data = Data(),
         httpVersion: String = "HTTP/1.1",
         trailers: [(name: String, value: String)] = [],
-        connectionID: Int = 0
+        connectionID: Int = 0,
+        receivedAt: ContinuousClock.Instant = .now
     ) {
         self.method = method
         self.target = target
@@ -59,6 +107,7 @@ public struct TestRequest: Sendable {
         self.httpVersion = httpVersion
         self.pathParameters = [:]
         self.connectionID = connectionID
+        self.receivedAt = receivedAt
     }
 
     /// The query items, percent-decoded, in order; `+` decodes to a space as in HTML forms.

@@ -47,6 +47,46 @@ extension TestResponse {
         }
     }
 
+    /// A JSON response serializing a dictionary of JSON-compatible values with sorted keys and unescaped slashes.
+    ///
+    /// Values may be strings, numbers, booleans, `NSNull`, arrays and dictionaries. Anything else makes the
+    /// response a `500` whose text says the object is not valid JSON.
+    ///
+    /// ```swift
+    /// server.route("/user") { _ in .json(["id": 1, "name": "Ada", "admin": false]) }
+    /// ```
+    /// - Parameters:
+    ///   - object: The top-level JSON object.
+    ///   - status: The status code; `200` by default.
+    public static func json(_ object: [String: Any], status: Int = 200) -> TestResponse {
+        serializedJSON(object, status: status)
+    }
+
+    /// A JSON response serializing an array of JSON-compatible values; see ``json(_:status:)-([String:Any],_)``.
+    ///
+    /// ```swift
+    /// server.route("/list") { _ in .json([1, "two", ["three": 3]]) }
+    /// ```
+    /// - Parameters:
+    ///   - array: The top-level JSON array.
+    ///   - status: The status code; `200` by default.
+    public static func json(_ array: [Any], status: Int = 200) -> TestResponse {
+        serializedJSON(array, status: status)
+    }
+
+    private static func serializedJSON(_ value: Any, status: Int) -> TestResponse {
+        guard JSONSerialization.isValidJSONObject(value) else {
+            return .text("response object is not valid JSON: \(value)", status: 500)
+        }
+        do {
+            let data = try JSONSerialization.data(
+                withJSONObject: value, options: [.sortedKeys, .withoutEscapingSlashes])
+            return .json(data, status: status)
+        } catch {
+            return .text("could not encode JSON response: \(error)", status: 500)
+        }
+    }
+
     /// An empty-bodied or `status N` text response, as the built-in `/status/{code}` route sends.
     ///
     /// Codes that forbid a body (1xx, 204, 304) get none; redirects get `Location: /anything`.

@@ -4,6 +4,8 @@ import Foundation
 ///
 /// The server adds `Date`, the framing header (`Content-Length` or `Transfer-Encoding: chunked`) and
 /// `Connection: close` when it closes the connection; headers you set yourself are sent as given and first.
+/// Statuses that forbid a body (1xx, 204, 304) get no framing header, and a streamed or chunked body sent to an
+/// HTTP/1.0 client is delimited by closing the connection, since HTTP/1.0 has no chunked encoding.
 ///
 /// ```swift
 /// server.route("/teapot") { _ in
@@ -12,16 +14,36 @@ import Foundation
 /// ```
 public struct TestResponse: Sendable {
     /// The status code, such as `200`.
+    ///
+    /// ```swift
+    /// var response = TestResponse.text("gone"); response.status = 410
+    /// ```
     public var status: Int
     /// The reason phrase sent after the status code.
+    ///
+    /// ```swift
+    /// var response = TestResponse.status(200); response.reason = "Fine"
+    /// ```
     public var reason: String
     /// The header fields, sent in this order before the ones the server adds.
+    ///
+    /// ```swift
+    /// response.headers.append(("Retry-After", "1"))
+    /// ```
     public var headers: [(name: String, value: String)]
     /// The body and how to frame it.
+    ///
+    /// ```swift
+    /// response.body = .data(Data("replaced".utf8))
+    /// ```
     public var body: Body
     /// How long the server waits, watching for the client to leave, before sending anything; `nil` for no wait.
     ///
     /// A client that disconnects during the wait is counted in ``TestServer/Stats/abortedRequests``.
+    ///
+    /// ```swift
+    /// var response = TestResponse.status(200); response.delay = .seconds(1)
+    /// ```
     public var delay: Duration?
 
     /// How a response body is produced and framed on the wire.

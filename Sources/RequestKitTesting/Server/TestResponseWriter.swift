@@ -25,6 +25,10 @@ public struct TestResponseWriter: Sendable {
     /// ```
     public struct ClientDisconnected: Error, CustomStringConvertible {
         /// A sentence describing the failure.
+        ///
+        /// ```swift
+        /// print(TestResponseWriter.ClientDisconnected())
+        /// ```
         public var description: String { "the client closed the connection before the response was complete" }
     }
 

@@ -10,16 +10,40 @@ extension TestServer {
         /// The most bytes accepted for the request line plus headers (and for a chunked body's trailers).
         ///
         /// A longer request line is answered with `414`, longer headers with `431`.
+        ///
+        /// ```swift
+        /// let configuration = TestServer.Configuration(maxHeaderBytes: 1024)
+        /// ```
         public var maxHeaderBytes: Int
         /// The largest request body accepted; larger bodies are answered with `413`.
+        ///
+        /// ```swift
+        /// let configuration = TestServer.Configuration(maxBodyBytes: 10)  // an 11-byte upload gets 413
+        /// ```
         public var maxBodyBytes: Int
         /// How long an idle kept-alive connection stays open waiting for its next request.
+        ///
+        /// ```swift
+        /// let configuration = TestServer.Configuration(keepAliveTimeout: .milliseconds(100))
+        /// ```
         public var keepAliveTimeout: Duration
         /// How long the server waits for the rest of a request once it has started arriving; then it sends `408`.
+        ///
+        /// ```swift
+        /// let configuration = TestServer.Configuration(readTimeout: .seconds(1))
+        /// ```
         public var readTimeout: Duration
         /// The most requests served on one connection before the server closes it, or `nil` for no limit.
+        ///
+        /// ```swift
+        /// let configuration = TestServer.Configuration(maxRequestsPerConnection: 1)  // no reuse
+        /// ```
         public var maxRequestsPerConnection: Int?
         /// The length of the queue of connections waiting to be accepted.
+        ///
+        /// ```swift
+        /// let configuration = TestServer.Configuration(listenBacklog: 1024)
+        /// ```
         public var listenBacklog: Int
 
         /// Creates a configuration; every parameter has a default suited to tests.

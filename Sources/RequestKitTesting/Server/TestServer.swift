@@ -2,22 +2,57 @@ import Foundation
 
 /// An in-process HTTP/1.1 server on `127.0.0.1` and a random free port, for tests that cross the wire.
 ///
-/// The server starts listening as soon as it is created and answers a set of httpbin-style built-in routes
-/// (`/anything`, `/status/{code}`, `/delay/{seconds}`, `/redirect/{n}`, `/bytes/{n}`, `/sse`, `/upload`, …) plus
-/// any custom routes you add. Every connection gets its own thread, so handlers may block or sleep and hundreds
-/// of concurrent connections are fine. It records every request and keeps counters (``Stats``) that let tests
-/// prove concurrency limits, connection reuse and cancellation.
+/// The server starts listening as soon as it is created and answers httpbin-style built-in routes plus any
+/// custom routes you add with ``route(_:method:_:)``. Every connection gets its own thread, so handlers may block
+/// or sleep and hundreds of concurrent connections are fine. It records every request (``requests``) and keeps
+/// counters (``stats``) that let tests prove concurrency limits, connection reuse and cancellation.
 ///
 /// ```swift
 /// let server = try TestServer()
 /// defer { server.stop() }
 /// server.route("/todos/{id}", method: "GET") { request in
-///     .json(Data(#"{"id":\#(request.pathParameters["id"] ?? "0")}"#.utf8))
+///     .json(["id": Int(request.pathParameters["id"] ?? "") ?? 0])
 /// }
 /// let (data, _) = try await URLSession.shared.data(from: server.url("/todos/7"))
 /// #expect(String(decoding: data, as: UTF8.self) == #"{"id":7}"#)
 /// #expect(server.requests.last?.path == "/todos/7")
 /// ```
+///
+/// ## Built-in routes
+///
+/// JSON bodies have sorted keys and no whitespace, so tests can compare exact bytes. The *echo document* is
+/// `{"args", "body", "bodyBase64", "bodyLength", "headers", "method", "path", "query", "url"}`: the raw path and
+/// query, the percent-decoded query items (a repeated name maps to an array, a bare name to `""`), the headers as
+/// received (repeated ones joined with `", "`), and the body as UTF-8 text (`""` when not UTF-8) and base64.
+///
+/// | Route | Answer |
+/// |---|---|
+/// | `/anything`, `/anything/…` | the echo document, any method |
+/// | `/get`, `/post`, `/put`, `/patch`, `/delete` | the echo document; `405` for another method |
+/// | `/status/{code}` | that status with text `status {code}` (none for 204/304; `Location: /anything` for 3xx) |
+/// | `/delay/{seconds}` | the echo document after up to 30 s, watching for the client leaving |
+/// | `/redirect/{n}`, `/relative-redirect/{n}`, `/absolute-redirect/{n}` | `302` chains ending at `/get` |
+/// | `/redirect-to?url=…&status_code=…` | a redirect (302 by default) to `url` |
+/// | `/bytes/{n}?seed=S` | `n` bytes of ``TestPayload/randomBytes(count:seed:)`` (at most 100 MiB) |
+/// | `/range/{n}` | `n` bytes of `abc…z` repeating; one `Range: bytes=…` gets `206` + `Content-Range`, or `416` |
+/// | `/large/{n}` | `n` bytes of ``TestPayload/largeBodyByte(at:)``, generated while sending |
+/// | `/stream/{n}` | `n` echo documents with `"id"`, one JSON line per chunk |
+/// | `/chunked?chunks=N&size=S&interval=MS` | a chunked body with `X-Chunk-Count`, `X-Content-SHA256` trailers |
+/// | `/drip?numbytes=N&duration=S&delay=S&code=C` | `N` `*` bytes spread over `duration`, after `delay` |
+/// | `/sse?count=N&retry=MS&interval=MS&drop=K` | events `id: i`, `data: message i`, after `Last-Event-ID` if sent; |
+/// | | `drop=K` cuts the server's first such stream after `K` events |
+/// | `/gzip`, `/deflate` | the echo document plus `"gzipped"`/`"deflated": true`, in that `Content-Encoding` |
+/// | `/upload` | `{"bytes": N, "sha256": "…"}` for the request body, any method |
+/// | `/headers`, `/ip`, `/user-agent`, `/json` | the request headers, `127.0.0.1`, the `User-Agent`, a fixed document |
+/// | `/basic-auth/{user}/{password}`, `/bearer` | `200` for matching credentials, else `401` with `WWW-Authenticate` |
+/// | `/cookies`, `/cookies/set?n=v`, `/cookies/delete?n` | the `Cookie` pairs; or set/expire, `302` to `/cookies` |
+/// | `/response-headers?Name=Value` | sends those headers and echoes them |
+/// | `/etag/{etag}`, `/cache`, `/cache/{seconds}` | `ETag`, `Last-Modified`, `Cache-Control`; `304` when conditional |
+/// | `/sequence/{codes}?retry_after=S` | the n-th request to the path gets the n-th code, with `X-Attempt` |
+/// | `/fault/{kind}` | `close`, `truncate`, `malformed-status`, `bad-chunk`, `hang`, `hang-body` |
+///
+/// Anything else is `404` with the text `not found: {path}`. Malformed requests get a `400` (or `413`, `414`,
+/// `431`, `501`, `505`, `408`) whose text says what was wrong, and the connection closes.
 ///
 /// A route handler that captures the server itself keeps it alive; call ``stop()`` explicitly in that case.
 public final class TestServer: Sendable {
@@ -33,6 +68,19 @@ public final class TestServer: Sendable {
     public init(configuration: Configuration = .init()) throws {
         core = try ServerCore(configuration: configuration)
         core.start()
+    }
+
+    /// Creates a server after adjusting the default configuration, and starts listening.
+    ///
+    /// ```swift
+    /// let server = try TestServer { $0.maxRequestsPerConnection = 1 }
+    /// ```
+    /// - Parameter configure: Changes to make to the default ``Configuration``.
+    /// - Throws: An error describing the failing socket call when the server cannot listen.
+    public convenience init(_ configure: (inout Configuration) -> Void) throws {
+        var configuration = Configuration()
+        configure(&configuration)
+        try self.init(configuration: configuration)
     }
 
     deinit {
@@ -170,6 +218,29 @@ public final class TestServer: Sendable {
         let deadline = clock.now + timeout
         while true {
             if core.state.withLock({ $0.requests.count }) >= count { return true }
+            if clock.now >= deadline { return false }
+            try? await Task.sleep(for: .milliseconds(5))
+        }
+    }
+
+    /// Waits until the counters satisfy `condition`, or `timeout` passes, checking every few milliseconds.
+    ///
+    /// Counters change on the server's threads slightly after the client sees the related bytes (a request is
+    /// still active until its last byte is written), so tests should wait for a state rather than assert at once.
+    ///
+    /// ```swift
+    /// task.cancel()
+    /// #expect(await server.waitUntil { $0.abortedRequests == 1 })
+    /// ```
+    /// - Parameters:
+    ///   - timeout: The longest time to wait; 10 seconds by default.
+    ///   - condition: The state to wait for.
+    /// - Returns: `true` when the condition held in time.
+    public func waitUntil(timeout: Duration = .seconds(10), _ condition: (Stats) -> Bool) async -> Bool {
+        let clock = ContinuousClock()
+        let deadline = clock.now + timeout
+        while true {
+            if condition(stats) { return true }
             if clock.now >= deadline { return false }
             try? await Task.sleep(for: .milliseconds(5))
         }

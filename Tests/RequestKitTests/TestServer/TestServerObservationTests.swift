@@ -1,0 +1,168 @@
+import Foundation
+import RequestKitTesting
+import Testing
+
+@Suite("TestServer observation: stats, aborted requests and shutdown")
+struct TestServerObservationTests {
+    @Test("120 concurrent blocked requests are all active at once and counted as peaks")
+    func peakCounts() async throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        let gate = DispatchSemaphore(value: 0)
+        server.route("/hold") { _ in
+            gate.wait()
+            return .text("released")
+        }
+        let count = 120
+        var connections: [RawHTTPConnection] = []
+        for _ in 0..<count {
+            let connection = try RawHTTPConnection(port: server.port)
+            try connection.send("GET /hold HTTP/1.1\r\nHost: h\r\n\r\n")
+            connections.append(connection)
+        }
+        #expect(await server.waitUntil { $0.activeRequests == count })
+        for _ in 0..<count { gate.signal() }
+        for connection in connections {
+            #expect(try connection.readResponse().text == "released")
+        }
+        #expect(await server.waitUntil { $0.activeRequests == 0 })
+        let stats = server.stats
+        #expect(stats.peakConnections == count)
+        #expect(stats.peakActiveRequests == count)
+        #expect(stats.totalConnections == count)
+        #expect(stats.requestCount == count)
+        #expect(stats.abortedRequests == 0)
+    }
+
+    @Test("Sequential requests on one connection never overlap: peaks stay at one")
+    func sequentialPeaks() throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        let connection = try RawHTTPConnection(port: server.port)
+        for _ in 0..<5 {
+            try connection.send("GET /get HTTP/1.1\r\nHost: h\r\n\r\n")
+            _ = try connection.readResponse()
+        }
+        #expect(server.stats.peakConnections == 1)
+        #expect(server.stats.peakActiveRequests == 1)
+        #expect(server.stats.requestCount == 5)
+    }
+
+    @Test("A client that disconnects during /delay is seen at once and counted as aborted")
+    func abortedDuringDelay() async throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        let connection = try RawHTTPConnection(port: server.port)
+        try connection.send("GET /delay/20 HTTP/1.1\r\nHost: h\r\n\r\n")
+        #expect(await server.waitUntil { $0.activeRequests == 1 })
+        let closedAt = ContinuousClock.now
+        connection.close()
+        #expect(await server.waitUntil { $0.abortedRequests == 1 })
+        #expect(ContinuousClock.now - closedAt < .seconds(10))
+        #expect(await server.waitUntil { $0.openConnections == 0 && $0.activeRequests == 0 })
+    }
+
+    @Test("A client that disconnects during a streamed response is counted as aborted")
+    func abortedDuringStream() async throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        let connection = try RawHTTPConnection(port: server.port)
+        try connection.send("GET /drip?numbytes=100&duration=20 HTTP/1.1\r\nHost: h\r\n\r\n")
+        #expect(try connection.readLine() == "HTTP/1.1 200 OK")
+        connection.close()
+        #expect(await server.waitUntil { $0.abortedRequests == 1 })
+    }
+
+    @Test("resetStats zeroes the counters and waitForRequests sees new arrivals")
+    func resetAndWait() async throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        let connection = try RawHTTPConnection(port: server.port)
+        try connection.send("GET /get HTTP/1.1\r\nHost: h\r\n\r\n")
+        _ = try connection.readResponse()
+        #expect(await server.waitUntil { $0.activeRequests == 0 })
+        server.resetStats()
+        server.clearRequests()
+        var expected = TestServer.Stats()
+        expected.openConnections = 1
+        expected.peakConnections = 1
+        #expect(server.stats == expected)
+        #expect(server.requests.isEmpty)
+        #expect(await server.waitForRequests(count: 1, timeout: .milliseconds(50)) == false)
+        try connection.send("GET /get HTTP/1.1\r\nHost: h\r\n\r\n")
+        #expect(await server.waitForRequests(count: 1, timeout: .seconds(10)))
+    }
+
+    @Test("stop() closes the listener and every connection, frees the port, and is idempotent")
+    func stopReleasesEverything() async throws {
+        let server = try TestServer()
+        let port = server.port
+        let idle = try RawHTTPConnection(port: port)
+        try idle.send("GET /get HTTP/1.1\r\nHost: h\r\n\r\n")
+        _ = try idle.readResponse()
+        let blocked = try RawHTTPConnection(port: port)
+        try blocked.send("GET /delay/20 HTTP/1.1\r\nHost: h\r\n\r\n")
+        #expect(await server.waitUntil { $0.activeRequests == 1 && $0.openConnections == 2 })
+        #if os(Linux)
+        let before = serverSocketInodes(port: port)
+        #expect(before.count >= 3)  // the listener and two accepted connections
+        #endif
+        let stopStarted = ContinuousClock.now
+        server.stop()
+        server.stop()
+        #expect(ContinuousClock.now - stopStarted < .seconds(5))
+        #expect(idle.isClosedByServer())
+        #expect(blocked.isClosedByServer())
+        #if os(Linux)
+        #expect(before.intersection(openSocketInodes()).isEmpty)
+        #else
+        #expect(throws: RawHTTPConnection.Failure.self) { try RawHTTPConnection(port: port) }
+        #endif
+    }
+
+    @Test("Dropping the last reference stops the server")
+    func deinitStops() throws {
+        var server: TestServer? = try TestServer()
+        let port = try #require(server?.port)
+        #if os(Linux)
+        let before = serverSocketInodes(port: port)
+        #expect(before.count == 1)
+        server = nil
+        #expect(before.intersection(openSocketInodes()).isEmpty)
+        #else
+        server = nil
+        #expect(throws: RawHTTPConnection.Failure.self) { try RawHTTPConnection(port: port) }
+        #endif
+    }
+
+    #if os(Linux)
+    /// The inodes of this process's open sockets whose local port is `port` (read from `/proc/net/tcp`).
+    ///
+    /// Inodes, unlike port numbers and descriptor numbers, are never reused by a server another test starts
+    /// meanwhile, so this check holds while tests run in parallel.
+    private func serverSocketInodes(port: Int) -> Set<String> {
+        let handle = FileHandle(forReadingAtPath: "/proc/net/tcp")
+        defer { try? handle?.close() }
+        let table = String(decoding: (try? handle?.readToEnd()) ?? Data(), as: UTF8.self)
+        let hexPort = String(format: ":%04X", port)
+        let inodes = table.split(separator: "\n").dropFirst().compactMap { line -> String? in
+            let fields = line.split(separator: " ")
+            guard fields.count > 9, fields[1].hasSuffix(hexPort) else { return nil }
+            return String(fields[9])
+        }
+        return Set(inodes).intersection(openSocketInodes())
+    }
+
+    /// The inodes of every socket this process has open, from the links in `/proc/self/fd`.
+    private func openSocketInodes() -> Set<String> {
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
+        return Set(
+            entries.compactMap { entry -> String? in
+                guard let target = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\(entry)"),
+                    target.hasPrefix("socket:[")
+                else { return nil }
+                return String(target.dropFirst("socket:[".count).dropLast())
+            })
+    }
+    #endif
+}
