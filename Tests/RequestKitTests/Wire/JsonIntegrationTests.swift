@@ -1,0 +1,51 @@
+import Foundation
+import RequestKit
+import RequestKitTesting
+import Testing
+
+@Suite("Json in requests and responses")
+struct JsonIntegrationTests {
+    @Test("A JSON literal body is sent compactly, keys in order")
+    func literalBody() async throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        let echo = try await Request {
+            Url(server.url("/anything"))
+            Method(.post)
+            Body(json: ["title": "foo", "userId": 1, "tags": ["a"], "draft": nil])
+        }.json()
+        let received = try #require(server.requests.last)
+        #expect(received.body == Data(#"{"title":"foo","userId":1,"tags":["a"],"draft":null}"#.utf8))
+        #expect(received.header("Content-Type") == "application/json")
+        #expect(echo.method.string == "POST")
+        #expect(echo.bodyLength.int == 52)
+    }
+
+    @Test("onJson receives the parsed body; a body that is not JSON reaches onError")
+    func onJson() async throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        server.route("/not-json") { _ in .text("plain words") }
+        let log = Log()
+        await Request { Url(server.url("/anything?x=1")) }
+            .onJson { log.add("json \($0.args.x.string ?? "?")") }
+            .onError { log.add("error \($0.kind)") }
+            .call().wait()
+        await Request { Url(server.url("/not-json")) }
+            .onJson { _ in log.add("json") }
+            .onError { log.add("error \($0.kind) \($0.underlyingError is JsonParsingError)") }
+            .call().wait()
+        #expect(log.entries == ["json 1", "error decoding true"])
+    }
+
+    @Test("An error response's body is readable as Json")
+    func errorJson() async throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        let error = try await #require(throws: RequestError.self) {
+            try await Request { Url(server.url("/bearer")) }.json()
+        }
+        #expect(error.statusCode == 401)
+        #expect(error.errorJson?.authenticated.bool == false)
+    }
+}
