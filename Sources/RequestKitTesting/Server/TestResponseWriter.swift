@@ -103,6 +103,20 @@ public struct TestResponseWriter: Sendable {
         try send(data)
     }
 
+    /// Confirms that everything written so far has reached the socket and the client is still connected.
+    ///
+    /// Writes are never buffered by the server, so there is nothing to push out; what `flush()` adds is an early,
+    /// cheap check for a client that has gone away, so a streaming loop can stop before its next write.
+    ///
+    /// ```swift
+    /// try writer.write("data: tick\n\n")
+    /// try writer.flush()
+    /// ```
+    /// - Throws: ``ClientDisconnected`` when the client has gone away.
+    public func flush() throws {
+        guard isClientConnected else { throw ClientDisconnected() }
+    }
+
     /// Ends a chunked body now, sending the last chunk with `trailers`; later writes are ignored.
     ///
     /// Without this call the server ends the body itself, without trailers, when the closure returns.
