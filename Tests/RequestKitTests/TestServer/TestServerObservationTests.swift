@@ -93,9 +93,9 @@ struct TestServerObservationTests {
         let connection = try RawHTTPConnection(port: server.port)
         try connection.send("GET /ticks HTTP/1.1\r\nHost: h\r\n\r\n")
         #expect(try connection.readLine() == "HTTP/1.1 200 OK")
+        #expect(await server.waitUntil { _ in flushes.withLock { $0 } > 0 })
         connection.close()
         #expect(await server.waitUntil { $0.abortedRequests == 1 && $0.activeRequests == 0 })
-        #expect(flushes.withLock { $0 } > 0)
     }
 
     @Test("resetStats zeroes the counters and waitForRequests sees new arrivals")
