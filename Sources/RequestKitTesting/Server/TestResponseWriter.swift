@@ -3,7 +3,7 @@ import Foundation
 /// Writes a streamed response body straight to the client's socket.
 ///
 /// A writer is handed to ``TestResponse/Body/stream(_:)`` and ``TestResponse/Body/raw(_:)`` closures. Writes are
-/// unbuffered: each call reaches the socket before it returns. Every method throws
+/// unbuffered: each call reaches the socket before it returns. Every throwing method throws
 /// ``TestResponseWriter/ClientDisconnected`` once the client has gone away, which the server counts in
 /// ``TestServer/Stats/abortedRequests``.
 ///
@@ -24,6 +24,13 @@ public struct TestResponseWriter: Sendable {
     /// do { try writer.write("late") } catch is TestResponseWriter.ClientDisconnected { return }
     /// ```
     public struct ClientDisconnected: Error, CustomStringConvertible {
+        /// Creates the error, for handlers that want to end a stream the same way the writer does.
+        ///
+        /// ```swift
+        /// guard writer.isClientConnected else { throw TestResponseWriter.ClientDisconnected() }
+        /// ```
+        public init() {}
+
         /// A sentence describing the failure.
         ///
         /// ```swift
