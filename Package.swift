@@ -11,7 +11,10 @@ let package = Package(
         .library(name: "RequestKitTesting", targets: ["RequestKitTesting"]),
     ],
     targets: [
-        .target(name: "RequestKit"),
+        // The system zlib, for decompressing gzip and deflate response bodies in HTTP1Transport: part of every
+        // Linux distribution and Apple SDK, so RequestKit still has no package dependencies.
+        .systemLibrary(name: "CZlib", path: "Sources/CZlib"),
+        .target(name: "RequestKit", dependencies: ["CZlib"]),
         .target(name: "RequestKitTesting", dependencies: ["RequestKit"]),
         .executableTarget(name: "Examples", dependencies: ["RequestKit", "RequestKitTesting"], path: "Examples"),
         .executableTarget(name: "Benchmarks", dependencies: ["RequestKit", "RequestKitTesting"], path: "Benchmarks"),

@@ -1,0 +1,231 @@
+import Foundation
+
+/// One kept-alive HTTP/1.1 connection: a blocking socket, the serial queue whose thread does its blocking I/O,
+/// and a read buffer reused by every request it carries.
+///
+/// The pool hands a connection to one request at a time. That request's job runs on ``queue`` and is the only
+/// code that touches the socket's bytes and the buffer; other threads only call ``cancel()``, which shuts the
+/// socket down to wake the blocked thread.
+final class HTTP1Connection: @unchecked Sendable {
+    // Safe: `socket`, `isCancelled` and `isClosed` are read and written only while holding `lock`; `buffer`,
+    // `bufferStart`, `bufferEnd`, `currentIdleTimeout`, `requestCount` and `lastUsed` belong to the one request
+    // that leased the connection from the pool (whose lock orders the hand-over between threads).
+    private let lock = NSLock()
+    private var socket: HTTP1Socket?
+    private var isCancelled = false
+    private var isClosed = false
+
+    /// The host and port this connection goes to.
+    let key: HTTP1ConnectionKey
+    /// The serial queue that runs this connection's blocking I/O (an overcommitting queue: it gets a thread of
+    /// its own while busy, so a blocked read never starves Swift's cooperative pool).
+    let queue: DispatchQueue
+    /// When the connection last went back to the pool.
+    var lastUsed = DispatchTime.now()
+    /// How many responses this connection has carried.
+    private(set) var requestCount = 0
+
+    private let buffer: UnsafeMutableRawBufferPointer
+    private var bufferStart = 0
+    private var bufferEnd = 0
+    private var currentIdleTimeout = -1.0
+
+    init(key: HTTP1ConnectionKey, bufferSize: Int) {
+        self.key = key
+        self.queue = DispatchQueue(label: "RequestKit.HTTP1Connection")
+        self.buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: max(bufferSize, 4096), alignment: 16)
+    }
+
+    deinit {
+        closeSocket()
+        buffer.deallocate()
+    }
+
+    /// Whether a socket has been opened (a reused connection rather than a fresh one).
+    var isConnected: Bool { lock.withLock { socket != nil } }
+
+    /// Clears the cancellation mark before a new request starts on this connection.
+    func beginRequest() {
+        lock.withLock { isCancelled = false }
+    }
+
+    /// Whether the request in flight was cancelled.
+    var wasCancelled: Bool { lock.withLock { isCancelled } }
+
+    /// Marks the request in flight cancelled and wakes its thread by shutting the socket down.
+    func cancel() {
+        lock.withLock {
+            isCancelled = true
+            socket?.shutdown()
+        }
+    }
+
+    /// Closes the socket; the connection cannot be used again.
+    func closeSocket() {
+        let closing: HTTP1Socket? = lock.withLock {
+            isClosed = true
+            defer { socket = nil }
+            return socket
+        }
+        closing?.close()
+    }
+
+    /// Whether an idle connection can take a request: still open, with nothing (not even an EOF) waiting.
+    var isUsableWhileIdle: Bool {
+        guard let socket = lock.withLock({ socket }) else { return false }
+        return bufferStart == bufferEnd && !socket.isReadableWhileIdle
+    }
+
+    /// Opens the socket unless it is open already.
+    func connectIfNeeded(connectTimeout: Double) throws {
+        if isConnected { return }
+        let opened = try HTTP1Socket.connect(
+            host: key.host, port: key.port, timeout: connectTimeout, isCancelled: { wasCancelled })
+        let isAlreadyClosed: Bool = lock.withLock {
+            if isClosed || isCancelled { return true }
+            socket = opened
+            return false
+        }
+        if isAlreadyClosed {
+            opened.close()
+            throw CancellationError()
+        }
+    }
+
+    /// Sends a request and reads the whole response, blocking the calling thread.
+    ///
+    /// - Returns: The final (non-1xx) response head, its raw body, and whether the connection may carry another
+    ///   request.
+    /// - Throws: ``HTTP1ExchangeFailure`` when the connection ended before any response byte; `HTTP1Socket.Failure`
+    ///   or ``HTTP1ParseError`` otherwise.
+    func exchange(
+        head: [UInt8], body: Data, isHeadRequest: Bool, idleTimeout: Double, limits: HTTP1Limits
+    ) throws -> (head: HTTP1ResponseHead, body: Data, isReusable: Bool) {
+        guard let socket = lock.withLock({ socket }) else { throw HTTP1ExchangeFailure.closedBeforeResponse(nil) }
+        if idleTimeout != currentIdleTimeout {
+            socket.setIdleTimeout(idleTimeout)
+            currentIdleTimeout = idleTimeout
+        }
+        requestCount += 1
+        let sent = head.withUnsafeBytes { headBytes in
+            body.withUnsafeBytes { bodyBytes in
+                Result { () throws(HTTP1Socket.Failure) in try socket.sendAll(headBytes, bodyBytes) }
+            }
+        }
+        switch sent {
+        case .success: break
+        case .failure(.system(let error)): throw HTTP1ExchangeFailure.closedBeforeResponse(error)
+        case .failure(let failure): throw failure
+        }
+        bufferStart = 0
+        bufferEnd = 0
+        var hasReceivedBytes = false
+        var informationalCount = 0
+        while true {
+            let responseHead = try readHead(socket, limits: limits, hasReceivedBytes: &hasReceivedBytes)
+            if responseHead.isInformational {
+                informationalCount += 1
+                if informationalCount > 10 { throw HTTP1ParseError.tooManyInformationalResponses }
+                continue
+            }
+            var decoder = HTTP1BodyDecoder(
+                framing: try responseHead.framing(isHeadRequest: isHeadRequest), limits: limits.body)
+            var responseBody = Data()
+            if case .length(let count) = try responseHead.framing(isHeadRequest: isHeadRequest) {
+                responseBody.reserveCapacity(min(count, 1 << 24))
+            }
+            try readBody(socket, decoder: &decoder, into: &responseBody)
+            let isReusable =
+                responseHead.isKeepAlive && !decoder.isDelimitedByClose && !responseHead.hasAmbiguousFraming
+                && responseHead.status != 101 && bufferStart == bufferEnd
+            return (responseHead, responseBody, isReusable)
+        }
+    }
+
+    private func readHead(
+        _ socket: HTTP1Socket, limits: HTTP1Limits, hasReceivedBytes: inout Bool
+    ) throws -> HTTP1ResponseHead {
+        while true {
+            if bufferEnd > bufferStart {
+                let available = UnsafeRawBufferPointer(rebasing: buffer[bufferStart..<bufferEnd])
+                if let (head, length) = try HTTP1ResponseHead.parse(available, limits: limits.head) {
+                    bufferStart += length
+                    return head
+                }
+            }
+            compactBuffer()
+            let free = UnsafeMutableRawBufferPointer(rebasing: buffer[bufferEnd...])
+            guard !free.isEmpty else { throw HTTP1ParseError.headTooLarge }
+            let count = try receive(socket, into: free, isFirstRead: !hasReceivedBytes)
+            if count == 0 {
+                if !hasReceivedBytes { throw HTTP1ExchangeFailure.closedBeforeResponse(nil) }
+                throw HTTP1ParseError.truncatedHead
+            }
+            hasReceivedBytes = true
+            bufferEnd += count
+        }
+    }
+
+    /// Receives bytes; a failure before the first byte of a response means the connection closed before it.
+    private func receive(
+        _ socket: HTTP1Socket, into free: UnsafeMutableRawBufferPointer, isFirstRead: Bool
+    ) throws -> Int {
+        let result = Result { () throws(HTTP1Socket.Failure) -> Int in try socket.receive(into: free) }
+        switch result {
+        case .success(let count): return count
+        case .failure(.system(let error)) where isFirstRead: throw HTTP1ExchangeFailure.closedBeforeResponse(error)
+        case .failure(let failure): throw failure
+        }
+    }
+
+    private func readBody(_ socket: HTTP1Socket, decoder: inout HTTP1BodyDecoder, into body: inout Data) throws {
+        while !decoder.isComplete {
+            if bufferEnd > bufferStart {
+                let available = UnsafeRawBufferPointer(rebasing: buffer[bufferStart..<bufferEnd])
+                bufferStart += try decoder.decode(available, into: &body)
+                if decoder.isComplete { return }
+            }
+            compactBuffer()
+            let free = UnsafeMutableRawBufferPointer(rebasing: buffer[bufferEnd...])
+            guard !free.isEmpty else { throw HTTP1ParseError.invalidChunkSize }
+            let count = try socket.receive(into: free)
+            if count == 0 {
+                try decoder.finishAtEndOfStream()
+                return
+            }
+            bufferEnd += count
+        }
+    }
+
+    /// Moves unread bytes to the start of the buffer so that the free space after them is as large as possible.
+    private func compactBuffer() {
+        if bufferStart == bufferEnd {
+            bufferStart = 0
+            bufferEnd = 0
+        } else if bufferStart > 0 {
+            let count = bufferEnd - bufferStart
+            guard let base = buffer.baseAddress else { return }
+            memmove(base, base + bufferStart, count)
+            bufferStart = 0
+            bufferEnd = count
+        }
+    }
+}
+
+/// The host and port that a pool of connections serves.
+struct HTTP1ConnectionKey: Sendable, Hashable {
+    var host: String
+    var port: Int
+}
+
+/// A connection ended before the server sent any byte of a response: the one failure after which a request
+/// may be sent again on a fresh connection.
+enum HTTP1ExchangeFailure: Error, Sendable {
+    case closedBeforeResponse(POSIXError?)
+}
+
+/// Every parser limit ``HTTP1Transport`` applies to one response.
+struct HTTP1Limits: Sendable {
+    var head = HTTP1ResponseHead.Limits()
+    var body = HTTP1BodyDecoder.Limits()
+}

@@ -1,0 +1,127 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Writes the bytes of an HTTP/1.1 request head for ``HTTP1Transport``.
+///
+/// The target is the URL's path and query exactly as percent-encoded in the URL; `Host` carries the port when
+/// it is not 80; `Content-Length` is computed from the body; `Connection: keep-alive` is added unless the caller
+/// set `Connection`. The executor has validated every header already, but a name that is not a token or a value
+/// with CR, LF or another control byte is refused again here, so no request can ever smuggle a line.
+enum HTTP1RequestEncoder {
+    /// Where a request goes and what its request line names.
+    struct Target: Sendable, Equatable {
+        /// The host and port to connect to.
+        var key: HTTP1ConnectionKey
+        /// The `Host` header value.
+        var hostHeader: String
+        /// The origin-form request target: path and query, never empty.
+        var path: String
+    }
+
+    /// The target of an `http` URL.
+    ///
+    /// - Throws: ``RequestError`` of kind `.transport` when the URL has no host.
+    static func target(of url: URL) throws(RequestError) -> Target {
+        guard var host = url.host, !host.isEmpty else {
+            throw RequestError.transport(URLError(.badURL), detail: "the URL has no host")
+        }
+        if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+        let port = url.port ?? 80
+        var hostHeader = host.contains(":") ? "[\(host)]" : host
+        if port != 80 { hostHeader += ":\(port)" }
+        return Target(key: HTTP1ConnectionKey(host: host, port: port), hostHeader: hostHeader, path: originForm(url))
+    }
+
+    /// The path and query of `url` as written, without the fragment: "/" when the path is empty.
+    static func originForm(_ url: URL) -> String {
+        let text = url.absoluteString.utf8
+        var index = text.startIndex
+        if let schemeEnd = text.firstRange(of: "://".utf8) {
+            index = schemeEnd.upperBound
+            while index < text.endIndex, text[index] != UInt8(ascii: "/"), text[index] != UInt8(ascii: "?"),
+                text[index] != UInt8(ascii: "#")
+            {
+                index = text.index(after: index)
+            }
+        }
+        var end = index
+        while end < text.endIndex, text[end] != UInt8(ascii: "#") { end = text.index(after: end) }
+        let rest = String(decoding: text[index..<end], as: UTF8.self)
+        if rest.isEmpty { return "/" }
+        return rest.hasPrefix("/") ? rest : "/" + rest
+    }
+
+    /// The request line and header section of `request`, ending with the empty line.
+    ///
+    /// - Parameters:
+    ///   - request: The request; only its method and headers are read.
+    ///   - target: Where it goes.
+    ///   - bodyCount: The body's length.
+    /// - Returns: The bytes, and whether the caller asked for the connection to close after the response.
+    /// - Throws: ``RequestError`` of kind `.transport` for a method or header that cannot be written safely.
+    static func head(
+        of request: URLRequest, target: Target, bodyCount: Int
+    ) throws(RequestError) -> [UInt8] {
+        let method = request.httpMethod ?? "GET"
+        guard HTTPSyntax.isToken(method) else {
+            throw RequestError.transport(POSIXError(.EINVAL), detail: "the method is not a valid token")
+        }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(256)
+        bytes += method.utf8
+        bytes.append(UInt8(ascii: " "))
+        bytes += target.path.utf8
+        bytes += " HTTP/1.1\r\n".utf8
+        let fields = (request.allHTTPHeaderFields ?? [:]).sorted { $0.key < $1.key }
+        var hasHost = false
+        var hasConnection = false
+        for (name, value) in fields {
+            guard HTTPSyntax.isToken(name), HTTPSyntax.invalidValueByte(in: value) == nil else {
+                throw RequestError.transport(
+                    POSIXError(.EINVAL), detail: "the header \(name) has a byte that cannot be sent")
+            }
+            switch name.lowercased() {
+            case "content-length", "transfer-encoding": continue
+            case "host": hasHost = true
+            case "connection": hasConnection = true
+            default: break
+            }
+            bytes += name.utf8
+            bytes += ": ".utf8
+            bytes += value.utf8
+            bytes += "\r\n".utf8
+        }
+        if !hasHost {
+            bytes += "Host: ".utf8
+            bytes += target.hostHeader.utf8
+            bytes += "\r\n".utf8
+        }
+        if bodyCount > 0 || ["POST", "PUT", "PATCH"].contains(method) {
+            bytes += "Content-Length: ".utf8
+            bytes += String(bodyCount).utf8
+            bytes += "\r\n".utf8
+        }
+        if !hasConnection { bytes += "Connection: keep-alive\r\n".utf8 }
+        bytes += "\r\n".utf8
+        return bytes
+    }
+
+    /// The body of `request`: `httpBody`, or everything its `httpBodyStream` yields.
+    static func body(of request: URLRequest) -> Data {
+        if let body = request.httpBody { return body }
+        guard let stream = request.httpBodyStream else { return Data() }
+        var data = Data()
+        stream.open()
+        defer { stream.close() }
+        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
+        while true {
+            let count = stream.read(&chunk, maxLength: chunk.count)
+            if count <= 0 { break }
+            data.append(contentsOf: chunk[0..<count])
+        }
+        return data
+    }
+}

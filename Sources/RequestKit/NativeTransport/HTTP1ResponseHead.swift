@@ -1,0 +1,229 @@
+import Foundation
+
+/// The status line and header section of an HTTP/1.x response, parsed from untrusted bytes.
+///
+/// Fields keep their wire order and duplicates (several `Set-Cookie` lines stay several fields). The parser
+/// accepts CRLF or a bare LF as a line end, rejects obsolete line folding, header names that are not tokens and
+/// values with control characters, and enforces ``Limits``. This file depends only on Foundation and
+/// `HTTPSyntax` so that the fuzzer can compile it on its own.
+struct HTTP1ResponseHead: Sendable, Equatable {
+    /// One header field as it arrived, without surrounding whitespace.
+    struct Field: Sendable, Equatable {
+        var name: String
+        var value: String
+    }
+
+    /// Bounds on what a server may send before the body.
+    struct Limits: Sendable, Equatable {
+        /// The most bytes the status line and header section may take together, CRLFs included.
+        var maxHeadBytes = 64 * 1024
+        /// The most header fields a response may carry.
+        var maxFields = 100
+    }
+
+    /// How the body that follows the head is delimited.
+    enum Framing: Sendable, Equatable {
+        /// No body: a response to HEAD, a 1xx, 204 or 304.
+        case none
+        /// Exactly this many bytes.
+        case length(Int)
+        /// Chunked transfer coding.
+        case chunked
+        /// Everything until the server closes the connection.
+        case untilClose
+    }
+
+    /// The minor version of HTTP/1.x: 0 or 1.
+    var minorVersion: Int
+    /// The status code, 100 to 999.
+    var status: Int
+    /// The reason phrase, possibly empty.
+    var reason: String
+    /// The header fields in wire order.
+    var fields: [Field]
+
+    /// The first value of a field, compared case-insensitively.
+    func value(of name: String) -> String? {
+        fields.first { Self.equalsIgnoringCase($0.name, name) }?.value
+    }
+
+    /// Every value of a field, comma-separated lists split, trimmed and lowercased.
+    func tokens(of name: String) -> [String] {
+        var tokens: [String] = []
+        for field in fields where Self.equalsIgnoringCase(field.name, name) {
+            for part in field.value.split(separator: ",") {
+                let token = part.trimmingCharacters(in: .whitespaces).lowercased()
+                if !token.isEmpty { tokens.append(token) }
+            }
+        }
+        return tokens
+    }
+
+    /// Whether the status is informational (1xx) other than 101 Switching Protocols, after which the final
+    /// response follows on the same connection.
+    var isInformational: Bool { status >= 100 && status < 200 && status != 101 }
+
+    /// Whether the server allows the connection to carry another request after this response.
+    var isKeepAlive: Bool {
+        let connection = tokens(of: "Connection")
+        if connection.contains("close") { return false }
+        return minorVersion >= 1 || connection.contains("keep-alive")
+    }
+
+    /// How the body is delimited (RFC 9112, section 6.3).
+    ///
+    /// - Parameter isHeadRequest: Whether the request was HEAD, whose response never has a body.
+    /// - Throws: ``HTTP1ParseError`` for a bad or conflicting Content-Length or an unsupported transfer coding.
+    func framing(isHeadRequest: Bool) throws(HTTP1ParseError) -> Framing {
+        if isHeadRequest || (status >= 100 && status < 200) || status == 204 || status == 304 { return .none }
+        let transferCodings = tokens(of: "Transfer-Encoding")
+        if !transferCodings.isEmpty {
+            guard transferCodings == ["chunked"] else { throw .unsupportedTransferEncoding }
+            return .chunked
+        }
+        var length: Int?
+        for field in fields where Self.equalsIgnoringCase(field.name, "Content-Length") {
+            for part in field.value.split(separator: ",", omittingEmptySubsequences: false) {
+                let parsed = try Self.contentLength(part.utf8)
+                if let length, length != parsed { throw .conflictingContentLength }
+                length = parsed
+            }
+        }
+        if let length { return .length(length) }
+        return .untilClose
+    }
+
+    /// Whether a response with both Transfer-Encoding and Content-Length came, after which the connection must
+    /// not be reused (RFC 9112, section 6.3).
+    var hasAmbiguousFraming: Bool {
+        fields.contains { Self.equalsIgnoringCase($0.name, "Transfer-Encoding") }
+            && fields.contains { Self.equalsIgnoringCase($0.name, "Content-Length") }
+    }
+
+    private static func contentLength(_ text: Substring.UTF8View) throws(HTTP1ParseError) -> Int {
+        var value = 0
+        var digits = 0
+        for byte in text {
+            if byte == 0x20 || byte == 0x09 { continue }
+            guard byte >= 0x30, byte <= 0x39, digits < 18 else { throw .invalidContentLength }
+            value = value * 10 + Int(byte - 0x30)
+            digits += 1
+        }
+        guard digits > 0 else { throw .invalidContentLength }
+        return value
+    }
+
+    static func equalsIgnoringCase(_ a: String, _ b: String) -> Bool {
+        a.utf8.count == b.utf8.count
+            && a.utf8.elementsEqual(b.utf8) { x, y in
+                x == y || (x | 0x20 == y | 0x20 && (x | 0x20) >= 0x61 && (x | 0x20) <= 0x7A)
+            }
+    }
+}
+
+extension HTTP1ResponseHead {
+    /// Parses a response head at the start of `bytes`.
+    ///
+    /// - Parameters:
+    ///   - bytes: The bytes received so far.
+    ///   - limits: Bounds on the head's size and field count.
+    /// - Returns: The head and the number of bytes it took, or `nil` when the head is not complete yet.
+    /// - Throws: ``HTTP1ParseError`` when the bytes cannot be the start of a valid response head, or exceed a
+    ///   limit.
+    static func parse(
+        _ bytes: UnsafeRawBufferPointer, limits: Limits = Limits()
+    ) throws(HTTP1ParseError) -> (head: HTTP1ResponseHead, length: Int)? {
+        let count = bytes.count
+        var lines: [Range<Int>] = []
+        var position = 0
+        var end: Int?
+        while position < count {
+            guard let newline = firstNewline(in: bytes, from: position) else { break }
+            var lineEnd = newline
+            if lineEnd > position, bytes[lineEnd - 1] == 0x0D { lineEnd -= 1 }
+            if newline + 1 > limits.maxHeadBytes { throw .headTooLarge }
+            if lineEnd == position {
+                if lines.isEmpty { throw .invalidStatusLine }
+                end = newline + 1
+                break
+            }
+            lines.append(position..<lineEnd)
+            if lines.count > limits.maxFields + 1 { throw .tooManyHeaders }
+            position = newline + 1
+        }
+        guard let end else {
+            if count >= limits.maxHeadBytes { throw .headTooLarge }
+            if lines.isEmpty, count >= 5, !startsWithHTTP(bytes) { throw .invalidStatusLine }
+            return nil
+        }
+        var head = try statusLine(bytes, lines[0])
+        head.fields.reserveCapacity(lines.count - 1)
+        for line in lines.dropFirst() {
+            head.fields.append(try field(bytes, line))
+        }
+        return (head, end)
+    }
+
+    private static func firstNewline(in bytes: UnsafeRawBufferPointer, from start: Int) -> Int? {
+        guard start < bytes.count, let base = bytes.baseAddress else { return nil }
+        guard let found = memchr(base + start, 0x0A, bytes.count - start) else { return nil }
+        return base.distance(to: UnsafeRawPointer(found))
+    }
+
+    private static func startsWithHTTP(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        bytes.count >= 5 && bytes[0] == 0x48 && bytes[1] == 0x54 && bytes[2] == 0x54 && bytes[3] == 0x50
+            && bytes[4] == 0x2F
+    }
+
+    private static func statusLine(
+        _ bytes: UnsafeRawBufferPointer, _ line: Range<Int>
+    ) throws(HTTP1ParseError) -> HTTP1ResponseHead {
+        // "HTTP/1.1 200 OK": 12 bytes at least, the reason phrase is optional.
+        let start = line.lowerBound
+        guard line.count >= 12, startsWithHTTP(UnsafeRawBufferPointer(rebasing: bytes[line])) else {
+            throw .invalidStatusLine
+        }
+        guard bytes[start + 5] == 0x31, bytes[start + 6] == 0x2E, isDigit(bytes[start + 7]) else {
+            throw .unsupportedVersion
+        }
+        guard bytes[start + 8] == 0x20 else { throw .invalidStatusLine }
+        var status = 0
+        for offset in 9..<12 {
+            let byte = bytes[start + offset]
+            guard isDigit(byte) else { throw .invalidStatusLine }
+            status = status * 10 + Int(byte - 0x30)
+        }
+        guard status >= 100 else { throw .invalidStatusLine }
+        var reason = ""
+        if line.count > 12 {
+            guard bytes[start + 12] == 0x20 else { throw .invalidStatusLine }
+            let phrase = (start + 13)..<line.upperBound
+            for index in phrase where isControl(bytes[index]) { throw .invalidStatusLine }
+            reason = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[phrase]), as: UTF8.self)
+        }
+        return HTTP1ResponseHead(minorVersion: Int(bytes[start + 7] - 0x30), status: status, reason: reason, fields: [])
+    }
+
+    private static func field(_ bytes: UnsafeRawBufferPointer, _ line: Range<Int>) throws(HTTP1ParseError) -> Field {
+        let first = bytes[line.lowerBound]
+        if first == 0x20 || first == 0x09 { throw .obsoleteLineFolding }
+        var colon = line.lowerBound
+        while colon < line.upperBound, bytes[colon] != 0x3A {
+            guard HTTPSyntax.isTokenByte(bytes[colon]) else { throw .invalidHeaderField }
+            colon += 1
+        }
+        guard colon < line.upperBound, colon > line.lowerBound else { throw .invalidHeaderField }
+        var valueStart = colon + 1
+        var valueEnd = line.upperBound
+        while valueStart < valueEnd, bytes[valueStart] == 0x20 || bytes[valueStart] == 0x09 { valueStart += 1 }
+        while valueEnd > valueStart, bytes[valueEnd - 1] == 0x20 || bytes[valueEnd - 1] == 0x09 { valueEnd -= 1 }
+        for index in valueStart..<valueEnd where isControl(bytes[index]) { throw .invalidHeaderField }
+        let name = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[line.lowerBound..<colon]), as: UTF8.self)
+        let value = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[valueStart..<valueEnd]), as: UTF8.self)
+        return Field(name: name, value: value)
+    }
+
+    private static func isDigit(_ byte: UInt8) -> Bool { byte >= 0x30 && byte <= 0x39 }
+
+    private static func isControl(_ byte: UInt8) -> Bool { (byte < 0x20 && byte != 0x09) || byte == 0x7F }
+}

@@ -1,0 +1,218 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// A transport that speaks HTTP/1.1 over its own pooled TCP connections: several times faster than
+/// URLSession on Linux for `http://` URLs.
+///
+/// Choose it per request with `Using(HTTP1Transport.shared)`, or on a client. Connections are kept alive and
+/// reused (at most ``Configuration/maxConnectionsPerHost`` per host, with further requests queued), closed after
+/// ``Configuration/idleConnectionTimeout``, and checked before reuse: a request whose kept-alive connection turns
+/// out closed by the server is sent again once on a new connection when its method is idempotent, and fails
+/// with a clear ``RequestError`` otherwise. Responses are parsed defensively (size limits, strict framing,
+/// duplicate headers kept in wire order), gzip and deflate bodies are decompressed, and redirects are followed
+/// as URLSession follows them. The idle timeout is the request's `timeoutInterval`; cancelling the task closes
+/// the connection at once.
+///
+/// `https://` requests go to ``Configuration/secureTransport`` (URLSession by default): TLS needs a library
+/// that RequestKit does not depend on.
+///
+/// ```swift
+/// let todo = try await Request {
+///     Url("http://127.0.0.1:8080/todos/1")
+///     Using(HTTP1Transport.shared)
+/// }.json()
+/// ```
+public final class HTTP1Transport: Transport {
+    /// A transport with the default configuration, shared by everyone who does not need another.
+    ///
+    /// ```swift
+    /// Using(HTTP1Transport.shared)
+    /// ```
+    public static let shared = HTTP1Transport()
+
+    /// The configuration this transport was made with.
+    public let configuration: Configuration
+    private let pool: HTTP1ConnectionPool
+    private let limits: HTTP1Limits
+
+    /// Creates a transport with its own connection pool.
+    ///
+    /// ```swift
+    /// var configuration = HTTP1Transport.Configuration()
+    /// configuration.maxConnectionsPerHost = 4
+    /// let transport = HTTP1Transport(configuration: configuration)
+    /// ```
+    /// - Parameter configuration: Limits and timeouts.
+    public init(configuration: Configuration = Configuration()) {
+        self.configuration = configuration
+        self.limits = configuration.limits
+        self.pool = HTTP1ConnectionPool(
+            maxConnectionsPerHost: configuration.maxConnectionsPerHost,
+            idleTimeout: configuration.idleConnectionTimeout,
+            bufferSize: max(64 * 1024, configuration.maxResponseHeadBytes))
+    }
+
+    /// Creates a transport, adjusting the default configuration.
+    ///
+    /// ```swift
+    /// let transport = HTTP1Transport { $0.maxConnectionsPerHost = 4 }
+    /// ```
+    /// - Parameter configure: Changes to make to the default configuration.
+    public convenience init(_ configure: (inout Configuration) -> Void) {
+        var configuration = Configuration()
+        configure(&configuration)
+        self.init(configuration: configuration)
+    }
+
+    /// Closes the connections that are open and idle; busy ones close when their request ends.
+    ///
+    /// ```swift
+    /// HTTP1Transport.shared.closeIdleConnections()
+    /// ```
+    public func closeIdleConnections() {
+        pool.closeIdleConnections()
+    }
+
+    /// How many connections are open and idle in the pool.
+    ///
+    /// ```swift
+    /// print(HTTP1Transport.shared.idleConnectionCount)
+    /// ```
+    public var idleConnectionCount: Int { pool.idleCount }
+
+    public func send(_ request: URLRequest) async throws -> Response {
+        var current = request
+        var redirectCount = 0
+        while true {
+            guard let url = current.url, let scheme = url.scheme?.lowercased() else {
+                throw RequestError.transport(URLError(.badURL), detail: "the request has no URL")
+            }
+            if scheme == "https" { return try await configuration.secureTransport.send(current) }
+            guard scheme == "http" else {
+                throw RequestError.transport(URLError(.unsupportedURL), detail: "HTTP1Transport sends http URLs only")
+            }
+            let response = try await exchange(current, url: url)
+            guard configuration.followsRedirects,
+                let next = HTTP1Redirect.nextRequest(
+                    status: response.statusCode, location: response.headers["Location"], after: current)
+            else { return response }
+            redirectCount += 1
+            if redirectCount > configuration.maxRedirects {
+                throw RequestError.transport(
+                    URLError(.httpTooManyRedirects), detail: "more than \(configuration.maxRedirects) redirects")
+            }
+            current = next
+        }
+    }
+
+    /// Sends one request (no redirects), retrying it once on a new connection when it is idempotent and a
+    /// reused connection turns out closed before any response byte.
+    private func exchange(_ request: URLRequest, url: URL) async throws -> Response {
+        let target = try HTTP1RequestEncoder.target(of: url)
+        let body = HTTP1RequestEncoder.body(of: request)
+        let head = try HTTP1RequestEncoder.head(of: request, target: target, bodyCount: body.count)
+        let method = request.httpMethod ?? "GET"
+        let isHeadRequest = method == "HEAD"
+        let idleTimeout = request.timeoutInterval
+        var hasRetried = false
+        while true {
+            try Task.checkCancellation()
+            let connection: HTTP1Connection
+            do {
+                connection = try await pool.acquire(target.key)
+            } catch {
+                throw RequestError.cancelled(underlyingError: error)
+            }
+            let isReused = connection.isConnected
+            connection.beginRequest()
+            let outcome = await run(on: connection) { [configuration, limits] in
+                do {
+                    try connection.connectIfNeeded(connectTimeout: configuration.connectTimeout)
+                } catch HTTP1Socket.Failure.timedOut {
+                    throw RequestError.timedOut("could not connect within \(configuration.connectTimeout) s")
+                }
+                return try connection.exchange(
+                    head: head, body: body, isHeadRequest: isHeadRequest, idleTimeout: idleTimeout, limits: limits)
+            }
+            let wasCancelled = connection.wasCancelled
+            switch outcome {
+            case .success(let exchanged):
+                pool.release(connection, isReusable: exchanged.isReusable)
+                return try response(exchanged.head, body: exchanged.body, url: url)
+            case .failure(let error):
+                pool.release(connection, isReusable: false)
+                if wasCancelled || error is CancellationError { throw RequestError.cancelled(underlyingError: error) }
+                if case HTTP1ExchangeFailure.closedBeforeResponse = error, isReused {
+                    if Self.isIdempotent(method), !hasRetried {
+                        hasRetried = true
+                        continue
+                    }
+                    throw RequestError.transport(
+                        error,
+                        detail: "the kept-alive connection closed before a response, and the request was not retried "
+                            + (hasRetried ? "twice" : "because \(method) is not idempotent"))
+                }
+                throw Self.requestError(for: error, idleTimeout: idleTimeout)
+            }
+        }
+    }
+
+    /// Runs `job` on the connection's own thread, and shuts the connection down if the task is cancelled.
+    private func run(
+        on connection: HTTP1Connection,
+        _ job: @escaping @Sendable () throws -> (head: HTTP1ResponseHead, body: Data, isReusable: Bool)
+    ) async -> Result<(head: HTTP1ResponseHead, body: Data, isReusable: Bool), any Error> {
+        await withTaskCancellationHandler {
+            await withUnsafeContinuation { continuation in
+                connection.queue.async { continuation.resume(returning: Result { try job() }) }
+            }
+        } onCancel: {
+            connection.cancel()
+        }
+    }
+
+    private func response(_ head: HTTP1ResponseHead, body: Data, url: URL) throws -> Response {
+        var fields: [HTTPHeader] = []
+        fields.reserveCapacity(head.fields.count)
+        for field in head.fields { fields.append(HTTPHeader(name: field.name, value: field.value)) }
+        var decoded = body
+        let codings = head.tokens(of: "Content-Encoding")
+        if !codings.isEmpty, !body.isEmpty {
+            do {
+                decoded = try HTTP1ContentDecoding.decode(
+                    body, codings: codings, maxBytes: configuration.maxResponseBodyBytes)
+            } catch {
+                throw RequestError.transport(error, detail: "the body could not be decoded")
+            }
+        }
+        return Response(status: HTTPStatus(code: head.status), headers: HTTPHeaders(fields), body: decoded, url: url)
+    }
+
+    static func isIdempotent(_ method: String) -> Bool {
+        ["GET", "HEAD", "PUT", "DELETE", "OPTIONS", "TRACE"].contains(method)
+    }
+
+    private static func requestError(
+        for error: any Error, idleTimeout: Double
+    ) -> RequestError {
+        let seconds = idleTimeout == idleTimeout.rounded() ? String(Int(idleTimeout)) : String(idleTimeout)
+        switch error {
+        case let error as RequestError:
+            return error
+        case let error as HTTP1ParseError:
+            return RequestError.transport(error, detail: error.reason)
+        case HTTP1Socket.Failure.timedOut:
+            return RequestError.timedOut("no data for \(seconds) s")
+        case HTTP1Socket.Failure.system(let posix):
+            return RequestError.transport(posix)
+        case HTTP1ExchangeFailure.closedBeforeResponse(let posix):
+            return RequestError.transport(
+                posix ?? POSIXError(.ECONNRESET), detail: "the server closed the connection before a response")
+        default:
+            return RequestError.transport(error)
+        }
+    }
+}
