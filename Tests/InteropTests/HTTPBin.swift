@@ -15,7 +15,10 @@ enum HTTPBin {
     }
 
     /// The transports every interop test runs on.
-    static let transports: [TransportCase] = [TransportCase(name: "URLSession", transport: URLSessionTransport.shared)]
+    static let transports: [TransportCase] = [
+        TransportCase(name: "URLSession", transport: URLSessionTransport.shared),
+        TransportCase(name: "HTTP1", transport: HTTP1Transport.shared),
+    ]
 }
 
 /// A transport under test, named for test output.

@@ -5,12 +5,12 @@ import Testing
 
 @Suite("Json in requests and responses")
 struct JsonIntegrationTests {
-    @Test("A JSON literal body is sent compactly, keys in order")
-    func literalBody() async throws {
+    @Test("A JSON literal body is sent compactly, keys in order", arguments: WireTransport.all)
+    func literalBody(_ transport: WireTransport) async throws {
         let server = try TestServer()
         defer { server.stop() }
         let echo = try await Request {
-            Url(server.url("/anything"))
+            Url(server.url("/anything")); Using(transport.transport)
             Method(.post)
             Body(json: ["title": "foo", "userId": 1, "tags": ["a"], "draft": nil])
         }.json()
@@ -21,29 +21,29 @@ struct JsonIntegrationTests {
         #expect(echo.bodyLength.int == 52)
     }
 
-    @Test("onJson receives the parsed body; a body that is not JSON reaches onError")
-    func onJson() async throws {
+    @Test("onJson receives the parsed body; a body that is not JSON reaches onError", arguments: WireTransport.all)
+    func onJson(_ transport: WireTransport) async throws {
         let server = try TestServer()
         defer { server.stop() }
         server.route("/not-json") { _ in .text("plain words") }
         let log = Log()
-        await Request { Url(server.url("/anything?x=1")) }
+        await Request { Url(server.url("/anything?x=1")); Using(transport.transport) }
             .onJson { log.add("json \($0.args.x.string ?? "?")") }
             .onError { log.add("error \($0.kind)") }
             .call().wait()
-        await Request { Url(server.url("/not-json")) }
+        await Request { Url(server.url("/not-json")); Using(transport.transport) }
             .onJson { _ in log.add("json") }
             .onError { log.add("error \($0.kind) \($0.underlyingError is JsonParsingError)") }
             .call().wait()
         #expect(log.entries == ["json 1", "error decoding true"])
     }
 
-    @Test("An error response's body is readable as Json")
-    func errorJson() async throws {
+    @Test("An error response's body is readable as Json", arguments: WireTransport.all)
+    func errorJson(_ transport: WireTransport) async throws {
         let server = try TestServer()
         defer { server.stop() }
         let error = try await #require(throws: RequestError.self) {
-            try await Request { Url(server.url("/bearer")) }.json()
+            try await Request { Url(server.url("/bearer")); Using(transport.transport) }.json()
         }
         #expect(error.statusCode == 401)
         #expect(error.errorJson?.authenticated.bool == false)

@@ -5,15 +5,15 @@ import Testing
 
 @Suite("Timeouts and cancellation on the wire")
 struct TimeoutAndCancellationTests {
-    @Test("The idle timeout fails a request to a slow route")
-    func idleTimeout() async throws {
+    @Test("The idle timeout fails a request to a slow route", arguments: WireTransport.all)
+    func idleTimeout(_ transport: WireTransport) async throws {
         let server = try TestServer()
         defer { server.stop() }
         let clock = ContinuousClock()
         let start = clock.now
         let error = try await #require(throws: RequestError.self) {
             try await Request {
-                Url(server.url("/delay/10")); Timeout(1)
+                Url(server.url("/delay/10")); Using(transport.transport); Timeout(1)
             }.send()
         }
         let elapsed = clock.now - start
@@ -22,15 +22,15 @@ struct TimeoutAndCancellationTests {
         #expect(elapsed < .seconds(6))
     }
 
-    @Test("The total deadline fails a request that keeps sending but never finishes in time")
-    func resourceTimeout() async throws {
+    @Test("The total deadline fails a request that keeps sending but never finishes in time", arguments: WireTransport.all)
+    func resourceTimeout(_ transport: WireTransport) async throws {
         let server = try TestServer()
         defer { server.stop() }
         let clock = ContinuousClock()
         let start = clock.now
         let error = try await #require(throws: RequestError.self) {
             try await Request {
-                Url(server.url("/drip?numbytes=20&duration=8"))
+                Url(server.url("/drip?numbytes=20&duration=8")); Using(transport.transport)
                 Timeout(5)
                 Timeout(1, for: .resource)
             }.send()
@@ -40,11 +40,11 @@ struct TimeoutAndCancellationTests {
         #expect(clock.now - start < .seconds(5))
     }
 
-    @Test("Cancelling the awaiting task cancels the transfer, and the server sees the connection closed")
-    func cancellation() async throws {
+    @Test("Cancelling the awaiting task cancels the transfer, and the server sees the connection closed", arguments: WireTransport.all)
+    func cancellation(_ transport: WireTransport) async throws {
         let server = try TestServer()
         defer { server.stop() }
-        let task = Task { try await Request { Url(server.url("/delay/10")) }.send() }
+        let task = Task { try await Request { Url(server.url("/delay/10")); Using(transport.transport) }.send() }
         #expect(await server.waitForRequests(count: 1, timeout: .seconds(5)))
         task.cancel()
         let result = await task.result
@@ -58,12 +58,12 @@ struct TimeoutAndCancellationTests {
         #expect(aborted == 1)
     }
 
-    @Test("A handle from call() cancels the request and reports .cancelled to onError")
-    func handleCancellation() async throws {
+    @Test("A handle from call() cancels the request and reports .cancelled to onError", arguments: WireTransport.all)
+    func handleCancellation(_ transport: WireTransport) async throws {
         let server = try TestServer()
         defer { server.stop() }
         let log = Log()
-        let handle = Request { Url(server.url("/delay/10")) }
+        let handle = Request { Url(server.url("/delay/10")); Using(transport.transport) }
             .onData { _ in log.add("data") }
             .onError { log.add("error \($0.kind)") }
             .call()
@@ -73,12 +73,12 @@ struct TimeoutAndCancellationTests {
         #expect(log.entries == ["error cancelled"])
     }
 
-    @Test("A refused connection is a transport failure naming the request")
-    func refusedConnection() async throws {
+    @Test("A refused connection is a transport failure naming the request", arguments: WireTransport.all)
+    func refusedConnection(_ transport: WireTransport) async throws {
         let server = try TestServer()
         let url = server.url("/anything")
         server.stop()
-        let error = try await #require(throws: RequestError.self) { try await Request { Url(url) }.send() }
+        let error = try await #require(throws: RequestError.self) { try await Request { Url(url); Using(transport.transport) }.send() }
         #expect(error.kind == .transport)
         #expect(error.underlyingError != nil)
         #expect(error.description.hasPrefix("Transport failure for GET \(url.absoluteString): "))

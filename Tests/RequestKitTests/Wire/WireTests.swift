@@ -5,12 +5,12 @@ import Testing
 
 @Suite("Requests on the wire")
 struct WireTests {
-    @Test("The server receives the exact query, method, headers and body")
-    func exactRequest() async throws {
+    @Test("The server receives the exact query, method, headers and body", arguments: WireTransport.all)
+    func exactRequest(_ transport: WireTransport) async throws {
         let server = try TestServer()
         defer { server.stop() }
         let response = try await Request {
-            Url(server.url("/anything/items?existing=1"))
+            Url(server.url("/anything/items?existing=1")); Using(transport.transport)
             Path("a/b")
             Method(.post)
             Query("q", value: "a+b&c=d e")
@@ -32,13 +32,13 @@ struct WireTests {
         #expect(received.queryValue("q") == "a+b&c=d e")
     }
 
-    @Test("A JSON body arrives byte for byte with its Content-Type")
-    func jsonBody() async throws {
+    @Test("A JSON body arrives byte for byte with its Content-Type", arguments: WireTransport.all)
+    func jsonBody(_ transport: WireTransport) async throws {
         struct Todo: Codable, Sendable { let title: String }
         let server = try TestServer()
         defer { server.stop() }
         _ = try await Request {
-            Url(server.url("/anything"))
+            Url(server.url("/anything")); Using(transport.transport)
             Method(.put)
             Body(Todo(title: "caf\u{e9} & \"quotes\""))
         }.data()
@@ -47,26 +47,26 @@ struct WireTests {
         #expect(received.header("Content-Type") == "application/json")
     }
 
-    @Test("Statuses: send() returns them, data() throws with status, headers and body")
-    func statuses() async throws {
+    @Test("Statuses: send() returns them, data() throws with status, headers and body", arguments: WireTransport.all)
+    func statuses(_ transport: WireTransport) async throws {
         let server = try TestServer()
         defer { server.stop() }
-        let request = Request { Url(server.url("/status/418")) }
+        let request = Request { Url(server.url("/status/418")); Using(transport.transport) }
         #expect(try await request.send().status == 418)
         let error = try await #require(throws: RequestError.self) { try await request.data() }
         #expect(error.kind == .unacceptableStatus)
         #expect(error.statusCode == 418)
         #expect(error.responseBody == Data("status 418".utf8))
         #expect(error.responseHeaders?["Content-Length"] == "10")
-        let noContent = try await Request { Url(server.url("/status/204")) }.data()
+        let noContent = try await Request { Url(server.url("/status/204")); Using(transport.transport) }.data()
         #expect(noContent.isEmpty)
     }
 
-    @Test("Response headers are read case-insensitively; the final URL follows redirects")
-    func responseDetails() async throws {
+    @Test("Response headers are read case-insensitively; the final URL follows redirects", arguments: WireTransport.all)
+    func responseDetails(_ transport: WireTransport) async throws {
         let server = try TestServer()
         defer { server.stop() }
-        let response = try await Request { Url(server.url("/redirect/2")) }.send()
+        let response = try await Request { Url(server.url("/redirect/2")); Using(transport.transport) }.send()
         #expect(response.statusCode == 200)
         #expect(response.url == server.url("/get"))
         #expect(response.headers["content-type"] == response.headers["Content-Type"])
@@ -74,17 +74,17 @@ struct WireTests {
         #expect(server.requests.map(\.path) == ["/redirect/2", "/redirect/1", "/get"])
     }
 
-    @Test("Basic authentication round trip")
-    func basicAuth() async throws {
+    @Test("Basic authentication round trip", arguments: WireTransport.all)
+    func basicAuth(_ transport: WireTransport) async throws {
         let server = try TestServer()
         defer { server.stop() }
         let ok = try await Request {
-            Url(server.url("/basic-auth/ann/s3cret"))
+            Url(server.url("/basic-auth/ann/s3cret")); Using(transport.transport)
             Header.Authorization(.basic(username: "ann", password: "s3cret"))
         }.send()
         #expect(ok.statusCode == 200)
         let denied = try await Request {
-            Url(server.url("/basic-auth/ann/s3cret"))
+            Url(server.url("/basic-auth/ann/s3cret")); Using(transport.transport)
             Header.Authorization(.basic(username: "ann", password: "wrong"))
         }.send()
         #expect(denied.statusCode == 401)
@@ -92,8 +92,8 @@ struct WireTests {
         #expect(denied.body == Data(#"{"authenticated":false}"#.utf8))
     }
 
-    @Test("A typed request decodes the server's JSON")
-    func typedValue() async throws {
+    @Test("A typed request decodes the server's JSON", arguments: WireTransport.all)
+    func typedValue(_ transport: WireTransport) async throws {
         struct Echo: Decodable, Sendable {
             let method: String
             let args: [String: String]
@@ -101,20 +101,20 @@ struct WireTests {
         let server = try TestServer()
         defer { server.stop() }
         let echo = try await AnyRequest<Echo> {
-            Url(server.url("/anything"))
+            Url(server.url("/anything")); Using(transport.transport)
             Query("userId", value: 1)
         }.value()
         #expect(echo.method == "GET")
         #expect(echo.args == ["userId": "1"])
     }
 
-    @Test("A header with CR/LF is never sent")
-    func injectionNeverSent() async throws {
+    @Test("A header with CR/LF is never sent", arguments: WireTransport.all)
+    func injectionNeverSent(_ transport: WireTransport) async throws {
         let server = try TestServer()
         defer { server.stop() }
         let error = try await #require(throws: RequestError.self) {
             try await Request {
-                Url(server.url("/anything"))
+                Url(server.url("/anything")); Using(transport.transport)
                 Header.Any(key: "X-Evil", value: "a\r\nX-Injected: 1")
             }.send()
         }
