@@ -119,7 +119,7 @@ public final class HTTP1Transport: Transport {
         let idleTimeout = request.timeoutInterval
         var hasRetried = false
         while true {
-            try Task.checkCancellation()
+            if Task.isCancelled { throw RequestError.cancelled(underlyingError: CancellationError()) }
             let connection: HTTP1Connection
             do {
                 connection = try await pool.acquire(target.key)

@@ -1,0 +1,134 @@
+import Foundation
+import Testing
+
+@testable import RequestKit
+
+@Suite("HTTP/1.1 response parsing")
+struct HTTP1ResponseParserTests {
+    private func parse(_ text: String) throws -> (head: HTTP1ResponseHead, length: Int)? {
+        try Array(text.utf8).withUnsafeBytes { try HTTP1ResponseHead.parse($0) }
+    }
+
+    private func decode(_ text: String, framing: HTTP1ResponseHead.Framing, split: Int = .max) throws -> Data {
+        var decoder = HTTP1BodyDecoder(framing: framing)
+        var body = Data()
+        var pending: [UInt8] = []
+        for byte in Array(text.utf8) {
+            pending.append(byte)
+            if pending.count >= split {
+                let used = try pending.withUnsafeBytes { try decoder.decode($0, into: &body) }
+                pending.removeFirst(used)
+            }
+        }
+        let used = try pending.withUnsafeBytes { try decoder.decode($0, into: &body) }
+        pending.removeFirst(used)
+        if !decoder.isComplete { try decoder.finishAtEndOfStream() }
+        return body
+    }
+
+    @Test("A head keeps its fields in wire order with duplicates, and reports its length")
+    func headFields() throws {
+        let text = "HTTP/1.1 200 OK\r\nSet-Cookie: a=1\r\nX-One:  spaced value \t\r\nSet-Cookie: b=2\r\n\r\nBODY"
+        let parsed = try #require(try parse(text))
+        #expect(parsed.length == text.utf8.count - 4)
+        #expect(parsed.head.status == 200)
+        #expect(parsed.head.reason == "OK")
+        #expect(parsed.head.minorVersion == 1)
+        #expect(
+            parsed.head.fields == [
+                .init(name: "Set-Cookie", value: "a=1"), .init(name: "X-One", value: "spaced value"),
+                .init(name: "Set-Cookie", value: "b=2"),
+            ])
+    }
+
+    @Test("An incomplete head asks for more bytes; bare LF line ends and an empty reason are accepted")
+    func incompleteAndLenient() throws {
+        #expect(try parse("HTTP/1.1 200 OK\r\nContent-Length: 3\r\n") == nil)
+        let parsed = try #require(try parse("HTTP/1.0 204\nA: b\n\n"))
+        #expect(parsed.head.status == 204)
+        #expect(parsed.head.reason == "")
+        #expect(parsed.head.minorVersion == 0)
+        #expect(parsed.length == 19)
+    }
+
+    @Test(
+        "Malformed heads are rejected with a reason",
+        arguments: [
+            ("HTTP/1.1 two-hundred OK\r\n\r\n", HTTP1ParseError.invalidStatusLine),
+            ("HTTP/2.0 200 OK\r\n\r\n", .unsupportedVersion),
+            ("SSH-2.0-OpenSSH\r\n\r\n", .invalidStatusLine),
+            ("HTTP/1.1 200 OK\r\nBad Name: x\r\n\r\n", .invalidHeaderField),
+            ("HTTP/1.1 200 OK\r\nA: x\r\n folded\r\n\r\n", .obsoleteLineFolding),
+            ("HTTP/1.1 200 OK\r\nA: x\u{1}y\r\n\r\n", .invalidHeaderField),
+            ("HTTP/1.1 200 OK\r\n: empty\r\n\r\n", .invalidHeaderField),
+            ("HTTP/1.1 099 Low\r\n\r\n", .invalidStatusLine),
+        ])
+    func malformedHeads(_ text: String, _ expected: HTTP1ParseError) {
+        #expect(throws: expected) { try parse(text) }
+    }
+
+    @Test("Head size and field count are limited")
+    func headLimits() {
+        let manyFields = "HTTP/1.1 200 OK\r\n" + String(repeating: "A: b\r\n", count: 101) + "\r\n"
+        #expect(throws: HTTP1ParseError.tooManyHeaders) { try parse(manyFields) }
+        let huge = "HTTP/1.1 200 OK\r\nA: " + String(repeating: "x", count: 70_000)
+        #expect(throws: HTTP1ParseError.headTooLarge) { try parse(huge) }
+    }
+
+    @Test("Framing follows RFC 9112: no body for HEAD, 1xx, 204, 304; chunked wins; lengths must agree")
+    func framing() throws {
+        func head(_ status: Int, _ fields: [(String, String)]) -> HTTP1ResponseHead {
+            HTTP1ResponseHead(
+                minorVersion: 1, status: status, reason: "", fields: fields.map { .init(name: $0.0, value: $0.1) })
+        }
+        #expect(try head(200, [("Content-Length", "5")]).framing(isHeadRequest: true) == .none)
+        #expect(try head(204, [("Content-Length", "5")]).framing(isHeadRequest: false) == .none)
+        #expect(try head(304, []).framing(isHeadRequest: false) == .none)
+        #expect(try head(200, [("Content-Length", "5")]).framing(isHeadRequest: false) == .length(5))
+        #expect(try head(200, [("Content-Length", "5, 5")]).framing(isHeadRequest: false) == .length(5))
+        #expect(try head(200, [("Transfer-Encoding", "Chunked")]).framing(isHeadRequest: false) == .chunked)
+        #expect(try head(200, []).framing(isHeadRequest: false) == .untilClose)
+        #expect(throws: HTTP1ParseError.conflictingContentLength) {
+            try head(200, [("Content-Length", "5"), ("Content-Length", "6")]).framing(isHeadRequest: false)
+        }
+        #expect(throws: HTTP1ParseError.invalidContentLength) {
+            try head(200, [("Content-Length", "-1")]).framing(isHeadRequest: false)
+        }
+        #expect(throws: HTTP1ParseError.invalidContentLength) {
+            try head(200, [("Content-Length", "99999999999999999999")]).framing(isHeadRequest: false)
+        }
+        #expect(throws: HTTP1ParseError.unsupportedTransferEncoding) {
+            try head(200, [("Transfer-Encoding", "gzip")]).framing(isHeadRequest: false)
+        }
+        #expect(head(200, [("Connection", "close")]).isKeepAlive == false)
+        #expect(HTTP1ResponseHead(minorVersion: 0, status: 200, reason: "", fields: []).isKeepAlive == false)
+    }
+
+    @Test("Chunked bodies decode the same whole or a byte at a time, trailers dropped", arguments: [1, 3, Int.max])
+    func chunked(split: Int) throws {
+        let wire = "5;ext=1\r\nhello\r\n1\r\n \r\nA\r\n0123456789\r\n0\r\nX-Checksum: abc\r\n\r\n"
+        #expect(try decode(wire, framing: .chunked, split: split) == Data("hello 0123456789".utf8))
+    }
+
+    @Test("Bad chunk framing and oversized chunks are typed errors")
+    func badChunks() {
+        #expect(throws: HTTP1ParseError.invalidChunkSize) { try decode("zz\r\nabc\r\n", framing: .chunked) }
+        #expect(throws: HTTP1ParseError.chunkSizeTooLarge) {
+            try decode("FFFFFFFFFFFFFFFFFFFF\r\n", framing: .chunked)
+        }
+        #expect(throws: HTTP1ParseError.invalidChunkTerminator) { try decode("3\r\nabcXY", framing: .chunked) }
+        #expect(throws: HTTP1ParseError.truncatedBody) { try decode("5\r\nab", framing: .chunked) }
+        #expect(throws: HTTP1ParseError.truncatedBody) { try decode("abc", framing: .length(10)) }
+    }
+
+    @Test("A length-delimited body stops at its length; a close-delimited one takes everything")
+    func lengths() throws {
+        var decoder = HTTP1BodyDecoder(framing: .length(3))
+        var body = Data()
+        let used = try Array("abcdef".utf8).withUnsafeBytes { try decoder.decode($0, into: &body) }
+        #expect(used == 3)
+        #expect(body == Data("abc".utf8))
+        #expect(decoder.isComplete)
+        #expect(try decode("until the end", framing: .untilClose) == Data("until the end".utf8))
+    }
+}

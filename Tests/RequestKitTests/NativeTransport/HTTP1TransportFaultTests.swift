@@ -1,0 +1,67 @@
+import Foundation
+import RequestKitTesting
+import Testing
+
+@testable import RequestKit
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+@Suite("HTTP1Transport: faulty servers")
+struct HTTP1TransportFaultTests {
+    private func failure(_ path: String, timeout: Double = 2) async throws -> RequestError {
+        let server = try TestServer()
+        defer { server.stop() }
+        var request = URLRequest(url: server.url(path))
+        request.timeoutInterval = timeout
+        return try await #require(throws: RequestError.self) { try await HTTP1Transport().send(request) }
+    }
+
+    @Test("A connection closed before any response is a transport failure")
+    func closed() async throws {
+        let error = try await failure("/fault/close")
+        #expect(error.kind == .transport)
+        #expect(error.detail == "the server closed the connection before a response")
+    }
+
+    @Test(
+        "Malformed responses are typed parse errors",
+        arguments: [
+            ("/fault/truncate", HTTP1ParseError.truncatedBody),
+            ("/fault/malformed-status", .invalidStatusLine),
+            ("/fault/bad-chunk", .invalidChunkSize),
+        ])
+    func malformed(_ path: String, _ expected: HTTP1ParseError) async throws {
+        let error = try await failure(path)
+        #expect(error.kind == .transport)
+        #expect(error.underlyingError as? HTTP1ParseError == expected)
+        #expect(error.detail == expected.reason)
+    }
+
+    @Test("A server that stops sending times out after the idle timeout", arguments: ["/fault/hang", "/fault/hang-body"])
+    func hangs(_ path: String) async throws {
+        let clock = ContinuousClock()
+        let start = clock.now
+        let error = try await failure(path, timeout: 0.5)
+        #expect(error.kind == .timedOut)
+        #expect(error.detail == "no data for 0.5 s")
+        #expect(clock.now - start < .seconds(5))
+    }
+
+    @Test("Conflicting Content-Length values are refused")
+    func conflictingLengths() async throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        server.route("/two-lengths") { _ in
+            TestResponse(
+                body: .raw {
+                    try $0.writeRaw(Data("HTTP/1.1 200 OK\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\nabc".utf8))
+                })
+        }
+        let error = try await #require(throws: RequestError.self) {
+            try await HTTP1Transport().send(URLRequest(url: server.url("/two-lengths")))
+        }
+        #expect(error.underlyingError as? HTTP1ParseError == .conflictingContentLength)
+    }
+}

@@ -1,0 +1,133 @@
+import Foundation
+import RequestKitTesting
+import Testing
+
+@testable import RequestKit
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+@Suite("HTTP1Transport: connection pool")
+struct HTTP1TransportPoolTests {
+    @Test("Sequential requests reuse one kept-alive connection")
+    func reuse() async throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        let transport = HTTP1Transport()
+        for index in 0..<10 {
+            let response = try await transport.send(URLRequest(url: server.url("/anything?i=\(index)")))
+            #expect(response.statusCode == 200)
+        }
+        #expect(server.stats.totalConnections == 1)
+        #expect(Set(server.requests.map(\.connectionID)).count == 1)
+        #expect(transport.idleConnectionCount == 1)
+    }
+
+    @Test("Concurrent requests never open more than the per-host limit; the others wait their turn")
+    func perHostLimit() async throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        let transport = HTTP1Transport { $0.maxConnectionsPerHost = 2 }
+        let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+            for _ in 0..<8 {
+                group.addTask { try await transport.send(URLRequest(url: server.url("/delay/0.1"))).statusCode }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(statuses == Array(repeating: 200, count: 8))
+        #expect(server.stats.peakConnections == 2)
+        #expect(server.stats.totalConnections == 2)
+    }
+
+    @Test("A waiting request that is cancelled leaves the queue without taking a connection")
+    func cancelledWaiter() async throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        let transport = HTTP1Transport { $0.maxConnectionsPerHost = 1 }
+        let busy = Task { try await transport.send(URLRequest(url: server.url("/delay/1"))) }
+        #expect(await server.waitForRequests(count: 1, timeout: .seconds(5)))
+        let waiting = Task { try await transport.send(URLRequest(url: server.url("/get"))) }
+        waiting.cancel()
+        let result = await waiting.result
+        let error = try #require(throws: RequestError.self) { try result.get() }
+        #expect(error.kind == .cancelled)
+        #expect(try await busy.value.statusCode == 200)
+        #expect(server.stats.totalConnections == 1)
+    }
+
+    @Test("Idle connections are closed after the idle timeout")
+    func idleEviction() async throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        let transport = HTTP1Transport { $0.idleConnectionTimeout = 0.2 }
+        _ = try await transport.send(URLRequest(url: server.url("/get")))
+        #expect(transport.idleConnectionCount == 1)
+        var remaining = 1
+        for _ in 0..<100 where remaining > 0 {
+            try await Task.sleep(nanoseconds: 50_000_000)
+            remaining = transport.idleConnectionCount
+        }
+        #expect(remaining == 0)
+        _ = try await transport.send(URLRequest(url: server.url("/get")))
+        #expect(server.stats.totalConnections == 2)
+    }
+
+    @Test("A connection the server closed while idle is not reused")
+    func closedWhileIdle() async throws {
+        let server = try TestServer { $0.keepAliveTimeout = .milliseconds(100) }
+        defer { server.stop() }
+        let transport = HTTP1Transport()
+        _ = try await transport.send(URLRequest(url: server.url("/get")))
+        for _ in 0..<100 where server.stats.openConnections > 0 {
+            try await Task.sleep(nanoseconds: 20_000_000)
+        }
+        let response = try await transport.send(URLRequest(url: server.url("/get")))
+        #expect(response.statusCode == 200)
+        #expect(server.stats.totalConnections == 2)
+        #expect(server.stats.abortedRequests == 0)
+    }
+
+    /// A response that promises keep-alive, after which the server closes the connection without reading the
+    /// next request: the next request on it finds the connection closed before any response byte.
+    private func lingeringCloseServer() throws -> TestServer {
+        let server = try TestServer()
+        server.route("/once") { request in
+            TestResponse(
+                body: .raw { writer in
+                    try writer.writeRaw(Data("HTTP/1.1 200 OK\r\nContent-Length: 4\r\n\r\nonce".utf8))
+                    try writer.sleep(for: .milliseconds(300))
+                })
+        }
+        return server
+    }
+
+    @Test("An idempotent request on a connection that closes before responding is retried once")
+    func staleRetry() async throws {
+        let server = try lingeringCloseServer()
+        defer { server.stop() }
+        let transport = HTTP1Transport()
+        _ = try await transport.send(URLRequest(url: server.url("/once")))
+        let response = try await transport.send(URLRequest(url: server.url("/once")))
+        #expect(response.body == Data("once".utf8))
+        #expect(server.stats.totalConnections == 2)
+    }
+
+    @Test("A POST on a connection that closes before responding fails clearly and is not retried")
+    func staleNonIdempotent() async throws {
+        let server = try lingeringCloseServer()
+        defer { server.stop() }
+        let transport = HTTP1Transport()
+        _ = try await transport.send(URLRequest(url: server.url("/once")))
+        var post = URLRequest(url: server.url("/once"))
+        post.httpMethod = "POST"
+        post.httpBody = Data("pay=1".utf8)
+        let error = try await #require(throws: RequestError.self) { try await transport.send(post) }
+        #expect(error.kind == .transport)
+        #expect(
+            error.detail
+                == "the kept-alive connection closed before a response, and the request was not retried because "
+                + "POST is not idempotent")
+        #expect(server.stats.totalConnections == 1)
+    }
+}
