@@ -1,0 +1,141 @@
+import Foundation
+import RequestKit
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Requests per second and CPU time per request of `URLSessionTransport` and `HTTP1Transport` against the
+/// server named by `REQUESTKIT_BENCH_URL` (nginx serving 118 bytes of JSON: see `Scripts/start-nginx.sh`), on one
+/// connection and with 16 concurrent tasks, measured in the same run; `wrk` runs as the ceiling when installed.
+func runTransportBenchmarks() {
+    guard let text = ProcessInfo.processInfo.environment["REQUESTKIT_BENCH_URL"], let url = URL(string: text) else {
+        print("\ntransport: skipped (set REQUESTKIT_BENCH_URL; eval \"$(bash Scripts/start-nginx.sh)\")")
+        return
+    }
+    let rounds = Int(ProcessInfo.processInfo.environment["REQUESTKIT_BENCH_ROUNDS"] ?? "") ?? 7
+    let configuration = URLSessionTransport.defaultConfiguration()
+    configuration.httpMaximumConnectionsPerHost = 16
+    let transports: [(String, any Transport)] = [
+        ("URLSession", URLSessionTransport(configuration: configuration)),
+        ("HTTP1", HTTP1Transport { $0.maxConnectionsPerHost = 16 }),
+    ]
+    print("\nTransport: GET \(url.absoluteString), medians of \(rounds) rounds")
+    var results: [String: [TransportSample]] = [:]
+    for round in 0...rounds {
+        for (name, transport) in transports {
+            let sequential = TransportSample.measure(url, transport, tasks: 1, requestsPerTask: 2_000)
+            let concurrent = TransportSample.measure(url, transport, tasks: 16, requestsPerTask: 250)
+            // Round 0 warms connections and code paths up and is not counted.
+            if round > 0 {
+                results["\(name) sequential", default: []].append(sequential)
+                results["\(name) 16 tasks", default: []].append(concurrent)
+            }
+        }
+    }
+    print("| transport | mode | requests/s | CPU µs/request | vs URLSession |")
+    print("|---|---|---|---|---|")
+    for mode in ["sequential", "16 tasks"] {
+        let baseline = TransportSample.median(results["URLSession \(mode)"] ?? [])
+        for (name, _) in transports {
+            let median = TransportSample.median(results["\(name) \(mode)"] ?? [])
+            let ratio = baseline.requestsPerSecond > 0 ? median.requestsPerSecond / baseline.requestsPerSecond : 0
+            print(
+                "| \(name) | \(mode) | \(formatted(median.requestsPerSecond, decimals: 0)) | "
+                    + "\(formatted(median.cpuMicrosecondsPerRequest)) | \(formatted(ratio, decimals: 2))× |")
+        }
+    }
+    for (threads, connections) in [(1, 1), (2, 16)] {
+        if let rate = wrkRequestsPerSecond(url, threads: threads, connections: connections) {
+            print("| wrk -t\(threads) -c\(connections) | ceiling | \(formatted(rate, decimals: 0)) | | |")
+        }
+    }
+}
+
+/// One timed batch of requests.
+private struct TransportSample {
+    var requestsPerSecond: Double
+    var cpuMicrosecondsPerRequest: Double
+
+    /// Sends `tasks × requestsPerTask` requests, `tasks` at a time, and times them.
+    static func measure(_ url: URL, _ transport: any Transport, tasks: Int, requestsPerTask: Int) -> TransportSample {
+        let total = tasks * requestsPerTask
+        let cpuBefore = processCPUSeconds()
+        let start = DispatchTime.now().uptimeNanoseconds
+        let failures = runBlocking {
+            await withTaskGroup(of: Int.self) { group in
+                for _ in 0..<tasks {
+                    group.addTask {
+                        var failures = 0
+                        for _ in 0..<requestsPerTask {
+                            let response = try? await Request { Url(url); Using(transport) }.send()
+                            if response?.statusCode != 200 || response?.body.count != 118 { failures += 1 }
+                        }
+                        return failures
+                    }
+                }
+                return await group.reduce(0, +)
+            }
+        }
+        let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+        let cpu = processCPUSeconds() - cpuBefore
+        if failures > 0 { print("warning: \(failures) of \(total) requests failed or were not 118 bytes") }
+        return TransportSample(
+            requestsPerSecond: Double(total) / seconds, cpuMicrosecondsPerRequest: cpu / Double(total) * 1e6)
+    }
+
+    static func median(_ samples: [TransportSample]) -> TransportSample {
+        guard !samples.isEmpty else { return TransportSample(requestsPerSecond: 0, cpuMicrosecondsPerRequest: 0) }
+        let rates = samples.map(\.requestsPerSecond).sorted()
+        let cpu = samples.map(\.cpuMicrosecondsPerRequest).sorted()
+        return TransportSample(requestsPerSecond: rates[rates.count / 2], cpuMicrosecondsPerRequest: cpu[cpu.count / 2])
+    }
+}
+
+/// User plus system CPU time of this process so far, in seconds.
+private func processCPUSeconds() -> Double {
+    var usage = rusage()
+    #if canImport(Darwin)
+    getrusage(RUSAGE_SELF, &usage)
+    #else
+    getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage)
+    #endif
+    let user = Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6
+    let system = Double(usage.ru_stime.tv_sec) + Double(usage.ru_stime.tv_usec) / 1e6
+    return user + system
+}
+
+/// Runs `operation` to completion from synchronous code.
+private func runBlocking<T: Sendable>(_ operation: @escaping @Sendable () async -> T) -> T {
+    let box = ResultBox<T>()
+    let done = DispatchSemaphore(value: 0)
+    Task {
+        box.value = await operation()
+        done.signal()
+    }
+    done.wait()
+    guard let value = box.value else { preconditionFailure("the task signalled without a value") }
+    return value
+}
+
+/// Hands a value from a task to the thread waiting for it.
+private final class ResultBox<T>: @unchecked Sendable {
+    // Safe: written once by the task before it signals the semaphore, read once after the wait.
+    var value: T?
+}
+
+/// The requests per second `wrk` reports over 3 seconds, or nil when wrk is not installed.
+private func wrkRequestsPerSecond(_ url: URL, threads: Int, connections: Int) -> Double? {
+    let candidates = ["/usr/bin/wrk", "/usr/local/bin/wrk", "/opt/homebrew/bin/wrk"]
+    guard let path = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else { return nil }
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: path)
+    process.arguments = ["-t\(threads)", "-c\(connections)", "-d3s", url.absoluteString]
+    let pipe = Pipe()
+    process.standardOutput = pipe
+    do { try process.run() } catch { return nil }
+    let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    process.waitUntilExit()
+    guard let line = output.split(separator: "\n").first(where: { $0.hasPrefix("Requests/sec:") }) else { return nil }
+    return Double(line.dropFirst("Requests/sec:".count).trimmingCharacters(in: .whitespaces))
+}
