@@ -134,6 +134,8 @@ extension HTTP1ResponseHead {
         _ bytes: UnsafeRawBufferPointer, limits: Limits = Limits()
     ) throws(HTTP1ParseError) -> (head: HTTP1ResponseHead, length: Int)? {
         let count = bytes.count
+        // Fail fast on a peer that does not speak HTTP/1.x, whatever follows and however the bytes arrived.
+        if count >= 5, !startsWithHTTP(bytes) { throw .invalidStatusLine }
         var lines: [Range<Int>] = []
         var position = 0
         var end: Int?
@@ -153,7 +155,6 @@ extension HTTP1ResponseHead {
         }
         guard let end else {
             if count >= limits.maxHeadBytes { throw .headTooLarge }
-            if lines.isEmpty, count >= 5, !startsWithHTTP(bytes) { throw .invalidStatusLine }
             return nil
         }
         var head = try statusLine(bytes, lines[0])

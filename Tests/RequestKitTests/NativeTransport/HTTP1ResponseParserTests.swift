@@ -67,6 +67,14 @@ struct HTTP1ResponseParserTests {
         #expect(throws: expected) { try parse(text) }
     }
 
+    @Test("Bytes that cannot start a response are rejected at once, whole or in pieces (fuzzer regression)")
+    func notHTTP() {
+        let wire = "HT/1PT.1 200 OK\r\nConte\u{7F}\u{7F}\n"
+        #expect(throws: HTTP1ParseError.invalidStatusLine) { try parse(wire) }
+        #expect(throws: HTTP1ParseError.invalidStatusLine) { try parse("HT/1P") }
+        #expect(try parse("HTTP") == nil)
+    }
+
     @Test("Head size and field count are limited")
     func headLimits() {
         let manyFields = "HTTP/1.1 200 OK\r\n" + String(repeating: "A: b\r\n", count: 101) + "\r\n"
