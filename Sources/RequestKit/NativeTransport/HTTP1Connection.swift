@@ -8,8 +8,9 @@ import Foundation
 /// socket down to wake the blocked thread.
 final class HTTP1Connection: @unchecked Sendable {
     // Safe: `socket`, `isCancelled` and `isClosed` are read and written only while holding `lock`; `buffer`,
-    // `bufferStart`, `bufferEnd`, `currentIdleTimeout`, `requestCount` and `lastUsed` belong to the one request
-    // that leased the connection from the pool (whose lock orders the hand-over between threads).
+    // `bufferStart`, `bufferEnd`, `currentIdleTimeout`, `hasReceivedResponseBytes`, `requestCount` and
+    // `lastUsed` belong to the one request that leased the connection from the pool (whose lock orders the
+    // hand-over between threads).
     private let lock = NSLock()
     private var socket: HTTP1Socket?
     private var isCancelled = false
@@ -29,6 +30,7 @@ final class HTTP1Connection: @unchecked Sendable {
     private var bufferStart = 0
     private var bufferEnd = 0
     private var currentIdleTimeout = -1.0
+    private var hasReceivedResponseBytes = false
 
     init(key: HTTP1ConnectionKey, bufferSize: Int) {
         self.key = key
@@ -101,12 +103,29 @@ final class HTTP1Connection: @unchecked Sendable {
     func exchange(
         head: [UInt8], body: Data, isHeadRequest: Bool, idleTimeout: Double, limits: HTTP1Limits
     ) throws -> (head: HTTP1ResponseHead, body: Data, isReusable: Bool) {
-        guard let socket = lock.withLock({ socket }) else { throw HTTP1ExchangeFailure.closedBeforeResponse(nil) }
+        try send(head: head, body: body, idleTimeout: idleTimeout)
+        let responseHead = try receiveHead(limits: limits)
+        let framing = try responseHead.framing(isHeadRequest: isHeadRequest)
+        var decoder = HTTP1BodyDecoder(framing: framing, limits: limits.body)
+        var responseBody = Data()
+        if case .length(let count) = framing { responseBody.reserveCapacity(min(count, 1 << 24)) }
+        try readBody(decoder: &decoder, into: &responseBody)
+        return (responseHead, responseBody, isReusable(after: responseHead, decoder))
+    }
+
+    /// Sends a request head and an in-memory body (possibly empty), setting the idle timeout first.
+    ///
+    /// - Throws: ``HTTP1ExchangeFailure`` when the connection is closed; `HTTP1Socket.Failure.timedOut`.
+    func send(head: [UInt8], body: Data, idleTimeout: Double) throws {
+        let socket = try openSocket()
         if idleTimeout != currentIdleTimeout {
             socket.setIdleTimeout(idleTimeout)
             currentIdleTimeout = idleTimeout
         }
         requestCount += 1
+        bufferStart = 0
+        bufferEnd = 0
+        hasReceivedResponseBytes = false
         let sent = head.withUnsafeBytes { headBytes in
             body.withUnsafeBytes { bodyBytes in
                 Result { () throws(HTTP1Socket.Failure) in try socket.sendAll(headBytes, bodyBytes) }
@@ -117,34 +136,71 @@ final class HTTP1Connection: @unchecked Sendable {
         case .failure(.system(let error)): throw HTTP1ExchangeFailure.closedBeforeResponse(error)
         case .failure(let failure): throw failure
         }
-        bufferStart = 0
-        bufferEnd = 0
-        var hasReceivedBytes = false
+    }
+
+    /// Sends a body read from `reader`, framed with chunked coding when `isChunked`.
+    ///
+    /// - Throws: ``RequestError`` when the body cannot be read; ``HTTP1ExchangeFailure`` or
+    ///   `HTTP1Socket.Failure` when it cannot be sent.
+    func send(bodyFrom reader: RequestBodyReader, isChunked: Bool) throws {
+        let socket = try openSocket()
+        while let block = try reader.read(upTo: 64 * 1024) {
+            let prefix = isChunked ? Array((String(block.count, radix: 16) + "\r\n").utf8) : []
+            var framed = block
+            if isChunked { framed.append(contentsOf: [0x0D, 0x0A]) }
+            try sendOrFail(socket, prefix, framed)
+        }
+        if isChunked { try sendOrFail(socket, Array("0\r\n\r\n".utf8), Data()) }
+    }
+
+    private func sendOrFail(_ socket: HTTP1Socket, _ head: [UInt8], _ body: Data) throws {
+        let sent = head.withUnsafeBytes { headBytes in
+            body.withUnsafeBytes { bodyBytes in
+                Result { () throws(HTTP1Socket.Failure) in try socket.sendAll(headBytes, bodyBytes) }
+            }
+        }
+        if case .failure(let failure) = sent { throw failure }
+    }
+
+    /// Reads the next final (non-1xx) response head.
+    func receiveHead(limits: HTTP1Limits) throws -> HTTP1ResponseHead {
+        let socket = try openSocket()
         var informationalCount = 0
         while true {
-            let responseHead = try readHead(socket, limits: limits, hasReceivedBytes: &hasReceivedBytes)
-            if responseHead.isInformational {
-                informationalCount += 1
-                if informationalCount > 10 { throw HTTP1ParseError.tooManyInformationalResponses }
-                continue
-            }
-            var decoder = HTTP1BodyDecoder(
-                framing: try responseHead.framing(isHeadRequest: isHeadRequest), limits: limits.body)
-            var responseBody = Data()
-            if case .length(let count) = try responseHead.framing(isHeadRequest: isHeadRequest) {
-                responseBody.reserveCapacity(min(count, 1 << 24))
-            }
-            try readBody(socket, decoder: &decoder, into: &responseBody)
-            let isReusable =
-                responseHead.isKeepAlive && !decoder.isDelimitedByClose && !responseHead.hasAmbiguousFraming
-                && responseHead.status != 101 && bufferStart == bufferEnd
-            return (responseHead, responseBody, isReusable)
+            let responseHead = try readHead(socket, limits: limits)
+            guard responseHead.isInformational else { return responseHead }
+            informationalCount += 1
+            if informationalCount > 10 { throw HTTP1ParseError.tooManyInformationalResponses }
         }
     }
 
-    private func readHead(
-        _ socket: HTTP1Socket, limits: HTTP1Limits, hasReceivedBytes: inout Bool
-    ) throws -> HTTP1ResponseHead {
+    /// The next decoded piece of the body (up to the buffer's size), or `nil` once the body is complete.
+    func receiveBodyPiece(_ decoder: inout HTTP1BodyDecoder) throws -> Data? {
+        let socket = try openSocket()
+        while !decoder.isComplete {
+            var piece = Data()
+            if bufferEnd > bufferStart {
+                let available = UnsafeRawBufferPointer(rebasing: buffer[bufferStart..<bufferEnd])
+                bufferStart += try decoder.decode(available, into: &piece)
+                if !piece.isEmpty || decoder.isComplete { return piece }
+            }
+            try fill(socket, decoder: &decoder)
+        }
+        return nil
+    }
+
+    /// Whether the connection may carry another request after this response and body.
+    func isReusable(after head: HTTP1ResponseHead, _ decoder: HTTP1BodyDecoder) -> Bool {
+        head.isKeepAlive && decoder.isComplete && !decoder.isDelimitedByClose && !head.hasAmbiguousFraming
+            && head.status != 101 && bufferStart == bufferEnd
+    }
+
+    private func openSocket() throws -> HTTP1Socket {
+        guard let socket = lock.withLock({ socket }) else { throw HTTP1ExchangeFailure.closedBeforeResponse(nil) }
+        return socket
+    }
+
+    private func readHead(_ socket: HTTP1Socket, limits: HTTP1Limits) throws -> HTTP1ResponseHead {
         while true {
             if bufferEnd > bufferStart {
                 let available = UnsafeRawBufferPointer(rebasing: buffer[bufferStart..<bufferEnd])
@@ -156,12 +212,12 @@ final class HTTP1Connection: @unchecked Sendable {
             compactBuffer()
             let free = UnsafeMutableRawBufferPointer(rebasing: buffer[bufferEnd...])
             guard !free.isEmpty else { throw HTTP1ParseError.headTooLarge }
-            let count = try receive(socket, into: free, isFirstRead: !hasReceivedBytes)
+            let count = try receive(socket, into: free, isFirstRead: !hasReceivedResponseBytes)
             if count == 0 {
-                if !hasReceivedBytes { throw HTTP1ExchangeFailure.closedBeforeResponse(nil) }
+                if !hasReceivedResponseBytes { throw HTTP1ExchangeFailure.closedBeforeResponse(nil) }
                 throw HTTP1ParseError.truncatedHead
             }
-            hasReceivedBytes = true
+            hasReceivedResponseBytes = true
             bufferEnd += count
         }
     }
@@ -178,21 +234,27 @@ final class HTTP1Connection: @unchecked Sendable {
         }
     }
 
-    private func readBody(_ socket: HTTP1Socket, decoder: inout HTTP1BodyDecoder, into body: inout Data) throws {
+    private func readBody(decoder: inout HTTP1BodyDecoder, into body: inout Data) throws {
+        let socket = try openSocket()
         while !decoder.isComplete {
             if bufferEnd > bufferStart {
                 let available = UnsafeRawBufferPointer(rebasing: buffer[bufferStart..<bufferEnd])
                 bufferStart += try decoder.decode(available, into: &body)
                 if decoder.isComplete { return }
             }
-            compactBuffer()
-            let free = UnsafeMutableRawBufferPointer(rebasing: buffer[bufferEnd...])
-            guard !free.isEmpty else { throw HTTP1ParseError.invalidChunkSize }
-            let count = try socket.receive(into: free)
-            if count == 0 {
-                try decoder.finishAtEndOfStream()
-                return
-            }
+            try fill(socket, decoder: &decoder)
+        }
+    }
+
+    /// Reads more body bytes into the buffer; at the end of the stream, tells the decoder.
+    private func fill(_ socket: HTTP1Socket, decoder: inout HTTP1BodyDecoder) throws {
+        compactBuffer()
+        let free = UnsafeMutableRawBufferPointer(rebasing: buffer[bufferEnd...])
+        guard !free.isEmpty else { throw HTTP1ParseError.invalidChunkSize }
+        let count = try socket.receive(into: free)
+        if count == 0 {
+            try decoder.finishAtEndOfStream()
+        } else {
             bufferEnd += count
         }
     }

@@ -59,11 +59,11 @@ enum HTTP1RequestEncoder {
     /// - Parameters:
     ///   - request: The request; only its method and headers are read.
     ///   - target: Where it goes.
-    ///   - bodyCount: The body's length.
-    /// - Returns: The bytes, and whether the caller asked for the connection to close after the response.
+    ///   - bodyLength: The body's length, or `nil` for a body of unknown length sent with chunked coding.
+    /// - Returns: The bytes.
     /// - Throws: ``RequestError`` of kind `.transport` for a method or header that cannot be written safely.
     static func head(
-        of request: URLRequest, target: Target, bodyCount: Int
+        of request: URLRequest, target: Target, bodyLength: Int?
     ) throws(RequestError) -> [UInt8] {
         let method = request.httpMethod ?? "GET"
         guard HTTPSyntax.isToken(method) else {
@@ -99,10 +99,14 @@ enum HTTP1RequestEncoder {
             bytes += target.hostHeader.utf8
             bytes += "\r\n".utf8
         }
-        if bodyCount > 0 || ["POST", "PUT", "PATCH"].contains(method) {
-            bytes += "Content-Length: ".utf8
-            bytes += String(bodyCount).utf8
-            bytes += "\r\n".utf8
+        if let bodyLength {
+            if bodyLength > 0 || ["POST", "PUT", "PATCH"].contains(method) {
+                bytes += "Content-Length: ".utf8
+                bytes += String(bodyLength).utf8
+                bytes += "\r\n".utf8
+            }
+        } else {
+            bytes += "Transfer-Encoding: chunked\r\n".utf8
         }
         if !hasConnection { bytes += "Connection: keep-alive\r\n".utf8 }
         bytes += "\r\n".utf8

@@ -35,8 +35,8 @@ public final class HTTP1Transport: Transport {
 
     /// The configuration this transport was made with.
     public let configuration: Configuration
-    private let pool: HTTP1ConnectionPool
-    private let limits: HTTP1Limits
+    let pool: HTTP1ConnectionPool
+    let limits: HTTP1Limits
 
     /// Creates a transport with its own connection pool.
     ///
@@ -108,15 +108,32 @@ public final class HTTP1Transport: Transport {
         }
     }
 
-    /// Sends one request (no redirects), retrying it once on a new connection when it is idempotent and a
-    /// reused connection turns out closed before any response byte.
+    /// Sends one request (no redirects) and reads its whole response.
     private func exchange(_ request: URLRequest, url: URL) async throws -> Response {
         let target = try HTTP1RequestEncoder.target(of: url)
         let body = HTTP1RequestEncoder.body(of: request)
-        let head = try HTTP1RequestEncoder.head(of: request, target: target, bodyCount: body.count)
-        let method = request.httpMethod ?? "GET"
-        let isHeadRequest = method == "HEAD"
+        let head = try HTTP1RequestEncoder.head(of: request, target: target, bodyLength: body.count)
+        let isHeadRequest = request.httpMethod == "HEAD"
         let idleTimeout = request.timeoutInterval
+        let (exchanged, connection) = try await lease(target, request: request) { [limits] connection in
+            try connection.exchange(
+                head: head, body: body, isHeadRequest: isHeadRequest, idleTimeout: idleTimeout, limits: limits)
+        }
+        pool.release(connection, isReusable: exchanged.isReusable)
+        return try response(exchanged.head, body: exchanged.body, url: url)
+    }
+
+    /// Runs `job` on a pooled connection to `target` (connected first if it is new) and returns its result with
+    /// the connection, still leased. When a reused connection turns out closed before any response byte, an
+    /// idempotent request runs again once on a new connection; any other failure releases the connection and
+    /// throws a ``RequestError``.
+    func lease<T: Sendable>(
+        _ target: HTTP1RequestEncoder.Target, request: URLRequest,
+        _ job: @escaping @Sendable (HTTP1Connection) throws -> T
+    ) async throws -> (T, HTTP1Connection) {
+        let method = request.httpMethod ?? "GET"
+        let idleTimeout = request.timeoutInterval
+        let connectTimeout = configuration.connectTimeout
         var hasRetried = false
         while true {
             if Task.isCancelled { throw RequestError.cancelled(underlyingError: CancellationError()) }
@@ -128,20 +145,18 @@ public final class HTTP1Transport: Transport {
             }
             let isReused = connection.isConnected
             connection.beginRequest()
-            let outcome = await run(on: connection) { [configuration, limits] in
+            let outcome = await run(on: connection) {
                 do {
-                    try connection.connectIfNeeded(connectTimeout: configuration.connectTimeout)
+                    try connection.connectIfNeeded(connectTimeout: connectTimeout)
                 } catch HTTP1Socket.Failure.timedOut {
-                    throw RequestError.timedOut("could not connect within \(configuration.connectTimeout) s")
+                    throw RequestError.timedOut("could not connect within \(connectTimeout) s")
                 }
-                return try connection.exchange(
-                    head: head, body: body, isHeadRequest: isHeadRequest, idleTimeout: idleTimeout, limits: limits)
+                return try job(connection)
             }
             let wasCancelled = connection.wasCancelled
             switch outcome {
-            case .success(let exchanged):
-                pool.release(connection, isReusable: exchanged.isReusable)
-                return try response(exchanged.head, body: exchanged.body, url: url)
+            case .success(let value):
+                return (value, connection)
             case .failure(let error):
                 pool.release(connection, isReusable: false)
                 if wasCancelled || error is CancellationError { throw RequestError.cancelled(underlyingError: error) }
@@ -161,10 +176,9 @@ public final class HTTP1Transport: Transport {
     }
 
     /// Runs `job` on the connection's own thread, and shuts the connection down if the task is cancelled.
-    private func run(
-        on connection: HTTP1Connection,
-        _ job: @escaping @Sendable () throws -> (head: HTTP1ResponseHead, body: Data, isReusable: Bool)
-    ) async -> Result<(head: HTTP1ResponseHead, body: Data, isReusable: Bool), any Error> {
+    private func run<T: Sendable>(
+        on connection: HTTP1Connection, _ job: @escaping @Sendable () throws -> T
+    ) async -> Result<T, any Error> {
         await withTaskCancellationHandler {
             await withUnsafeContinuation { continuation in
                 connection.queue.async { continuation.resume(returning: Result { try job() }) }
@@ -174,19 +188,21 @@ public final class HTTP1Transport: Transport {
         }
     }
 
-    private func response(_ head: HTTP1ResponseHead, body: Data, url: URL) throws -> Response {
+    func response(_ head: HTTP1ResponseHead, body: Data, url: URL) throws -> Response {
         var fields: [HTTPHeader] = []
         fields.reserveCapacity(head.fields.count)
         for field in head.fields { fields.append(HTTPHeader(name: field.name, value: field.value)) }
         var decoded = body
-        let codings = head.tokens(of: "Content-Encoding")
-        if !codings.isEmpty, !body.isEmpty {
-            do {
-                decoded = try HTTP1ContentDecoding.decode(
-                    body, codings: codings, maxBytes: configuration.maxResponseBodyBytes)
-            } catch {
-                throw RequestError.transport(error, detail: "the body could not be decoded")
+        do {
+            if !body.isEmpty,
+                let decoder = try HTTP1ContentDecoder(
+                    codings: head.tokens(of: "Content-Encoding"), maxBytes: configuration.maxResponseBodyBytes)
+            {
+                decoded = try decoder.decode(body)
+                try decoder.finish()
             }
+        } catch {
+            throw RequestError.transport(error, detail: "the body could not be decoded")
         }
         return Response(status: HTTPStatus(code: head.status), headers: HTTPHeaders(fields), body: decoded, url: url)
     }
@@ -195,7 +211,7 @@ public final class HTTP1Transport: Transport {
         ["GET", "HEAD", "PUT", "DELETE", "OPTIONS", "TRACE"].contains(method)
     }
 
-    private static func requestError(
+    static func requestError(
         for error: any Error, idleTimeout: Double
     ) -> RequestError {
         let seconds = idleTimeout == idleTimeout.rounded() ? String(Int(idleTimeout)) : String(idleTimeout)

@@ -1,0 +1,125 @@
+import CZlib
+import Foundation
+
+/// Undoes a response's `Content-Encoding` with the system zlib, piece by piece as the body arrives, so that a
+/// compressed body never reaches the caller as if it were plain: `gzip` and `x-gzip`, and `deflate` (zlib-wrapped,
+/// or raw as some servers send it, told apart by the first two bytes). Any other coding is an error rather than
+/// bytes the caller cannot read.
+///
+/// Used by one thread at a time: the one reading the response.
+final class HTTP1ContentDecoder {
+    private let stages: [Inflater]
+    private let maxBytes: Int
+    private var producedBytes = 0
+
+    /// A decoder for the codings of a `Content-Encoding` header, in the order they were applied; `nil` when
+    /// there is nothing to undo.
+    ///
+    /// - Throws: ``HTTP1ParseError`` for a coding other than gzip, deflate and identity.
+    init?(codings: [String], maxBytes: Int) throws(HTTP1ParseError) {
+        var stages: [Inflater] = []
+        for coding in codings.reversed() {
+            switch coding {
+            case "identity": continue
+            case "gzip", "x-gzip": stages.append(try Inflater(format: .gzip))
+            case "deflate": stages.append(try Inflater(format: .deflate))
+            default: throw HTTP1ParseError("unsupported Content-Encoding \(coding)")
+            }
+        }
+        if stages.isEmpty { return nil }
+        self.stages = stages
+        self.maxBytes = maxBytes
+    }
+
+    /// Decodes the next piece of the body.
+    ///
+    /// - Throws: ``HTTP1ParseError`` for corrupt data or a decoded body over the limit.
+    func decode(_ piece: Data) throws(HTTP1ParseError) -> Data {
+        var data = piece
+        for stage in stages {
+            data = try stage.inflate(data, limit: maxBytes - producedBytes)
+        }
+        producedBytes += data.count
+        return data
+    }
+
+    /// Checks that every compressed stream that started also ended.
+    ///
+    /// - Throws: ``HTTP1ParseError`` when the body stopped in the middle of a compressed stream.
+    func finish() throws(HTTP1ParseError) {
+        for stage in stages where stage.hasStarted && !stage.isFinished {
+            throw HTTP1ParseError("truncated compressed body")
+        }
+    }
+}
+
+/// One zlib inflate stream, at a fixed address (zlib keeps a pointer back to it).
+private final class Inflater {
+    enum Format { case gzip, deflate }
+
+    private let format: Format
+    private let stream: UnsafeMutablePointer<z_stream>
+    private var isInitialized = false
+    private(set) var hasStarted = false
+    private(set) var isFinished = false
+    private var output = [UInt8](repeating: 0, count: 64 * 1024)
+
+    init(format: Format) throws(HTTP1ParseError) {
+        self.format = format
+        stream = UnsafeMutablePointer<z_stream>.allocate(capacity: 1)
+        stream.initialize(to: z_stream())
+    }
+
+    deinit {
+        if isInitialized { inflateEnd(stream) }
+        stream.deinitialize(count: 1)
+        stream.deallocate()
+    }
+
+    func inflate(_ input: Data, limit: Int) throws(HTTP1ParseError) -> Data {
+        if input.isEmpty || isFinished { return Data() }
+        if !isInitialized { try start(firstBytes: input) }
+        hasStarted = true
+        var produced = Data()
+        var status: Int32 = Z_OK
+        input.withUnsafeBytes { raw in
+            stream.pointee.next_in = UnsafeMutablePointer(mutating: raw.bindMemory(to: Bytef.self).baseAddress)
+            stream.pointee.avail_in = uInt(raw.count)
+            repeat {
+                output.withUnsafeMutableBufferPointer { buffer in
+                    stream.pointee.next_out = buffer.baseAddress
+                    stream.pointee.avail_out = uInt(buffer.count)
+                    status = CZlib.inflate(stream, Z_NO_FLUSH)
+                    let count = buffer.count - Int(stream.pointee.avail_out)
+                    if count > 0, let base = buffer.baseAddress { produced.append(base, count: count) }
+                }
+            } while status == Z_OK && produced.count <= limit
+                && (stream.pointee.avail_in > 0 || stream.pointee.avail_out == 0)
+            stream.pointee.next_in = nil
+        }
+        if produced.count > limit { throw .bodyTooLarge }
+        switch status {
+        case Z_STREAM_END: isFinished = true
+        case Z_OK, Z_BUF_ERROR: break
+        default: throw HTTP1ParseError("corrupt compressed body")
+        }
+        return produced
+    }
+
+    private func start(firstBytes: Data) throws(HTTP1ParseError) {
+        let windowBits: Int32
+        switch format {
+        case .gzip:
+            windowBits = 15 + 16
+        case .deflate:
+            // A zlib header is a method byte with deflate in its low nibble and a check making it a multiple of 31.
+            let bytes = Array(firstBytes.prefix(2))
+            let isZlib = bytes.count == 2 && bytes[0] & 0x0F == 8 && (Int(bytes[0]) << 8 | Int(bytes[1])) % 31 == 0
+            windowBits = isZlib ? 15 : -15
+        }
+        guard inflateInit2_(stream, windowBits, zlibVersion(), Int32(MemoryLayout<z_stream>.size)) == Z_OK else {
+            throw HTTP1ParseError("could not start zlib")
+        }
+        isInitialized = true
+    }
+}

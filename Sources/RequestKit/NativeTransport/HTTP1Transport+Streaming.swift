@@ -1,0 +1,158 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+extension HTTP1Transport {
+    /// Sends a request whose body may be read from files as it goes, and returns as soon as the response head
+    /// arrives; the body then streams in pieces of up to 64 KiB, decompressed when the server compressed it.
+    ///
+    /// A body of known length is sent with `Content-Length`, one of unknown length with chunked coding. The
+    /// connection's thread stops reading while the consumer's buffer is full (``TransferRequest/bufferLimit``),
+    /// so a slow consumer slows the server down instead of filling memory; abandoning the stream or cancelling
+    /// the consuming task closes the connection. Redirects are followed as in ``send(_:)``.
+    ///
+    /// ```swift
+    /// let response = try await HTTP1Transport.shared.stream(TransferRequest(URLRequest(url: logURL)))
+    /// for try await piece in response { print(piece.count) }
+    /// ```
+    /// - Parameter request: The request, with its body and buffer limit.
+    /// - Returns: The response head and its body stream.
+    /// - Throws: ``RequestError``.
+    public func stream(_ request: TransferRequest) async throws -> StreamingResponse {
+        var current = request
+        var redirectCount = 0
+        while true {
+            guard let url = current.urlRequest.url, let scheme = url.scheme?.lowercased() else {
+                throw RequestError.transport(URLError(.badURL), detail: "the request has no URL")
+            }
+            if scheme == "https" { return try await configuration.secureTransport.stream(current) }
+            guard scheme == "http" else {
+                throw RequestError.transport(URLError(.unsupportedURL), detail: "HTTP1Transport sends http URLs only")
+            }
+            let (head, connection) = try await streamHead(current, url: url)
+            if configuration.followsRedirects,
+                let next = HTTP1Redirect.nextRequest(
+                    status: head.status, location: head.value(of: "Location"), after: current.urlRequest)
+            {
+                pool.release(connection, isReusable: false)
+                redirectCount += 1
+                if redirectCount > configuration.maxRedirects {
+                    throw RequestError.transport(
+                        URLError(.httpTooManyRedirects), detail: "more than \(configuration.maxRedirects) redirects")
+                }
+                let keepsBody = next.httpMethod == current.urlRequest.httpMethod
+                current = TransferRequest(
+                    next, body: keepsBody ? current.body : nil, uploadProgress: current.uploadProgress,
+                    bufferLimit: current.bufferLimit)
+                continue
+            }
+            return try streamBody(
+                head, on: connection, isHeadRequest: current.urlRequest.httpMethod == "HEAD", url: url,
+                idleTimeout: current.urlRequest.timeoutInterval, bufferLimit: current.bufferLimit)
+        }
+    }
+
+    /// Sends the request and reads the response head, returning the connection still leased.
+    private func streamHead(
+        _ request: TransferRequest, url: URL
+    ) async throws -> (HTTP1ResponseHead, HTTP1Connection) {
+        let target = try HTTP1RequestEncoder.target(of: url)
+        let urlRequest = request.urlRequest
+        let inlineBody = request.body == nil ? HTTP1RequestEncoder.body(of: urlRequest) : Data()
+        let bodyLength = request.body.map { $0.length.map(Int.init) } ?? inlineBody.count
+        let head = try HTTP1RequestEncoder.head(of: urlRequest, target: target, bodyLength: bodyLength)
+        let idleTimeout = urlRequest.timeoutInterval
+        return try await lease(target, request: urlRequest) { [limits] connection in
+            try connection.send(head: head, body: inlineBody, idleTimeout: idleTimeout)
+            if let reader = try request.makeBodyReader() {
+                try connection.send(bodyFrom: reader, isChunked: bodyLength == nil)
+            }
+            return try connection.receiveHead(limits: limits)
+        }
+    }
+
+    /// Starts the connection's thread pumping the body into a bounded stream, and returns the response at once.
+    private func streamBody(
+        _ head: HTTP1ResponseHead, on connection: HTTP1Connection, isHeadRequest: Bool, url: URL,
+        idleTimeout: Double, bufferLimit: Int
+    ) throws -> StreamingResponse {
+        let framing: HTTP1ResponseHead.Framing
+        let contentDecoder: HTTP1ContentDecoder?
+        do {
+            framing = try head.framing(isHeadRequest: isHeadRequest)
+            contentDecoder =
+                framing == .none
+                ? nil
+                : try HTTP1ContentDecoder(
+                    codings: head.tokens(of: "Content-Encoding"), maxBytes: configuration.maxResponseBodyBytes)
+        } catch {
+            pool.release(connection, isReusable: false)
+            throw RequestError.transport(error, detail: error.reason)
+        }
+        let response = try response(head, body: Data(), url: url)
+        let (stream, continuation) = ResponseBodyStream.makeStream(bufferLimit: bufferLimit)
+        let pump = HTTP1BodyPump(
+            connection: connection, pool: pool, head: head, decoder: HTTP1BodyDecoder(framing: framing, limits: limits.body),
+            contentDecoder: contentDecoder, continuation: continuation, idleTimeout: idleTimeout)
+        connection.queue.async { pump.run() }
+        return StreamingResponse(head: response, body: stream)
+    }
+}
+
+/// Moves a response body from a connection into a ``ResponseBodyStream`` on the connection's thread, waiting
+/// whenever the stream's buffer is full, and hands the connection back to the pool at the end.
+private final class HTTP1BodyPump: @unchecked Sendable {
+    // Safe: `decoder` and `contentDecoder` are used only by `run()`, which runs once on the connection's serial
+    // queue; every other property is a `let` of a Sendable type or the lock-guarded connection and pool.
+    let connection: HTTP1Connection
+    let pool: HTTP1ConnectionPool
+    let head: HTTP1ResponseHead
+    var decoder: HTTP1BodyDecoder
+    let contentDecoder: HTTP1ContentDecoder?
+    let continuation: ResponseBodyStream.Continuation
+    let idleTimeout: Double
+    let demand = DispatchSemaphore(value: 0)
+
+    init(
+        connection: HTTP1Connection, pool: HTTP1ConnectionPool, head: HTTP1ResponseHead, decoder: HTTP1BodyDecoder,
+        contentDecoder: HTTP1ContentDecoder?, continuation: ResponseBodyStream.Continuation, idleTimeout: Double
+    ) {
+        self.connection = connection
+        self.pool = pool
+        self.head = head
+        self.decoder = decoder
+        self.contentDecoder = contentDecoder
+        self.continuation = continuation
+        self.idleTimeout = idleTimeout
+    }
+
+    func run() {
+        let demand = demand
+        let connection = connection
+        continuation.onDemand = { demand.signal() }
+        continuation.onTermination = {
+            connection.cancel()
+            demand.signal()
+        }
+        do {
+            while let piece = try connection.receiveBodyPiece(&decoder) {
+                let plain = try contentDecoder?.decode(piece) ?? piece
+                if plain.isEmpty { continue }
+                if !continuation.yield(plain) { demand.wait() }
+                if continuation.isTerminated { throw CancellationError() }
+            }
+            try contentDecoder?.finish()
+            continuation.finish()
+            pool.release(connection, isReusable: connection.isReusable(after: head, decoder))
+        } catch {
+            let failure: RequestError =
+                connection.wasCancelled || error is CancellationError
+                ? RequestError.cancelled(underlyingError: error)
+                : HTTP1Transport.requestError(for: error, idleTimeout: idleTimeout)
+            continuation.finish(throwing: failure)
+            pool.release(connection, isReusable: false)
+        }
+    }
+}
