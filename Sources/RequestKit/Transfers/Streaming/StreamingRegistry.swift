@@ -18,6 +18,7 @@ final class StreamingRegistry: @unchecked Sendable {
         let stream: ResponseBodyStream
         let body: ResponseBodyStream.Continuation
         let idleTimeout: TimeInterval
+        let bodyFailure: BodyReadFailure
         var lastActivity = DispatchTime.now()
         var isPaused = false
         var isChallenged = false
@@ -26,11 +27,11 @@ final class StreamingRegistry: @unchecked Sendable {
 
     func register(
         _ task: URLSessionTask, idleTimeout: TimeInterval, head: CheckedContinuation<StreamingResponse, any Error>,
-        stream: ResponseBodyStream, body: ResponseBodyStream.Continuation
+        stream: ResponseBodyStream, body: ResponseBodyStream.Continuation, bodyFailure: BodyReadFailure
     ) {
         lock.withLock {
             transfers[task.taskIdentifier] = Transfer(
-                head: head, stream: stream, body: body, idleTimeout: idleTimeout)
+                head: head, stream: stream, body: body, idleTimeout: idleTimeout, bodyFailure: bodyFailure)
         }
         if idleTimeout > 0, idleTimeout.isFinite {
             scheduleIdleCheck(for: task, after: idleTimeout)
@@ -118,6 +119,7 @@ final class StreamingRegistry: @unchecked Sendable {
 
     func completed(_ task: URLSessionTask, error: (any Error)?) {
         guard let transfer = lock.withLock({ transfers.removeValue(forKey: task.taskIdentifier) }) else { return }
+        let error: (any Error)? = error.map { transfer.bodyFailure.recorded ?? $0 }
         let isChallengeEnd = transfer.isChallenged && transfer.response != nil
         if let head = transfer.head {
             if let error, !isChallengeEnd {

@@ -29,10 +29,14 @@ final class StreamingSession: Sendable {
     func stream(_ request: TransferRequest) async throws -> StreamingResponse {
         try Task.checkCancellation()
         var urlRequest = request.headWithContentLength()
+        let bodyFailure = BodyReadFailure()
         if let body = request.body, !body.isInMemory, let reader = try request.makeBodyReader() {
             urlRequest.httpBody = nil
             #if canImport(FoundationNetworking)
-            urlRequest.httpBodyStream = BodyInputStream(reader: reader)
+            // FoundationNetworking always sends a body stream chunked, and adding Content-Length as well would
+            // make the request invalid (RFC 9112 §6.1), so the length is left out.
+            urlRequest.setValue(nil, forHTTPHeaderField: "Content-Length")
+            urlRequest.httpBodyStream = BodyInputStream(reader: reader, failureRecord: bodyFailure)
             #else
             urlRequest.httpBodyStream = BoundBodyStream.make(reader: reader)
             #endif
@@ -53,7 +57,8 @@ final class StreamingSession: Sendable {
             try await withCheckedThrowingContinuation {
                 (headContinuation: CheckedContinuation<StreamingResponse, any Error>) in
                 registry.register(
-                    task, idleTimeout: idleTimeout, head: headContinuation, stream: stream, body: continuation)
+                    task, idleTimeout: idleTimeout, head: headContinuation, stream: stream, body: continuation,
+                    bodyFailure: bodyFailure)
                 task.resume()
             }
         } onCancel: {

@@ -13,9 +13,11 @@ final class BodyInputStream: InputStream {
     private var pending = Data()
     private var status: Stream.Status = .notOpen
     private var failure: (any Error)?
+    private let failureRecord: BodyReadFailure
 
-    init(reader: RequestBodyReader) {
+    init(reader: RequestBodyReader, failureRecord: BodyReadFailure) {
         self.reader = reader
+        self.failureRecord = failureRecord
         super.init(data: Data())
     }
 
@@ -47,6 +49,7 @@ final class BodyInputStream: InputStream {
                     pending = block
                 } catch {
                     failure = error
+                    failureRecord.record(RequestExecutor.requestError(for: error))
                     status = .error
                     return -1
                 }
