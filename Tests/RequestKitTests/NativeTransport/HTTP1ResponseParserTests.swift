@@ -68,7 +68,7 @@ struct HTTP1ResponseParserTests {
     }
 
     @Test("Bytes that cannot start a response are rejected at once, whole or in pieces (fuzzer regression)")
-    func notHTTP() {
+    func notHTTP() throws {
         let wire = "HT/1PT.1 200 OK\r\nConte\u{7F}\u{7F}\n"
         #expect(throws: HTTP1ParseError.invalidStatusLine) { try parse(wire) }
         #expect(throws: HTTP1ParseError.invalidStatusLine) { try parse("HT/1P") }

@@ -15,9 +15,11 @@ private func socketsConnected(toPort port: Int) -> Int {
     guard let entries = try? FileManager.default.contentsOfDirectory(atPath: fdDirectory) else { return -1 }
     var inodes = Set<String>()
     for entry in entries {
-        guard let target = try? FileManager.default.destinationOfSymbolicLink(atPath: "\(fdDirectory)/\(entry)"),
-            target.hasPrefix("socket:[")
-        else { continue }
+        var link = [CChar](repeating: 0, count: 256)
+        let length = readlink("\(fdDirectory)/\(entry)", &link, link.count - 1)
+        guard length > 0 else { continue }
+        let target = String(decoding: link[0..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        guard target.hasPrefix("socket:[") else { continue }
         inodes.insert(String(target.dropFirst(8).dropLast()))
     }
     let portSuffix = ":" + String(format: "%04X", port)

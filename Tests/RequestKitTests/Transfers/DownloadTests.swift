@@ -24,8 +24,8 @@ struct DownloadTests {
         #expect(folder.directoryEntries == ["target.bin"])
     }
 
-    @Test("A connection closed mid-body leaves the destination unchanged and no temporary file")
-    func interrupted() async throws {
+    @Test("A connection closed mid-body leaves the destination unchanged and no temporary file", arguments: WireTransport.all)
+    func interrupted(_ transport: WireTransport) async throws {
         let server = try TestServer()
         defer { server.stop() }
         server.route("/cut") { _ in
@@ -40,40 +40,40 @@ struct DownloadTests {
         let folder = try TemporaryFile(contents: Data("previous contents".utf8), name: "keep.bin")
         defer { folder.remove() }
         let error = try await #require(throws: RequestError.self) {
-            try await Request { Url(server.url("/cut")) }.download(to: folder.url)
+            try await Request { Url(server.url("/cut")); Using(transport.transport) }.download(to: folder.url)
         }
         #expect(error.kind == .transport)
         #expect(try Data(contentsOf: folder.url) == Data("previous contents".utf8))
         #expect(folder.directoryEntries == ["keep.bin"])
 
         let absent = folder.directory.appendingPathComponent("new.bin")
-        _ = try? await Request { Url(server.url("/cut")) }.download(to: absent)
+        _ = try? await Request { Url(server.url("/cut")); Using(transport.transport) }.download(to: absent)
         #expect(!FileManager.default.fileExists(atPath: absent.path))
         #expect(folder.directoryEntries == ["keep.bin"])
     }
 
-    @Test("An unacceptable status writes nothing")
-    func unacceptableStatus() async throws {
+    @Test("An unacceptable status writes nothing", arguments: WireTransport.all)
+    func unacceptableStatus(_ transport: WireTransport) async throws {
         let server = try TestServer()
         defer { server.stop() }
         let folder = try TemporaryFile(contents: Data(), name: "placeholder")
         defer { folder.remove() }
         let destination = folder.directory.appendingPathComponent("missing.bin")
         let error = try await #require(throws: RequestError.self) {
-            try await Request { Url(server.url("/status/404")) }.download(to: destination)
+            try await Request { Url(server.url("/status/404")); Using(transport.transport) }.download(to: destination)
         }
         #expect(error.statusCode == 404)
         #expect(folder.directoryEntries == ["placeholder"])
     }
 
-    @Test("downloadTransfer reports progress as an AsyncSequence ending at the total")
-    func progressSequence() async throws {
+    @Test("downloadTransfer reports progress as an AsyncSequence ending at the total", arguments: WireTransport.all)
+    func progressSequence(_ transport: WireTransport) async throws {
         let server = try TestServer()
         defer { server.stop() }
         let folder = try TemporaryFile(contents: Data(), name: "placeholder")
         defer { folder.remove() }
         let destination = folder.directory.appendingPathComponent("download.bin")
-        let transfer = Request { Url(server.url("/large/1048576")) }.downloadTransfer(to: destination)
+        let transfer = Request { Url(server.url("/large/1048576")); Using(transport.transport) }.downloadTransfer(to: destination)
         var values: [TransferProgress] = []
         for await progress in transfer.progress { values.append(progress) }
         _ = try await transfer.value
@@ -82,27 +82,27 @@ struct DownloadTests {
         #expect(try Data(contentsOf: destination).count == 1_048_576)
     }
 
-    @Test("DownloadProgress reports a buffered data() call")
-    func downloadProgressComponent() async throws {
+    @Test("DownloadProgress reports a buffered data() call", arguments: WireTransport.all)
+    func downloadProgressComponent(_ transport: WireTransport) async throws {
         let server = try TestServer()
         defer { server.stop() }
         let progress = ProgressLog()
         let data = try await Request {
-            Url(server.url("/large/200000"))
+            Url(server.url("/large/200000")); Using(transport.transport)
             DownloadProgress { progress.append($0) }
         }.data()
         #expect(data == TestPayload.largeBody(count: 200_000))
         #expect(progress.values.last == TransferProgress(completedBytes: 200_000, totalBytes: 200_000))
     }
 
-    @Test("uploadTransfer reports the upload as an AsyncSequence")
-    func uploadSequence() async throws {
+    @Test("uploadTransfer reports the upload as an AsyncSequence", arguments: WireTransport.all)
+    func uploadSequence(_ transport: WireTransport) async throws {
         let server = try TestServer()
         defer { server.stop() }
         let file = try TemporaryFile(contents: TestPayload.randomBytes(count: 500_000, seed: 3))
         defer { file.remove() }
         let transfer = Request {
-            Url(server.url("/upload"))
+            Url(server.url("/upload")); Using(transport.transport)
             Method(.post)
             Body(file: file.url)
         }.uploadTransfer()

@@ -5,12 +5,12 @@ import Testing
 
 @Suite("Server-Sent Events on the wire")
 struct EventStreamTests {
-    @Test("events() reads every event of /sse, with ids and the retry field")
-    func events() async throws {
+    @Test("events() reads every event of /sse, with ids and the retry field", arguments: WireTransport.all)
+    func events(_ transport: WireTransport) async throws {
         let server = try TestServer()
         defer { server.stop() }
         var received: [ServerSentEvent] = []
-        for try await event in Request({ Url(server.url("/sse?count=3&retry=10")) })
+        for try await event in Request({ Url(server.url("/sse?count=3&retry=10")); Using(transport.transport) })
             .events(EventSourceConfiguration(maxReconnectAttempts: 0))
         {
             received.append(event)
@@ -19,12 +19,12 @@ struct EventStreamTests {
         #expect(server.requests.first?.header("Accept") == "text/event-stream")
     }
 
-    @Test("A dropped connection is resumed with Last-Event-ID after the server's retry delay")
-    func dropAndResume() async throws {
+    @Test("A dropped connection is resumed with Last-Event-ID after the server's retry delay", arguments: WireTransport.all)
+    func dropAndResume(_ transport: WireTransport) async throws {
         let server = try TestServer()
         defer { server.stop() }
         var received: [String] = []
-        for try await event in Request({ Url(server.url("/sse?count=5&retry=50&drop=2")) })
+        for try await event in Request({ Url(server.url("/sse?count=5&retry=50&drop=2")); Using(transport.transport) })
             .events(EventSourceConfiguration(maxReconnectAttempts: 1))
         {
             received.append(event.data)
@@ -39,12 +39,12 @@ struct EventStreamTests {
         #expect(gap >= .milliseconds(50))
     }
 
-    @Test("Reconnection stops after the configured attempts when the server keeps closing")
-    func maxAttempts() async throws {
+    @Test("Reconnection stops after the configured attempts when the server keeps closing", arguments: WireTransport.all)
+    func maxAttempts(_ transport: WireTransport) async throws {
         let server = try TestServer()
         defer { server.stop() }
         var received: [String] = []
-        for try await event in Request({ Url(server.url("/sse?count=1&retry=5")) })
+        for try await event in Request({ Url(server.url("/sse?count=1&retry=5")); Using(transport.transport) })
             .events(EventSourceConfiguration(maxReconnectAttempts: 2))
         {
             received.append(event.data)
@@ -54,31 +54,31 @@ struct EventStreamTests {
         #expect(server.requests.dropFirst().allSatisfy { $0.header("Last-Event-ID") == "1" })
     }
 
-    @Test("204 ends the stream; another status or content type fails it without reconnecting")
-    func statuses() async throws {
+    @Test("204 ends the stream; another status or content type fails it without reconnecting", arguments: WireTransport.all)
+    func statuses(_ transport: WireTransport) async throws {
         let server = try TestServer()
         defer { server.stop() }
         var count = 0
-        for try await _ in Request({ Url(server.url("/status/204")) }).events() { count += 1 }
+        for try await _ in Request({ Url(server.url("/status/204")); Using(transport.transport) }).events() { count += 1 }
         #expect(count == 0)
         let statusError = try await #require(throws: RequestError.self) {
-            for try await _ in Request({ Url(server.url("/status/503")) }).events() {}
+            for try await _ in Request({ Url(server.url("/status/503")); Using(transport.transport) }).events() {}
         }
         #expect(statusError.statusCode == 503)
         let typeError = try await #require(throws: RequestError.self) {
-            for try await _ in Request({ Url(server.url("/json")) }).events() {}
+            for try await _ in Request({ Url(server.url("/json")); Using(transport.transport) }).events() {}
         }
         #expect(typeError.kind == .validationFailed)
         #expect(server.requests.count == 3)
     }
 
-    @Test("Cancelling the consuming task closes the event stream's connection")
-    func cancellation() async throws {
+    @Test("Cancelling the consuming task closes the event stream's connection", arguments: WireTransport.all)
+    func cancellation(_ transport: WireTransport) async throws {
         let server = try TestServer()
         defer { server.stop() }
         let first = AsyncStream<String>.makeStream()
         let task = Task {
-            for try await event in Request({ Url(server.url("/sse?count=1000&interval=20")) }).events() {
+            for try await event in Request({ Url(server.url("/sse?count=1000&interval=20")); Using(transport.transport) }).events() {
                 first.continuation.yield(event.data)
             }
         }

@@ -16,8 +16,8 @@ struct MultipartFormTests {
         return server
     }
 
-    @Test("A form with a field, an in-memory part and a file arrives byte for byte")
-    func roundTrip() async throws {
+    @Test("A form with a field, an in-memory part and a file arrives byte for byte", arguments: WireTransport.all)
+    func roundTrip(_ transport: WireTransport) async throws {
         let server = try rawServer()
         defer { server.stop() }
         let file = try TemporaryFile(contents: Data("%PDF-1.7 fake\n".utf8), name: "q3 report.pdf")
@@ -28,7 +28,7 @@ struct MultipartFormTests {
             FilePart("file", url: file.url, type: .pdf)
         }
         let response = try await Request {
-            Url(server.url("/raw"))
+            Url(server.url("/raw")); Using(transport.transport)
             Method(.post)
             form
         }.send()
@@ -66,8 +66,8 @@ struct MultipartFormTests {
         }
     }
 
-    @Test("A file that contains the boundary fails the upload with a clear error")
-    func boundaryInFile() async throws {
+    @Test("A file that contains the boundary fails the upload with a clear error", arguments: WireTransport.all)
+    func boundaryInFile(_ transport: WireTransport) async throws {
         let server = try rawServer()
         defer { server.stop() }
         let file = try TemporaryFile(contents: Data(), name: "evil.bin")
@@ -76,7 +76,7 @@ struct MultipartFormTests {
         try Data(("x" + String(repeating: "y", count: 70_000) + form.boundary + "z").utf8).write(to: file.url)
         let error = try await #require(throws: RequestError.self) {
             try await Request {
-                Url(server.url("/raw"))
+                Url(server.url("/raw")); Using(transport.transport)
                 Method(.post)
                 form
             }.send()

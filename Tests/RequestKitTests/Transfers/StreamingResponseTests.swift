@@ -7,14 +7,14 @@ import Testing
 struct StreamingResponseTests {
     /// Not the built-in `/chunked` route: its trailer fields crash FoundationNetworking on Linux
     /// ("Transfer completed, but there's no response"), whichever API reads the body.
-    @Test("stream() delivers a chunked body byte for byte")
-    func chunkedBody() async throws {
+    @Test("stream() delivers a chunked body byte for byte", arguments: WireTransport.all)
+    func chunkedBody(_ transport: WireTransport) async throws {
         let server = try TestServer()
         defer { server.stop() }
         server.route("/pieces") { _ in
             TestResponse(body: .chunked(["aaaa", "bbbb", "cccc"].map { Data($0.utf8) }, interval: .milliseconds(5)))
         }
-        let response = try await Request { Url(server.url("/pieces")) }.stream()
+        let response = try await Request { Url(server.url("/pieces")); Using(transport.transport) }.stream()
         #expect(response.head.statusCode == 200)
         #expect(response.head.body.isEmpty)
         var body = Data()
@@ -22,8 +22,8 @@ struct StreamingResponseTests {
         #expect(body == Data("aaaabbbbcccc".utf8))
     }
 
-    @Test("lines splits on LF, CRLF and CR and keeps a last unterminated line")
-    func lines() async throws {
+    @Test("lines splits on LF, CRLF and CR and keeps a last unterminated line", arguments: WireTransport.all)
+    func lines(_ transport: WireTransport) async throws {
         let server = try TestServer()
         defer { server.stop() }
         server.route("/lines") { _ in
@@ -32,7 +32,7 @@ struct StreamingResponseTests {
                 body: .chunked([Data("one\ntw".utf8), Data("o\r".utf8), Data("\nthree\rfour\n\nlast".utf8)]))
         }
         var lines: [String] = []
-        let response = try await Request { Url(server.url("/lines")) }.stream()
+        let response = try await Request { Url(server.url("/lines")); Using(transport.transport) }.stream()
         for try await line in response.lines { lines.append(line) }
         #expect(lines == ["one", "two", "three", "four", "", "last"])
     }
@@ -56,8 +56,8 @@ struct StreamingResponseTests {
         #expect(mismatches == 0)
     }
 
-    @Test("Cancelling the consuming task closes the connection")
-    func cancellation() async throws {
+    @Test("Cancelling the consuming task closes the connection", arguments: WireTransport.all)
+    func cancellation(_ transport: WireTransport) async throws {
         let server = try TestServer()
         defer { server.stop() }
         server.route("/forever") { _ in
@@ -72,7 +72,7 @@ struct StreamingResponseTests {
         }
         let firstLine = AsyncStream<String>.makeStream()
         let task = Task {
-            let response = try await Request { Url(server.url("/forever")) }.stream()
+            let response = try await Request { Url(server.url("/forever")); Using(transport.transport) }.stream()
             for try await line in response.lines {
                 firstLine.continuation.yield(line)
             }
@@ -85,19 +85,19 @@ struct StreamingResponseTests {
         #expect(throws: RequestError.self) { try result.get() }
     }
 
-    @Test("An unacceptable status throws before streaming, keeping the error body")
-    func unacceptableStatus() async throws {
+    @Test("An unacceptable status throws before streaming, keeping the error body", arguments: WireTransport.all)
+    func unacceptableStatus(_ transport: WireTransport) async throws {
         let server = try TestServer()
         defer { server.stop() }
         let error = try await #require(throws: RequestError.self) {
-            try await Request { Url(server.url("/status/404")) }.stream()
+            try await Request { Url(server.url("/status/404")); Using(transport.transport) }.stream()
         }
         #expect(error.kind == .unacceptableStatus)
         #expect(error.responseBody == Data("status 404".utf8))
     }
 
-    @Test("A connection dropped mid-body fails the stream after the bytes that arrived")
-    func droppedMidBody() async throws {
+    @Test("A connection dropped mid-body fails the stream after the bytes that arrived", arguments: WireTransport.all)
+    func droppedMidBody(_ transport: WireTransport) async throws {
         let server = try TestServer()
         defer { server.stop() }
         server.route("/cut") { _ in
@@ -109,7 +109,7 @@ struct StreamingResponseTests {
                     writer.close()
                 })
         }
-        let response = try await Request { Url(server.url("/cut")) }.stream()
+        let response = try await Request { Url(server.url("/cut")); Using(transport.transport) }.stream()
         var received = Data()
         let error = try await #require(throws: RequestError.self) {
             for try await chunk in response { received.append(chunk) }
