@@ -68,7 +68,9 @@ private struct TransportSample {
                     group.addTask {
                         var failures = 0
                         for _ in 0..<requestsPerTask {
-                            let response = try? await Request { Url(url); Using(transport) }.send()
+                            let response = try? await Request {
+                                Url(url); Using(transport)
+                            }.send()
                             if response?.statusCode != 200 || response?.body.count != 118 { failures += 1 }
                         }
                         return failures

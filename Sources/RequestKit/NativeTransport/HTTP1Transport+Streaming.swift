@@ -94,7 +94,8 @@ extension HTTP1Transport {
         let response = try response(head, body: Data(), url: url)
         let (stream, continuation) = ResponseBodyStream.makeStream(bufferLimit: bufferLimit)
         let pump = HTTP1BodyPump(
-            connection: connection, pool: pool, head: head, decoder: HTTP1BodyDecoder(framing: framing, limits: limits.body),
+            connection: connection, pool: pool, head: head,
+            decoder: HTTP1BodyDecoder(framing: framing, limits: limits.body),
             contentDecoder: contentDecoder, continuation: continuation, idleTimeout: idleTimeout)
         connection.queue.async { pump.run() }
         return StreamingResponse(head: response, body: stream)

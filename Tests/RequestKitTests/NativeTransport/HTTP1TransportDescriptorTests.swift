@@ -37,7 +37,9 @@ private func socketsConnected(toPort port: Int) -> Int {
     return count
 }
 
-@Suite("HTTP1Transport: file descriptors", .serialized, .enabled(if: FileManager.default.fileExists(atPath: "/proc/net/tcp")))
+@Suite(
+    "HTTP1Transport: file descriptors", .serialized,
+    .enabled(if: FileManager.default.fileExists(atPath: "/proc/net/tcp")))
 struct HTTP1TransportDescriptorTests {
     @Test("Successes, failures, timeouts and cancellations leave no socket open once the pool is closed")
     func noLeaks() async throws {

@@ -39,7 +39,8 @@ struct HTTP1TransportFaultTests {
         #expect(error.detail == expected.reason)
     }
 
-    @Test("A server that stops sending times out after the idle timeout", arguments: ["/fault/hang", "/fault/hang-body"])
+    @Test(
+        "A server that stops sending times out after the idle timeout", arguments: ["/fault/hang", "/fault/hang-body"])
     func hangs(_ path: String) async throws {
         let clock = ContinuousClock()
         let start = clock.now

@@ -15,7 +15,8 @@ struct HTTP1TransportFramingTests {
         let server = try TestServer()
         defer { server.stop() }
         let transport = HTTP1Transport()
-        var request = URLRequest(url: try #require(URL(string: "\(server.url("/anything"))/a%2Fb%20c?x=%41&y=a+b#frag")))
+        var request = URLRequest(
+            url: try #require(URL(string: "\(server.url("/anything"))/a%2Fb%20c?x=%41&y=a+b#frag")))
         request.httpMethod = "POST"
         request.setValue("text/plain", forHTTPHeaderField: "Content-Type")
         request.httpBody = Data("hello".utf8)
@@ -64,7 +65,8 @@ struct HTTP1TransportFramingTests {
         defer { server.stop() }
         server.route("/cookies") { _ in
             TestResponse(
-                headers: [("Set-Cookie", "a=1"), ("X-Middle", "m"), ("Set-Cookie", "b=2")], body: .data(Data("ok".utf8)))
+                headers: [("Set-Cookie", "a=1"), ("X-Middle", "m"), ("Set-Cookie", "b=2")], body: .data(Data("ok".utf8))
+            )
         }
         let response = try await HTTP1Transport().send(URLRequest(url: server.url("/cookies")))
         #expect(response.headers.values(for: "Set-Cookie") == ["a=1", "b=2"])
@@ -156,8 +158,12 @@ struct HTTP1TransportFramingTests {
             TestResponse(headers: [("Content-Encoding", "br")], body: .data(Data([1, 2, 3])))
         }
         let transport = HTTP1Transport()
-        let gzip = try await Request { Url(server.url("/gzip")); Using(transport) }.json()
-        let deflate = try await Request { Url(server.url("/deflate")); Using(transport) }.json()
+        let gzip = try await Request {
+            Url(server.url("/gzip")); Using(transport)
+        }.json()
+        let deflate = try await Request {
+            Url(server.url("/deflate")); Using(transport)
+        }.json()
         #expect(gzip.gzipped.bool == true)
         #expect(deflate.deflated.bool == true)
         let error = try await #require(throws: RequestError.self) {

@@ -24,7 +24,9 @@ struct DownloadTests {
         #expect(folder.directoryEntries == ["target.bin"])
     }
 
-    @Test("A connection closed mid-body leaves the destination unchanged and no temporary file", arguments: WireTransport.all)
+    @Test(
+        "A connection closed mid-body leaves the destination unchanged and no temporary file",
+        arguments: WireTransport.all)
     func interrupted(_ transport: WireTransport) async throws {
         let server = try TestServer()
         defer { server.stop() }
@@ -40,14 +42,20 @@ struct DownloadTests {
         let folder = try TemporaryFile(contents: Data("previous contents".utf8), name: "keep.bin")
         defer { folder.remove() }
         let error = try await #require(throws: RequestError.self) {
-            try await Request { Url(server.url("/cut")); Using(transport.transport) }.download(to: folder.url)
+            try await Request {
+                Url(server.url("/cut"))
+                Using(transport.transport)
+            }.download(to: folder.url)
         }
         #expect(error.kind == .transport)
         #expect(try Data(contentsOf: folder.url) == Data("previous contents".utf8))
         #expect(folder.directoryEntries == ["keep.bin"])
 
         let absent = folder.directory.appendingPathComponent("new.bin")
-        _ = try? await Request { Url(server.url("/cut")); Using(transport.transport) }.download(to: absent)
+        _ = try? await Request {
+            Url(server.url("/cut"))
+            Using(transport.transport)
+        }.download(to: absent)
         #expect(!FileManager.default.fileExists(atPath: absent.path))
         #expect(folder.directoryEntries == ["keep.bin"])
     }
@@ -60,7 +68,10 @@ struct DownloadTests {
         defer { folder.remove() }
         let destination = folder.directory.appendingPathComponent("missing.bin")
         let error = try await #require(throws: RequestError.self) {
-            try await Request { Url(server.url("/status/404")); Using(transport.transport) }.download(to: destination)
+            try await Request {
+                Url(server.url("/status/404"))
+                Using(transport.transport)
+            }.download(to: destination)
         }
         #expect(error.statusCode == 404)
         #expect(folder.directoryEntries == ["placeholder"])
@@ -73,7 +84,10 @@ struct DownloadTests {
         let folder = try TemporaryFile(contents: Data(), name: "placeholder")
         defer { folder.remove() }
         let destination = folder.directory.appendingPathComponent("download.bin")
-        let transfer = Request { Url(server.url("/large/1048576")); Using(transport.transport) }.downloadTransfer(to: destination)
+        let transfer = Request {
+            Url(server.url("/large/1048576"))
+            Using(transport.transport)
+        }.downloadTransfer(to: destination)
         var values: [TransferProgress] = []
         for await progress in transfer.progress { values.append(progress) }
         _ = try await transfer.value
@@ -88,7 +102,8 @@ struct DownloadTests {
         defer { server.stop() }
         let progress = ProgressLog()
         let data = try await Request {
-            Url(server.url("/large/200000")); Using(transport.transport)
+            Url(server.url("/large/200000"))
+            Using(transport.transport)
             DownloadProgress { progress.append($0) }
         }.data()
         #expect(data == TestPayload.largeBody(count: 200_000))
@@ -102,7 +117,8 @@ struct DownloadTests {
         let file = try TemporaryFile(contents: TestPayload.randomBytes(count: 500_000, seed: 3))
         defer { file.remove() }
         let transfer = Request {
-            Url(server.url("/upload")); Using(transport.transport)
+            Url(server.url("/upload"))
+            Using(transport.transport)
             Method(.post)
             Body(file: file.url)
         }.uploadTransfer()

@@ -10,23 +10,29 @@ struct EventStreamTests {
         let server = try TestServer()
         defer { server.stop() }
         var received: [ServerSentEvent] = []
-        for try await event in Request({ Url(server.url("/sse?count=3&retry=10")); Using(transport.transport) })
-            .events(EventSourceConfiguration(maxReconnectAttempts: 0))
-        {
+        for try await event in Request({
+            Url(server.url("/sse?count=3&retry=10"))
+            Using(transport.transport)
+        })
+        .events(EventSourceConfiguration(maxReconnectAttempts: 0)) {
             received.append(event)
         }
         #expect(received == (1...3).map { ServerSentEvent(id: "\($0)", data: "message \($0)") })
         #expect(server.requests.first?.header("Accept") == "text/event-stream")
     }
 
-    @Test("A dropped connection is resumed with Last-Event-ID after the server's retry delay", arguments: WireTransport.all)
+    @Test(
+        "A dropped connection is resumed with Last-Event-ID after the server's retry delay",
+        arguments: WireTransport.all)
     func dropAndResume(_ transport: WireTransport) async throws {
         let server = try TestServer()
         defer { server.stop() }
         var received: [String] = []
-        for try await event in Request({ Url(server.url("/sse?count=5&retry=50&drop=2")); Using(transport.transport) })
-            .events(EventSourceConfiguration(maxReconnectAttempts: 1))
-        {
+        for try await event in Request({
+            Url(server.url("/sse?count=5&retry=50&drop=2"))
+            Using(transport.transport)
+        })
+        .events(EventSourceConfiguration(maxReconnectAttempts: 1)) {
             received.append(event.data)
             if received.count == 5 { break }
         }
@@ -39,14 +45,17 @@ struct EventStreamTests {
         #expect(gap >= .milliseconds(50))
     }
 
-    @Test("Reconnection stops after the configured attempts when the server keeps closing", arguments: WireTransport.all)
+    @Test(
+        "Reconnection stops after the configured attempts when the server keeps closing", arguments: WireTransport.all)
     func maxAttempts(_ transport: WireTransport) async throws {
         let server = try TestServer()
         defer { server.stop() }
         var received: [String] = []
-        for try await event in Request({ Url(server.url("/sse?count=1&retry=5")); Using(transport.transport) })
-            .events(EventSourceConfiguration(maxReconnectAttempts: 2))
-        {
+        for try await event in Request({
+            Url(server.url("/sse?count=1&retry=5"))
+            Using(transport.transport)
+        })
+        .events(EventSourceConfiguration(maxReconnectAttempts: 2)) {
             received.append(event.data)
         }
         #expect(received == ["message 1"])
@@ -54,19 +63,30 @@ struct EventStreamTests {
         #expect(server.requests.dropFirst().allSatisfy { $0.header("Last-Event-ID") == "1" })
     }
 
-    @Test("204 ends the stream; another status or content type fails it without reconnecting", arguments: WireTransport.all)
+    @Test(
+        "204 ends the stream; another status or content type fails it without reconnecting",
+        arguments: WireTransport.all)
     func statuses(_ transport: WireTransport) async throws {
         let server = try TestServer()
         defer { server.stop() }
         var count = 0
-        for try await _ in Request({ Url(server.url("/status/204")); Using(transport.transport) }).events() { count += 1 }
+        for try await _ in Request({
+            Url(server.url("/status/204"))
+            Using(transport.transport)
+        }).events() { count += 1 }
         #expect(count == 0)
         let statusError = try await #require(throws: RequestError.self) {
-            for try await _ in Request({ Url(server.url("/status/503")); Using(transport.transport) }).events() {}
+            for try await _ in Request({
+                Url(server.url("/status/503"))
+                Using(transport.transport)
+            }).events() {}
         }
         #expect(statusError.statusCode == 503)
         let typeError = try await #require(throws: RequestError.self) {
-            for try await _ in Request({ Url(server.url("/json")); Using(transport.transport) }).events() {}
+            for try await _ in Request({
+                Url(server.url("/json"))
+                Using(transport.transport)
+            }).events() {}
         }
         #expect(typeError.kind == .validationFailed)
         #expect(server.requests.count == 3)
@@ -78,7 +98,10 @@ struct EventStreamTests {
         defer { server.stop() }
         let first = AsyncStream<String>.makeStream()
         let task = Task {
-            for try await event in Request({ Url(server.url("/sse?count=1000&interval=20")); Using(transport.transport) }).events() {
+            for try await event in Request({
+                Url(server.url("/sse?count=1000&interval=20"))
+                Using(transport.transport)
+            }).events() {
                 first.continuation.yield(event.data)
             }
         }

@@ -14,7 +14,10 @@ struct StreamingResponseTests {
         server.route("/pieces") { _ in
             TestResponse(body: .chunked(["aaaa", "bbbb", "cccc"].map { Data($0.utf8) }, interval: .milliseconds(5)))
         }
-        let response = try await Request { Url(server.url("/pieces")); Using(transport.transport) }.stream()
+        let response = try await Request {
+            Url(server.url("/pieces"))
+            Using(transport.transport)
+        }.stream()
         #expect(response.head.statusCode == 200)
         #expect(response.head.body.isEmpty)
         var body = Data()
@@ -32,7 +35,10 @@ struct StreamingResponseTests {
                 body: .chunked([Data("one\ntw".utf8), Data("o\r".utf8), Data("\nthree\rfour\n\nlast".utf8)]))
         }
         var lines: [String] = []
-        let response = try await Request { Url(server.url("/lines")); Using(transport.transport) }.stream()
+        let response = try await Request {
+            Url(server.url("/lines"))
+            Using(transport.transport)
+        }.stream()
         for try await line in response.lines { lines.append(line) }
         #expect(lines == ["one", "two", "three", "four", "", "last"])
     }
@@ -72,7 +78,10 @@ struct StreamingResponseTests {
         }
         let firstLine = AsyncStream<String>.makeStream()
         let task = Task {
-            let response = try await Request { Url(server.url("/forever")); Using(transport.transport) }.stream()
+            let response = try await Request {
+                Url(server.url("/forever"))
+                Using(transport.transport)
+            }.stream()
             for try await line in response.lines {
                 firstLine.continuation.yield(line)
             }
@@ -90,7 +99,10 @@ struct StreamingResponseTests {
         let server = try TestServer()
         defer { server.stop() }
         let error = try await #require(throws: RequestError.self) {
-            try await Request { Url(server.url("/status/404")); Using(transport.transport) }.stream()
+            try await Request {
+                Url(server.url("/status/404"))
+                Using(transport.transport)
+            }.stream()
         }
         #expect(error.kind == .unacceptableStatus)
         #expect(error.responseBody == Data("status 404".utf8))
@@ -109,7 +121,10 @@ struct StreamingResponseTests {
                     writer.close()
                 })
         }
-        let response = try await Request { Url(server.url("/cut")); Using(transport.transport) }.stream()
+        let response = try await Request {
+            Url(server.url("/cut"))
+            Using(transport.transport)
+        }.stream()
         var received = Data()
         let error = try await #require(throws: RequestError.self) {
             for try await chunk in response { received.append(chunk) }

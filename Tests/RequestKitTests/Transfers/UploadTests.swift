@@ -14,7 +14,8 @@ struct UploadTests {
         defer { file.remove() }
         let progress = ProgressLog()
         let json = try await Request {
-            Url(server.url("/upload")); Using(transport.transport)
+            Url(server.url("/upload"))
+            Using(transport.transport)
             Method(.put)
             Body(file: file.url)
             UploadProgress { progress.append($0) }
@@ -35,7 +36,8 @@ struct UploadTests {
         }
         #expect(received.header("Content-Type") == "application/octet-stream")
         let values = progress.values
-        #expect(values.last == TransferProgress(completedBytes: Int64(contents.count), totalBytes: Int64(contents.count)))
+        #expect(
+            values.last == TransferProgress(completedBytes: Int64(contents.count), totalBytes: Int64(contents.count)))
         #expect(values.map(\.completedBytes) == values.map(\.completedBytes).sorted())
         #expect(values.count > 1)
     }
@@ -46,7 +48,8 @@ struct UploadTests {
         defer { server.stop() }
         let progress = ProgressLog()
         _ = try await Request {
-            Url(server.url("/upload")); Using(transport.transport)
+            Url(server.url("/upload"))
+            Using(transport.transport)
             Method(.post)
             Body(Data("twelve bytes".utf8))
             UploadProgress { progress.append($0) }

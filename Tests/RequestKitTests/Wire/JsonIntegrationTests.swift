@@ -10,7 +10,8 @@ struct JsonIntegrationTests {
         let server = try TestServer()
         defer { server.stop() }
         let echo = try await Request {
-            Url(server.url("/anything")); Using(transport.transport)
+            Url(server.url("/anything"))
+            Using(transport.transport)
             Method(.post)
             Body(json: ["title": "foo", "userId": 1, "tags": ["a"], "draft": nil])
         }.json()
@@ -27,14 +28,20 @@ struct JsonIntegrationTests {
         defer { server.stop() }
         server.route("/not-json") { _ in .text("plain words") }
         let log = Log()
-        await Request { Url(server.url("/anything?x=1")); Using(transport.transport) }
-            .onJson { log.add("json \($0.args.x.string ?? "?")") }
-            .onError { log.add("error \($0.kind)") }
-            .call().wait()
-        await Request { Url(server.url("/not-json")); Using(transport.transport) }
-            .onJson { _ in log.add("json") }
-            .onError { log.add("error \($0.kind) \($0.underlyingError is JsonParsingError)") }
-            .call().wait()
+        await Request {
+            Url(server.url("/anything?x=1"))
+            Using(transport.transport)
+        }
+        .onJson { log.add("json \($0.args.x.string ?? "?")") }
+        .onError { log.add("error \($0.kind)") }
+        .call().wait()
+        await Request {
+            Url(server.url("/not-json"))
+            Using(transport.transport)
+        }
+        .onJson { _ in log.add("json") }
+        .onError { log.add("error \($0.kind) \($0.underlyingError is JsonParsingError)") }
+        .call().wait()
         #expect(log.entries == ["json 1", "error decoding true"])
     }
 
@@ -43,7 +50,10 @@ struct JsonIntegrationTests {
         let server = try TestServer()
         defer { server.stop() }
         let error = try await #require(throws: RequestError.self) {
-            try await Request { Url(server.url("/bearer")); Using(transport.transport) }.json()
+            try await Request {
+                Url(server.url("/bearer"))
+                Using(transport.transport)
+            }.json()
         }
         #expect(error.statusCode == 401)
         #expect(error.errorJson?.authenticated.bool == false)

@@ -13,7 +13,8 @@ struct TimeoutAndCancellationTests {
         let start = clock.now
         let error = try await #require(throws: RequestError.self) {
             try await Request {
-                Url(server.url("/delay/10")); Using(transport.transport); Timeout(1)
+                Url(server.url("/delay/10"))
+                Using(transport.transport); Timeout(1)
             }.send()
         }
         let elapsed = clock.now - start
@@ -22,7 +23,9 @@ struct TimeoutAndCancellationTests {
         #expect(elapsed < .seconds(6))
     }
 
-    @Test("The total deadline fails a request that keeps sending but never finishes in time", arguments: WireTransport.all)
+    @Test(
+        "The total deadline fails a request that keeps sending but never finishes in time", arguments: WireTransport.all
+    )
     func resourceTimeout(_ transport: WireTransport) async throws {
         let server = try TestServer()
         defer { server.stop() }
@@ -30,7 +33,8 @@ struct TimeoutAndCancellationTests {
         let start = clock.now
         let error = try await #require(throws: RequestError.self) {
             try await Request {
-                Url(server.url("/drip?numbytes=20&duration=8")); Using(transport.transport)
+                Url(server.url("/drip?numbytes=20&duration=8"))
+                Using(transport.transport)
                 Timeout(5)
                 Timeout(1, for: .resource)
             }.send()
@@ -40,11 +44,18 @@ struct TimeoutAndCancellationTests {
         #expect(clock.now - start < .seconds(5))
     }
 
-    @Test("Cancelling the awaiting task cancels the transfer, and the server sees the connection closed", arguments: WireTransport.all)
+    @Test(
+        "Cancelling the awaiting task cancels the transfer, and the server sees the connection closed",
+        arguments: WireTransport.all)
     func cancellation(_ transport: WireTransport) async throws {
         let server = try TestServer()
         defer { server.stop() }
-        let task = Task { try await Request { Url(server.url("/delay/10")); Using(transport.transport) }.send() }
+        let task = Task {
+            try await Request {
+                Url(server.url("/delay/10"))
+                Using(transport.transport)
+            }.send()
+        }
         #expect(await server.waitForRequests(count: 1, timeout: .seconds(5)))
         task.cancel()
         let result = await task.result
@@ -63,10 +74,13 @@ struct TimeoutAndCancellationTests {
         let server = try TestServer()
         defer { server.stop() }
         let log = Log()
-        let handle = Request { Url(server.url("/delay/10")); Using(transport.transport) }
-            .onData { _ in log.add("data") }
-            .onError { log.add("error \($0.kind)") }
-            .call()
+        let handle = Request {
+            Url(server.url("/delay/10"))
+            Using(transport.transport)
+        }
+        .onData { _ in log.add("data") }
+        .onError { log.add("error \($0.kind)") }
+        .call()
         #expect(await server.waitForRequests(count: 1, timeout: .seconds(5)))
         handle.cancel()
         await handle.wait()
@@ -78,7 +92,12 @@ struct TimeoutAndCancellationTests {
         let server = try TestServer()
         let url = server.url("/anything")
         server.stop()
-        let error = try await #require(throws: RequestError.self) { try await Request { Url(url); Using(transport.transport) }.send() }
+        let error = try await #require(throws: RequestError.self) {
+            try await Request {
+                Url(url)
+                Using(transport.transport)
+            }.send()
+        }
         #expect(error.kind == .transport)
         #expect(error.underlyingError != nil)
         #expect(error.description.hasPrefix("Transport failure for GET \(url.absoluteString): "))

@@ -10,7 +10,8 @@ struct WireTests {
         let server = try TestServer()
         defer { server.stop() }
         let response = try await Request {
-            Url(server.url("/anything/items?existing=1")); Using(transport.transport)
+            Url(server.url("/anything/items?existing=1"))
+            Using(transport.transport)
             Path("a/b")
             Method(.post)
             Query("q", value: "a+b&c=d e")
@@ -38,7 +39,8 @@ struct WireTests {
         let server = try TestServer()
         defer { server.stop() }
         _ = try await Request {
-            Url(server.url("/anything")); Using(transport.transport)
+            Url(server.url("/anything"))
+            Using(transport.transport)
             Method(.put)
             Body(Todo(title: "caf\u{e9} & \"quotes\""))
         }.data()
@@ -51,14 +53,20 @@ struct WireTests {
     func statuses(_ transport: WireTransport) async throws {
         let server = try TestServer()
         defer { server.stop() }
-        let request = Request { Url(server.url("/status/418")); Using(transport.transport) }
+        let request = Request {
+            Url(server.url("/status/418"))
+            Using(transport.transport)
+        }
         #expect(try await request.send().status == 418)
         let error = try await #require(throws: RequestError.self) { try await request.data() }
         #expect(error.kind == .unacceptableStatus)
         #expect(error.statusCode == 418)
         #expect(error.responseBody == Data("status 418".utf8))
         #expect(error.responseHeaders?["Content-Length"] == "10")
-        let noContent = try await Request { Url(server.url("/status/204")); Using(transport.transport) }.data()
+        let noContent = try await Request {
+            Url(server.url("/status/204"))
+            Using(transport.transport)
+        }.data()
         #expect(noContent.isEmpty)
     }
 
@@ -66,7 +74,10 @@ struct WireTests {
     func responseDetails(_ transport: WireTransport) async throws {
         let server = try TestServer()
         defer { server.stop() }
-        let response = try await Request { Url(server.url("/redirect/2")); Using(transport.transport) }.send()
+        let response = try await Request {
+            Url(server.url("/redirect/2"))
+            Using(transport.transport)
+        }.send()
         #expect(response.statusCode == 200)
         #expect(response.url == server.url("/get"))
         #expect(response.headers["content-type"] == response.headers["Content-Type"])
@@ -79,12 +90,14 @@ struct WireTests {
         let server = try TestServer()
         defer { server.stop() }
         let ok = try await Request {
-            Url(server.url("/basic-auth/ann/s3cret")); Using(transport.transport)
+            Url(server.url("/basic-auth/ann/s3cret"))
+            Using(transport.transport)
             Header.Authorization(.basic(username: "ann", password: "s3cret"))
         }.send()
         #expect(ok.statusCode == 200)
         let denied = try await Request {
-            Url(server.url("/basic-auth/ann/s3cret")); Using(transport.transport)
+            Url(server.url("/basic-auth/ann/s3cret"))
+            Using(transport.transport)
             Header.Authorization(.basic(username: "ann", password: "wrong"))
         }.send()
         #expect(denied.statusCode == 401)
@@ -101,7 +114,8 @@ struct WireTests {
         let server = try TestServer()
         defer { server.stop() }
         let echo = try await AnyRequest<Echo> {
-            Url(server.url("/anything")); Using(transport.transport)
+            Url(server.url("/anything"))
+            Using(transport.transport)
             Query("userId", value: 1)
         }.value()
         #expect(echo.method == "GET")
@@ -114,7 +128,8 @@ struct WireTests {
         defer { server.stop() }
         let error = try await #require(throws: RequestError.self) {
             try await Request {
-                Url(server.url("/anything")); Using(transport.transport)
+                Url(server.url("/anything"))
+                Using(transport.transport)
                 Header.Any(key: "X-Evil", value: "a\r\nX-Injected: 1")
             }.send()
         }
