@@ -138,19 +138,28 @@ final class HTTP1Connection: @unchecked Sendable {
         }
     }
 
-    /// Sends a body read from `reader`, framed with chunked coding when `isChunked`.
+    /// Sends a body read from `reader`: exactly `length` bytes, or with chunked coding when `length` is `nil`.
     ///
-    /// - Throws: ``RequestError`` when the body cannot be read; ``HTTP1ExchangeFailure`` or
-    ///   `HTTP1Socket.Failure` when it cannot be sent.
-    func send(bodyFrom reader: RequestBodyReader, isChunked: Bool) throws {
+    /// - Throws: ``RequestError`` when the body cannot be read or its files no longer hold `length` bytes;
+    ///   ``HTTP1ExchangeFailure`` or `HTTP1Socket.Failure` when it cannot be sent.
+    func send(bodyFrom reader: RequestBodyReader, length: Int?) throws {
         let socket = try openSocket()
+        var sentBytes = 0
         while let block = try reader.read(upTo: 64 * 1024) {
-            let prefix = isChunked ? Array((String(block.count, radix: 16) + "\r\n").utf8) : []
+            sentBytes += block.count
+            if let length, sentBytes > length { throw Self.bodyLengthChanged(length) }
+            let prefix = length == nil ? Array((String(block.count, radix: 16) + "\r\n").utf8) : []
             var framed = block
-            if isChunked { framed.append(contentsOf: [0x0D, 0x0A]) }
+            if length == nil { framed.append(contentsOf: [0x0D, 0x0A]) }
             try sendOrFail(socket, prefix, framed)
         }
-        if isChunked { try sendOrFail(socket, Array("0\r\n\r\n".utf8), Data()) }
+        if let length, sentBytes != length { throw Self.bodyLengthChanged(length) }
+        if length == nil { try sendOrFail(socket, Array("0\r\n\r\n".utf8), Data()) }
+    }
+
+    private static func bodyLengthChanged(_ length: Int) -> RequestError {
+        RequestError.transport(
+            POSIXError(.EIO), detail: "the request body no longer has the \(length) bytes announced in Content-Length")
     }
 
     private func sendOrFail(_ socket: HTTP1Socket, _ head: [UInt8], _ body: Data) throws {

@@ -67,7 +67,7 @@ extension HTTP1Transport {
         return try await lease(target, request: urlRequest) { [limits] connection in
             try connection.send(head: head, body: inlineBody, idleTimeout: idleTimeout)
             if let reader = try request.makeBodyReader() {
-                try connection.send(bodyFrom: reader, isChunked: bodyLength == nil)
+                try connection.send(bodyFrom: reader, length: bodyLength)
             }
             return try connection.receiveHead(limits: limits)
         }

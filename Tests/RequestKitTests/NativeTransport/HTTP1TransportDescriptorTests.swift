@@ -25,7 +25,10 @@ private func socketsConnected(toPort port: Int) -> Int {
     let portSuffix = ":" + String(format: "%04X", port)
     var count = 0
     for table in ["/proc/net/tcp", "/proc/net/tcp6"] {
-        guard let text = try? String(contentsOfFile: table, encoding: .utf8) else { continue }
+        // Read to the end: String(contentsOfFile:) stops after the first page of a /proc file.
+        guard let handle = FileHandle(forReadingAtPath: table) else { continue }
+        let text = String(decoding: handle.readDataToEndOfFile(), as: UTF8.self)
+        try? handle.close()
         for line in text.split(separator: "\n").dropFirst() {
             let columns = line.split(separator: " ")
             guard columns.count > 9, columns[2].hasSuffix(portSuffix), inodes.contains(String(columns[9])) else {

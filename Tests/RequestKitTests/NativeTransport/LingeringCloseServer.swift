@@ -1,0 +1,94 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A server on 127.0.0.1 that answers the first request on each connection with a kept-alive response, then waits
+/// for the next request's bytes and closes the connection without answering: the race in which a pooled
+/// connection is closed by the server just as a request is sent on it, made deterministic.
+final class LingeringCloseServer: @unchecked Sendable {
+    // Safe: `connections` and `accepted` are only touched while holding `lock`; `listener` and `port` are set once
+    // in the initializer.
+    private let lock = NSLock()
+    private let listener: Int32
+    private var connections: [Int32] = []
+    private var accepted = 0
+    /// The port the server listens on.
+    let port: Int
+
+    /// How many connections the server has accepted.
+    var acceptedConnections: Int { lock.withLock { accepted } }
+
+    init() throws {
+        #if canImport(Darwin)
+        let streamType = SOCK_STREAM
+        #else
+        let streamType = Int32(SOCK_STREAM.rawValue)
+        #endif
+        let descriptor = socket(AF_INET, streamType, 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { socketAddress in
+                bind(descriptor, socketAddress, length) == 0 && listen(descriptor, 16) == 0
+                    && getsockname(descriptor, socketAddress, &length) == 0
+            }
+        }
+        guard descriptor >= 0, bound else {
+            if descriptor >= 0 { _ = close(descriptor) }
+            throw POSIXError(.EADDRNOTAVAIL)
+        }
+        listener = descriptor
+        port = Int(UInt16(bigEndian: address.sin_port))
+        Thread.detachNewThread { [self] in acceptLoop() }
+    }
+
+    /// Closes the listener and every connection.
+    func stop() {
+        _ = shutdown(listener, Int32(SHUT_RDWR))
+        let open = lock.withLock { connections }
+        for connection in open { _ = shutdown(connection, Int32(SHUT_RDWR)) }
+    }
+
+    private func acceptLoop() {
+        while true {
+            let connection = accept(listener, nil, nil)
+            guard connection >= 0 else { break }
+            lock.withLock {
+                accepted += 1
+                connections.append(connection)
+            }
+            Thread.detachNewThread { Self.serve(connection) }
+        }
+        _ = close(listener)
+    }
+
+    private static func serve(_ connection: Int32) {
+        defer { _ = close(connection) }
+        guard readRequestHead(connection) else { return }
+        let response = Array("HTTP/1.1 200 OK\r\nContent-Length: 4\r\n\r\nonce".utf8)
+        guard send(connection, response, response.count, 0) == response.count else { return }
+        // Wait for the next request to start arriving, then close without answering it.
+        var byte: UInt8 = 0
+        _ = recv(connection, &byte, 1, 0)
+    }
+
+    /// Reads until the end of a request head (requests in these tests have no body worth keeping).
+    private static func readRequestHead(_ connection: Int32) -> Bool {
+        var received: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 1024)
+        while !received.suffix(4).elementsEqual([13, 10, 13, 10]) {
+            let count = recv(connection, &chunk, 1, 0)
+            guard count > 0 else { return false }
+            received.append(chunk[0])
+        }
+        return true
+    }
+}
