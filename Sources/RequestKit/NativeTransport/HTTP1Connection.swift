@@ -282,21 +282,3 @@ final class HTTP1Connection: @unchecked Sendable {
         }
     }
 }
-
-/// The host and port that a pool of connections serves.
-struct HTTP1ConnectionKey: Sendable, Hashable {
-    var host: String
-    var port: Int
-}
-
-/// A connection ended before the server sent any byte of a response: the one failure after which a request
-/// may be sent again on a fresh connection.
-enum HTTP1ExchangeFailure: Error, Sendable {
-    case closedBeforeResponse(POSIXError?)
-}
-
-/// Every parser limit ``HTTP1Transport`` applies to one response.
-struct HTTP1Limits: Sendable {
-    var head = HTTP1ResponseHead.Limits()
-    var body = HTTP1BodyDecoder.Limits()
-}

@@ -11,24 +11,60 @@ extension HTTP1Transport {
     /// ```
     public struct Configuration: Sendable {
         /// The most connections open to one host and port at once; further requests wait for one. 16 by default.
+        ///
+        /// ```swift
+        /// configuration.maxConnectionsPerHost = 4
+        /// ```
         public var maxConnectionsPerHost = 16
         /// How long, in seconds, an idle kept-alive connection stays in the pool before it is closed. 60 by
         /// default.
+        ///
+        /// ```swift
+        /// configuration.idleConnectionTimeout = 30
+        /// ```
         public var idleConnectionTimeout: Double = 60
         /// How long, in seconds, opening a connection may take. 10 by default.
+        ///
+        /// ```swift
+        /// configuration.connectTimeout = 2
+        /// ```
         public var connectTimeout: Double = 10
         /// Whether redirects (301, 302, 303, 307, 308) are followed. `true` by default.
+        ///
+        /// ```swift
+        /// configuration.followsRedirects = false  // 3xx responses come back as they are
+        /// ```
         public var followsRedirects = true
         /// The most redirects followed for one request before it fails. 20 by default, as URLSession.
+        ///
+        /// ```swift
+        /// configuration.maxRedirects = 5
+        /// ```
         public var maxRedirects = 20
         /// The largest response head (status line and headers), in bytes. 64 KiB by default.
+        ///
+        /// ```swift
+        /// configuration.maxResponseHeadBytes = 16 * 1024
+        /// ```
         public var maxResponseHeadBytes = 64 * 1024
         /// The most header fields a response may have. 100 by default.
+        ///
+        /// ```swift
+        /// configuration.maxResponseHeaderCount = 50
+        /// ```
         public var maxResponseHeaderCount = 100
         /// The largest response body, in bytes, after decompression. 1 GiB by default.
+        ///
+        /// ```swift
+        /// configuration.maxResponseBodyBytes = 10 << 20  // 10 MiB
+        /// ```
         public var maxResponseBodyBytes = 1 << 30
         /// Where `https` requests go, since this transport speaks plain TCP only.
         /// ``URLSessionTransport/shared`` by default.
+        ///
+        /// ```swift
+        /// configuration.secureTransport = URLSessionTransport(configuration: .ephemeral)
+        /// ```
         public var secureTransport: any Transport = URLSessionTransport.shared
 
         /// The default configuration.

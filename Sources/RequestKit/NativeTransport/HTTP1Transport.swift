@@ -83,6 +83,16 @@ public final class HTTP1Transport: Transport {
     /// ```
     public var idleConnectionCount: Int { pool.idleCount }
 
+    /// Sends `request` and reads the whole response, following redirects; `https` requests go to
+    /// ``Configuration/secureTransport``.
+    ///
+    /// ```swift
+    /// let response = try await HTTP1Transport.shared.send(URLRequest(url: healthURL))
+    /// ```
+    /// - Parameter request: The request; its `timeoutInterval` is the idle timeout.
+    /// - Returns: The final response, its body decompressed when the server compressed it.
+    /// - Throws: ``RequestError``: `.transport` (with an ``HTTP1ParseError`` for a malformed response),
+    ///   `.timedOut` or `.cancelled`.
     public func send(_ request: URLRequest) async throws -> Response {
         var current = request
         var redirectCount = 0
