@@ -190,7 +190,7 @@ public final class HTTP1Transport: Transport {
         on connection: HTTP1Connection, _ job: @escaping @Sendable () throws -> T
     ) async -> Result<T, any Error> {
         await withTaskCancellationHandler {
-            await withUnsafeContinuation { continuation in
+            await withCheckedContinuation { continuation in
                 connection.queue.async { continuation.resume(returning: Result { try job() }) }
             }
         } onCancel: {
