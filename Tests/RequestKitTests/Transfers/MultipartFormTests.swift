@@ -10,7 +10,10 @@ struct MultipartFormTests {
         let server = try TestServer()
         server.route("/raw") { request in
             TestResponse(
-                headers: [("Content-Type", "application/octet-stream"), ("X-Received-Type", request.header("Content-Type") ?? "")],
+                headers: [
+                    ("Content-Type", "application/octet-stream"),
+                    ("X-Received-Type", request.header("Content-Type") ?? ""),
+                ],
                 body: .data(request.body))
         }
         return server
@@ -52,7 +55,8 @@ struct MultipartFormTests {
         #expect(
             part.formParts.count == 1
                 && FormPart.escapedForTesting(part) == "Content-Disposition: form-data; name=\"a%22b%0D%0Ac\"; "
-                    + "filename=\"x%22.txt\"\r\nContent-Type: text/plain\r\n\r\n")
+                    + "filename=\"x%22.txt\"\r\nContent-Type: text/plain\r\n\r\n"
+        )
     }
 
     @Test("Boundaries are random: 32 alphanumerics after the prefix, different every time")

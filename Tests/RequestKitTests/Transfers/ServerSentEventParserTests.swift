@@ -87,7 +87,8 @@ struct ServerSentEventParserTests {
     @Test("retry counts only when all ASCII digits")
     func retry() {
         var parser = ServerSentEventParser()
-        let events = parser.parse(Data("retry: 1500\ndata: a\n\nretry: 2x\nretry: -1\nretry: 1.5\nretry:\ndata: b\n\n".utf8))
+        let events = parser.parse(
+            Data("retry: 1500\ndata: a\n\nretry: 2x\nretry: -1\nretry: 1.5\nretry:\ndata: b\n\n".utf8))
         #expect(events == [ServerSentEvent(data: "a", retry: 1500), ServerSentEvent(data: "b")])
         #expect(parser.reconnectionTime == 1500)
         #expect(parser.parse(Data("retry:20\n\n".utf8)) == [])

@@ -29,7 +29,8 @@ struct UploadTests {
         #endif
         #expect(received.header("Content-Type") == "application/octet-stream")
         let values = progress.values
-        #expect(values.last == TransferProgress(completedBytes: Int64(contents.count), totalBytes: Int64(contents.count)))
+        #expect(
+            values.last == TransferProgress(completedBytes: Int64(contents.count), totalBytes: Int64(contents.count)))
         #expect(values.map(\.completedBytes) == values.map(\.completedBytes).sorted())
         #expect(values.count > 1)
     }

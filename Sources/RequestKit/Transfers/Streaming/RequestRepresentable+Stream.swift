@@ -14,7 +14,9 @@ extension RequestRepresentable {
     /// - Parameter bufferLimit: How many unread bytes may be buffered; 1 MiB by default.
     /// - Returns: The response head and its body.
     /// - Throws: ``RequestError``: invalid request, transport failure, timeout, cancellation, unacceptable status.
-    public func stream(bufferLimit: Int = TransferRequest.defaultBufferLimit) async throws(RequestError)
+    public func stream(
+        bufferLimit: Int = TransferRequest.defaultBufferLimit
+    ) async throws(RequestError)
         -> StreamingResponse
     {
         let parts = request.parts()

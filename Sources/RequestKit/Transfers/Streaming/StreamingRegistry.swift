@@ -59,7 +59,11 @@ final class StreamingRegistry: @unchecked Sendable {
             }
             if let expired = outcome.expired {
                 let error = RequestError.timedOut("no data for \(Self.seconds(expired.idleTimeout)) s")
-                if let head = expired.head { head.resume(throwing: error) } else { expired.body.finish(throwing: error) }
+                if let head = expired.head {
+                    head.resume(throwing: error)
+                } else {
+                    expired.body.finish(throwing: error)
+                }
                 task.cancel()
             } else if let remaining = outcome.remaining {
                 scheduleIdleCheck(for: task, after: remaining)
