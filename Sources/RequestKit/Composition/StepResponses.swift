@@ -98,10 +98,12 @@ public struct StepResponses: Sendable {
     }
 
     /// The response of a step that succeeded, or an error saying the step needed here failed.
-    private static func unwrap(_ result: Result<Response, RequestError>, name: String) throws(RequestError) -> Response {
+    private static func unwrap(_ result: Result<Response, RequestError>, name: String) throws(RequestError) -> Response
+    {
         switch result {
         case .success(let response): return response
-        case .failure(let error): throw RequestError.stepFailed(detail: "needs \(name), which failed", underlyingError: error)
+        case .failure(let error):
+            throw RequestError.stepFailed(detail: "needs \(name), which failed", underlyingError: error)
         }
     }
 }

@@ -7,7 +7,11 @@ final class CallCounter: @unchecked Sendable {
     private var count = 0
 
     /// Adds one and returns the new count.
-    func next() -> Int { lock.withLock { count += 1; return count } }
+    func next() -> Int {
+        lock.withLock {
+            count += 1; return count
+        }
+    }
 
     /// The current count.
     var value: Int { lock.withLock { count } }
@@ -20,7 +24,11 @@ final class InFlightGauge: @unchecked Sendable {
     private var current = 0
     private var highest = 0
 
-    func enter() { lock.withLock { current += 1; highest = max(highest, current) } }
+    func enter() {
+        lock.withLock {
+            current += 1; highest = max(highest, current)
+        }
+    }
     func leave() { lock.withLock { current -= 1 } }
     var peak: Int { lock.withLock { highest } }
 }

@@ -20,11 +20,15 @@ struct RequestChainTests {
     private func loginAndProfile(_ server: TestServer) -> RequestChain {
         RequestChain {
             Step("login") { _ in
-                Request { Url(server.url("/login")); Method(.post); Body(json: ["user": "ann"]) }
+                Request {
+                    Url(server.url("/login")); Method(.post); Body(json: ["user": "ann"])
+                }
             }
             Step("profile") { previous in
                 let token = try previous.json("login").token.string ?? ""
-                return Request { Url(server.url("/me")); Header.Authorization(.bearer(token)) }
+                return Request {
+                    Url(server.url("/me")); Header.Authorization(.bearer(token))
+                }
             }
             Step("orders") { previous in
                 let id = try previous.json("profile").id.int ?? 0
