@@ -72,12 +72,10 @@ struct Poller: Sendable {
         let entityTag = isConditional ? self.entityTag : nil
         let lastModified = isConditional ? self.lastModified : nil
         let isConditionalRequest = entityTag != nil || lastModified != nil
-        let tickRequest =
-            isConditionalRequest
-            ? request.adding {
-                if let entityTag { Header.Any(key: "If-None-Match", value: entityTag) }
-                if let lastModified { Header.Any(key: "If-Modified-Since", value: lastModified) }
-            } : request
+        let tickRequest = request.adding {
+            if let entityTag { Header.Any(key: "If-None-Match", value: entityTag) }
+            if let lastModified { Header.Any(key: "If-Modified-Since", value: lastModified) }
+        }
         let parts = tickRequest.parts()
         let response: Response
         do throws(RequestError) {

@@ -33,6 +33,8 @@ public struct RequestChain: Sendable {
     public let steps: [Step]
     /// Whether the steps after a failing one still run.
     public let continuesAfterFailure: Bool
+    /// Handlers told about each step as it finishes.
+    var stepHandlers: [@Sendable (String, Result<Response, RequestError>) -> Void] = []
 
     /// Creates a chain from a block of steps.
     ///
@@ -74,6 +76,21 @@ public struct RequestChain: Sendable {
         return responses
     }
 
+    /// Calls `handler` with each step's name and validated result as the step finishes, for logging or
+    /// progress; it runs for ``send()`` and ``call(on:_:)`` alike.
+    ///
+    /// ```swift
+    /// let logged = chain.onStep { name, result in
+    ///     print(name, (try? result.get().statusCode) ?? 0)
+    /// }
+    /// ```
+    public func onStep(_ handler: @escaping @Sendable (String, Result<Response, RequestError>) -> Void) -> RequestChain
+    {
+        var copy = self
+        copy.stepHandlers.append(handler)
+        return copy
+    }
+
     /// Runs the steps in the background, then calls `completion` with the responses and the errors.
     ///
     /// ```swift
@@ -105,6 +122,7 @@ public struct RequestChain: Sendable {
             if Task.isCancelled { return (previous, RequestError.cancelled().describingStep(step.name)) }
             let result = await run(step, after: previous)
             previous.append(result, for: step.name)
+            for handler in stepHandlers { handler(step.name, result) }
             if case .failure(let error) = result, !continuesAfterFailure || error.isCancelled {
                 return (previous, error)
             }

@@ -66,7 +66,8 @@ extension RequestGroup {
     /// Sends the group in the background and runs the handlers as results arrive, one at a time.
     ///
     /// Handlers run on `queue` when one is given, otherwise on a background task. Cancelling the handle
-    /// cancels every outstanding request; `onComplete` still runs, with `.cancelled` failures for those.
+    /// cancels every outstanding request; `onComplete` still runs, with `.cancelled` failures for those. The
+    /// group's handlers run, not those added to the requests themselves with ``Request/onData(_:)`` and friends.
     ///
     /// ```swift
     /// let handle = group

@@ -135,6 +135,25 @@ struct RequestChainTests {
         #expect(server.requests.count == 2)
     }
 
+    @Test("onStep reports each step by name as it finishes")
+    func onStep() async throws {
+        let server = try makeServer()
+        defer { server.stop() }
+        let log = Log()
+        let chain = RequestChain(continueOnFailure: true) {
+            Step("missing", Request { Url(server.url("/status/404")) })
+            Step("present", Request { Url(server.url("/anything")) })
+        }
+        .onStep { name, result in
+            switch result {
+            case .success(let response): log.add("\(name) \(response.statusCode)")
+            case .failure(let error): log.add("\(name) \(error.kind) \(error.statusCode ?? 0)")
+            }
+        }
+        _ = try await chain.send()
+        #expect(log.entries == ["missing unacceptableStatus 404", "present 200"])
+    }
+
     @Test("Steps can come from if and for")
     func builder() {
         let chain = RequestChain {
