@@ -2,7 +2,8 @@ import Foundation
 import RequestKit
 import RequestKitTesting
 
-/// Peak memory of moving 1 GiB: a multipart upload of a 1 GiB file and a download of a 1 GiB body to a file,
+/// Peak memory of moving 1 GiB: a multipart upload of a 1 GiB file, a download of a 1 GiB body to a file and a
+/// 1 GiB `stream()` read chunk by chunk,
 /// each in a fresh child process (this executable, run with `transfers --child …`) so its peak resident set
 /// (`VmHWM`) measures the transfer alone. The baseline is a child that starts, makes one small request and exits.
 /// The loopback server runs in the parent process.
@@ -33,11 +34,12 @@ func runTransfersBenchmarks() {
         let download = try runChild(
             mode: "download", url: server.url("/large/\(gibibyte)"),
             path: folder.appendingPathComponent("down.bin").path)
+        let stream = try runChild(mode: "stream", url: server.url("/large/\(gibibyte)"), path: nil)
         print("| run | peak RSS, MiB | extra over baseline, MiB | seconds | result |")
         print("|---|---|---|---|---|")
         for (name, result) in [
             ("baseline (one small request)", baseline), ("upload 1 GiB multipart file", upload),
-            ("download 1 GiB to a file", download),
+            ("download 1 GiB to a file", download), ("stream() 1 GiB, counting chunks", stream),
         ] {
             let extra = formatted(result.peakMiB - baseline.peakMiB)
             print(
@@ -105,6 +107,14 @@ private func runTransferChild(mode: String, url text: String, path: String?) {
                 }.download(to: destination)
                 let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber) ?? nil
                 outcome.set("file has \(size?.intValue ?? -1) bytes")
+            case "stream":
+                var total = 0
+                let response = try await Request {
+                    Url(url)
+                    Timeout(120)
+                }.stream()
+                for try await chunk in response { total += chunk.count }
+                outcome.set("consumer counted \(total) bytes")
             default:
                 _ = try await Request { Url(url) }.data()
                 outcome.set("-")

@@ -105,7 +105,8 @@ final class DownloadRegistry: @unchecked Sendable {
         }
         if let failure = download.moveFailure {
             download.continuation.resume(
-                throwing: RequestError.transport(failure, detail: "cannot move the download to \"\(download.file.path)\""))
+                throwing: RequestError.transport(
+                    failure, detail: "cannot move the download to \"\(download.file.path)\""))
             return
         }
         guard let http = download.response ?? task.response as? HTTPURLResponse else {

@@ -84,7 +84,8 @@ extension RequestRepresentable {
         progress: @escaping @Sendable (TransferProgress) -> Void
     ) async throws(RequestError) -> Response {
         let urlRequest = try parts.makeURLRequest()
-        let transfer = TransferRequest(urlRequest, body: parts.body, uploadProgress: parts[option: UploadProgressKey.self])
+        let transfer = TransferRequest(
+            urlRequest, body: parts.body, uploadProgress: parts[option: UploadProgressKey.self])
         do {
             let operation: @Sendable () async throws -> Response = {
                 try await transport.streaming.download(transfer, into: temporary, progress: progress)
@@ -104,7 +105,8 @@ extension RequestRepresentable {
                 throw request.callbacks.attachingErrorBody(to: error)
             }
             let size = RequestBody.fileSize(temporary) ?? 0
-            if let expected = head.headers["Content-Length"].flatMap({ Int64($0) }), head.headers["Content-Encoding"] == nil,
+            if let expected = head.headers["Content-Length"].flatMap({ Int64($0) }),
+                head.headers["Content-Encoding"] == nil,
                 size != expected
             {
                 throw RequestError.transport(

@@ -122,7 +122,8 @@ final class StreamingRegistry: @unchecked Sendable {
         }
         if let failed {
             failed.spool.close()
-            failed.body.finish(throwing: RequestError.transport(CocoaError(.fileWriteUnknown), detail: "spooling failed"))
+            failed.body.finish(
+                throwing: RequestError.transport(CocoaError(.fileWriteUnknown), detail: "spooling failed"))
             task.cancel()
         }
     }
