@@ -37,7 +37,8 @@ import FoundationNetworking
 ///   through a ``ResponseBodyStream`` it creates with ``ResponseBodyStream/makeStream(bufferLimit:)``: it
 ///   yields chunks to the continuation, and when ``ResponseBodyStream/Continuation/yield(_:)`` returns `false`
 ///   (the buffer holds ``TransferRequest/bufferLimit`` bytes or more) it stops reading from the network until the
-///   continuation's `onDemand` handler runs. When the consumer stops early (cancels its task or drops the
+///   continuation's `onDemand` handler runs. (``URLSessionTransport`` on Linux cannot stop libcurl, so it spools
+///   to a temporary file instead; a socket-based transport should simply stop reading the socket.) When the consumer stops early (cancels its task or drops the
 ///   sequence), the `onTermination` handler runs: the transport must then close the connection.
 /// - **Errors**: before the head, `stream(_:)` throws as `send(_:)` does; afterwards, the transport finishes the
 ///   stream with the error. The idle timeout (`urlRequest.timeoutInterval`) counts only time spent waiting for

@@ -6,8 +6,12 @@ extension RequestRepresentable {
     /// The body is written to a temporary file next to `destination` (same directory, so same file system),
     /// then renamed over `destination` in one atomic step once complete. On any failure (a dropped connection,
     /// a short body, cancellation, an unacceptable status) the temporary file is removed and `destination` is
-    /// left as it was. `progress` runs once per chunk with the bytes written and `Content-Length` when sent;
+    /// left as it was. `progress` runs as bytes are written, with `Content-Length` as the total when sent;
     /// ``DownloadProgress`` components are called too.
+    ///
+    /// With ``URLSessionTransport`` the body is written by a URLSession download task, on Linux as on Apple
+    /// platforms, which keeps memory bounded (FoundationNetworking cannot pause a data task). Other transports
+    /// go through ``Transport/stream(_:)``.
     ///
     /// ```swift
     /// let destination = URL(fileURLWithPath: "/tmp/archive.tar")
@@ -25,11 +29,19 @@ extension RequestRepresentable {
         to destination: URL, progress: (@Sendable (TransferProgress) -> Void)? = nil
     ) async throws(RequestError) -> Response {
         let parts = request.parts()
-        let streaming = try await stream()
         let report = parts[option: DownloadProgressKey.self]
-        let total = streaming.expectedLength
         let temporary = destination.deletingLastPathComponent().appendingPathComponent(
             ".\(destination.lastPathComponent).\(UUID().uuidString).download")
+        if let transport = (parts.transport ?? URLSessionTransport.shared) as? URLSessionTransport {
+            return try await downloadWithTask(
+                parts, transport: transport, temporary: temporary, destination: destination,
+                progress: { value in
+                    progress?(value)
+                    report?(value)
+                })
+        }
+        let streaming = try await stream()
+        let total = streaming.expectedLength
         do {
             guard FileManager.default.createFile(atPath: temporary.path, contents: nil) else {
                 throw RequestError.transport(
@@ -63,5 +75,52 @@ extension RequestRepresentable {
             throw RequestExecutor.requestError(for: error).describingRequest(Self.label(parts))
         }
         return streaming.head
+    }
+
+    /// The URLSession path: a download task writes the body to `temporary` as it arrives, then the head is
+    /// validated and the file renamed over `destination`.
+    private func downloadWithTask(
+        _ parts: RequestParts, transport: URLSessionTransport, temporary: URL, destination: URL,
+        progress: @escaping @Sendable (TransferProgress) -> Void
+    ) async throws(RequestError) -> Response {
+        let urlRequest = try parts.makeURLRequest()
+        let transfer = TransferRequest(
+            urlRequest, body: parts.body, uploadProgress: parts[option: UploadProgressKey.self])
+        do {
+            let operation: @Sendable () async throws -> Response = {
+                try await transport.streaming.download(transfer, into: temporary, progress: progress)
+            }
+            var head: Response
+            if let deadline = parts.resourceTimeout {
+                head = try await RequestExecutor.withDeadline(seconds: deadline, operation)
+            } else {
+                head = try await operation()
+            }
+            do {
+                try await parts.validation.validate(head)
+            } catch {
+                let handle = try? FileHandle(forReadingFrom: temporary)
+                head.body = (try? handle?.read(upToCount: 1 << 20)) ?? Data()
+                try? handle?.close()
+                throw request.callbacks.attachingErrorBody(to: error)
+            }
+            let size = RequestBody.fileSize(temporary) ?? 0
+            if let expected = head.headers["Content-Length"].flatMap({ Int64($0) }),
+                head.headers["Content-Encoding"] == nil,
+                size != expected
+            {
+                throw RequestError.transport(
+                    URLError(.networkConnectionLost), detail: "the body ended after \(size) of \(expected) bytes")
+            }
+            guard rename(temporary.path, destination.path) == 0 else {
+                throw RequestError.transport(
+                    POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO),
+                    detail: "cannot move the download to \"\(destination.path)\"")
+            }
+            return head
+        } catch {
+            try? FileManager.default.removeItem(at: temporary)
+            throw RequestExecutor.requestError(for: error).describingRequest(Self.label(parts))
+        }
     }
 }

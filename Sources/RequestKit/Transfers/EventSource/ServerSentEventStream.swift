@@ -157,7 +157,8 @@ extension RequestRepresentable {
     /// ```
     /// - Parameter configuration: Reconnection limits and the default retry delay.
     /// - Returns: The events, read lazily as the sequence is iterated.
-    public func events(_ configuration: EventSourceConfiguration = EventSourceConfiguration()) -> ServerSentEventStream {
+    public func events(_ configuration: EventSourceConfiguration = EventSourceConfiguration()) -> ServerSentEventStream
+    {
         ServerSentEventStream(parts: request.parts(), configuration: configuration)
     }
 }

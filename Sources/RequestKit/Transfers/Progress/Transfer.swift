@@ -25,7 +25,8 @@ public struct Transfer<Value: Sendable>: Sendable {
     /// ```
     /// - Parameter operation: The transfer; it reports progress through the handler it is given.
     public init(
-        _ operation: @escaping @Sendable (_ report: @escaping @Sendable (TransferProgress) -> Void)
+        _ operation:
+            @escaping @Sendable (_ report: @escaping @Sendable (TransferProgress) -> Void)
             async throws(RequestError) -> Value
     ) {
         let (stream, continuation) = AsyncStream<TransferProgress>.makeStream(bufferingPolicy: .bufferingNewest(64))

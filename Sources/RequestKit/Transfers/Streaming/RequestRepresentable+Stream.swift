@@ -3,8 +3,8 @@ import Foundation
 extension RequestRepresentable {
     /// Sends the request, validates the response head and returns the body as it arrives, chunk by chunk.
     ///
-    /// The body is never held whole: at most about `bufferLimit` bytes wait unread, and the transfer pauses
-    /// while the buffer is full (see ``ResponseBodyStream``). Cancelling the consuming task, or leaving the loop
+    /// The body is never held whole: at most about `bufferLimit` bytes wait unread in memory, and the transfer
+    /// is held off while the buffer is full (see ``ResponseBodyStream``). Cancelling the consuming task, or leaving the loop
     /// early, closes the connection. An unacceptable status throws, with up to 1 MiB of the error body kept.
     ///
     /// ```swift
@@ -14,7 +14,9 @@ extension RequestRepresentable {
     /// - Parameter bufferLimit: How many unread bytes may be buffered; 1 MiB by default.
     /// - Returns: The response head and its body.
     /// - Throws: ``RequestError``: invalid request, transport failure, timeout, cancellation, unacceptable status.
-    public func stream(bufferLimit: Int = TransferRequest.defaultBufferLimit) async throws(RequestError)
+    public func stream(
+        bufferLimit: Int = TransferRequest.defaultBufferLimit
+    ) async throws(RequestError)
         -> StreamingResponse
     {
         let parts = request.parts()

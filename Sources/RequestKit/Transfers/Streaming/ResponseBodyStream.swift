@@ -2,10 +2,12 @@ import Foundation
 
 /// A response body arriving chunk by chunk: an `AsyncSequence` of `Data` with a bounded buffer.
 ///
-/// **Backpressure:** the producing transport buffers at most about ``TransferRequest/bufferLimit`` bytes; when
-/// the consumer falls behind, ``Continuation/yield(_:)`` returns `false` and the transport stops reading from
-/// the network until the consumer has drained the buffer below half the limit (``Continuation/onDemand``). Memory
-/// therefore stays bounded however large the body is.
+/// **Bounded buffer:** at most about ``TransferRequest/bufferLimit`` bytes wait here. When the consumer falls
+/// behind, ``Continuation/yield(_:)`` returns `false` and the transport holds off until the consumer has drained
+/// the buffer below half the limit (``Continuation/onDemand``). How it holds off is the transport's business:
+/// ``URLSessionTransport`` suspends the task on Apple platforms (backpressure up to the server), and on Linux,
+/// where FoundationNetworking cannot pause a transfer, writes what keeps arriving to a temporary spool file that
+/// feeds the buffer as it drains (memory bounded, disk holding what the consumer lags behind).
 ///
 /// **Cancellation:** cancelling the consuming task, or dropping the sequence before the end, runs
 /// ``Continuation/onTermination``, which closes the connection. The body can be iterated once; errors thrown are

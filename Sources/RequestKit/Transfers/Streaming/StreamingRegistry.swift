@@ -5,7 +5,11 @@ import FoundationNetworking
 #endif
 
 /// The state of every streaming transfer, keyed by task identifier: the pending head, the body continuation,
-/// whether the task is paused for backpressure, and the idle watchdog's clock.
+/// whether the consumer's buffer is full, and the idle watchdog's clock.
+///
+/// When the buffer is full, Apple platforms suspend the task (URLSession stops reading). FoundationNetworking
+/// cannot pause a transfer, so there the bytes that keep arriving go to a ``BodySpool`` file and are fed to the
+/// consumer as it drains; the end of the transfer waits until the spool is empty.
 final class StreamingRegistry: @unchecked Sendable {
     // Safe: every access to `transfers` holds `lock`.
     private let lock = NSLock()
@@ -23,6 +27,9 @@ final class StreamingRegistry: @unchecked Sendable {
         var isPaused = false
         var isChallenged = false
         var response: HTTPURLResponse?
+        let spool = BodySpool()
+        /// The transfer's end, held back while spooled bytes wait: the error, or nil for success.
+        var pendingEnd: RequestError??
     }
 
     func register(
@@ -59,7 +66,11 @@ final class StreamingRegistry: @unchecked Sendable {
             }
             if let expired = outcome.expired {
                 let error = RequestError.timedOut("no data for \(Self.seconds(expired.idleTimeout)) s")
-                if let head = expired.head { head.resume(throwing: error) } else { expired.body.finish(throwing: error) }
+                if let head = expired.head {
+                    head.resume(throwing: error)
+                } else {
+                    expired.body.finish(throwing: error)
+                }
                 task.cancel()
             } else if let remaining = outcome.remaining {
                 scheduleIdleCheck(for: task, after: remaining)
@@ -83,28 +94,67 @@ final class StreamingRegistry: @unchecked Sendable {
         if let head, let streaming { head.resume(returning: streaming) }
     }
 
-    /// Hands data to the consumer; suspends the task when the buffer is full. The lock is held across the
-    /// yield and the suspension so a resume from the consumer cannot slip in between and be lost.
+    /// Hands data to the consumer, or to the spool while the consumer's buffer is full. The lock is held across
+    /// the yield and the pause so a resume from the consumer cannot slip in between and be lost.
     func received(_ data: Data, for task: URLSessionTask) {
-        lock.withLock {
-            guard var transfer = transfers[task.taskIdentifier] else { return }
+        let failed = lock.withLock { () -> Transfer? in
+            guard var transfer = transfers[task.taskIdentifier] else { return nil }
             transfer.lastActivity = .now()
+            defer { transfers[task.taskIdentifier] = transfer }
+            #if canImport(FoundationNetworking)
+            if transfer.isPaused || !transfer.spool.isEmpty {
+                do {
+                    try transfer.spool.append(data)
+                } catch {
+                    transfers.removeValue(forKey: task.taskIdentifier)
+                    return transfer
+                }
+                return nil
+            }
+            #endif
             if !transfer.body.yield(data), !transfer.isPaused {
                 transfer.isPaused = true
+                #if !canImport(FoundationNetworking)
                 task.suspend()
+                #endif
             }
-            transfers[task.taskIdentifier] = transfer
+            return nil
+        }
+        if let failed {
+            failed.spool.close()
+            failed.body.finish(
+                throwing: RequestError.transport(CocoaError(.fileWriteUnknown), detail: "spooling failed"))
+            task.cancel()
         }
     }
 
-    /// The consumer drained the buffer: read from the network again.
+    /// The consumer drained its buffer: feed it from the spool, or read from the network again.
     func resumeReading(_ task: URLSessionTask) {
-        lock.withLock {
-            guard var transfer = transfers[task.taskIdentifier], transfer.isPaused else { return }
+        let ended = lock.withLock { () -> (Transfer, RequestError?)? in
+            guard var transfer = transfers[task.taskIdentifier], transfer.isPaused else { return nil }
             transfer.isPaused = false
             transfer.lastActivity = .now()
+            do {
+                while !transfer.isPaused, let chunk = try transfer.spool.read(upTo: 256 * 1024) {
+                    if !transfer.body.yield(chunk) { transfer.isPaused = true }
+                }
+            } catch {
+                transfers.removeValue(forKey: task.taskIdentifier)
+                return (transfer, RequestError.transport(error, detail: "reading the spooled body failed"))
+            }
+            if transfer.spool.isEmpty, let end = transfer.pendingEnd {
+                transfers.removeValue(forKey: task.taskIdentifier)
+                return (transfer, end)
+            }
             transfers[task.taskIdentifier] = transfer
-            task.resume()
+            #if !canImport(FoundationNetworking)
+            if !transfer.isPaused { task.resume() }
+            #endif
+            return nil
+        }
+        if let (transfer, error) = ended {
+            transfer.spool.close()
+            transfer.body.finish(throwing: error)
         }
     }
 
@@ -118,7 +168,24 @@ final class StreamingRegistry: @unchecked Sendable {
     }
 
     func completed(_ task: URLSessionTask, error: (any Error)?) {
-        guard let transfer = lock.withLock({ transfers.removeValue(forKey: task.taskIdentifier) }) else { return }
+        let transfer = lock.withLock { () -> Transfer? in
+            guard var transfer = transfers[task.taskIdentifier] else { return nil }
+            if transfer.head == nil, !transfer.spool.isEmpty, !transfer.body.isTerminated {
+                let isChallengeEnd = transfer.isChallenged && transfer.response != nil
+                transfer.pendingEnd = .some(
+                    isChallengeEnd
+                        ? nil
+                        : error.map {
+                            transfer.bodyFailure.recorded
+                                ?? Self.requestError(for: $0, idleTimeout: transfer.idleTimeout)
+                        })
+                transfers[task.taskIdentifier] = transfer
+                return nil
+            }
+            return transfers.removeValue(forKey: task.taskIdentifier)
+        }
+        guard let transfer else { return }
+        transfer.spool.close()
         let error: (any Error)? = error.map { transfer.bodyFailure.recorded ?? $0 }
         let isChallengeEnd = transfer.isChallenged && transfer.response != nil
         if let head = transfer.head {

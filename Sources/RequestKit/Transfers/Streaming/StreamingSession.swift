@@ -11,25 +11,28 @@ import FoundationNetworking
 final class StreamingSession: Sendable {
     let session: URLSession
     private let registry: StreamingRegistry
+    private let downloads: DownloadRegistry
 
     init(configuration: URLSessionConfiguration) {
         let registry = StreamingRegistry()
+        let downloads = DownloadRegistry()
         let queue = OperationQueue()
         queue.maxConcurrentOperationCount = 1
         queue.name = "RequestKit.URLSessionTransport.streaming"
         self.registry = registry
+        self.downloads = downloads
         self.session = URLSession(
-            configuration: configuration, delegate: StreamingDelegate(registry: registry), delegateQueue: queue)
+            configuration: configuration, delegate: StreamingDelegate(registry: registry, downloads: downloads),
+            delegateQueue: queue)
     }
 
     func invalidate() {
         session.finishTasksAndInvalidate()
     }
 
-    func stream(_ request: TransferRequest) async throws -> StreamingResponse {
-        try Task.checkCancellation()
+    /// The request to hand URLSession: the body as a stream read from disk, or as in-memory bytes.
+    private static func prepare(_ request: TransferRequest, bodyFailure: BodyReadFailure) throws -> URLRequest {
         var urlRequest = request.headWithContentLength()
-        let bodyFailure = BodyReadFailure()
         if let body = request.body, !body.isInMemory, let reader = try request.makeBodyReader() {
             urlRequest.httpBody = nil
             #if canImport(FoundationNetworking)
@@ -47,6 +50,35 @@ final class StreamingSession: Sendable {
                 progress(TransferProgress(completedBytes: count, totalBytes: count))
             }
         }
+        return urlRequest
+    }
+
+    /// Downloads the response body into `file` with a download task, which writes to disk as bytes arrive (on
+    /// Linux, on libcurl's own thread, so memory stays bounded without any pausing), and returns the head.
+    func download(
+        _ request: TransferRequest, into file: URL, progress: (@Sendable (TransferProgress) -> Void)?
+    ) async throws -> Response {
+        try Task.checkCancellation()
+        let bodyFailure = BodyReadFailure()
+        let urlRequest = try Self.prepare(request, bodyFailure: bodyFailure)
+        let task = session.downloadTask(with: urlRequest)
+        let downloads = self.downloads
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Response, any Error>) in
+                downloads.register(
+                    task, file: file, idleTimeout: urlRequest.timeoutInterval, progress: progress,
+                    bodyFailure: bodyFailure, continuation: continuation)
+                task.resume()
+            }
+        } onCancel: {
+            task.cancel()
+        }
+    }
+
+    func stream(_ request: TransferRequest) async throws -> StreamingResponse {
+        try Task.checkCancellation()
+        let bodyFailure = BodyReadFailure()
+        let urlRequest = try Self.prepare(request, bodyFailure: bodyFailure)
         let task = session.dataTask(with: urlRequest)
         let (stream, continuation) = ResponseBodyStream.makeStream(bufferLimit: request.bufferLimit)
         let registry = self.registry
@@ -67,13 +99,30 @@ final class StreamingSession: Sendable {
     }
 }
 
-/// Routes the streaming session's callbacks to the registry.
-private final class StreamingDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable {
-    // Safe: the only stored property is a `let` to a lock-guarded registry.
+/// Routes the streaming session's callbacks to the registries: data tasks stream, download tasks write files.
+private final class StreamingDelegate: NSObject, URLSessionDataDelegate, URLSessionDownloadDelegate,
+    @unchecked Sendable
+{
+    // Safe: the only stored properties are `let`s to lock-guarded registries.
     let registry: StreamingRegistry
+    let downloads: DownloadRegistry
 
-    init(registry: StreamingRegistry) {
+    init(registry: StreamingRegistry, downloads: DownloadRegistry) {
         self.registry = registry
+        self.downloads = downloads
+    }
+
+    func urlSession(
+        _ session: URLSession, downloadTask: URLSessionDownloadTask, didWriteData bytesWritten: Int64,
+        totalBytesWritten: Int64, totalBytesExpectedToWrite: Int64
+    ) {
+        downloads.wrote(totalBytesWritten, expected: totalBytesExpectedToWrite, for: downloadTask)
+    }
+
+    func urlSession(
+        _ session: URLSession, downloadTask: URLSessionDownloadTask, didFinishDownloadingTo location: URL
+    ) {
+        downloads.finished(downloadTask, at: location)
     }
 
     func urlSession(
@@ -89,7 +138,11 @@ private final class StreamingDelegate: NSObject, URLSessionDataDelegate, @unchec
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
-        registry.completed(task, error: error)
+        if task is URLSessionDownloadTask {
+            downloads.completed(task, error: error)
+        } else {
+            registry.completed(task, error: error)
+        }
     }
 
     /// As in the buffered session: a challenge is answered by returning the 401 itself (see
@@ -100,6 +153,7 @@ private final class StreamingDelegate: NSObject, URLSessionDataDelegate, @unchec
     ) {
         #if canImport(FoundationNetworking)
         registry.challenged(task, failureResponse: challenge.failureResponse)
+        downloads.challenged(task, failureResponse: challenge.failureResponse)
         completionHandler(.cancelAuthenticationChallenge, nil)
         #else
         completionHandler(.performDefaultHandling, nil)

@@ -56,7 +56,8 @@ final class BodyInputStream: InputStream {
             }
             let count = min(length, pending.count)
             pending.copyBytes(to: buffer, count: count)
-            pending = pending.count == count ? Data() : pending.subdata(in: (pending.startIndex + count)..<pending.endIndex)
+            pending =
+                pending.count == count ? Data() : pending.subdata(in: (pending.startIndex + count)..<pending.endIndex)
             return count
         }
     }
