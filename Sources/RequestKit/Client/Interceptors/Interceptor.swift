@@ -1,0 +1,106 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Adapts requests before they are sent and decides whether to retry after each attempt.
+///
+/// A ``Client`` runs its interceptors in order: every `adapt` before each attempt (including retries), then,
+/// after the attempt, each `retry` until one asks for a retry. Both have default implementations, so an
+/// interceptor implements only what it needs.
+///
+/// ```swift
+/// struct RequestID: Interceptor {
+///     func adapt(_ request: URLRequest) async throws -> URLRequest {
+///         var request = request
+///         request.setValue(UUID().uuidString, forHTTPHeaderField: "X-Request-ID")
+///         return request
+///     }
+/// }
+/// let client = Client(baseURL: url) { $0.interceptors = [RequestID()] }
+/// ```
+public protocol Interceptor: Sendable {
+    /// Returns the request to send in place of `request`; throwing fails the request.
+    ///
+    /// - Parameter request: The request as built (and adapted by earlier interceptors).
+    /// - Returns: The request to send.
+    /// - Throws: Any error; a ``RequestError`` is passed on as it is, others are wrapped.
+    func adapt(_ request: URLRequest) async throws -> URLRequest
+
+    /// Decides whether to send the request again after an attempt.
+    ///
+    /// - Parameters:
+    ///   - request: The request that was sent, as adapted.
+    ///   - outcome: The response, or the error of that attempt.
+    ///   - context: Which attempt this was, and how many retries this interceptor already asked for.
+    /// - Returns: ``RetryDecision/doNotRetry`` to pass the outcome on, or a retry.
+    /// - Throws: Any error, which fails the request in place of the outcome.
+    func retry(
+        _ request: URLRequest, outcome: Result<Response, RequestError>, context: RetryContext
+    ) async throws -> RetryDecision
+}
+
+extension Interceptor {
+    /// Sends the request unchanged.
+    public func adapt(_ request: URLRequest) async throws -> URLRequest { request }
+
+    /// Never retries.
+    public func retry(
+        _ request: URLRequest, outcome: Result<Response, RequestError>, context: RetryContext
+    ) async throws -> RetryDecision {
+        .doNotRetry
+    }
+}
+
+/// Whether, and after how long, to send a request again.
+///
+/// ```swift
+/// return .retry                    // at once
+/// return .retry(after: 0.5)        // in half a second
+/// return .doNotRetry
+/// ```
+public struct RetryDecision: Sendable, Hashable, CustomStringConvertible {
+    /// The delay before the retry in seconds, or nil for no retry.
+    public let delay: Double?
+
+    /// Retries after `seconds` (at least zero).
+    ///
+    /// ```swift
+    /// .retry(after: 2)
+    /// ```
+    public static func retry(after seconds: Double) -> Self { Self(delay: max(0, seconds)) }
+
+    /// Retries at once.
+    public static let retry = Self(delay: 0)
+
+    /// Passes the outcome on.
+    public static let doNotRetry = Self(delay: nil)
+
+    /// Whether this decision retries.
+    public var isRetry: Bool { delay != nil }
+
+    public var description: String { delay.map { "retry after \($0) s" } ?? "do not retry" }
+}
+
+/// Where a request stands when an interceptor decides about a retry.
+///
+/// ```swift
+/// guard context.previousRetries == 0 else { return .doNotRetry }  // retry at most once
+/// ```
+public struct RetryContext: Sendable, Hashable {
+    /// The attempt that just finished, from 1.
+    public let attempt: Int
+    /// How many retries this interceptor already asked for during this request.
+    public let previousRetries: Int
+
+    /// Creates a context.
+    ///
+    /// ```swift
+    /// let context = RetryContext(attempt: 1, previousRetries: 0)
+    /// ```
+    public init(attempt: Int, previousRetries: Int) {
+        self.attempt = attempt
+        self.previousRetries = previousRetries
+    }
+}

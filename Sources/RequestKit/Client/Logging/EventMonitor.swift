@@ -1,0 +1,64 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Observes requests as they are sent: each attempt's start, its response or failure, and each retry.
+///
+/// Every method has an empty default, so a monitor implements only what it needs. Methods are called on the
+/// sending task; keep them quick. Attach monitors to a ``Client`` or to one request with `Monitor(_:)`.
+///
+/// ```swift
+/// struct StatusCounter: EventMonitor {
+///     let counts: Counts
+///     func responseReceived(_ response: Response, for request: URLRequest, duration: Double, attempt: Int) {
+///         counts.add(response.statusCode)
+///     }
+/// }
+/// ```
+public protocol EventMonitor: Sendable {
+    /// An attempt is about to be sent (after interceptors adapted it).
+    func requestStarted(_ request: URLRequest, attempt: Int)
+    /// An attempt got a response, whatever its status.
+    func responseReceived(_ response: Response, for request: URLRequest, duration: Double, attempt: Int)
+    /// An attempt failed without a response.
+    func requestFailed(_ error: RequestError, for request: URLRequest, duration: Double, attempt: Int)
+    /// The request will be sent again after `delay` seconds, as attempt `nextAttempt`.
+    func requestRetrying(_ request: URLRequest, nextAttempt: Int, delay: Double)
+}
+
+extension EventMonitor {
+    public func requestStarted(_ request: URLRequest, attempt: Int) {}
+    public func responseReceived(_ response: Response, for request: URLRequest, duration: Double, attempt: Int) {}
+    public func requestFailed(_ error: RequestError, for request: URLRequest, duration: Double, attempt: Int) {}
+    public func requestRetrying(_ request: URLRequest, nextAttempt: Int, delay: Double) {}
+}
+
+/// Adds an event monitor to this request, after the client's.
+///
+/// ```swift
+/// Request {
+///     Url("http://127.0.0.1:8080/anything")
+///     Monitor(ConsoleLogger())
+/// }
+/// ```
+public struct Monitor: RequestComponent {
+    /// The monitor.
+    public let monitor: any EventMonitor
+
+    /// Adds `monitor`.
+    ///
+    /// ```swift
+    /// Monitor(ConsoleLogger(output: { lines.append($0) }))
+    /// ```
+    public init(_ monitor: any EventMonitor) { self.monitor = monitor }
+
+    public func apply(to parts: inout RequestParts) {
+        parts[option: EventMonitorsKey.self].append(monitor)
+    }
+}
+
+enum EventMonitorsKey: RequestOptionKey {
+    static let defaultValue: [any EventMonitor] = []
+}
