@@ -42,7 +42,9 @@ struct Exchange: Sendable {
                     monitor.responseReceived(response, for: request, duration: duration, attempt: attempt)
                 }
             case .failure(let error):
-                for monitor in monitors { monitor.requestFailed(error, for: request, duration: duration, attempt: attempt) }
+                for monitor in monitors {
+                    monitor.requestFailed(error, for: request, duration: duration, attempt: attempt)
+                }
                 if error.kind == .cancelled || Task.isCancelled { throw error }
             }
 

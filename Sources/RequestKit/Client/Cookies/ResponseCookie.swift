@@ -63,7 +63,9 @@ public struct ResponseCookie: Sendable, Hashable, CustomStringConvertible {
         guard let equals = pair.firstIndex(of: "="), equals != pair.startIndex else { return nil }
         let name = pair[..<equals].trimmingCharacters(in: .whitespaces)
         var value = pair[pair.index(after: equals)...].trimmingCharacters(in: .whitespaces)
-        if value.count >= 2, value.hasPrefix("\""), value.hasSuffix("\"") { value = String(value.dropFirst().dropLast()) }
+        if value.count >= 2, value.hasPrefix("\""), value.hasSuffix("\"") {
+            value = String(value.dropFirst().dropLast())
+        }
         guard !name.isEmpty else { return nil }
         self.init(name: name, value: value)
         for attribute in attributes where !attribute.isEmpty {

@@ -67,7 +67,9 @@ public struct QueryDateStrategy: Sendable {
     /// ```swift
     /// .formatted("yyyy-MM-dd")
     /// ```
-    public static func formatted(_ pattern: String, timeZone: TimeZone = TimeZone(identifier: "UTC") ?? .current)
+    public static func formatted(
+        _ pattern: String, timeZone: TimeZone = TimeZone(identifier: "UTC") ?? .current
+    )
         -> QueryDateStrategy
     {
         QueryDateStrategy { date in

@@ -81,7 +81,9 @@ extension Response {
 
 /// HTTP-date parsing (RFC 9110 §5.6.7): the IMF-fixdate form, plus the obsolete RFC 850 and asctime forms.
 enum HTTPDateFormat {
-    private static let patterns = ["EEE, dd MMM yyyy HH:mm:ss zzz", "EEEE, dd-MMM-yy HH:mm:ss zzz", "EEE MMM d HH:mm:ss yyyy"]
+    private static let patterns = [
+        "EEE, dd MMM yyyy HH:mm:ss zzz", "EEEE, dd-MMM-yy HH:mm:ss zzz", "EEE MMM d HH:mm:ss yyyy",
+    ]
 
     /// The date an HTTP-date stands for, or nil.
     static func date(from text: String) -> Date? {
