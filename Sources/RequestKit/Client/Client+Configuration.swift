@@ -15,9 +15,10 @@ extension Client {
         public var baseURL: URL
         /// Components applied to every request before its own, so a request's own components win.
         public var defaults: [any RequestComponent] = []
-        /// The encoder `Body(value)` uses (key and date strategies).
+        /// The encoder `Body(value)` uses (key and date strategies). `JSONEncoder` is a class: copies of a
+        /// configuration share it, so give a copy its own encoder before changing its strategies.
         public var encoder = JSONEncoder()
-        /// The decoder responses and error bodies are decoded with.
+        /// The decoder responses and error bodies are decoded with; shared by copies, like ``encoder``.
         public var decoder = JSONDecoder()
         /// Which responses count as success unless a request's `Validate` says otherwise.
         public var validation = Validation.successfulStatus
