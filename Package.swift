@@ -16,6 +16,7 @@ let package = Package(
         .executableTarget(name: "Examples", dependencies: ["RequestKit", "RequestKitTesting"], path: "Examples"),
         .executableTarget(name: "Benchmarks", dependencies: ["RequestKit", "RequestKitTesting"], path: "Benchmarks"),
         .testTarget(name: "RequestKitTests", dependencies: ["RequestKit", "RequestKitTesting"]),
+        .testTarget(name: "InteropTests", dependencies: ["RequestKit"]),
     ],
     swiftLanguageModes: [.v6]
 )

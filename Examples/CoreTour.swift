@@ -63,7 +63,9 @@ func coreTour(_ tour: inout Tour) async throws {
 
     tour.section("Timeouts are enforced, even on Linux")
     do {
-        _ = try await Request { Url(server.url("/delay/5")); Timeout(0.5) }.send()
+        _ = try await Request {
+            Url(server.url("/delay/5")); Timeout(0.5)
+        }.send()
     } catch {
         tour.received(error.description)
     }

@@ -3,7 +3,7 @@ import Foundation
 /// Writes a streamed response body straight to the client's socket.
 ///
 /// A writer is handed to ``TestResponse/Body/stream(_:)`` and ``TestResponse/Body/raw(_:)`` closures. Writes are
-/// unbuffered: each call reaches the socket before it returns. Every method throws
+/// unbuffered: each call reaches the socket before it returns. Every throwing method throws
 /// ``TestResponseWriter/ClientDisconnected`` once the client has gone away, which the server counts in
 /// ``TestServer/Stats/abortedRequests``.
 ///
@@ -24,6 +24,13 @@ public struct TestResponseWriter: Sendable {
     /// do { try writer.write("late") } catch is TestResponseWriter.ClientDisconnected { return }
     /// ```
     public struct ClientDisconnected: Error, CustomStringConvertible {
+        /// Creates the error, for handlers that want to end a stream the same way the writer does.
+        ///
+        /// ```swift
+        /// guard writer.isClientConnected else { throw TestResponseWriter.ClientDisconnected() }
+        /// ```
+        public init() {}
+
         /// A sentence describing the failure.
         ///
         /// ```swift
@@ -101,6 +108,20 @@ public struct TestResponseWriter: Sendable {
             state.framing = .raw
         }
         try send(data)
+    }
+
+    /// Confirms that everything written so far has reached the socket and the client is still connected.
+    ///
+    /// Writes are never buffered by the server, so there is nothing to push out; what `flush()` adds is an early,
+    /// cheap check for a client that has gone away, so a streaming loop can stop before its next write.
+    ///
+    /// ```swift
+    /// try writer.write("data: tick\n\n")
+    /// try writer.flush()
+    /// ```
+    /// - Throws: ``ClientDisconnected`` when the client has gone away.
+    public func flush() throws {
+        guard isClientConnected else { throw ClientDisconnected() }
     }
 
     /// Ends a chunked body now, sending the last chunk with `trailers`; later writes are ignored.

@@ -117,10 +117,12 @@ public final class TestServer: Sendable {
     /// ```swift
     /// let url = server.url("/status/404")
     /// ```
-    /// - Parameter pathAndQuery: The path, starting with `/`, optionally followed by `?query`.
+    /// - Parameter pathAndQuery: The path, optionally followed by `?query`; a missing leading `/` is added.
     /// - Returns: The absolute URL; characters a URL cannot hold are percent-encoded.
     public func url(_ pathAndQuery: String) -> URL {
         let root = "http://127.0.0.1:\(port)"
+        let needsSlash = !pathAndQuery.isEmpty && !pathAndQuery.hasPrefix("/") && !pathAndQuery.hasPrefix("?")
+        let pathAndQuery = needsSlash ? "/" + pathAndQuery : pathAndQuery
         if let url = URL(string: root + pathAndQuery) { return url }
         let encoded = pathAndQuery.addingPercentEncoding(withAllowedCharacters: .urlFragmentAllowed) ?? ""
         return URL(string: root + encoded) ?? URL(string: root) ?? URL(fileURLWithPath: "/")

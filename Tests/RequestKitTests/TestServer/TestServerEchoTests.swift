@@ -130,6 +130,8 @@ struct TestServerEchoTests {
         defer { server.stop() }
         #expect(server.baseURL.absoluteString == "http://127.0.0.1:\(server.port)")
         #expect(server.url("/anything?a=1").absoluteString == "http://127.0.0.1:\(server.port)/anything?a=1")
+        #expect(server.url("get").absoluteString == "http://127.0.0.1:\(server.port)/get")
+        #expect(server.url("/a b").absoluteString == "http://127.0.0.1:\(server.port)/a%20b")
         #expect(server.port > 0)
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
-import RequestKitTesting
 import Testing
+
+@testable import RequestKitTesting
 
 @Suite("TestServer observation: stats, aborted requests and shutdown")
 struct TestServerObservationTests {
@@ -71,6 +72,30 @@ struct TestServerObservationTests {
         #expect(try connection.readLine() == "HTTP/1.1 200 OK")
         connection.close()
         #expect(await server.waitUntil { $0.abortedRequests == 1 })
+    }
+
+    @Test("A streaming handler's flush() reports the client leaving, and the request counts as aborted")
+    func flushSeesDisconnect() async throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        let flushes = Locked(0)
+        server.route("/ticks") { _ in
+            TestResponse(
+                body: .stream { writer in
+                    try writer.write("tick\n")
+                    while true {
+                        try writer.flush()
+                        flushes.withLock { $0 += 1 }
+                        Thread.sleep(forTimeInterval: 0.005)
+                    }
+                })
+        }
+        let connection = try RawHTTPConnection(port: server.port)
+        try connection.send("GET /ticks HTTP/1.1\r\nHost: h\r\n\r\n")
+        #expect(try connection.readLine() == "HTTP/1.1 200 OK")
+        #expect(await server.waitUntil { _ in flushes.withLock { $0 } > 0 })
+        connection.close()
+        #expect(await server.waitUntil { $0.abortedRequests == 1 && $0.activeRequests == 0 })
     }
 
     @Test("resetStats zeroes the counters and waitForRequests sees new arrivals")
