@@ -107,8 +107,7 @@ private func requestResponseExample(_ tour: inout Tour) async throws {
     }
     let urlRequest = try client.urlRequest(for: request)
     tour.received("URL \(urlRequest.url?.absoluteString ?? "")")
-    let response = try await client.send(request)
-    let session = TypedResponse(value: try response.decode(Session.self), response: response)
+    let session = try await client.response(for: request)
     tour.received("status \(session.statusCode), user id \(session.map(\.userId).value)")
 }
 

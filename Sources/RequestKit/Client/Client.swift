@@ -222,7 +222,7 @@ public struct Client: Sendable {
     }
 
     /// Runs a transform of a response, naming the request in any error it throws.
-    private func mapping<T>(
+    func mapping<T>(
         _ request: some RequestRepresentable, _ transform: () throws(RequestError) -> T
     ) throws(RequestError) -> T {
         do {

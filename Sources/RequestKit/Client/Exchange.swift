@@ -30,10 +30,14 @@ struct Exchange: Sendable {
         var policyAttempt = 1
         var retriesByInterceptor = Array(repeating: 0, count: interceptors.count)
         while true {
-            let request = try await adapted(original)
+            var request = try await adapted(original)
+            let explicitCookies = request.value(forHTTPHeaderField: "Cookie")
+            cookieJar?.addCookies(to: &request)
             for monitor in monitors { monitor.requestStarted(request, attempt: attempt) }
             let start = DispatchTime.now()
-            let outcome = await send(request)
+            let options = TransferOptions(
+                redirects: redirectPolicy, cookieJar: cookieJar, explicitCookies: explicitCookies)
+            let outcome = await send(request, options: options)
             let duration = Double(DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1e9
             switch outcome {
             case .success(let response):
@@ -78,10 +82,9 @@ struct Exchange: Sendable {
         }
     }
 
-    /// The request with jar cookies added and every interceptor applied.
+    /// The request with every interceptor applied.
     private func adapted(_ original: URLRequest) async throws(RequestError) -> URLRequest {
         var request = original
-        cookieJar?.addCookies(to: &request)
         for interceptor in interceptors {
             do {
                 request = try await interceptor.adapt(request)
@@ -93,11 +96,11 @@ struct Exchange: Sendable {
     }
 
     /// One attempt through the transport, with this request's redirect policy.
-    private func send(_ request: URLRequest) async -> Result<Response, RequestError> {
+    private func send(_ request: URLRequest, options: TransferOptions) async -> Result<Response, RequestError> {
         do {
             try Task.checkCancellation()
             let transport = self.transport
-            let response = try await RedirectPolicy.$current.withValue(redirectPolicy) {
+            let response = try await TransferOptions.$current.withValue(options) {
                 try await transport.send(request)
             }
             return .success(response)

@@ -69,11 +69,11 @@ public final class URLSessionTransport: Transport {
         try Task.checkCancellation()
         let task = session.dataTask(with: request)
         let idleTimeout = request.timeoutInterval
-        let redirects = RedirectPolicy.current ?? .follow
+        let options = TransferOptions.current
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Response, any Error>) in
                 registry.register(
-                    task, idleTimeout: idleTimeout, redirects: redirects, originalURL: request.url,
+                    task, idleTimeout: idleTimeout, options: options, originalURL: request.url,
                     continuation: continuation)
                 task.resume()
             }
@@ -144,7 +144,7 @@ private final class TaskRegistry: @unchecked Sendable {
         let continuation: CheckedContinuation<Response, any Error>
         let idleTimeout: TimeInterval
         var lastActivity = DispatchTime.now()
-        let redirects: RedirectPolicy
+        let options: TransferOptions
         let originalURL: URL?
         var redirectCount = 0
         var redirectFailure: RequestError?
@@ -154,12 +154,12 @@ private final class TaskRegistry: @unchecked Sendable {
     }
 
     func register(
-        _ task: URLSessionTask, idleTimeout: TimeInterval, redirects: RedirectPolicy, originalURL: URL?,
+        _ task: URLSessionTask, idleTimeout: TimeInterval, options: TransferOptions, originalURL: URL?,
         continuation: CheckedContinuation<Response, any Error>
     ) {
         lock.withLock {
             transfers[task.taskIdentifier] = Transfer(
-                continuation: continuation, idleTimeout: idleTimeout, redirects: redirects, originalURL: originalURL)
+                continuation: continuation, idleTimeout: idleTimeout, options: options, originalURL: originalURL)
         }
         if idleTimeout > 0, idleTimeout.isFinite {
             scheduleIdleCheck(for: task, after: idleTimeout)
@@ -206,20 +206,26 @@ private final class TaskRegistry: @unchecked Sendable {
 
     /// The request to send for a redirect, or nil to finish with the redirect response.
     func redirect(_ task: URLSessionTask, response: HTTPURLResponse, newRequest: URLRequest) -> URLRequest? {
-        let state: (redirects: RedirectPolicy, originalURL: URL?, count: Int)? = lock.withLock {
+        let state: (options: TransferOptions, originalURL: URL?, count: Int)? = lock.withLock {
             guard let transfer = transfers[task.taskIdentifier] else { return nil }
             transfers[task.taskIdentifier]?.redirectCount += 1
             transfers[task.taskIdentifier]?.lastActivity = .now()
-            return (transfer.redirects, transfer.originalURL, transfer.redirectCount + 1)
+            return (transfer.options, transfer.originalURL, transfer.redirectCount + 1)
         }
         guard let state else { return nil }
-        var next = newRequest
-        if !RedirectPolicy.isSameOrigin(state.originalURL, newRequest.url) {
-            for name in RedirectPolicy.credentialHeaders { next.setValue(nil, forHTTPHeaderField: name) }
-        }
         let redirect = Response(
             status: HTTPStatus(code: response.statusCode), headers: Self.headers(of: response), url: response.url)
-        switch state.redirects.decide(redirect, next, state.count) {
+        var next = newRequest
+        let isSameOrigin = RedirectPolicy.isSameOrigin(state.originalURL, newRequest.url)
+        if !isSameOrigin {
+            for name in RedirectPolicy.credentialHeaders { next.setValue(nil, forHTTPHeaderField: name) }
+        }
+        if let jar = state.options.cookieJar {
+            if let url = response.url { jar.store(redirect.cookies, from: url) }
+            next.setValue(isSameOrigin ? state.options.explicitCookies : nil, forHTTPHeaderField: "Cookie")
+            jar.addCookies(to: &next)
+        }
+        switch (state.options.redirects ?? .follow).decide(redirect, next, state.count) {
         case .follow(let request):
             lock.withLock {
                 transfers[task.taskIdentifier]?.response = nil

@@ -87,3 +87,21 @@ struct CookieTests {
         #expect(jar.cookies(for: try #require(URL(string: "http://example.test/admin"))).isEmpty)
     }
 }
+
+@Suite("Cookies along redirects")
+struct CookieRedirectTests {
+    @Test("A cookie set by a redirect response is stored and sent to the redirect's target")
+    func cookieSetDuringRedirect() async throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        let jar = CookieJar()
+        let client = Client(baseURL: server.url("/")) { $0.cookieJar = jar }
+        let json = try await client.json(
+            Request {
+                Path("cookies", "set"); Query("flavour", value: "oat"); Cookie("own", "1")
+            })
+        #expect(json == ["cookies": ["flavour": "oat", "own": "1"]])
+        #expect(server.requests.last?.header("Cookie") == "own=1; flavour=oat")
+        #expect(jar.allCookies.map(\.description) == ["flavour=oat"])
+    }
+}

@@ -152,3 +152,29 @@ struct EndpointTests {
         #expect(HTTPHeaders().contentLength == nil)
     }
 }
+
+@Suite("Typed requests through a client")
+struct ClientTypedRequestTests {
+    struct Echo: Decodable, Sendable {
+        let method: String
+        let args: [String: String]
+    }
+
+    @Test("An AnyRequest sent by a client decodes with the client's decoder and keeps the response")
+    func anyRequest() async throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        server.route("/snake") { _ in .json(Data(#"{"user_id":7}"#.utf8)) }
+        struct User: Decodable, Sendable { let userId: Int }
+        let client = Client(baseURL: server.url("/")) { $0.decoder.keyDecodingStrategy = .convertFromSnakeCase }
+        #expect(try await client.value(AnyRequest<User> { Path("snake") }).userId == 7)
+        let echo = try await client.response(
+            for: AnyRequest<Echo> {
+                Path("anything"); Query("a", value: 1)
+            })
+        #expect(echo.value.method == "GET")
+        #expect(echo.value.args == ["a": "1"])
+        #expect(echo.statusCode == 200)
+        #expect(echo.map(\.method).value == "GET")
+    }
+}

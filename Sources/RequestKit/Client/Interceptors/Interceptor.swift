@@ -43,9 +43,17 @@ public protocol Interceptor: Sendable {
 
 extension Interceptor {
     /// Sends the request unchanged.
+    ///
+    /// ```swift
+    /// struct RetryOnly: Interceptor { /* adapt is inherited: the request goes as built */ }
+    /// ```
     public func adapt(_ request: URLRequest) async throws -> URLRequest { request }
 
     /// Never retries.
+    ///
+    /// ```swift
+    /// struct AdaptOnly: Interceptor { /* retry is inherited: outcomes pass on */ }
+    /// ```
     public func retry(
         _ request: URLRequest, outcome: Result<Response, RequestError>, context: RetryContext
     ) async throws -> RetryDecision {

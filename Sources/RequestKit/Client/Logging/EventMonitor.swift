@@ -28,10 +28,23 @@ public protocol EventMonitor: Sendable {
     func requestRetrying(_ request: URLRequest, nextAttempt: Int, delay: Double)
 }
 
+/// Empty defaults, so a monitor implements only the events it needs.
+///
+/// ```swift
+/// struct FailureCounter: EventMonitor {
+///     func requestFailed(_ error: RequestError, for request: URLRequest, duration: Double, attempt: Int) {
+///         print("failed:", error.kind)
+///     }
+/// }
+/// ```
 extension EventMonitor {
+    /// Does nothing.
     public func requestStarted(_ request: URLRequest, attempt: Int) {}
+    /// Does nothing.
     public func responseReceived(_ response: Response, for request: URLRequest, duration: Double, attempt: Int) {}
+    /// Does nothing.
     public func requestFailed(_ error: RequestError, for request: URLRequest, duration: Double, attempt: Int) {}
+    /// Does nothing.
     public func requestRetrying(_ request: URLRequest, nextAttempt: Int, delay: Double) {}
 }
 

@@ -71,9 +71,6 @@ public struct RedirectPolicy: Sendable {
         let port = url.port ?? (scheme == "https" ? 443 : scheme == "http" ? 80 : -1)
         return "\(scheme)://\(url.host?.lowercased() ?? ""):\(port)"
     }
-
-    /// The task's redirect policy, set by the executor around a transport call.
-    @TaskLocal static var current: RedirectPolicy?
 }
 
 /// Sets how redirects are handled for this request.
