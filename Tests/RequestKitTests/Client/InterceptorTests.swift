@@ -24,14 +24,16 @@ struct InterceptorTests {
         func adapt(_ request: URLRequest) async throws -> URLRequest { throw Refused() }
     }
 
-    /// A server whose `/protected` accepts only `Bearer fresh`, and whose `/refresh` issues `fresh` slowly.
+    /// A server whose `/protected` accepts only `Bearer fresh`, and whose `/refresh` issues `fresh` slowly (or
+    /// fails with `refreshStatus`, more slowly still, so every request's 401 arrives while it runs).
     private func authServer(refreshStatus: Int = 200) throws -> TestServer {
         let server = try TestServer()
         server.route("/protected") { request in
             request.header("Authorization") == "Bearer fresh" ? .text("ok") : .status(401)
         }
         server.route("/refresh", method: "POST") { _ in
-            (refreshStatus == 200 ? TestResponse.text("fresh") : .status(refreshStatus)).delayed(by: .milliseconds(300))
+            (refreshStatus == 200 ? TestResponse.text("fresh") : .status(refreshStatus))
+                .delayed(by: .milliseconds(refreshStatus == 200 ? 300 : 1000))
         }
         return server
     }

@@ -66,7 +66,7 @@ public struct RetryPolicy: Sendable {
     /// Connection refused, reset or lost, and timeouts.
     public static let transientErrorCodes: Set<URLError.Code> = [
         .cannotConnectToHost, .networkConnectionLost, .timedOut, .notConnectedToInternet, .cannotFindHost,
-        .dnsLookupFailed, .badServerResponse,
+        .dnsLookupFailed,
     ]
 
     /// Never retries: the default.
