@@ -67,6 +67,35 @@ struct InterceptorTests {
         #expect(server.requests.count == 1)
     }
 
+    /// Retries a 418 once, after a short delay, counting its decisions.
+    struct RetryTeapot: Interceptor {
+        let log: Log
+        func retry(
+            _ request: URLRequest, outcome: Result<Response, RequestError>, context: RetryContext
+        ) async throws -> RetryDecision {
+            log.add("attempt \(context.attempt), earlier retries \(context.previousRetries)")
+            guard case .success(let response) = outcome, response.statusCode == 418, context.previousRetries == 0 else {
+                return .doNotRetry
+            }
+            return .retry(after: 0.01)
+        }
+    }
+
+    @Test("An interceptor's retry decision resends the request and sees its own earlier retries")
+    func interceptorRetry() async throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        let log = Log()
+        let response = try await Request {
+            Url(server.url("/status/418")); Intercept(RetryTeapot(log: log))
+        }.send()
+        #expect(response.statusCode == 418)
+        #expect(server.requests.count == 2)
+        #expect(log.entries == ["attempt 1, earlier retries 0", "attempt 2, earlier retries 1"])
+        #expect(RetryDecision.retry(after: -1).delay == 0)
+        #expect(RetryDecision.doNotRetry.isRetry == false)
+    }
+
     @Test("Twenty concurrent 401s run exactly one refresh and every request ends 200 with the new token")
     func singleFlightRefresh() async throws {
         let server = try authServer()
