@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Builds the DocC catalog of RequestKit from the package's symbol graph, treating warnings as errors.
+#
+# Usage: Scripts/check-docs.sh [output directory=.build-docs/RequestKit.doccarchive]
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+cd "$root"
+out="${1:-$root/.build-docs/RequestKit.doccarchive}"
+graphs="$root/.build-docs/symbol-graphs"
+
+# The test modules' graphs may fail to extract; only RequestKit's are needed, and their absence fails below.
+swift package --scratch-path "$root/.build-docs/build" dump-symbol-graph --minimum-access-level public \
+    >"$root/.build-docs/dump.log" 2>&1 || true
+rm -rf "$graphs" && mkdir -p "$graphs"
+cp "$root"/.build-docs/build/*/symbolgraph/RequestKit.symbols.json "$root"/.build-docs/build/*/symbolgraph/RequestKit@*.symbols.json "$graphs"/
+
+docc convert "$root/Sources/RequestKit/RequestKit.docc" \
+    --additional-symbol-graph-dir "$graphs" \
+    --fallback-display-name RequestKit --fallback-bundle-identifier org.requestkit.RequestKit \
+    --analyze --warnings-as-errors --output-path "$out"
+echo "DocC catalog built at $out"
