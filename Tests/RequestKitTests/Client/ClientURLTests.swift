@@ -130,3 +130,50 @@ struct ClientURLTests {
                 == "curl 'http://h.test/api/me' -H 'Authorization: <redacted>'")
     }
 }
+
+@Suite("Query parameters from an Encodable value")
+struct QueryParametersTests {
+    struct Search: Encodable, Sendable {
+        let searchTerm: String
+        let limit: Int
+        let ratio: Double
+        let exact: Bool
+        let page: Int?
+        let since: Date
+        let ids: [Int]
+    }
+
+    @Test("Properties become sorted items, with the client's key and date strategies; nil is left out")
+    func encodesProperties() throws {
+        let client = Client(baseURL: try #require(URL(string: "http://h.test/api"))) { configuration in
+            configuration.encoder.keyEncodingStrategy = .convertToSnakeCase
+            configuration.encoder.dateEncodingStrategy = .iso8601
+        }
+        let search = Search(
+            searchTerm: "a&b", limit: 10, ratio: 0.25, exact: true, page: nil, since: Date(timeIntervalSince1970: 0),
+            ids: [1, 2])
+        let url = try client.urlRequest(
+            for: Request {
+                Path("search"); QueryParameters(search)
+            }
+        ).url
+        #expect(
+            url?.absoluteString
+                == "http://h.test/api/search?exact=true&ids=1&ids=2&limit=10&ratio=0.25&search_term=a%26b"
+                + "&since=1970-01-01T00%3A00%3A00Z")
+    }
+
+    @Test("A nested object is reported when the request is built")
+    func rejectsNestedObjects() {
+        struct Outer: Encodable, Sendable {
+            struct Inner: Encodable, Sendable { let a: Int }
+            let inner: Inner
+        }
+        let error = #expect(throws: RequestError.self) {
+            try Request {
+                Url("http://h.test"); QueryParameters(Outer(inner: .init(a: 1)))
+            }.urlRequest()
+        }
+        #expect(error?.problems.map(\.message) == [#"the Outer query property "inner" is not a plain value"#])
+    }
+}
