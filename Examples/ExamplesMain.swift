@@ -19,6 +19,7 @@ struct ExamplesMain {
         var tour = Tour(server: server)
         do {
             try await coreTour(&tour)
+            try await compositionTour(&tour)
             print("\nDone: \(server.stats.requestCount) requests served.")
         } catch {
             print("\nThe tour failed: \(error)")

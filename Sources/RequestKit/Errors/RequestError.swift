@@ -71,7 +71,7 @@ public struct RequestError: Error, Sendable, CustomStringConvertible {
         switch kind {
         case .invalidRequest:
             let count = problems.count
-            text = "Invalid request: \(count) problem\(count == 1 ? "" : "s")"
+            text = "Invalid request\(request.map { " for \($0)" } ?? ""): \(count) problem\(count == 1 ? "" : "s")"
             for problem in problems { text += "\n  - \(problem.message)" }
             return text
         case .unacceptableStatus:

@@ -34,7 +34,8 @@ extension Json {
     /// The element at `index`, or a missing value when this is not an array or the index is out of range.
     ///
     /// Setting an element turns a non-array value into an empty array first, and an index past the end pads
-    /// the array with `null`. A negative index is ignored.
+    /// the array with `null`. A negative index is ignored, and so is an index more than 65,536 past the end, so
+    /// that a stray index cannot exhaust memory.
     ///
     /// ```swift
     /// var list: Json = [1]
@@ -56,12 +57,19 @@ extension Json {
                 elements = []
             }
             if index >= elements.count {
+                guard index - elements.count <= Self.maximumPadding else {
+                    storage = .array(elements)
+                    return
+                }
                 elements.append(contentsOf: repeatElement(.null, count: index - elements.count + 1))
             }
             elements[index] = newValue.storedInContainer
             storage = .array(elements)
         }
     }
+
+    /// The most `null` elements that setting an index past the end of an array adds.
+    static let maximumPadding = 65_536
 
     /// The member named `member`: `json.user.name` is `json["user"]["name"]`.
     ///

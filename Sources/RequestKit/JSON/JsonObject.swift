@@ -5,7 +5,8 @@
 /// position is kept up to date, so that lookups and duplicate detection stay O(1) per key even for objects with
 /// many thousands of keys, and hostile input cannot make parsing quadratic.
 struct JsonObject: Sendable {
-    /// The entry count from which the hash index is maintained.
+    /// The entry count from which the hash index is maintained. `hasDuplicateKeys()` relies on it being at most
+    /// 127, so that its 128-slot table always has a free slot.
     static let indexThreshold = 64
 
     private(set) var entries: [(key: String, value: Json)]
@@ -54,25 +55,11 @@ struct JsonObject: Sendable {
 
     /// Resolves duplicate keys left by `appendParsed` (the last value wins, at the first position) and builds
     /// the index of a large object.
-    ///
-    /// Below `indexThreshold` entries, keys are compared pairwise, but through a 64-bit fingerprint first, so
-    /// that the quadratic part of the search is integer comparisons; only keys with equal fingerprints are
-    /// compared as strings. From `indexThreshold` on, the index finds duplicates in linear time.
     mutating func finishParsing() {
         let count = entries.count
         if count < 2 { return }
         if count < Self.indexThreshold {
-            let hasDuplicates = withUnsafeTemporaryAllocation(of: UInt64.self, capacity: count) { fingerprints in
-                for later in 0..<count {
-                    let fingerprint = Self.fingerprint(of: entries[later].key)
-                    for earlier in 0..<later where fingerprints[earlier] == fingerprint {
-                        if entries[earlier].key == entries[later].key { return true }
-                    }
-                    fingerprints[later] = fingerprint
-                }
-                return false
-            }
-            if hasDuplicates { removeDuplicates() }
+            if hasDuplicateKeys() { removeDuplicates() }
             return
         }
         var positions = [String: Int](minimumCapacity: count)
@@ -87,19 +74,52 @@ struct JsonObject: Sendable {
         }
     }
 
+    /// Whether two entries share a key; for objects below `indexThreshold` entries.
+    ///
+    /// The keys' fingerprints go into a 128-slot open-addressing table on the stack (at most 63 entries, so it
+    /// never fills), and only keys with equal fingerprints are compared as strings. Even keys crafted to collide
+    /// cost at most a few thousand integer comparisons, since the object is small.
+    private func hasDuplicateKeys() -> Bool {
+        let count = entries.count
+        return withUnsafeTemporaryAllocation(of: UInt64.self, capacity: count) { fingerprints in
+            withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 128) { slots in
+                slots.initialize(repeating: 0)
+                for position in 0..<count {
+                    let fingerprint = Self.fingerprint(of: entries[position].key)
+                    fingerprints[position] = fingerprint
+                    var slot = Int(truncatingIfNeeded: (fingerprint &* 0xFF51_AFD7_ED55_8CCD) &>> 57)
+                    while slots[slot] != 0 {
+                        let other = Int(slots[slot]) - 1
+                        if fingerprints[other] == fingerprint && entries[other].key == entries[position].key {
+                            return true
+                        }
+                        slot = (slot + 1) & 127
+                    }
+                    slots[slot] = UInt8(truncatingIfNeeded: position + 1)
+                }
+                return false
+            }
+        }
+    }
+
     /// A cheap summary of a key: its UTF-8 length and up to its first and last eight bytes. Equal keys have
-    /// equal fingerprints; different keys almost always differ.
+    /// equal fingerprints; keys that differ in length or in those bytes have different ones.
     private static func fingerprint(of key: String) -> UInt64 {
         var key = key
         return key.withUTF8 { utf8 in
-            var fingerprint = UInt64(truncatingIfNeeded: utf8.count) &* 0x9E37_79B9_7F4A_7C15
-            for byte in utf8.prefix(8) {
-                fingerprint = (fingerprint ^ UInt64(byte)) &* 0x100_0000_01B3
+            let count = utf8.count
+            var head: UInt64 = 0
+            var tail: UInt64 = 0
+            let headCount = min(count, 8)
+            let tailCount = min(count - headCount, 8)
+            withUnsafeMutableBytes(of: &head) { head in
+                head.copyMemory(from: UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: utf8[0..<headCount])))
             }
-            for byte in utf8.dropFirst(8).suffix(8) {
-                fingerprint = (fingerprint ^ UInt64(byte)) &* 0x100_0000_01B3
+            withUnsafeMutableBytes(of: &tail) { tail in
+                tail.copyMemory(
+                    from: UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: utf8[(count - tailCount)...])))
             }
-            return fingerprint
+            return head &* 0x9E37_79B9_7F4A_7C15 ^ tail ^ UInt64(truncatingIfNeeded: count) &<< 56
         }
     }
 

@@ -54,8 +54,16 @@ struct JsonParser {
     mutating func skipWhitespace() {
         while position < bytes.count {
             switch bytes[position] {
-            case UInt8(ascii: " "), UInt8(ascii: "\n"), UInt8(ascii: "\r"), UInt8(ascii: "\t"):
+            case UInt8(ascii: " "), UInt8(ascii: "\r"), UInt8(ascii: "\t"):
                 position += 1
+            case UInt8(ascii: "\n"):
+                position += 1
+                // Indentation follows a line break: skip it eight spaces at a time.
+                while position + 8 <= bytes.count,
+                    bytes.loadUnaligned(fromByteOffset: position, as: UInt64.self) == 0x2020_2020_2020_2020
+                {
+                    position += 8
+                }
             default:
                 return
             }

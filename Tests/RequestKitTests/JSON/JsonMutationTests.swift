@@ -44,6 +44,18 @@ struct JsonMutationTests {
         #expect(empty.serializedString() == #"["first"]"#)
     }
 
+    @Test("An index more than 65,536 past the end is ignored instead of exhausting memory")
+    func ignoresFarIndexes() {
+        var json: Json = [1]
+        json[Int.max] = 2
+        json[65_538] = 3
+        #expect(json.serializedString() == "[1]")
+        json[65_537] = 4
+        #expect(json.array?.count == 65_538)
+        #expect(json[65_537].int == 4)
+        #expect(json[65_536].isNull)
+    }
+
     @Test("Setting through a path creates arrays and objects along the way")
     func setsPaths() {
         var json: Json = nil

@@ -32,6 +32,17 @@ struct JsonParsingTests {
         #expect(json.a.array?.count == 8)
     }
 
+    @Test("Indentation of any width, tabs and CRLF line breaks are whitespace")
+    func skipsIndentation() throws {
+        let spaces = String(repeating: " ", count: 17)
+        let json = try Json(parsing: "[\n\(spaces)1,\r\n\t 2,\n        \n\(spaces)\(spaces)3\n]\n        ")
+        #expect(json == [1, 2, 3])
+        let error = try #require(parsingError("[\n        x]"))
+        #expect(error.line == 2)
+        #expect(error.column == 9)
+        #expect(error.offset == 10)
+    }
+
     @Test("A scalar is a whole document")
     func parsesScalarDocuments() throws {
         #expect(try Json(parsing: "42").int == 42)

@@ -1,0 +1,37 @@
+/// The results of polling a request, one per tick, for as long as the consuming task iterates.
+///
+/// Requests are sent as the sequence is iterated: the next one starts an interval after the previous
+/// result, so two never overlap and a slow consumer never lets requests pile up. The sequence ends when the
+/// consuming task is cancelled, when the `until` condition holds, or after the maximum count or duration.
+///
+/// ```swift
+/// for await result in request.poll(every: .seconds(10), maxCount: 6) {
+///     if let json = try? result.response?.json() { print(json.status.string ?? "") }
+/// }
+/// ```
+public struct PollSequence: AsyncSequence, Sendable {
+    /// One result per tick.
+    public typealias Element = PollResult
+
+    let poller: Poller
+
+    /// Returns an iterator that sends the first request when first asked.
+    public func makeAsyncIterator() -> Iterator {
+        Iterator(poller: poller)
+    }
+
+    /// Polls the request, one tick per call to `next()`.
+    ///
+    /// ```swift
+    /// var iterator = request.poll(every: .seconds(1)).makeAsyncIterator()
+    /// let first = await iterator.next()
+    /// ```
+    public struct Iterator: AsyncIteratorProtocol {
+        var poller: Poller
+
+        /// Waits for the next tick and returns its result, or nil when polling is over.
+        public mutating func next() async -> PollResult? {
+            await poller.next()?.result
+        }
+    }
+}

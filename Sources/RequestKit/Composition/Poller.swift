@@ -1,0 +1,99 @@
+/// The state of a polling loop: sends one request per tick, never two at once, remembering the validators for
+/// conditional requests and the failures in a row for backoff.
+struct Poller: Sendable {
+    /// What one tick produced: the result to report, and the response or error as sent, before validation.
+    struct Tick: Sendable {
+        let result: PollResult
+        let sent: Result<Response, RequestError>
+    }
+
+    let request: Request
+    let interval: Duration
+    let backoff: Backoff
+    let isConditional: Bool
+    let until: (@Sendable (Response) -> Bool)?
+    let maxCount: Int?
+    let maxDuration: Duration?
+
+    private var entityTag: String?
+    private var lastModified: String?
+    private var failures = 0
+    private var count = 0
+    private var startedAt: ContinuousClock.Instant?
+    private var nextDelay: Duration?
+    private var isFinished = false
+
+    init(
+        request: Request, interval: Duration, backoff: Backoff, isConditional: Bool,
+        until: (@Sendable (Response) -> Bool)? = nil, maxCount: Int? = nil, maxDuration: Duration? = nil
+    ) {
+        self.request = request
+        self.interval = max(interval, .zero)
+        self.backoff = backoff
+        self.isConditional = isConditional
+        self.until = until
+        self.maxCount = maxCount
+        self.maxDuration = maxDuration
+        isFinished = maxCount.map { $0 <= 0 } ?? false
+    }
+
+    /// Waits for the next tick, sends the request and returns what came back; nil once polling is over or the
+    /// task is cancelled.
+    mutating func next() async -> Tick? {
+        guard !isFinished else { return nil }
+        let clock = ContinuousClock()
+        if let nextDelay {
+            do {
+                try await Task.sleep(for: nextDelay)
+            } catch {
+                isFinished = true
+                return nil
+            }
+        } else {
+            startedAt = clock.now
+        }
+        let tick = await send()
+        if Task.isCancelled {
+            isFinished = true
+            return nil
+        }
+        count += 1
+        failures = tick.result.error == nil ? 0 : failures + 1
+        let delay = backoff.delay(afterFailures: failures, interval: interval)
+        nextDelay = delay
+        if let maxCount, count >= maxCount { isFinished = true }
+        if let until, let response = tick.result.response, until(response) { isFinished = true }
+        if let maxDuration, let startedAt, clock.now + delay - startedAt > maxDuration { isFinished = true }
+        return tick
+    }
+
+    /// Sends one request, conditional when the last response carried validators.
+    private mutating func send() async -> Tick {
+        let entityTag = isConditional ? self.entityTag : nil
+        let lastModified = isConditional ? self.lastModified : nil
+        let isConditionalRequest = entityTag != nil || lastModified != nil
+        let tickRequest = request.adding {
+            if let entityTag { Header.Any(key: "If-None-Match", value: entityTag) }
+            if let lastModified { Header.Any(key: "If-Modified-Since", value: lastModified) }
+        }
+        let parts = tickRequest.parts()
+        let response: Response
+        do throws(RequestError) {
+            response = try await RequestExecutor.send(parts)
+        } catch {
+            return Tick(result: .failed(error), sent: .failure(error))
+        }
+        if isConditionalRequest, response.statusCode == 304 {
+            return Tick(result: .unchanged, sent: .success(response))
+        }
+        do throws(RequestError) {
+            try await parts.validation.validate(response)
+        } catch {
+            let failure = request.callbacks.attachingErrorBody(to: error).describingRequest(Request.label(parts))
+            return Tick(result: .failed(failure), sent: .success(response))
+        }
+        self.entityTag = response.headers["ETag"]
+        self.lastModified = response.headers["Last-Modified"]
+        return Tick(result: .changed(response), sent: .success(response))
+    }
+}

@@ -1,0 +1,171 @@
+import Foundation
+import RequestKit
+import RequestKitTesting
+import Testing
+
+@Suite("RequestChain: steps that build on earlier responses")
+struct RequestChainTests {
+    /// A server with `/login` (a token for POSTs) and `/me` (the caller's `Authorization` and an id).
+    private func makeServer() throws -> TestServer {
+        let server = try TestServer()
+        server.route("/login", method: "POST") { request in
+            .json(Data(#"{"token":"t-\#(request.bodyText?.count ?? 0)"}"#.utf8))
+        }
+        server.route("/me") { request in
+            .json(Data(#"{"id":42,"authorization":"\#(request.header("Authorization") ?? "")"}"#.utf8))
+        }
+        return server
+    }
+
+    private func loginAndProfile(_ server: TestServer) -> RequestChain {
+        RequestChain {
+            Step("login") { _ in
+                Request {
+                    Url(server.url("/login")); Method(.post); Body(json: ["user": "ann"])
+                }
+            }
+            Step("profile") { previous in
+                let token = try previous.json("login").token.string ?? ""
+                return Request {
+                    Url(server.url("/me")); Header.Authorization(.bearer(token))
+                }
+            }
+            Step("orders") { previous in
+                let id = try previous.json("profile").id.int ?? 0
+                return Request { Url(server.url("/anything/users/\(id)/orders")) }
+            }
+        }
+    }
+
+    @Test("Each step builds its request from earlier responses: the token reaches the server")
+    func passesData() async throws {
+        let server = try makeServer()
+        defer { server.stop() }
+        let responses = try await loginAndProfile(server).send()
+        let received = server.requests
+        #expect(received.map(\.path) == ["/login", "/me", "/anything/users/42/orders"])
+        #expect(received[0].bodyText == #"{"user":"ann"}"#)
+        #expect(received[1].header("Authorization") == "Bearer t-14")
+        #expect(responses.names == ["login", "profile", "orders"])
+        #expect(responses.responses.map(\.statusCode) == [200, 200, 200])
+        #expect(responses.errors.isEmpty)
+        #expect(try responses.json("profile").authorization.string == "Bearer t-14")
+        #expect(try responses.response(at: 2).json().path.string == "/anything/users/42/orders")
+        #expect(responses["missing"] == nil)
+    }
+
+    @Test("A chain is reusable: sending it again runs every step again")
+    func reusable() async throws {
+        let server = try makeServer()
+        defer { server.stop() }
+        let chain = loginAndProfile(server)
+        _ = try await chain.send()
+        _ = try await chain.send()
+        #expect(server.requests.map(\.path).count == 6)
+    }
+
+    @Test("The chain stops at the first failing step, with an error naming the step and keeping the response")
+    func stopsOnFailure() async throws {
+        let server = try makeServer()
+        defer { server.stop() }
+        let url = server.url("/status/401")
+        let chain = RequestChain {
+            Step("login", Request { Url(url) })
+            Step("profile") { _ in Request { Url(server.url("/me")) } }
+        }
+        let error = try await #require(throws: RequestError.self) { try await chain.send() }
+        #expect(error.kind == .unacceptableStatus)
+        #expect(error.statusCode == 401)
+        #expect(error.request == "step \"login\" (GET \(url.absoluteString))")
+        #expect(error.description.hasPrefix("Unacceptable status 401 Unauthorized for step \"login\" (GET "))
+        #expect(server.requests.map(\.path) == ["/status/401"])
+    }
+
+    @Test("A step whose closure throws fails as stepFailed, keeping the thrown error")
+    func closureThrows() async throws {
+        struct MissingToken: Error {}
+        let chain = RequestChain {
+            Step("token") { _ in throw MissingToken() }
+        }
+        let error = try await #require(throws: RequestError.self) { try await chain.send() }
+        #expect(error.kind == .stepFailed)
+        #expect(error.underlyingError is MissingToken)
+        #expect(error.description == "stepFailed for step \"token\" (could not build its request): MissingToken()")
+    }
+
+    @Test("Continuing after failures runs every step and collects the errors")
+    func continueAndCollect() async throws {
+        let server = try makeServer()
+        defer { server.stop() }
+        let chain = RequestChain(continueOnFailure: true) {
+            Step("broken", Request { Url(server.url("/status/500")) })
+            Step("independent", Request { Url(server.url("/anything/ok")) })
+            Step("dependent") { previous in
+                let id = try previous.json("broken").id.int ?? 0
+                return Request { Url(server.url("/anything/\(id)")) }
+            }
+        }
+        let responses = try await chain.send()
+        #expect(responses.names == ["broken", "independent", "dependent"])
+        #expect(responses.responses.map(\.statusCode) == [200])
+        #expect(responses.errors.map(\.kind) == [.unacceptableStatus, .stepFailed])
+        #expect(responses.errors[0].statusCode == 500)
+        #expect(responses.errors[1].request == "step \"dependent\"")
+        #expect(responses.errors[1].description.contains("needs step \"broken\", which failed"))
+        #expect(server.requests.map(\.path) == ["/status/500", "/anything/ok"])
+    }
+
+    @Test("call delivers the responses before the failure and the failure")
+    func callCompletion() async throws {
+        let server = try makeServer()
+        defer { server.stop() }
+        let log = Log()
+        await RequestChain {
+            Step("first", Request { Url(server.url("/anything/1")) })
+            Step("second", Request { Url(server.url("/status/404")) })
+            Step("third", Request { Url(server.url("/anything/3")) })
+        }
+        .call { responses, errors in
+            log.add("responses \(responses.map(\.statusCode))")
+            for error in errors { log.add("error \(error.statusCode ?? 0) \(error.request ?? "")") }
+        }
+        .wait()
+        let failed = server.url("/status/404").absoluteString
+        #expect(log.entries == ["responses [200]", "error 404 step \"second\" (GET \(failed))"])
+        #expect(server.requests.count == 2)
+    }
+
+    @Test("onStep reports each step by name as it finishes")
+    func onStep() async throws {
+        let server = try makeServer()
+        defer { server.stop() }
+        let log = Log()
+        let chain = RequestChain(continueOnFailure: true) {
+            Step("missing", Request { Url(server.url("/status/404")) })
+            Step("present", Request { Url(server.url("/anything")) })
+        }
+        .onStep { name, result in
+            switch result {
+            case .success(let response): log.add("\(name) \(response.statusCode)")
+            case .failure(let error): log.add("\(name) \(error.kind) \(error.statusCode ?? 0)")
+            }
+        }
+        _ = try await chain.send()
+        #expect(log.entries == ["missing unacceptableStatus 404", "present 200"])
+    }
+
+    @Test("Steps can come from if and for")
+    func builder() {
+        let chain = RequestChain {
+            Step("a", Request { Url("http://api.test/a") })
+            if Bool.random() {
+                Step("b", Request { Url("http://api.test/b") })
+            } else {
+                Step("b", Request { Url("http://api.test/c") })
+            }
+            for name in ["c", "d"] { Step(name, Request { Url("http://api.test/\(name)") }) }
+        }
+        #expect(chain.steps.map(\.name) == ["a", "b", "c", "d"])
+        #expect(!chain.continuesAfterFailure)
+    }
+}

@@ -1,0 +1,248 @@
+import Foundation
+import RequestKit
+import RequestKitTesting
+import Testing
+
+@Suite("RequestGroup: concurrent requests with a limit")
+struct RequestGroupTests {
+    /// A server whose `/slow` route holds each request for 0.3 s and records how many it holds at once.
+    ///
+    /// The route counts requests while their handlers run, before the answer is written, so unlike
+    /// `stats.peakActiveRequests` (which still counts a request for a moment after the client has its answer and
+    /// may have started the next) its peak is never above what the client had in flight.
+    private func slowServer() throws -> (TestServer, InFlightGauge) {
+        let server = try TestServer()
+        let gauge = InFlightGauge()
+        server.route("/slow") { _ in
+            gauge.enter()
+            defer { gauge.leave() }
+            Thread.sleep(forTimeInterval: 0.3)
+            return .text("done")
+        }
+        return (server, gauge)
+    }
+
+    @Test("The server never handles more requests at once than the limit, and handles exactly the limit")
+    func concurrencyLimit() async throws {
+        let (server, gauge) = try slowServer()
+        defer { server.stop() }
+        let group = RequestGroup(maxConcurrent: 4) {
+            for index in 0..<10 { Request { Url(server.url("/slow?i=\(index)")) } }
+        }
+        let results = try await group.send()
+        #expect(results.compactMap { try? $0.get().string() } == Array(repeating: "done", count: 10))
+        #expect(server.requests.map { $0.queryValue("i") ?? "" }.sorted() == (0..<10).map(String.init).sorted())
+        #expect(gauge.peak == 4)
+        #expect(server.stats.peakActiveRequests >= 4)
+    }
+
+    @Test("The default limit is 6 requests at once")
+    func defaultLimit() async throws {
+        let (server, gauge) = try slowServer()
+        defer { server.stop() }
+        let group = RequestGroup {
+            for _ in 0..<8 { Request { Url(server.url("/slow")) } }
+        }
+        #expect(group.maxConcurrent == 6)
+        _ = try await group.send()
+        #expect(gauge.peak == 6)
+        #expect(server.stats.requestCount == 8)
+    }
+
+    @Test("Thousands of requests run with at most the limit in flight, results in declaration order")
+    func manyRequests() async throws {
+        let gauge = InFlightGauge()
+        let mock = MockTransport { request in
+            gauge.enter()
+            defer { gauge.leave() }
+            try await Task.sleep(nanoseconds: 100_000)
+            return Response(status: .ok, body: Data((request.url?.query ?? "").utf8))
+        }
+        let group = RequestGroup(
+            (0..<2_000).map { index in
+                Request {
+                    Url("http://api.test/x?\(index)"); Using(mock)
+                }
+            })
+        let results = try await group.send()
+        let bodies = results.map { (try? $0.get()).map { String(decoding: $0.body, as: UTF8.self) } }
+        #expect(bodies == (0..<2_000).map { Optional(String($0)) })
+        #expect(gauge.peak <= 6)
+        #expect(gauge.peak >= 2)
+    }
+
+    @Test("Results come back in declaration order, not completion order")
+    func declarationOrder() async throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        let results = try await RequestGroup {
+            Request { Url(server.url("/delay/0.4")) }
+            Request { Url(server.url("/anything/fast")) }
+        }.send()
+        let paths = try results.map { try $0.get().json().path.string }
+        #expect(paths == ["/delay/0.4", "/anything/fast"])
+    }
+
+    @Test("The builder takes if, else and for, in order")
+    func builder() async throws {
+        let include = true
+        let group = RequestGroup {
+            Request { Url("http://api.test/a") }
+            if include { Request { Url("http://api.test/b") } } else { Request { Url("http://api.test/x") } }
+            if !include { Request { Url("http://api.test/y") } }
+            for name in ["c", "d"] { Request { Url("http://api.test/\(name)") } }
+        }
+        let urls = try group.requests.map { try $0.urlRequest().url?.absoluteString }
+        #expect(urls == ["http://api.test/a", "http://api.test/b", "http://api.test/c", "http://api.test/d"])
+    }
+
+    @Test("One failure among many loses nothing else; a 404 is a failure because results are validated")
+    func oneFailure() async throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        let results = try await RequestGroup {
+            Request { Url(server.url("/anything?n=0")) }
+            Request { Url(server.url("/status/404")) }
+            Request { Url(server.url("/anything?n=2")) }
+        }.send()
+        #expect(try results[0].get().json().args.n.string == "0")
+        let error = try #require(throws: RequestError.self) { try results[1].get() }
+        #expect(error.kind == .unacceptableStatus)
+        #expect(error.statusCode == 404)
+        #expect(try results[2].get().json().args.n.string == "2")
+    }
+
+    @Test("Failing fast cancels the requests in flight, starts no others, and throws the failure")
+    func failFast() async throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        server.route("/fail-later") { _ in TestResponse.status(500).delayed(by: .milliseconds(500)) }
+        let group = RequestGroup(maxConcurrent: 3, failFast: true) {
+            Request { Url(server.url("/fail-later")) }
+            for _ in 0..<6 { Request { Url(server.url("/delay/10")) } }
+        }
+        let clock = ContinuousClock()
+        let start = clock.now
+        let error = try await #require(throws: RequestError.self) { try await group.send() }
+        #expect(error.statusCode == 500)
+        #expect(clock.now - start < .seconds(8))
+        #expect(await server.waitUntil { $0.abortedRequests == 2 })
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(server.stats.requestCount == 3)
+        #expect(server.stats.abortedRequests == 2)
+    }
+
+    @Test("send(failFast:) overrides the group's setting")
+    func failFastOverride() async throws {
+        let mock = MockTransport()
+        mock.enqueue(Response(status: .internalServerError))
+        let group = RequestGroup(maxConcurrent: 1) {
+            Request {
+                Url("http://api.test/a"); Using(mock)
+            }
+        }
+        let error = try await #require(throws: RequestError.self) { try await group.send(failFast: true) }
+        #expect(error.statusCode == 500)
+    }
+
+    @Test("Cancelling the awaiting task cancels every outstanding request")
+    func taskCancellation() async throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        let group = RequestGroup(maxConcurrent: 3) {
+            for _ in 0..<5 { Request { Url(server.url("/delay/10")) } }
+        }
+        let task = Task { try await group.send() }
+        #expect(await server.waitForRequests(count: 3, timeout: .seconds(5)))
+        task.cancel()
+        let error = try await #require(throws: RequestError.self) { try await task.value }
+        #expect(error.kind == .cancelled)
+        #expect(await server.waitUntil { $0.abortedRequests == 3 })
+        #expect(server.stats.requestCount == 3)
+    }
+
+    @Test("responses yields (index, result) pairs as they complete")
+    func responsesInCompletionOrder() async throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        let group = RequestGroup {
+            Request { Url(server.url("/delay/0.5")) }
+            Request { Url(server.url("/status/404")) }
+        }
+        var seen: [String] = []
+        for try await (index, result) in group.responses {
+            switch result {
+            case .success(let response): seen.append("\(index): \(response.statusCode)")
+            case .failure(let error): seen.append("\(index): error \(error.statusCode ?? 0)")
+            }
+        }
+        #expect(seen == ["1: error 404", "0: 200"])
+    }
+
+    @Test("results() of a fail-fast group throws the first failure after delivering it")
+    func resultsFailFast() async throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        let group = RequestGroup(maxConcurrent: 1, failFast: true) {
+            Request { Url(server.url("/anything")) }
+            Request { Url(server.url("/status/503")) }
+            Request { Url(server.url("/anything")) }
+        }
+        var indices: [Int] = []
+        let error = try await #require(throws: RequestError.self) {
+            for try await (index, _) in group.results() { indices.append(index) }
+        }
+        #expect(indices == [0, 1])
+        #expect(error.statusCode == 503)
+        #expect(server.stats.requestCount == 2)
+    }
+
+    @Test("Callbacks get each index with its JSON, text, body or error, then every result")
+    func callbacks() async throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        server.route("/word/{word}") { request in
+            .json(Data(#"{"word":"\#(request.pathParameters["word"] ?? "")"}"#.utf8))
+        }
+        server.route("/not-json") { _ in .text("plain words") }
+        let log = Log()
+        await RequestGroup(maxConcurrent: 1) {
+            Request { Url(server.url("/word/a")) }
+            Request { Url(server.url("/status/404")) }
+            Request { Url(server.url("/not-json")) }
+        }
+        .onJson { index, json in log.add("json \(index) \(json.word.string ?? "?")") }
+        .onString { index, text in log.add("string \(index) \(text)") }
+        .onData { index, data in log.add("data \(index) \(data.count)") }
+        .onError { index, error in log.add("error \(index) \(error.kind) \(error.statusCode ?? 0)") }
+        .onComplete { results in log.add("complete \(results.map { (try? $0.get().statusCode) ?? 0 })") }
+        .call()
+        .wait()
+        #expect(
+            log.entries == [
+                "json 0 a", #"string 0 {"word":"a"}"#, "data 0 12",
+                "error 1 unacceptableStatus 404",
+                "error 2 decoding 200",
+                "complete [200, 0, 200]",
+            ])
+    }
+
+    @Test("Cancelling a call's handle cancels the requests; onComplete reports them cancelled")
+    func handleCancellation() async throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        let log = Log()
+        let handle = RequestGroup {
+            Request { Url(server.url("/delay/10")) }
+            Request { Url(server.url("/delay/10")) }
+        }
+        .onError { index, error in log.add("error \(index) \(error.kind)") }
+        .onComplete { results in log.add("complete \(results.map { (try? $0.get()) == nil })") }
+        .call()
+        #expect(await server.waitForRequests(count: 2, timeout: .seconds(5)))
+        handle.cancel()
+        await handle.wait()
+        #expect(log.entries.sorted() == ["complete [true, true]", "error 0 cancelled", "error 1 cancelled"])
+        #expect(await server.waitUntil { $0.abortedRequests == 2 })
+    }
+}

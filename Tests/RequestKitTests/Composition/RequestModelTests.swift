@@ -1,0 +1,106 @@
+#if canImport(Observation)
+import Foundation
+import Observation
+import RequestKit
+import RequestKitTesting
+import Testing
+
+@MainActor
+@Suite("RequestModel: an observable request")
+struct RequestModelTests {
+    struct Echo: Decodable, Sendable {
+        let path: String
+        let args: [String: String]
+    }
+
+    /// The state as text, for exact comparisons.
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
+    private func describe(_ state: RequestModel<Echo>.State) -> String {
+        switch state {
+        case .idle: "idle"
+        case .loading: "loading"
+        case .value(let echo): "value \(echo.path) \(echo.args)"
+        case .failure(let error): "failure \(error.kind) \(error.statusCode ?? 0)"
+        }
+    }
+
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
+    @Test("refresh moves from idle to loading to the decoded value")
+    func refresh() async throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        let model = RequestModel(AnyRequest<Echo> { Url(server.url("/delay/0.3?x=1")) })
+        #expect(describe(model.state) == "idle")
+        let changes = Log()
+        withObservationTracking {
+            _ = model.state
+        } onChange: {
+            changes.add("state will change")
+        }
+        let refreshing = Task { await model.refresh() }
+        #expect(await waitUntil { model.isLoading })
+        #expect(describe(model.state) == "loading")
+        #expect(model.value == nil)
+        await refreshing.value
+        #expect(changes.entries == ["state will change"])
+        #expect(describe(model.state) == #"value /delay/0.3 ["x": "1"]"#)
+        #expect(model.value?.args == ["x": "1"])
+        #expect(model.loadCount == 1)
+        #expect(!model.isLoading)
+        #expect(model.error == nil)
+    }
+
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
+    @Test("A failure becomes the state and keeps the last value")
+    func failure() async throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        let counter = CallCounter()
+        server.route("/sometimes") { _ in
+            counter.next() == 1 ? .json(Data(#"{"path":"/sometimes","args":{}}"#.utf8)) : .status(500)
+        }
+        let model = RequestModel(AnyRequest<Echo> { Url(server.url("/sometimes")) })
+        await model.refresh()
+        await model.refresh()
+        #expect(describe(model.state) == "failure unacceptableStatus 500")
+        #expect(model.error?.statusCode == 500)
+        #expect(model.value?.path == "/sometimes")
+        #expect(model.loadCount == 1)
+    }
+
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
+    @Test("Polling updates the value once, keeps it on 304s, and stops")
+    func polling() async throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        let model = RequestModel(Request { Url(server.url("/etag/model")) }) { response throws(RequestError) in
+            try response.json().path.string ?? ""
+        }
+        model.startPolling(every: .milliseconds(30))
+        #expect(model.isPolling)
+        #expect(await server.waitForRequests(count: 3, timeout: .seconds(5)))
+        #expect(await waitUntil { model.value == "/etag/model" })
+        model.stopPolling()
+        #expect(!model.isPolling)
+        try await Task.sleep(for: .milliseconds(100))
+        let sent = server.stats.requestCount
+        try await Task.sleep(for: .milliseconds(200))
+        #expect(server.stats.requestCount == sent)
+        #expect(model.loadCount == 1)
+        if case .value(let path) = model.state {
+            #expect(path == "/etag/model")
+        } else {
+            Issue.record("expected a value, got \(model.state)")
+        }
+    }
+
+    /// Waits, yielding to the main actor, until `condition` holds or 5 seconds pass.
+    private func waitUntil(_ condition: () -> Bool) async -> Bool {
+        for _ in 0..<500 {
+            if condition() { return true }
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+        return condition()
+    }
+}
+#endif
