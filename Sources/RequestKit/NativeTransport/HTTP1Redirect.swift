@@ -4,24 +4,67 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// How ``HTTP1Transport`` follows a redirect, the way URLSession does: 301, 302, 303, 307 and 308 with a
-/// `Location`; 303 turns any method but HEAD into GET, 301 and 302 turn POST into GET, and a request that
-/// becomes a GET loses its body and its `Content-Type`. `Authorization` and `Cookie` are not sent to another
-/// origin.
+/// How ``HTTP1Transport`` follows a redirect: the one place that decides whether and where a redirect goes.
 ///
-/// This is the one place that decides whether and where a redirect goes.
+/// The next request is made the way URLSession makes it: 301, 302, 303, 307 and 308 with a `Location`; 303 turns
+/// any method but HEAD into GET, 301 and 302 turn POST into GET, and a request that becomes a GET loses its body
+/// and `Content-Type`. Then, as `URLSessionTransport` does, a redirect to another origin than the original
+/// request's drops `Authorization`, `Cookie` and `Proxy-Authorization`, the client's cookie jar stores the
+/// redirect's cookies and adds its own, and the request's ``RedirectPolicy`` (from `Redirects(_:)` or a client;
+/// otherwise the transport's configuration) decides.
 enum HTTP1Redirect {
+    /// What to do after a response.
+    enum Decision {
+        /// Send this request next.
+        case follow(URLRequest)
+        /// Return the response as it is.
+        case stop
+    }
+
     /// The statuses that redirect.
     static let statuses: Set<Int> = [301, 302, 303, 307, 308]
 
-    /// The request to send after `status` with `location`, or `nil` when the response is not a redirect that
-    /// can be followed (no `Location`, or a scheme other than http and https).
+    /// Decides what follows `response`, the answer to `request`.
     ///
     /// - Parameters:
-    ///   - status: The response status.
-    ///   - location: The response's `Location` header.
-    ///   - request: The request that got the response.
-    /// - Returns: The next request.
+    ///   - response: The response, whose body is not needed.
+    ///   - request: The request that got it.
+    ///   - originalURL: The URL of the first request of the chain.
+    ///   - count: The number of this redirect in the chain, from 1.
+    ///   - configuration: The transport's configuration, for requests without a policy of their own.
+    /// - Returns: The decision.
+    /// - Throws: ``RequestError`` of kind `.tooManyRedirects` when the policy's limit is passed.
+    static func decide(
+        after response: Response, to request: URLRequest, originalURL: URL?, count: Int,
+        configuration: HTTP1Transport.Configuration
+    ) throws(RequestError) -> Decision {
+        guard var next = nextRequest(status: response.statusCode, location: response.headers["Location"], after: request)
+        else { return .stop }
+        let options = TransferOptions.current
+        let isSameOrigin = RedirectPolicy.isSameOrigin(originalURL, next.url)
+        if !isSameOrigin {
+            for name in RedirectPolicy.credentialHeaders { next.setValue(nil, forHTTPHeaderField: name) }
+        }
+        if let jar = options.cookieJar {
+            if let url = response.url { jar.store(response.cookies, from: url) }
+            next.setValue(isSameOrigin ? options.explicitCookies : nil, forHTTPHeaderField: "Cookie")
+            jar.addCookies(to: &next)
+        }
+        let policy =
+            options.redirects
+            ?? (configuration.followsRedirects ? .follow(limit: configuration.maxRedirects) : .doNotFollow)
+        switch policy.decide(response, next, count) {
+        case .follow(let request):
+            return .follow(request)
+        case .stop:
+            return .stop
+        case .fail(let limit):
+            throw RequestError(kind: .tooManyRedirects, response: response, detail: "more than \(limit) redirects")
+        }
+    }
+
+    /// The request URLSession would send after `status` with `location`, or `nil` when the response is not a
+    /// redirect that can be followed (no `Location`, or a scheme other than http and https).
     static func nextRequest(status: Int, location: String?, after request: URLRequest) -> URLRequest? {
         guard statuses.contains(status), let location, let current = request.url,
             let next = URL(string: location, relativeTo: current)?.absoluteURL,
@@ -36,12 +79,6 @@ enum HTTP1Redirect {
             redirected.httpBodyStream = nil
             redirected.setValue(nil, forHTTPHeaderField: "Content-Type")
             redirected.setValue(nil, forHTTPHeaderField: "Content-Length")
-        }
-        if next.scheme?.lowercased() != current.scheme?.lowercased() || next.host != current.host
-            || next.port != current.port
-        {
-            redirected.setValue(nil, forHTTPHeaderField: "Authorization")
-            redirected.setValue(nil, forHTTPHeaderField: "Cookie")
         }
         return redirected
     }

@@ -32,21 +32,25 @@ extension HTTP1Transport {
                 throw RequestError.transport(URLError(.unsupportedURL), detail: "HTTP1Transport sends http URLs only")
             }
             let (head, connection) = try await streamHead(current, url: url)
-            if configuration.followsRedirects,
-                let next = HTTP1Redirect.nextRequest(
-                    status: head.status, location: head.value(of: "Location"), after: current.urlRequest)
-            {
-                pool.release(connection, isReusable: false)
+            if HTTP1Redirect.statuses.contains(head.status) {
                 redirectCount += 1
-                if redirectCount > configuration.maxRedirects {
-                    throw RequestError.transport(
-                        URLError(.httpTooManyRedirects), detail: "more than \(configuration.maxRedirects) redirects")
+                let decision: HTTP1Redirect.Decision
+                do {
+                    decision = try HTTP1Redirect.decide(
+                        after: try response(head, body: Data(), url: url), to: current.urlRequest,
+                        originalURL: request.urlRequest.url, count: redirectCount, configuration: configuration)
+                } catch {
+                    pool.release(connection, isReusable: false)
+                    throw error
                 }
-                let keepsBody = next.httpMethod == current.urlRequest.httpMethod
-                current = TransferRequest(
-                    next, body: keepsBody ? current.body : nil, uploadProgress: current.uploadProgress,
-                    bufferLimit: current.bufferLimit)
-                continue
+                if case .follow(let next) = decision {
+                    pool.release(connection, isReusable: false)
+                    let keepsBody = next.httpMethod == current.urlRequest.httpMethod
+                    current = TransferRequest(
+                        next, body: keepsBody ? current.body : nil, uploadProgress: current.uploadProgress,
+                        bufferLimit: current.bufferLimit)
+                    continue
+                }
             }
             return try streamBody(
                 head, on: connection, isHeadRequest: current.urlRequest.httpMethod == "HEAD", url: url,

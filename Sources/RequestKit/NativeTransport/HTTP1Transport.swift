@@ -105,15 +105,12 @@ public final class HTTP1Transport: Transport {
                 throw RequestError.transport(URLError(.unsupportedURL), detail: "HTTP1Transport sends http URLs only")
             }
             let response = try await exchange(current, url: url)
-            guard configuration.followsRedirects,
-                let next = HTTP1Redirect.nextRequest(
-                    status: response.statusCode, location: response.headers["Location"], after: current)
-            else { return response }
+            guard HTTP1Redirect.statuses.contains(response.statusCode) else { return response }
             redirectCount += 1
-            if redirectCount > configuration.maxRedirects {
-                throw RequestError.transport(
-                    URLError(.httpTooManyRedirects), detail: "more than \(configuration.maxRedirects) redirects")
-            }
+            let decision = try HTTP1Redirect.decide(
+                after: response, to: current, originalURL: request.url, count: redirectCount,
+                configuration: configuration)
+            guard case .follow(let next) = decision else { return response }
             current = next
         }
     }

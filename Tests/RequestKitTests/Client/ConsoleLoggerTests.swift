@@ -10,13 +10,14 @@ struct ConsoleLoggerTests {
         lines.map { $0.replacingOccurrences(of: #"[0-9]+\.[0-9]{3} s"#, with: "#.### s", options: .regularExpression) }
     }
 
-    @Test("It prints the redacted curl command, then status, size and duration")
-    func logsRequestAndResponse() async throws {
+    @Test("It prints the redacted curl command, then status, size and duration", arguments: WireTransport.all)
+    func logsRequestAndResponse(_ transport: WireTransport) async throws {
         let server = try TestServer()
         defer { server.stop() }
         server.route("/hello") { _ in .text("hello") }
         let log = Log()
         let client = Client(baseURL: server.url("/")) { configuration in
+            configuration.transport = transport.transport
             configuration.defaults = [Header.Authorization(.bearer("secret")), Cookie("session", "abc")]
             configuration.monitors = [ConsoleLogger(output: log.add)]
         }

@@ -5,12 +5,13 @@ import Testing
 
 @Suite("Cookies")
 struct CookieTests {
-    @Test("Cookie and Cookies components join into one Cookie header")
-    func explicitCookies() async throws {
+    @Test("Cookie and Cookies components join into one Cookie header", arguments: WireTransport.all)
+    func explicitCookies(_ transport: WireTransport) async throws {
         let server = try TestServer()
         defer { server.stop() }
         _ = try await Request {
             Url(server.url("/anything"))
+            Using(transport.transport)
             Cookie("a", "1")
             Cookies(["c": "3", "b": "2"])
         }.send()
@@ -24,8 +25,8 @@ struct CookieTests {
         #expect(invalid?.problems.map(\.kind) == [.invalidComponent])
     }
 
-    @Test("Every Set-Cookie of a response is parsed, whatever the platform merged")
-    func responseCookies() async throws {
+    @Test("Every Set-Cookie of a response is parsed, whatever the platform merged", arguments: WireTransport.all)
+    func responseCookies(_ transport: WireTransport) async throws {
         let server = try TestServer()
         defer { server.stop() }
         server.route("/login") { _ in
@@ -55,8 +56,10 @@ struct CookieTests {
         #expect(ResponseCookie(setCookie: "novalue") == nil)
     }
 
-    @Test("A cookie jar stores Set-Cookie and sends matching cookies back, by path and expiry")
-    func cookieJar() async throws {
+    @Test(
+        "A cookie jar stores Set-Cookie and sends matching cookies back, by path and expiry",
+        arguments: WireTransport.all)
+    func cookieJar(_ transport: WireTransport) async throws {
         let server = try TestServer()
         defer { server.stop() }
         server.route("/login") { _ in
@@ -68,7 +71,10 @@ struct CookieTests {
             TestResponse(status: 200, headers: [("Set-Cookie", "session=; Max-Age=0; Path=/")])
         }
         let jar = CookieJar()
-        let client = Client(baseURL: server.url("/")) { $0.cookieJar = jar }
+        let client = Client(baseURL: server.url("/")) {
+            $0.transport = transport.transport
+            $0.cookieJar = jar
+        }
         _ = try await client.send(Request { Path("login") })
         _ = try await client.send(
             Request {
@@ -90,12 +96,16 @@ struct CookieTests {
 
 @Suite("Cookies along redirects")
 struct CookieRedirectTests {
-    @Test("A cookie set by a redirect response is stored and sent to the redirect's target")
-    func cookieSetDuringRedirect() async throws {
+    @Test(
+        "A cookie set by a redirect response is stored and sent to the redirect's target", arguments: WireTransport.all)
+    func cookieSetDuringRedirect(_ transport: WireTransport) async throws {
         let server = try TestServer()
         defer { server.stop() }
         let jar = CookieJar()
-        let client = Client(baseURL: server.url("/")) { $0.cookieJar = jar }
+        let client = Client(baseURL: server.url("/")) {
+            $0.transport = transport.transport
+            $0.cookieJar = jar
+        }
         let json = try await client.json(
             Request {
                 Path("cookies", "set"); Query("flavour", value: "oat"); Cookie("own", "1")

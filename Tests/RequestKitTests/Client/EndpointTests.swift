@@ -107,8 +107,8 @@ struct EndpointTests {
         #expect(try await client.send(Document()) == ["a": [1, 2]])
     }
 
-    @Test("The client's calls decode, parse and validate with its configuration")
-    func clientCalls() async throws {
+    @Test("The client's calls decode, parse and validate with its configuration", arguments: WireTransport.all)
+    func clientCalls(_ transport: WireTransport) async throws {
         let (server, client) = try makeServer()
         defer { server.stop() }
         let profile = try await client.decode(Request { Path("profile", "bo") }, as: Profile.self)
@@ -119,7 +119,10 @@ struct EndpointTests {
             try await client.data(Request { Path("profile", "missing") })
         }
         #expect(error.statusCode == 404)
-        let lenient = Client(baseURL: server.url("/api")) { $0.validation = .none }
+        let lenient = Client(baseURL: server.url("/api")) {
+            $0.transport = transport.transport
+            $0.validation = .none
+        }
         #expect(
             try await lenient.data(Request { Path("profile", "missing") }) == Data(#"{"message":"no such user"}"#.utf8))
         let strict = Request {
@@ -160,13 +163,18 @@ struct ClientTypedRequestTests {
         let args: [String: String]
     }
 
-    @Test("An AnyRequest sent by a client decodes with the client's decoder and keeps the response")
-    func anyRequest() async throws {
+    @Test(
+        "An AnyRequest sent by a client decodes with the client's decoder and keeps the response",
+        arguments: WireTransport.all)
+    func anyRequest(_ transport: WireTransport) async throws {
         let server = try TestServer()
         defer { server.stop() }
         server.route("/snake") { _ in .json(Data(#"{"user_id":7}"#.utf8)) }
         struct User: Decodable, Sendable { let userId: Int }
-        let client = Client(baseURL: server.url("/")) { $0.decoder.keyDecodingStrategy = .convertFromSnakeCase }
+        let client = Client(baseURL: server.url("/")) {
+            $0.transport = transport.transport
+            $0.decoder.keyDecodingStrategy = .convertFromSnakeCase
+        }
         #expect(try await client.value(AnyRequest<User> { Path("snake") }).userId == 7)
         let echo = try await client.response(
             for: AnyRequest<Echo> {

@@ -9,8 +9,8 @@ import FoundationNetworking
 
 @Suite("Redirect policy")
 struct RedirectTests {
-    @Test("Redirects are followed by default, up to the limit")
-    func followsByDefault() async throws {
+    @Test("Redirects are followed by default, up to the limit", arguments: WireTransport.all)
+    func followsByDefault(_ transport: WireTransport) async throws {
         let server = try TestServer()
         defer { server.stop() }
         let response = try await Request { Url(server.url("/redirect/3")) }.send()
@@ -18,18 +18,22 @@ struct RedirectTests {
         #expect(response.url?.path == "/get")
         let error = try await #require(throws: RequestError.self) {
             try await Request {
-                Url(server.url("/redirect/3")); Redirects(.follow(limit: 2))
+                Url(server.url("/redirect/3"))
+                Using(transport.transport); Redirects(.follow(limit: 2))
             }.send()
         }
         #expect(error.kind == .tooManyRedirects)
         #expect(error.statusCode == 302)
     }
 
-    @Test("Not following returns the 3xx with its Location")
-    func doNotFollow() async throws {
+    @Test("Not following returns the 3xx with its Location", arguments: WireTransport.all)
+    func doNotFollow(_ transport: WireTransport) async throws {
         let server = try TestServer()
         defer { server.stop() }
-        let client = Client(baseURL: server.url("/")) { $0.redirectPolicy = .doNotFollow }
+        let client = Client(baseURL: server.url("/")) {
+            $0.transport = transport.transport
+            $0.redirectPolicy = .doNotFollow
+        }
         let response = try await client.send(
             Request {
                 Path("redirect-to"); Query("url", value: "/anything/next")
@@ -39,8 +43,8 @@ struct RedirectTests {
         #expect(server.requests.map(\.path) == ["/redirect-to"])
     }
 
-    @Test("A custom policy can change the next request or stop at the redirect")
-    func customPolicy() async throws {
+    @Test("A custom policy can change the next request or stop at the redirect", arguments: WireTransport.all)
+    func customPolicy(_ transport: WireTransport) async throws {
         let server = try TestServer()
         defer { server.stop() }
         let hops = Log()
@@ -51,20 +55,24 @@ struct RedirectTests {
             return next
         }
         let response = try await Request {
-            Url(server.url("/redirect-to?url=/anything/end&status_code=307")); Redirects(marking)
+            Url(server.url("/redirect-to?url=/anything/end&status_code=307"))
+            Using(transport.transport); Redirects(marking)
         }.send()
         #expect(response.statusCode == 200)
         #expect(hops.entries == ["307 → /anything/end"])
         #expect(server.requests.last?.header("X-Redirected") == "yes")
         let stopping = RedirectPolicy.custom { _, _ in nil }
         let stopped = try await Request {
-            Url(server.url("/redirect/1")); Redirects(stopping)
+            Url(server.url("/redirect/1"))
+            Using(transport.transport); Redirects(stopping)
         }.send()
         #expect(stopped.statusCode == 302)
     }
 
-    @Test("Authorization and Cookie are dropped on a redirect to another origin and kept on the same origin")
-    func crossOriginStripping() async throws {
+    @Test(
+        "Authorization and Cookie are dropped on a redirect to another origin and kept on the same origin",
+        arguments: WireTransport.all)
+    func crossOriginStripping(_ transport: WireTransport) async throws {
         let origin = try TestServer()
         defer { origin.stop() }
         let other = try TestServer()
@@ -72,6 +80,7 @@ struct RedirectTests {
         let target = other.url("/anything/elsewhere").absoluteString
         let request = Request {
             Url(origin.url("/redirect-to"))
+            Using(transport.transport)
             Query("url", value: target)
             Header.Authorization(.bearer("secret"))
             Cookie("session", "abc")
@@ -85,6 +94,7 @@ struct RedirectTests {
 
         let same = Request {
             Url(origin.url("/redirect-to?url=/anything/here"))
+            Using(transport.transport)
             Header.Authorization(.bearer("secret"))
             Cookie("session", "abc")
         }

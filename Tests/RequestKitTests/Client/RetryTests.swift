@@ -14,13 +14,14 @@ struct RetryTests {
         }
     }
 
-    @Test("A GET is retried on 503 until it succeeds, and monitors see every attempt")
-    func retriesUntilSuccess() async throws {
+    @Test("A GET is retried on 503 until it succeeds, and monitors see every attempt", arguments: WireTransport.all)
+    func retriesUntilSuccess(_ transport: WireTransport) async throws {
         let server = try TestServer()
         defer { server.stop() }
         flaky(server, failures: 2)
         let log = Log()
         let client = Client(baseURL: server.url("/")) { configuration in
+            configuration.transport = transport.transport
             configuration.retryPolicy = .exponential(maxAttempts: 3, baseDelay: 0.01)
             configuration.monitors = [EventRecorder(log: log)]
         }
@@ -32,44 +33,48 @@ struct RetryTests {
             ])
     }
 
-    @Test("Attempts stop at the maximum and the last response is returned")
-    func maximumAttempts() async throws {
+    @Test("Attempts stop at the maximum and the last response is returned", arguments: WireTransport.all)
+    func maximumAttempts(_ transport: WireTransport) async throws {
         let server = try TestServer()
         defer { server.stop() }
         flaky(server, failures: 10, status: 500)
         let response = try await Request {
-            Url(server.url("/flaky")); Retry(.exponential(maxAttempts: 3, baseDelay: 0.01))
+            Url(server.url("/flaky"))
+            Using(transport.transport); Retry(.exponential(maxAttempts: 3, baseDelay: 0.01))
         }.send()
         #expect(response.statusCode == 500)
         #expect(server.requests.count == 3)
     }
 
-    @Test("A POST is not retried by default; statuses outside the list are not retried")
-    func onlyIdempotentAndListedStatuses() async throws {
+    @Test("A POST is not retried by default; statuses outside the list are not retried", arguments: WireTransport.all)
+    func onlyIdempotentAndListedStatuses(_ transport: WireTransport) async throws {
         let server = try TestServer()
         defer { server.stop() }
         flaky(server, failures: 1)
         let post = try await Request {
-            Url(server.url("/flaky")); Method(.post); Retry(.exponential(maxAttempts: 3, baseDelay: 0.01))
+            Url(server.url("/flaky"))
+            Using(transport.transport); Method(.post); Retry(.exponential(maxAttempts: 3, baseDelay: 0.01))
         }.send()
         #expect(post.statusCode == 503)
         #expect(server.requests.count == 1)
         let notFound = try await Request {
-            Url(server.url("/status/404")); Retry(.exponential(maxAttempts: 3, baseDelay: 0.01))
+            Url(server.url("/status/404"))
+            Using(transport.transport); Retry(.exponential(maxAttempts: 3, baseDelay: 0.01))
         }.send()
         #expect(notFound.statusCode == 404)
         #expect(server.requests.count == 2)
     }
 
-    @Test("Retry-After in seconds sets the delay")
-    func retryAfterSeconds() async throws {
+    @Test("Retry-After in seconds sets the delay", arguments: WireTransport.all)
+    func retryAfterSeconds(_ transport: WireTransport) async throws {
         let server = try TestServer()
         defer { server.stop() }
         flaky(server, failures: 1, status: 429, headers: [("Retry-After", "1")])
         let clock = ContinuousClock()
         let start = clock.now
         let response = try await Request {
-            Url(server.url("/flaky")); Retry(.exponential(maxAttempts: 2, baseDelay: 0.01))
+            Url(server.url("/flaky"))
+            Using(transport.transport); Retry(.exponential(maxAttempts: 2, baseDelay: 0.01))
         }.send()
         let elapsed = clock.now - start
         #expect(response.statusCode == 200)
@@ -77,8 +82,10 @@ struct RetryTests {
         #expect(elapsed < .seconds(6))
     }
 
-    @Test("Retry-After as an HTTP-date is honoured, and a long one is capped by the maximum delay")
-    func retryAfterDateAndCap() async throws {
+    @Test(
+        "Retry-After as an HTTP-date is honoured, and a long one is capped by the maximum delay",
+        arguments: WireTransport.all)
+    func retryAfterDateAndCap(_ transport: WireTransport) async throws {
         let server = try TestServer()
         defer { server.stop() }
         let formatter = DateFormatter()
@@ -90,7 +97,8 @@ struct RetryTests {
         let clock = ContinuousClock()
         var start = clock.now
         _ = try await Request {
-            Url(server.url("/flaky")); Retry(.exponential(maxAttempts: 2, baseDelay: 0.01))
+            Url(server.url("/flaky"))
+            Using(transport.transport); Retry(.exponential(maxAttempts: 2, baseDelay: 0.01))
         }.send()
         #expect(clock.now - start >= .milliseconds(900))
         #expect(clock.now - start < .seconds(8))
@@ -98,14 +106,15 @@ struct RetryTests {
         server.route("/limited") { _ in TestResponse(status: 429, headers: [("Retry-After", "100")]) }
         start = clock.now
         let capped = try await Request {
-            Url(server.url("/limited")); Retry(.exponential(maxAttempts: 2, baseDelay: 0.01, maximumDelay: 0.2))
+            Url(server.url("/limited"))
+            Using(transport.transport); Retry(.exponential(maxAttempts: 2, baseDelay: 0.01, maximumDelay: 0.2))
         }.send()
         #expect(capped.statusCode == 429)
         #expect(clock.now - start < .seconds(5))
     }
 
-    @Test("The resource timeout covers every attempt and the waits between them")
-    func resourceTimeoutCoversRetries() async throws {
+    @Test("The resource timeout covers every attempt and the waits between them", arguments: WireTransport.all)
+    func resourceTimeoutCoversRetries(_ transport: WireTransport) async throws {
         let server = try TestServer()
         defer { server.stop() }
         let clock = ContinuousClock()
@@ -113,6 +122,7 @@ struct RetryTests {
         let error = try await #require(throws: RequestError.self) {
             try await Request {
                 Url(server.url("/status/503"))
+                Using(transport.transport)
                 Retry(.exponential(maxAttempts: 50, baseDelay: 0.3, jitter: false))
                 Timeout(1, for: .resource)
             }.send()
@@ -121,8 +131,8 @@ struct RetryTests {
         #expect(clock.now - start < .seconds(5))
     }
 
-    @Test("Cancelling the task stops the wait before a retry")
-    func cancellationStopsWaiting() async throws {
+    @Test("Cancelling the task stops the wait before a retry", arguments: WireTransport.all)
+    func cancellationStopsWaiting(_ transport: WireTransport) async throws {
         let server = try TestServer()
         defer { server.stop() }
         server.route("/busy") { _ in TestResponse(status: 503, headers: [("Retry-After", "30")]) }
@@ -130,7 +140,8 @@ struct RetryTests {
         let start = clock.now
         let task = Task {
             try await Request {
-                Url(server.url("/busy")); Retry(.exponential(maxAttempts: 3))
+                Url(server.url("/busy"))
+                Using(transport.transport); Retry(.exponential(maxAttempts: 3))
             }.send()
         }
         _ = await server.waitForRequests(count: 1, timeout: .seconds(10))

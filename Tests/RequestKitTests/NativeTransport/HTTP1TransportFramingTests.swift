@@ -194,8 +194,9 @@ struct HTTP1TransportFramingTests {
         let error = try await #require(throws: RequestError.self) {
             try await transport.send(URLRequest(url: server.url("/loop")))
         }
-        #expect(error.kind == .transport)
-        #expect(server.requests.filter { $0.path == "/loop" }.count == 21)
+        #expect(error.kind == .tooManyRedirects)
+        #expect(error.detail == "more than 10 redirects")
+        #expect(server.requests.filter { $0.path == "/loop" }.count == 11)
     }
 
     @Test("https requests go to the secure transport")
