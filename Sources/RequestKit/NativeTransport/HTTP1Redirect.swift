@@ -38,7 +38,8 @@ enum HTTP1Redirect {
         after response: Response, to request: URLRequest, originalURL: URL?, count: Int,
         configuration: HTTP1Transport.Configuration
     ) throws(RequestError) -> Decision {
-        guard var next = nextRequest(status: response.statusCode, location: response.headers["Location"], after: request)
+        guard
+            var next = nextRequest(status: response.statusCode, location: response.headers["Location"], after: request)
         else { return .stop }
         let options = TransferOptions.current
         let isSameOrigin = RedirectPolicy.isSameOrigin(originalURL, next.url)
