@@ -66,3 +66,23 @@ struct HTTP1TransportFaultTests {
         #expect(error.underlyingError as? HTTP1ParseError == .conflictingContentLength)
     }
 }
+
+// Linux drops SYNs to a listener whose accept queue is full, which makes a connection attempt hang.
+#if os(Linux)
+@Suite("HTTP1Transport: connect timeout")
+struct HTTP1TransportConnectTimeoutTests {
+    @Test("A server that never completes the handshake fails the request with the connect timeout")
+    func connectTimeout() async throws {
+        let listener = try FullBacklogListener()
+        defer { listener.close() }
+        let transport = HTTP1Transport { $0.connectTimeout = 0.3 }
+        let url = try #require(URL(string: "http://127.0.0.1:\(listener.port)/"))
+        let clock = ContinuousClock()
+        let start = clock.now
+        let error = try await #require(throws: RequestError.self) { try await transport.send(URLRequest(url: url)) }
+        #expect(error.kind == .timedOut)
+        #expect(error.detail == "could not connect within 0.3 s")
+        #expect(clock.now - start < .seconds(5))
+    }
+}
+#endif
