@@ -17,6 +17,7 @@ let package = Package(
         .executableTarget(name: "Benchmarks", dependencies: ["RequestKit", "RequestKitTesting"], path: "Benchmarks"),
         .testTarget(name: "RequestKitTests", dependencies: ["RequestKit", "RequestKitTesting"]),
         .testTarget(name: "InteropTests", dependencies: ["RequestKit"]),
+        .testTarget(name: "SnippetTests", dependencies: ["RequestKit", "RequestKitTesting"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -20,6 +20,7 @@ struct ExamplesMain {
         do {
             try await coreTour(&tour)
             try await compositionTour(&tour)
+            try await clientTour(&tour)
             print("\nDone: \(server.stats.requestCount) requests served.")
         } catch {
             print("\nThe tour failed: \(error)")

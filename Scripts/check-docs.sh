@@ -9,6 +9,7 @@ out="${1:-$root/.build-docs/RequestKit.doccarchive}"
 graphs="$root/.build-docs/symbol-graphs"
 
 # The test modules' graphs may fail to extract; only RequestKit's are needed, and their absence fails below.
+mkdir -p "$root/.build-docs"
 swift package --scratch-path "$root/.build-docs/build" dump-symbol-graph --minimum-access-level public \
     >"$root/.build-docs/dump.log" 2>&1 || true
 rm -rf "$graphs" && mkdir -p "$graphs"

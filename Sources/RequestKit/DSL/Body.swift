@@ -11,7 +11,20 @@ import Foundation
 /// Body(form: ["name": "Ann Lee", "role": "admin"]) // application/x-www-form-urlencoded
 /// ```
 public struct Body: RequestComponent {
-    private let content: Checked<RequestBody>
+    private let content: Content
+
+    private enum Content: Sendable {
+        case valid(RequestBody)
+        case invalid(RequestProblem)
+        case deferred(@Sendable (JSONEncoder) -> Checked<RequestBody>)
+
+        init(_ checked: Checked<RequestBody>) {
+            switch checked {
+            case .valid(let body): self = .valid(body)
+            case .invalid(let problem): self = .invalid(problem)
+            }
+        }
+    }
 
     /// Sends bytes as they are.
     ///
@@ -46,18 +59,33 @@ public struct Body: RequestComponent {
         }
     }
 
-    /// Sends a value encoded as JSON. The value is encoded now; a failure is reported when the request is built.
+    /// Sends a value encoded as JSON with the given encoder. The value is encoded now; a failure is reported
+    /// when the request is built.
     ///
     /// ```swift
     /// let encoder = JSONEncoder()
     /// encoder.keyEncodingStrategy = .convertToSnakeCase
     /// Body(NewUser(firstName: "Ann"), encoder: encoder)  // {"first_name":"Ann"}
     /// ```
-    public init<Value: Encodable>(_ value: Value, encoder: JSONEncoder = JSONEncoder()) {
+    public init<Value: Encodable>(_ value: Value, encoder: JSONEncoder) {
+        content = Content(Self.encoded(value, with: encoder))
+    }
+
+    /// Sends a value encoded as JSON with the request's encoder: a ``Client``'s configured `JSONEncoder`
+    /// (its key and date strategies), or a plain `JSONEncoder` for a request sent on its own.
+    ///
+    /// ```swift
+    /// Body(Todo(title: "Write tests"))
+    /// ```
+    public init<Value: Encodable & Sendable>(_ value: Value) {
+        content = .deferred { encoder in Self.encoded(value, with: encoder) }
+    }
+
+    private static func encoded<Value: Encodable>(_ value: Value, with encoder: JSONEncoder) -> Checked<RequestBody> {
         do {
-            content = .valid(RequestBody(try encoder.encode(value), contentType: .json))
+            return .valid(RequestBody(try encoder.encode(value), contentType: .json))
         } catch {
-            content = .invalid(
+            return .invalid(
                 RequestProblem(.bodyEncodingFailed, "the \(Value.self) body could not be encoded as JSON: \(error)"))
         }
     }
@@ -99,6 +127,16 @@ public struct Body: RequestComponent {
         switch content {
         case .valid(let body): parts.body = body
         case .invalid(let problem): parts.report(problem)
+        case .deferred(let encode):
+            switch encode(parts[option: JSONEncoderKey.self] ?? JSONEncoder()) {
+            case .valid(let body): parts.body = body
+            case .invalid(let problem): parts.report(problem)
+            }
         }
     }
+}
+
+/// The JSON encoder `Body(value)` uses; a ``Client`` sets its configured encoder here.
+enum JSONEncoderKey: RequestOptionKey {
+    static let defaultValue: JSONEncoder? = nil
 }

@@ -4,21 +4,22 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// Sends built requests: picks the transport, enforces the total deadline and turns every failure into a
-/// ``RequestError`` that names the request.
+/// Sends built requests: picks the transport, runs the exchange (cookies, interceptors, monitors, redirects,
+/// retries), enforces the total deadline over every attempt and turns every failure into a ``RequestError``
+/// that names the request.
 enum RequestExecutor {
     /// Builds and sends `parts`, returning the response whatever its status.
     static func send(_ parts: RequestParts) async throws(RequestError) -> Response {
         if needsStreaming(parts) { return try await sendStreaming(parts) }
         let urlRequest = try parts.makeURLRequest()
         let label = "\(urlRequest.httpMethod ?? "GET") \(urlRequest.url?.absoluteString ?? "")"
-        let transport = parts.transport ?? URLSessionTransport.shared
+        let exchange = Exchange(parts, transport: parts.transport ?? URLSessionTransport.shared)
         do {
             if let deadline = parts.resourceTimeout {
-                return try await withDeadline(seconds: deadline) { try await transport.send(urlRequest) }
+                return try await withDeadline(seconds: deadline) { try await exchange.run(urlRequest) }
             }
             try Task.checkCancellation()
-            return try await transport.send(urlRequest)
+            return try await exchange.run(urlRequest)
         } catch {
             throw requestError(for: error).describingRequest(label)
         }

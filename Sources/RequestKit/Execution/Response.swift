@@ -58,7 +58,7 @@ public struct Response: Sendable, CustomStringConvertible {
         return text
     }
 
-    /// Decodes the body as JSON into `type`.
+    /// Decodes the body as JSON into `type`. An empty body (a `204`, say) decodes into ``NoContent``.
     ///
     /// ```swift
     /// let todos = try response.decode([Todo].self)
@@ -73,6 +73,9 @@ public struct Response: Sendable, CustomStringConvertible {
     ) throws(RequestError)
         -> T
     {
+        if body.isEmpty, let empty = (T.self as? any EmptyBodyDecodable.Type)?.emptyValue as? T {
+            return empty
+        }
         do {
             return try decoder.decode(T.self, from: body)
         } catch {

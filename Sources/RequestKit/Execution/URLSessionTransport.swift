@@ -6,6 +6,9 @@ import FoundationNetworking
 
 /// The default transport: one long-lived `URLSession` (FoundationNetworking over libcurl on Linux).
 ///
+/// Redirects follow the request's ``RedirectPolicy`` (`Redirects(_:)`, or a client's), following up to 10 by
+/// default; a redirect to another origin drops `Authorization`, `Cookie` and `Proxy-Authorization`.
+///
 /// Every request shares ``shared``'s session and its connection pool; no session is made per call. The
 /// session keeps no cache and no cookies of its own, so each request sends exactly what it declares.
 /// Cancelling the task that awaits ``send(_:)`` cancels the transfer and closes its connection.
@@ -70,9 +73,12 @@ public final class URLSessionTransport: Transport {
         try Task.checkCancellation()
         let task = session.dataTask(with: request)
         let idleTimeout = request.timeoutInterval
+        let options = TransferOptions.current
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Response, any Error>) in
-                registry.register(task, idleTimeout: idleTimeout, continuation: continuation)
+                registry.register(
+                    task, idleTimeout: idleTimeout, options: options, originalURL: request.url,
+                    continuation: continuation)
                 task.resume()
             }
         } onCancel: {
@@ -100,6 +106,14 @@ private final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecke
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
         registry.received(data, for: dataTask)
+    }
+
+    /// Applies the request's redirect policy, after dropping credentials on a redirect to another origin.
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
+        newRequest request: URLRequest, completionHandler: @escaping (URLRequest?) -> Void
+    ) {
+        completionHandler(registry.redirect(task, response: response, newRequest: request))
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
@@ -134,16 +148,22 @@ private final class TaskRegistry: @unchecked Sendable {
         let continuation: CheckedContinuation<Response, any Error>
         let idleTimeout: TimeInterval
         var lastActivity = DispatchTime.now()
+        let options: TransferOptions
+        let originalURL: URL?
+        var redirectCount = 0
+        var redirectFailure: RequestError?
         var isChallenged = false
         var response: HTTPURLResponse?
         var body = Data()
     }
 
     func register(
-        _ task: URLSessionTask, idleTimeout: TimeInterval, continuation: CheckedContinuation<Response, any Error>
+        _ task: URLSessionTask, idleTimeout: TimeInterval, options: TransferOptions, originalURL: URL?,
+        continuation: CheckedContinuation<Response, any Error>
     ) {
         lock.withLock {
-            transfers[task.taskIdentifier] = Transfer(continuation: continuation, idleTimeout: idleTimeout)
+            transfers[task.taskIdentifier] = Transfer(
+                continuation: continuation, idleTimeout: idleTimeout, options: options, originalURL: originalURL)
         }
         if idleTimeout > 0, idleTimeout.isFinite {
             scheduleIdleCheck(for: task, after: idleTimeout)
@@ -188,6 +208,45 @@ private final class TaskRegistry: @unchecked Sendable {
         }
     }
 
+    /// The request to send for a redirect, or nil to finish with the redirect response.
+    func redirect(_ task: URLSessionTask, response: HTTPURLResponse, newRequest: URLRequest) -> URLRequest? {
+        let state: (options: TransferOptions, originalURL: URL?, count: Int)? = lock.withLock {
+            guard let transfer = transfers[task.taskIdentifier] else { return nil }
+            transfers[task.taskIdentifier]?.redirectCount += 1
+            transfers[task.taskIdentifier]?.lastActivity = .now()
+            return (transfer.options, transfer.originalURL, transfer.redirectCount + 1)
+        }
+        guard let state else { return nil }
+        let redirect = Response(
+            status: HTTPStatus(code: response.statusCode), headers: Self.headers(of: response), url: response.url)
+        var next = newRequest
+        let isSameOrigin = RedirectPolicy.isSameOrigin(state.originalURL, newRequest.url)
+        if !isSameOrigin {
+            for name in RedirectPolicy.credentialHeaders { next.setValue(nil, forHTTPHeaderField: name) }
+        }
+        if let jar = state.options.cookieJar {
+            if let url = response.url { jar.store(redirect.cookies, from: url) }
+            next.setValue(isSameOrigin ? state.options.explicitCookies : nil, forHTTPHeaderField: "Cookie")
+            jar.addCookies(to: &next)
+        }
+        switch (state.options.redirects ?? .follow).decide(redirect, next, state.count) {
+        case .follow(let request):
+            lock.withLock {
+                transfers[task.taskIdentifier]?.response = nil
+                transfers[task.taskIdentifier]?.body = Data()
+            }
+            return request
+        case .stop:
+            return nil
+        case .fail(let limit):
+            lock.withLock {
+                transfers[task.taskIdentifier]?.redirectFailure = RequestError(
+                    kind: .tooManyRedirects, response: redirect, detail: "more than \(limit) redirects")
+            }
+            return nil
+        }
+    }
+
     /// Marks a transfer whose response was an authentication challenge, keeping that response.
     func challenged(_ task: URLSessionTask, failureResponse: URLResponse?) {
         lock.withLock {
@@ -200,6 +259,10 @@ private final class TaskRegistry: @unchecked Sendable {
 
     func completed(_ task: URLSessionTask, error: (any Error)?) {
         guard let transfer = lock.withLock({ transfers.removeValue(forKey: task.taskIdentifier) }) else { return }
+        if let failure = transfer.redirectFailure {
+            transfer.continuation.resume(throwing: failure)
+            return
+        }
         if let error, !(transfer.isChallenged && transfer.response != nil) {
             transfer.continuation.resume(throwing: Self.requestError(for: error, idleTimeout: transfer.idleTimeout))
             return

@@ -4,7 +4,7 @@ extension Json: Codable {
     /// Decodes any JSON value, so a `Json` property can hold the free-form part of a `Decodable` model.
     ///
     /// Object members arrive in the order the decoder lists its keys, which `JSONDecoder` does not promise;
-    /// parse with ``init(parsing:options:)`` to keep the document's order.
+    /// parse with ``init(parsing:options:)-(String,_)`` to keep the document's order.
     ///
     /// ```swift
     /// struct Event: Decodable { let name: String; let payload: Json }

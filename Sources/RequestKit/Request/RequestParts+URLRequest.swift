@@ -142,14 +142,34 @@ extension RequestParts {
     }
 
     /// Joins a base URL and a relative reference by appending, so `http://h/api` + `users` and
-    /// `http://h/api/` + `/users` both give `http://h/api/users`.
+    /// `http://h/api/` + `/users` both give `http://h/api/users`. A query in the base is kept, followed by any
+    /// query in the reference: `http://h/api?key=1` + `users?page=2` gives `http://h/api/users?key=1&page=2`.
     static func join(_ base: URL, _ relative: String) -> URL {
         var text = base.absoluteString
+        var fragment = ""
+        if let hash = text.firstIndex(of: "#") {
+            fragment = String(text[hash...])
+            text = String(text[..<hash])
+        }
+        var queries: [String] = []
+        if let mark = text.firstIndex(of: "?") {
+            queries.append(String(text[text.index(after: mark)...]))
+            text = String(text[..<mark])
+        }
+        var tail = Substring(relative)
+        if let hash = tail.firstIndex(of: "#") {
+            fragment = String(tail[hash...])
+            tail = tail[..<hash]
+        }
+        if let mark = tail.firstIndex(of: "?") {
+            queries.append(String(tail[tail.index(after: mark)...]))
+            tail = tail[..<mark]
+        }
         while text.hasSuffix("/") { text.removeLast() }
-        let tail = relative.drop { $0 == "/" }
-        if tail.isEmpty { return URL(string: text + "/") ?? base }
-        let separator = tail.first == "?" ? "" : "/"
-        return URL(string: text + separator + tail) ?? base
+        text += "/" + tail.drop { $0 == "/" }
+        let query = queries.filter { !$0.isEmpty }.joined(separator: "&")
+        if !query.isEmpty { text += "?" + query }
+        return URL(string: text + fragment) ?? base
     }
 
     /// A name with control characters made visible, for messages.

@@ -1,0 +1,48 @@
+import Foundation
+
+extension Client {
+    /// Everything a client applies to the requests it sends.
+    ///
+    /// ```swift
+    /// var configuration = Client.Configuration(baseURL: URL(string: "http://127.0.0.1:8080/api")!)
+    /// configuration.defaults = [Header.UserAgent(.requestKit), Timeout(30)]
+    /// configuration.encoder.keyEncodingStrategy = .convertToSnakeCase
+    /// configuration.retryPolicy = .exponential(maxAttempts: 3)
+    /// let client = Client(configuration: configuration)
+    /// ```
+    public struct Configuration: Sendable {
+        /// The URL relative `Url`s and `Path`s resolve against.
+        public var baseURL: URL
+        /// Components applied to every request before its own, so a request's own components win.
+        public var defaults: [any RequestComponent] = []
+        /// The encoder `Body(value)` uses (key and date strategies). `JSONEncoder` is a class: copies of a
+        /// configuration share it, so give a copy its own encoder before changing its strategies.
+        public var encoder = JSONEncoder()
+        /// The decoder responses and error bodies are decoded with; shared by copies, like ``encoder``.
+        public var decoder = JSONDecoder()
+        /// Which responses count as success unless a request's `Validate` says otherwise.
+        public var validation = Validation.successfulStatus
+        /// The transport; the shared URLSession transport when nil.
+        public var transport: (any Transport)?
+        /// Interceptors, run in order before a request's own `Intercept` components.
+        public var interceptors: [any Interceptor] = []
+        /// The retry policy unless a request sets one with `Retry`.
+        public var retryPolicy = RetryPolicy.none
+        /// The redirect policy unless a request sets one with `Redirects`.
+        public var redirectPolicy = RedirectPolicy.follow
+        /// Event monitors, such as ``ConsoleLogger``, before a request's own `Monitor` components.
+        public var monitors: [any EventMonitor] = []
+        /// A jar that stores the cookies responses set and sends them back, or nil for none.
+        public var cookieJar: CookieJar?
+
+        /// Creates a configuration with the defaults: no default components, plain JSON coders, 2xx
+        /// validation, the shared transport, no interceptors, no retries, redirects followed, no cookie jar.
+        ///
+        /// ```swift
+        /// let configuration = Client.Configuration(baseURL: url)
+        /// ```
+        public init(baseURL: URL) {
+            self.baseURL = baseURL
+        }
+    }
+}

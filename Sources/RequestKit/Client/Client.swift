@@ -1,0 +1,234 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Sends requests to one API: resolves relative URLs against a base URL and applies shared defaults
+/// (headers, timeouts, validation, JSON coders, transport) and features (interceptors, retries, redirects,
+/// monitors, cookies) to every request.
+///
+/// ```swift
+/// let client = Client(baseURL: URL(string: "http://127.0.0.1:8080/api/")!) {
+///     Header.UserAgent(.requestKit)
+///     Header.Authorization(.bearer(token))
+///     Timeout(30)
+/// }
+/// let user = try await client.decode(Request { Path("users", 1) }, as: User.self)
+/// let todos = try await client.send(ListTodos(userID: 1))   // an Endpoint
+/// ```
+///
+/// `Url("users")`, `Url("/users")` and `Path("users")` all resolve to `…/api/users`: one slash between the
+/// base and the rest, whatever slashes either side has, and a query in the base URL is kept. An absolute
+/// `Url` is sent as it is.
+public struct Client: Sendable {
+    /// What this client applies to every request.
+    public var configuration: Configuration
+
+    /// Creates a client from a configuration.
+    ///
+    /// ```swift
+    /// let client = Client(configuration: Client.Configuration(baseURL: url))
+    /// ```
+    public init(configuration: Configuration) {
+        self.configuration = configuration
+    }
+
+    /// Creates a client, adjusting the default configuration.
+    ///
+    /// ```swift
+    /// let client = Client(baseURL: url) { configuration in
+    ///     configuration.decoder.keyDecodingStrategy = .convertFromSnakeCase
+    ///     configuration.retryPolicy = .exponential(maxAttempts: 3)
+    /// }
+    /// ```
+    public init(baseURL: URL, _ configure: (inout Configuration) -> Void = { _ in }) {
+        var configuration = Configuration(baseURL: baseURL)
+        configure(&configuration)
+        self.configuration = configuration
+    }
+
+    /// Creates a client whose requests all start with the given components.
+    ///
+    /// ```swift
+    /// let client = Client(baseURL: url) {
+    ///     Header.UserAgent(.requestKit)
+    ///     Timeout(30)
+    /// }
+    /// ```
+    public init(baseURL: URL, @RequestBuilder defaults: () -> any RequestComponent) {
+        var configuration = Configuration(baseURL: baseURL)
+        configuration.defaults = [defaults()]
+        self.configuration = configuration
+    }
+
+    /// The base URL.
+    public var baseURL: URL { configuration.baseURL }
+
+    /// A copy with more default components, applied after the existing ones.
+    ///
+    /// ```swift
+    /// let admin = client.adding { Header.Any(key: "X-Role", value: "admin") }
+    /// ```
+    public func adding(@RequestBuilder _ defaults: () -> any RequestComponent) -> Client {
+        var copy = self
+        copy.configuration.defaults.append(defaults())
+        return copy
+    }
+
+    /// The parts of a request as this client sends it: its defaults first, then the request's components.
+    ///
+    /// ```swift
+    /// let parts = client.parts(for: Request { Path("users") })
+    /// ```
+    public func parts(for request: some RequestRepresentable) -> RequestParts {
+        var parts = RequestParts()
+        parts[option: BaseURLKey.self] = configuration.baseURL
+        parts[option: JSONEncoderKey.self] = configuration.encoder
+        parts.validation = configuration.validation
+        parts.transport = configuration.transport
+        parts[option: InterceptorsKey.self] = configuration.interceptors
+        parts[option: EventMonitorsKey.self] = configuration.monitors
+        parts[option: RetryPolicyKey.self] = configuration.retryPolicy
+        parts[option: RedirectPolicyKey.self] = configuration.redirectPolicy
+        parts[option: CookieJarKey.self] = configuration.cookieJar
+        for component in configuration.defaults { component.apply(to: &parts) }
+        request.request.root.apply(to: &parts)
+        return parts
+    }
+
+    /// Builds the Foundation request this client would send (before interceptors adapt it).
+    ///
+    /// ```swift
+    /// let urlRequest = try client.urlRequest(for: Request { Path("users") })
+    /// ```
+    /// - Throws: ``RequestError`` of kind ``RequestError/Kind/invalidRequest``, listing every problem.
+    public func urlRequest(for request: some RequestRepresentable) throws(RequestError) -> URLRequest {
+        try parts(for: request).makeURLRequest()
+    }
+
+    /// The request as this client would send it, as a curl command with secrets redacted.
+    ///
+    /// ```swift
+    /// print(client.cURL(for: Request { Path("users") }))
+    /// ```
+    public func cURL(for request: some RequestRepresentable) -> String {
+        do {
+            return CURLCommand(try urlRequest(for: request), redactingSecrets: true).text
+        } catch {
+            return "# " + error.description.replacingOccurrences(of: "\n", with: "\n# ")
+        }
+    }
+
+    /// Sends a request and returns the response, whatever its status.
+    ///
+    /// ```swift
+    /// let response = try await client.send(Request { Path("status", 404) })
+    /// response.statusCode  // 404
+    /// ```
+    /// - Throws: ``RequestError``: invalid request, transport failure, timeout, cancellation.
+    public func send(_ request: some RequestRepresentable) async throws(RequestError) -> Response {
+        try await RequestExecutor.send(parts(for: request))
+    }
+
+    /// Sends a request and validates the response (the client's validation, or the request's `Validate`).
+    ///
+    /// ```swift
+    /// let response = try await client.validatedResponse(for: Request { Path("users") })
+    /// ```
+    /// - Throws: ``RequestError``; an unacceptable status keeps the response and any decoded error body.
+    public func validatedResponse(for request: some RequestRepresentable) async throws(RequestError) -> Response {
+        let parts = parts(for: request)
+        let response = try await RequestExecutor.send(parts)
+        do {
+            try await parts.validation.validate(response)
+        } catch {
+            throw request.request.callbacks.attachingErrorBody(to: error).describingRequest(Request.label(parts))
+        }
+        return response
+    }
+
+    /// Sends a request, validates the response and returns its body.
+    ///
+    /// ```swift
+    /// let bytes = try await client.data(Request { Path("bytes", 16) })
+    /// ```
+    /// - Throws: ``RequestError``.
+    public func data(_ request: some RequestRepresentable) async throws(RequestError) -> Data {
+        try await validatedResponse(for: request).body
+    }
+
+    /// Sends a request, validates the response and returns its body as text.
+    ///
+    /// ```swift
+    /// let text = try await client.string(Request { Path("robots.txt") })
+    /// ```
+    /// - Throws: ``RequestError``, including a body that is not valid text in its charset.
+    public func string(_ request: some RequestRepresentable) async throws(RequestError) -> String {
+        let response = try await validatedResponse(for: request)
+        return try mapping(request) { () throws(RequestError) in try response.string() }
+    }
+
+    /// Sends a request, validates the response and parses its body as JSON.
+    ///
+    /// ```swift
+    /// let json = try await client.json(Request { Path("json") })
+    /// ```
+    /// - Throws: ``RequestError``, including a body that is not JSON.
+    public func json(_ request: some RequestRepresentable) async throws(RequestError) -> Json {
+        let response = try await validatedResponse(for: request)
+        return try mapping(request) { () throws(RequestError) in try response.json() }
+    }
+
+    /// Sends a request, validates the response and decodes its body with the client's decoder. An empty body
+    /// decodes into ``NoContent``.
+    ///
+    /// ```swift
+    /// let user = try await client.decode(Request { Path("users", 1) }, as: User.self)
+    /// ```
+    /// - Throws: ``RequestError``, including a decoding failure that keeps the body.
+    public func decode<T: Decodable>(
+        _ request: some RequestRepresentable, as type: T.Type = T.self
+    ) async throws(RequestError) -> T {
+        let response = try await validatedResponse(for: request)
+        let decoder = configuration.decoder
+        return try mapping(request) { () throws(RequestError) in try response.decode(T.self, decoder: decoder) }
+    }
+
+    /// Sends an endpoint and returns its decoded output. A non-success status throws a ``RequestError`` that
+    /// keeps the response and the endpoint's decoded ``Endpoint/ErrorBody``.
+    ///
+    /// ```swift
+    /// let user = try await client.send(GetUser(id: 1))
+    /// ```
+    /// - Throws: ``RequestError``.
+    public func send<E: Endpoint>(_ endpoint: E) async throws(RequestError) -> E.Output {
+        try await response(for: endpoint).value
+    }
+
+    /// Sends an endpoint and returns its decoded output with the response (status, headers, cookies).
+    ///
+    /// ```swift
+    /// let result = try await client.response(for: GetUser(id: 1))
+    /// print(result.value, result.headers.etag ?? "")
+    /// ```
+    /// - Throws: ``RequestError``.
+    public func response<E: Endpoint>(for endpoint: E) async throws(RequestError) -> TypedResponse<E.Output> {
+        let request = endpoint.request.decodingErrorBody(as: E.ErrorBody.self, decoder: configuration.decoder)
+        let response = try await validatedResponse(for: request)
+        let decoder = configuration.decoder
+        let value = try mapping(request) { () throws(RequestError) in try endpoint.decode(response, decoder: decoder) }
+        return TypedResponse(value: value, response: response)
+    }
+
+    /// Runs a transform of a response, naming the request in any error it throws.
+    func mapping<T>(
+        _ request: some RequestRepresentable, _ transform: () throws(RequestError) -> T
+    ) throws(RequestError) -> T {
+        do {
+            return try transform()
+        } catch {
+            throw error.describingRequest(Request.label(parts(for: request)))
+        }
+    }
+}

@@ -1,0 +1,49 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Observes requests as they are sent: each attempt's start, its response or failure, and each retry.
+///
+/// Every method has an empty default, so a monitor implements only what it needs. Methods are called on the
+/// sending task; keep them quick. Attach monitors to a ``Client`` or to one request with `Monitor(_:)`.
+///
+/// ```swift
+/// struct StatusCounter: EventMonitor {
+///     let counts: Counts
+///     func responseReceived(_ response: Response, for request: URLRequest, duration: Double, attempt: Int) {
+///         counts.add(response.statusCode)
+///     }
+/// }
+/// ```
+public protocol EventMonitor: Sendable {
+    /// An attempt is about to be sent (after interceptors adapted it).
+    func requestStarted(_ request: URLRequest, attempt: Int)
+    /// An attempt got a response, whatever its status.
+    func responseReceived(_ response: Response, for request: URLRequest, duration: Double, attempt: Int)
+    /// An attempt failed without a response.
+    func requestFailed(_ error: RequestError, for request: URLRequest, duration: Double, attempt: Int)
+    /// The request will be sent again after `delay` seconds, as attempt `nextAttempt`.
+    func requestRetrying(_ request: URLRequest, nextAttempt: Int, delay: Double)
+}
+
+/// Empty defaults, so a monitor implements only the events it needs.
+///
+/// ```swift
+/// struct FailureCounter: EventMonitor {
+///     func requestFailed(_ error: RequestError, for request: URLRequest, duration: Double, attempt: Int) {
+///         print("failed:", error.kind)
+///     }
+/// }
+/// ```
+extension EventMonitor {
+    /// Does nothing.
+    public func requestStarted(_ request: URLRequest, attempt: Int) {}
+    /// Does nothing.
+    public func responseReceived(_ response: Response, for request: URLRequest, duration: Double, attempt: Int) {}
+    /// Does nothing.
+    public func requestFailed(_ error: RequestError, for request: URLRequest, duration: Double, attempt: Int) {}
+    /// Does nothing.
+    public func requestRetrying(_ request: URLRequest, nextAttempt: Int, delay: Double) {}
+}

@@ -1,0 +1,17 @@
+import Foundation
+
+/// What the URLSession transport needs to know about the request it sends beyond the `URLRequest`: how to
+/// handle redirects, and the cookie jar whose cookies each redirect stores and sends.
+///
+/// The executor sets it as a task-local value around each attempt, so the `Transport` protocol stays as it is.
+struct TransferOptions: Sendable {
+    /// The redirect policy; the transport follows up to 10 redirects when nil.
+    var redirects: RedirectPolicy?
+    /// The jar that stores cookies set by redirect responses and sends matching cookies along redirects.
+    var cookieJar: CookieJar?
+    /// The `Cookie` header the request had before the jar's cookies were added.
+    var explicitCookies: String?
+
+    /// The options of the attempt the current task is sending.
+    @TaskLocal static var current = TransferOptions()
+}

@@ -1,0 +1,160 @@
+import Foundation
+import RequestKit
+import RequestKitTesting
+import Testing
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+@Suite("Interceptors and bearer authentication")
+struct InterceptorTests {
+    struct Stamp: Interceptor {
+        let name: String
+        func adapt(_ request: URLRequest) async throws -> URLRequest {
+            var request = request
+            let previous = request.value(forHTTPHeaderField: "X-Trail").map { $0 + "," } ?? ""
+            request.setValue(previous + name, forHTTPHeaderField: "X-Trail")
+            return request
+        }
+    }
+
+    struct Refuse: Interceptor {
+        struct Refused: Error {}
+        func adapt(_ request: URLRequest) async throws -> URLRequest { throw Refused() }
+    }
+
+    /// A server whose `/protected` accepts only `Bearer fresh`, and whose `/refresh` issues `fresh` slowly (or
+    /// fails with `refreshStatus`, more slowly still, so every request's 401 arrives while it runs).
+    private func authServer(refreshStatus: Int = 200) throws -> TestServer {
+        let server = try TestServer()
+        server.route("/protected") { request in
+            request.header("Authorization") == "Bearer fresh" ? .text("ok") : .status(401)
+        }
+        server.route("/refresh", method: "POST") { _ in
+            (refreshStatus == 200 ? TestResponse.text("fresh") : .status(refreshStatus))
+                .delayed(by: .milliseconds(refreshStatus == 200 ? 300 : 1000))
+        }
+        return server
+    }
+
+    private func authenticator(_ server: TestServer, calls: Counter) -> BearerAuthenticator {
+        BearerAuthenticator(token: "stale") { _ in
+            calls.next()
+            return try await Request {
+                Url(server.url("/refresh")); Method(.post)
+            }.string()
+        }
+    }
+
+    @Test("Interceptors adapt every request in order: the client's, then the request's")
+    func adaptOrder() async throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        let client = Client(baseURL: server.url("/")) { $0.interceptors = [Stamp(name: "a"), Stamp(name: "b")] }
+        _ = try await client.send(
+            Request {
+                Path("anything"); Intercept(Stamp(name: "c"))
+            })
+        #expect(server.requests.last?.header("X-Trail") == "a,b,c")
+        let error = try await #require(throws: RequestError.self) {
+            try await client.send(
+                Request {
+                    Path("anything"); Intercept(Refuse())
+                })
+        }
+        #expect(error.kind == .interceptorFailed)
+        #expect(server.requests.count == 1)
+    }
+
+    /// Retries a 418 once, after a short delay, counting its decisions.
+    struct RetryTeapot: Interceptor {
+        let log: Log
+        func retry(
+            _ request: URLRequest, outcome: Result<Response, RequestError>, context: RetryContext
+        ) async throws -> RetryDecision {
+            log.add("attempt \(context.attempt), earlier retries \(context.previousRetries)")
+            guard case .success(let response) = outcome, response.statusCode == 418, context.previousRetries == 0 else {
+                return .doNotRetry
+            }
+            return .retry(after: 0.01)
+        }
+    }
+
+    @Test("An interceptor's retry decision resends the request and sees its own earlier retries")
+    func interceptorRetry() async throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        let log = Log()
+        let response = try await Request {
+            Url(server.url("/status/418")); Intercept(RetryTeapot(log: log))
+        }.send()
+        #expect(response.statusCode == 418)
+        #expect(server.requests.count == 2)
+        #expect(log.entries == ["attempt 1, earlier retries 0", "attempt 2, earlier retries 1"])
+        #expect(RetryDecision.retry(after: -1).delay == 0)
+        #expect(RetryDecision.doNotRetry.isRetry == false)
+    }
+
+    @Test("Twenty concurrent 401s run exactly one refresh and every request ends 200 with the new token")
+    func singleFlightRefresh() async throws {
+        let server = try authServer()
+        defer { server.stop() }
+        let calls = Counter()
+        let client = Client(baseURL: server.url("/")) { $0.interceptors = [authenticator(server, calls: calls)] }
+        let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+            for _ in 0..<20 { group.addTask { try await client.send(Request { Path("protected") }).statusCode } }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(statuses == Array(repeating: 200, count: 20))
+        #expect(calls.value == 1)
+        #expect(server.requests.filter { $0.path == "/refresh" }.count == 1)
+        let protected = server.requests.filter { $0.path == "/protected" }
+        #expect(protected.filter { $0.header("Authorization") == "Bearer fresh" }.count == 20)
+        #expect(protected.count <= 40)
+    }
+
+    @Test("A failed refresh fails every waiting request with a clear authentication error")
+    func failedRefresh() async throws {
+        let server = try authServer(refreshStatus: 500)
+        defer { server.stop() }
+        let calls = Counter()
+        let client = Client(baseURL: server.url("/")) { $0.interceptors = [authenticator(server, calls: calls)] }
+        let kinds = await withTaskGroup(of: RequestError.Kind?.self) { group in
+            for _ in 0..<5 {
+                group.addTask {
+                    do throws(RequestError) {
+                        _ = try await client.send(Request { Path("protected") })
+                        return nil
+                    } catch {
+                        return error.kind
+                    }
+                }
+            }
+            return await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(kinds == Array(repeating: .authenticationFailed, count: 5))
+        #expect(calls.value == 1)
+        let error = try await #require(throws: RequestError.self) {
+            try await client.send(Request { Path("protected") })
+        }
+        #expect(error.statusCode == 401)
+        #expect(error.description.contains("refreshing the bearer token after a 401 failed"))
+    }
+
+    @Test("A 401 after the refresh is returned, not refreshed again")
+    func noRefreshLoop() async throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        server.route("/never") { _ in .status(401) }
+        let calls = Counter()
+        let auth = BearerAuthenticator(token: "t0") { _ in "t\(calls.next())" }
+        let response = try await Request {
+            Url(server.url("/never")); Intercept(auth)
+        }.send()
+        #expect(response.statusCode == 401)
+        #expect(calls.value == 1)
+        #expect(server.requests.map { $0.header("Authorization") ?? "" } == ["Bearer t0", "Bearer t1"])
+        #expect(try await auth.currentToken() == "t1")
+    }
+}

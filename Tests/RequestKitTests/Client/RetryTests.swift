@@ -1,0 +1,177 @@
+import Foundation
+import RequestKit
+import RequestKitTesting
+import Testing
+
+@Suite("Retry policy")
+struct RetryTests {
+    /// A route answering `failures` times with `status` (and `headers`), then 200.
+    private func flaky(_ server: TestServer, failures: Int, status: Int = 503, headers: [(String, String)] = []) {
+        let counter = Counter()
+        server.route("/flaky") { _ in
+            counter.next() <= failures
+                ? TestResponse(status: status, headers: headers.map { (name: $0.0, value: $0.1) }) : .text("done")
+        }
+    }
+
+    @Test("A GET is retried on 503 until it succeeds, and monitors see every attempt")
+    func retriesUntilSuccess() async throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        flaky(server, failures: 2)
+        let log = Log()
+        let client = Client(baseURL: server.url("/")) { configuration in
+            configuration.retryPolicy = .exponential(maxAttempts: 3, baseDelay: 0.01)
+            configuration.monitors = [EventRecorder(log: log)]
+        }
+        #expect(try await client.string(Request { Path("flaky") }) == "done")
+        #expect(
+            log.entries == [
+                "start 1 GET /flaky", "response 1 503", "retry 2", "start 2 GET /flaky", "response 2 503", "retry 3",
+                "start 3 GET /flaky", "response 3 200",
+            ])
+    }
+
+    @Test("Attempts stop at the maximum and the last response is returned")
+    func maximumAttempts() async throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        flaky(server, failures: 10, status: 500)
+        let response = try await Request {
+            Url(server.url("/flaky")); Retry(.exponential(maxAttempts: 3, baseDelay: 0.01))
+        }.send()
+        #expect(response.statusCode == 500)
+        #expect(server.requests.count == 3)
+    }
+
+    @Test("A POST is not retried by default; statuses outside the list are not retried")
+    func onlyIdempotentAndListedStatuses() async throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        flaky(server, failures: 1)
+        let post = try await Request {
+            Url(server.url("/flaky")); Method(.post); Retry(.exponential(maxAttempts: 3, baseDelay: 0.01))
+        }.send()
+        #expect(post.statusCode == 503)
+        #expect(server.requests.count == 1)
+        let notFound = try await Request {
+            Url(server.url("/status/404")); Retry(.exponential(maxAttempts: 3, baseDelay: 0.01))
+        }.send()
+        #expect(notFound.statusCode == 404)
+        #expect(server.requests.count == 2)
+    }
+
+    @Test("Retry-After in seconds sets the delay")
+    func retryAfterSeconds() async throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        flaky(server, failures: 1, status: 429, headers: [("Retry-After", "1")])
+        let clock = ContinuousClock()
+        let start = clock.now
+        let response = try await Request {
+            Url(server.url("/flaky")); Retry(.exponential(maxAttempts: 2, baseDelay: 0.01))
+        }.send()
+        let elapsed = clock.now - start
+        #expect(response.statusCode == 200)
+        #expect(elapsed >= .milliseconds(950))
+        #expect(elapsed < .seconds(6))
+    }
+
+    @Test("Retry-After as an HTTP-date is honoured, and a long one is capped by the maximum delay")
+    func retryAfterDateAndCap() async throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
+        let date = formatter.string(from: Date().addingTimeInterval(2.5))
+        flaky(server, failures: 1, status: 503, headers: [("Retry-After", date)])
+        let clock = ContinuousClock()
+        var start = clock.now
+        _ = try await Request {
+            Url(server.url("/flaky")); Retry(.exponential(maxAttempts: 2, baseDelay: 0.01))
+        }.send()
+        #expect(clock.now - start >= .milliseconds(900))
+        #expect(clock.now - start < .seconds(8))
+
+        server.route("/limited") { _ in TestResponse(status: 429, headers: [("Retry-After", "100")]) }
+        start = clock.now
+        let capped = try await Request {
+            Url(server.url("/limited")); Retry(.exponential(maxAttempts: 2, baseDelay: 0.01, maximumDelay: 0.2))
+        }.send()
+        #expect(capped.statusCode == 429)
+        #expect(clock.now - start < .seconds(5))
+    }
+
+    @Test("The resource timeout covers every attempt and the waits between them")
+    func resourceTimeoutCoversRetries() async throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        let clock = ContinuousClock()
+        let start = clock.now
+        let error = try await #require(throws: RequestError.self) {
+            try await Request {
+                Url(server.url("/status/503"))
+                Retry(.exponential(maxAttempts: 50, baseDelay: 0.3, jitter: false))
+                Timeout(1, for: .resource)
+            }.send()
+        }
+        #expect(error.kind == .timedOut)
+        #expect(clock.now - start < .seconds(5))
+    }
+
+    @Test("Cancelling the task stops the wait before a retry")
+    func cancellationStopsWaiting() async throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        server.route("/busy") { _ in TestResponse(status: 503, headers: [("Retry-After", "30")]) }
+        let clock = ContinuousClock()
+        let start = clock.now
+        let task = Task {
+            try await Request {
+                Url(server.url("/busy")); Retry(.exponential(maxAttempts: 3))
+            }.send()
+        }
+        _ = await server.waitForRequests(count: 1, timeout: .seconds(10))
+        task.cancel()
+        switch await task.result {
+        case .success(let response): Issue.record("expected a cancellation, got \(response)")
+        case .failure(let error): #expect((error as? RequestError)?.kind == .cancelled)
+        }
+        #expect(clock.now - start < .seconds(10))
+    }
+
+    @Test("A refused connection is a transient error that is retried")
+    func connectionRefused() async throws {
+        let closed = try TestServer()
+        let url = closed.url("/anything")
+        closed.stop()
+        let log = Log()
+        let error = try await #require(throws: RequestError.self) {
+            try await Request {
+                Url(url); Retry(.exponential(maxAttempts: 3, baseDelay: 0.01)); Monitor(EventRecorder(log: log))
+            }.send()
+        }
+        #expect(error.kind == .transport)
+        #expect(log.entries.filter { $0.hasPrefix("start") }.count == 3)
+        #expect(log.entries.last == "failed 3 transport")
+    }
+
+    @Test("Backoff grows exponentially within the jitter range and stops at the maximum delay")
+    func backoffDelays() {
+        let policy = RetryPolicy.exponential(maxAttempts: 10, baseDelay: 1, maximumDelay: 5)
+        let busy = Result<Response, RequestError>.success(Response(status: .serviceUnavailable))
+        for _ in 0..<20 {
+            let first = policy.delay(after: busy, method: .get, attempt: 1) ?? -1
+            let third = policy.delay(after: busy, method: .get, attempt: 3) ?? -1
+            let tenth = policy.delay(after: busy, method: .get, attempt: 9) ?? -1
+            #expect((0.5...1).contains(first))
+            #expect((2...4).contains(third))
+            #expect((2.5...5).contains(tenth))
+        }
+        #expect(policy.delay(after: busy, method: .get, attempt: 10) == nil)
+        #expect(policy.delay(after: busy, method: .patch, attempt: 1) == nil)
+        #expect(RetryPolicy.none.delay(after: busy, method: .get, attempt: 1) == nil)
+    }
+}
