@@ -132,4 +132,27 @@ struct StreamingResponseTests {
         #expect(received == Data("partial".utf8))
         #expect(error.kind == .transport)
     }
+
+    @Test("The idle timeout fails a stream whose server stops sending")
+    func idleTimeout() async throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        server.route("/stall") { _ in
+            TestResponse(
+                body: .stream { writer in
+                    try writer.write("first")
+                    try writer.sleep(for: .seconds(10))
+                })
+        }
+        let response = try await Request {
+            Url(server.url("/stall"))
+            Timeout(1)
+        }.stream()
+        var received = Data()
+        let error = try await #require(throws: RequestError.self) {
+            for try await chunk in response { received.append(chunk) }
+        }
+        #expect(received == Data("first".utf8))
+        #expect(error.kind == .timedOut)
+    }
 }
