@@ -218,6 +218,22 @@ enum DocumentedCode {
         _ = updates
     }
 
+    // README.md, block 17
+    static func snippetREADME17() async throws {
+        let todo = try await Request {
+            Url("http://127.0.0.1:8080/todos/1")
+            Using(HTTP1Transport.shared)
+        }.json()
+
+        let transport = HTTP1Transport {
+            $0.maxConnectionsPerHost = 8       // requests over the limit wait their turn
+            $0.idleConnectionTimeout = 30      // idle kept-alive connections close after 30 s
+            $0.connectTimeout = 2
+        }
+        _ = todo
+        _ = transport
+    }
+
     // Sources/RequestKit/RequestKit.docc/BuildingRequests.md, block 1
     static func snippetBuildingRequests1() async throws {
         func buildSearch(token: String?, tags: [String]) -> Request {
@@ -684,6 +700,18 @@ let updates = status.onJson { print($0) }.update(every: 10)   // swift-request s
     #expect(server.requests.last?.body == Data(#"{"title":"x"}"#.utf8))
 }
 """##),
+    DocumentedSnippet(document: "README.md", index: 17, code: #"""
+let todo = try await Request {
+    Url("http://127.0.0.1:8080/todos/1")
+    Using(HTTP1Transport.shared)
+}.json()
+
+let transport = HTTP1Transport {
+    $0.maxConnectionsPerHost = 8       // requests over the limit wait their turn
+    $0.idleConnectionTimeout = 30      // idle kept-alive connections close after 30 s
+    $0.connectTimeout = 2
+}
+"""#),
     DocumentedSnippet(document: "Sources/RequestKit/RequestKit.docc/BuildingRequests.md", index: 1, code: #"""
 func buildSearch(token: String?, tags: [String]) -> Request {
     Request {
