@@ -110,7 +110,8 @@ extension HTTP1Transport {
 /// whenever the stream's buffer is full, and hands the connection back to the pool at the end.
 private final class HTTP1BodyPump: @unchecked Sendable {
     // Safe: `decoder` and `contentDecoder` are used only by `run()`, which runs once on the connection's serial
-    // queue; every other property is a `let` of a Sendable type or the lock-guarded connection and pool.
+    // queue; `isReleased` is only touched while holding `lock`; every other property is a `let` of a Sendable type
+    // or the lock-guarded connection and pool.
     let connection: HTTP1Connection
     let pool: HTTP1ConnectionPool
     let head: HTTP1ResponseHead
@@ -119,6 +120,8 @@ private final class HTTP1BodyPump: @unchecked Sendable {
     let continuation: ResponseBodyStream.Continuation
     let idleTimeout: Double
     let demand = DispatchSemaphore(value: 0)
+    private let lock = NSLock()
+    private var isReleased = false
 
     init(
         connection: HTTP1Connection, pool: HTTP1ConnectionPool, head: HTTP1ResponseHead, decoder: HTTP1BodyDecoder,
@@ -137,8 +140,10 @@ private final class HTTP1BodyPump: @unchecked Sendable {
         let demand = demand
         let connection = connection
         continuation.onDemand = { demand.signal() }
-        continuation.onTermination = {
-            connection.cancel()
+        continuation.onTermination = { [weak self] in
+            // A consumer that leaves after the body was read must not cancel the connection's next request (once
+            // the body is read this pump is released, or at least marked so).
+            self?.cancelUnlessReleased()
             demand.signal()
         }
         do {
@@ -150,14 +155,25 @@ private final class HTTP1BodyPump: @unchecked Sendable {
             }
             try contentDecoder?.finish()
             continuation.finish()
-            pool.release(connection, isReusable: connection.isReusable(after: head, decoder))
+            release(isReusable: connection.isReusable(after: head, decoder))
         } catch {
             let failure: RequestError =
                 connection.wasCancelled || error is CancellationError
                 ? RequestError.cancelled(underlyingError: error)
                 : HTTP1Transport.requestError(for: error, idleTimeout: idleTimeout)
             continuation.finish(throwing: failure)
-            pool.release(connection, isReusable: false)
+            release(isReusable: false)
         }
+    }
+
+    private func cancelUnlessReleased() {
+        lock.withLock {
+            if !isReleased { connection.cancel() }
+        }
+    }
+
+    private func release(isReusable: Bool) {
+        lock.withLock { isReleased = true }
+        pool.release(connection, isReusable: isReusable)
     }
 }

@@ -50,11 +50,13 @@ final class LingeringCloseServer: @unchecked Sendable {
         Thread.detachNewThread { [self] in acceptLoop() }
     }
 
-    /// Closes the listener and every connection.
+    /// Closes the listener and every connection still open.
     func stop() {
         _ = shutdown(listener, Int32(SHUT_RDWR))
-        let open = lock.withLock { connections }
-        for connection in open { _ = shutdown(connection, Int32(SHUT_RDWR)) }
+        // Under the lock, so that no descriptor is closed (and its number reused by another test's socket) meanwhile.
+        lock.withLock {
+            for connection in connections { _ = shutdown(connection, Int32(SHUT_RDWR)) }
+        }
     }
 
     private func acceptLoop() {
@@ -65,13 +67,18 @@ final class LingeringCloseServer: @unchecked Sendable {
                 accepted += 1
                 connections.append(connection)
             }
-            Thread.detachNewThread { Self.serve(connection) }
+            Thread.detachNewThread { [self] in
+                Self.serve(connection)
+                lock.withLock {
+                    connections.removeAll { $0 == connection }
+                    _ = close(connection)
+                }
+            }
         }
         _ = close(listener)
     }
 
     private static func serve(_ connection: Int32) {
-        defer { _ = close(connection) }
         guard readRequestHead(connection) else { return }
         let response = Array("HTTP/1.1 200 OK\r\nContent-Length: 4\r\n\r\nonce".utf8)
         guard send(connection, response, response.count, 0) == response.count else { return }
