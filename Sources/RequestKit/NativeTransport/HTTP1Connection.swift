@@ -94,16 +94,21 @@ final class HTTP1Connection: @unchecked Sendable {
         }
     }
 
-    /// Sends a request and reads the whole response, blocking the calling thread.
+    /// Sends a request (or what is left of it after `alreadySent` bytes, when the awaiting task started it) and
+    /// reads the whole response, blocking the calling thread.
     ///
     /// - Returns: The final (non-1xx) response head, its raw body, and whether the connection may carry another
     ///   request.
     /// - Throws: ``HTTP1ExchangeFailure`` when the connection ended before any response byte; `HTTP1Socket.Failure`
     ///   or ``HTTP1ParseError`` otherwise.
     func exchange(
-        head: [UInt8], body: Data, isHeadRequest: Bool, idleTimeout: Double, limits: HTTP1Limits
+        head: [UInt8], body: Data, alreadySent: Int?, isHeadRequest: Bool, idleTimeout: Double, limits: HTTP1Limits
     ) throws -> (head: HTTP1ResponseHead, body: Data, isReusable: Bool) {
-        try send(head: head, body: body, idleTimeout: idleTimeout)
+        if let alreadySent {
+            try send(head: head, body: body, from: alreadySent)
+        } else {
+            try send(head: head, body: body, idleTimeout: idleTimeout)
+        }
         let responseHead = try receiveHead(limits: limits)
         let framing = try responseHead.framing(isHeadRequest: isHeadRequest)
         var decoder = HTTP1BodyDecoder(framing: framing, limits: limits.body)
@@ -115,8 +120,17 @@ final class HTTP1Connection: @unchecked Sendable {
 
     /// Sends a request head and an in-memory body (possibly empty), setting the idle timeout first.
     ///
+    /// - Parameters:
+    ///   - head: The request head.
+    ///   - body: The in-memory body.
+    ///   - idleTimeout: The request's idle timeout.
+    ///   - waitsForSpace: When `false`, sends only what the kernel takes at once (so that the awaiting task can
+    ///     start a small request itself, without waiting for the connection's thread); ``send(head:body:from:)``
+    ///     sends the rest.
+    /// - Returns: How many bytes were sent.
     /// - Throws: ``HTTP1ExchangeFailure`` when the connection is closed; `HTTP1Socket.Failure.timedOut`.
-    func send(head: [UInt8], body: Data, idleTimeout: Double) throws {
+    @discardableResult
+    func send(head: [UInt8], body: Data, idleTimeout: Double, waitsForSpace: Bool = true) throws -> Int {
         let socket = try openSocket()
         if idleTimeout != currentIdleTimeout {
             socket.setIdleTimeout(idleTimeout)
@@ -126,13 +140,24 @@ final class HTTP1Connection: @unchecked Sendable {
         bufferStart = 0
         bufferEnd = 0
         hasReceivedResponseBytes = false
+        return try send(head: head, body: body, from: 0, waitsForSpace: waitsForSpace)
+    }
+
+    /// Sends what is left of a request after its first `offset` bytes.
+    ///
+    /// - Throws: ``HTTP1ExchangeFailure`` when the connection is closed; `HTTP1Socket.Failure.timedOut`.
+    @discardableResult
+    func send(head: [UInt8], body: Data, from offset: Int, waitsForSpace: Bool = true) throws -> Int {
+        let socket = try openSocket()
         let sent = head.withUnsafeBytes { headBytes in
             body.withUnsafeBytes { bodyBytes in
-                Result { () throws(HTTP1Socket.Failure) in try socket.sendAll(headBytes, bodyBytes) }
+                Result { () throws(HTTP1Socket.Failure) in
+                    try socket.send(headBytes, bodyBytes, from: offset, waitsForSpace: waitsForSpace)
+                }
             }
         }
         switch sent {
-        case .success: break
+        case .success(let count): return count
         case .failure(.system(let error)): throw HTTP1ExchangeFailure.closedBeforeResponse(error)
         case .failure(let failure): throw failure
         }
@@ -151,10 +176,10 @@ final class HTTP1Connection: @unchecked Sendable {
             let prefix = length == nil ? Array((String(block.count, radix: 16) + "\r\n").utf8) : []
             var framed = block
             if length == nil { framed.append(contentsOf: [0x0D, 0x0A]) }
-            try sendOrFail(socket, prefix, framed)
+            try sendWhole(socket, prefix, framed)
         }
         if let length, sentBytes != length { throw Self.bodyLengthChanged(length) }
-        if length == nil { try sendOrFail(socket, Array("0\r\n\r\n".utf8), Data()) }
+        if length == nil { try sendWhole(socket, Array("0\r\n\r\n".utf8), Data()) }
     }
 
     private static func bodyLengthChanged(_ length: Int) -> RequestError {
@@ -162,10 +187,10 @@ final class HTTP1Connection: @unchecked Sendable {
             POSIXError(.EIO), detail: "the request body no longer has the \(length) bytes announced in Content-Length")
     }
 
-    private func sendOrFail(_ socket: HTTP1Socket, _ head: [UInt8], _ body: Data) throws {
+    private func sendWhole(_ socket: HTTP1Socket, _ head: [UInt8], _ body: Data) throws {
         let sent = head.withUnsafeBytes { headBytes in
             body.withUnsafeBytes { bodyBytes in
-                Result { () throws(HTTP1Socket.Failure) in try socket.sendAll(headBytes, bodyBytes) }
+                Result { () throws(HTTP1Socket.Failure) in try socket.send(headBytes, bodyBytes) }
             }
         }
         if case .failure(let failure) = sent { throw failure }

@@ -127,11 +127,26 @@ struct HTTP1Socket: Sendable {
         setsockopt(descriptor, SOL_SOCKET, SO_SNDTIMEO, &time, size)
     }
 
-    /// Sends `head` then `body` completely, in one system call when the kernel takes them at once.
-    func sendAll(_ head: UnsafeRawBufferPointer, _ body: UnsafeRawBufferPointer) throws(Failure) {
-        var headSent = 0
-        var bodySent = 0
-        while headSent < head.count || bodySent < body.count {
+    /// Sends `head` then `body` from byte `offset` of the two together, in one system call when the kernel takes
+    /// them at once.
+    ///
+    /// - Parameters:
+    ///   - head: The first bytes.
+    ///   - body: The bytes after them.
+    ///   - offset: How many bytes were sent already.
+    ///   - waitsForSpace: Whether to block while the socket's send buffer is full; when `false`, the call returns
+    ///     as soon as the kernel takes no more.
+    /// - Returns: How many bytes of the two have been sent in all.
+    @discardableResult
+    func send(
+        _ head: UnsafeRawBufferPointer, _ body: UnsafeRawBufferPointer, from offset: Int = 0, waitsForSpace: Bool = true
+    ) throws(Failure) -> Int {
+        var sent = offset
+        let total = head.count + body.count
+        let flags = waitsForSpace ? Self.noSignalFlag : Self.noSignalFlag | Int32(MSG_DONTWAIT)
+        while sent < total {
+            let headSent = min(sent, head.count)
+            let bodySent = sent - headSent
             var vectors = (
                 iovec(
                     iov_base: UnsafeMutableRawPointer(mutating: head.baseAddress.map { $0 + headSent }),
@@ -140,22 +155,22 @@ struct HTTP1Socket: Sendable {
                     iov_base: UnsafeMutableRawPointer(mutating: body.baseAddress.map { $0 + bodySent }),
                     iov_len: body.count - bodySent)
             )
-            let sent = withUnsafeMutablePointer(to: &vectors) { pointer in
+            let count = withUnsafeMutablePointer(to: &vectors) { pointer in
                 pointer.withMemoryRebound(to: iovec.self, capacity: 2) { vectorPointer in
                     var message = msghdr()
                     message.msg_iov = headSent < head.count ? vectorPointer : vectorPointer + 1
                     message.msg_iovlen = headSent < head.count ? 2 : 1
-                    return sendmsg(descriptor, &message, Self.noSignalFlag)
+                    return sendmsg(descriptor, &message, flags)
                 }
             }
-            if sent < 0 {
+            if count < 0 {
                 if errno == EINTR { continue }
+                if !waitsForSpace, errno == EAGAIN || errno == EWOULDBLOCK { return sent }
                 throw Self.failure()
             }
-            let fromHead = min(sent, head.count - headSent)
-            headSent += fromHead
-            bodySent += sent - fromHead
+            sent += count
         }
+        return sent
     }
 
     /// Receives into `buffer`; returns 0 at the end of the stream.

@@ -68,7 +68,7 @@ extension HTTP1Transport {
         let bodyLength = request.body.map { $0.length.map(Int.init) } ?? inlineBody.count
         let head = try HTTP1RequestEncoder.head(of: urlRequest, target: target, bodyLength: bodyLength)
         let idleTimeout = urlRequest.timeoutInterval
-        return try await lease(target, request: urlRequest) { [limits] connection in
+        return try await lease(target, request: urlRequest) { [limits] connection, _ in
             try connection.send(head: head, body: inlineBody, idleTimeout: idleTimeout)
             if let reader = try request.makeBodyReader() {
                 try connection.send(bodyFrom: reader, length: bodyLength)

@@ -122,9 +122,19 @@ public final class HTTP1Transport: Transport {
         let head = try HTTP1RequestEncoder.head(of: request, target: target, bodyLength: body.count)
         let isHeadRequest = request.httpMethod == "HEAD"
         let idleTimeout = request.timeoutInterval
-        let (exchanged, connection) = try await lease(target, request: request) { [limits] connection in
+        // A small request on a kept-alive connection is written by the awaiting task itself, so that the server
+        // works on it while the connection's thread wakes up to read the response.
+        let startsInline = head.count + body.count <= 16 * 1024
+        let (exchanged, connection) = try await lease(
+            target, request: request,
+            start: { connection in
+                startsInline
+                    ? try connection.send(head: head, body: body, idleTimeout: idleTimeout, waitsForSpace: false) : nil
+            }
+        ) { [limits] connection, alreadySent in
             try connection.exchange(
-                head: head, body: body, isHeadRequest: isHeadRequest, idleTimeout: idleTimeout, limits: limits)
+                head: head, body: body, alreadySent: alreadySent, isHeadRequest: isHeadRequest,
+                idleTimeout: idleTimeout, limits: limits)
         }
         pool.release(connection, isReusable: exchanged.isReusable)
         return try response(exchanged.head, body: exchanged.body, url: url)
@@ -134,9 +144,13 @@ public final class HTTP1Transport: Transport {
     /// the connection, still leased. When a reused connection turns out closed before any response byte, an
     /// idempotent request runs again once on a new connection; any other failure releases the connection and
     /// throws a ``RequestError``.
+    ///
+    /// On a reused connection, `start` runs first on the awaiting task (it must not block) and its result is passed
+    /// to `job`; `job` gets `nil` on a new connection.
     func lease<T: Sendable>(
         _ target: HTTP1RequestEncoder.Target, request: URLRequest,
-        _ job: @escaping @Sendable (HTTP1Connection) throws -> T
+        start: (HTTP1Connection) throws -> Int? = { _ in nil },
+        _ job: @escaping @Sendable (HTTP1Connection, Int?) throws -> T
     ) async throws -> (T, HTTP1Connection) {
         let method = request.httpMethod ?? "GET"
         let idleTimeout = request.timeoutInterval
@@ -152,13 +166,19 @@ public final class HTTP1Transport: Transport {
             }
             let isReused = connection.isConnected
             connection.beginRequest()
-            let outcome = await run(on: connection) {
-                do {
-                    try connection.connectIfNeeded(connectTimeout: connectTimeout)
-                } catch HTTP1Socket.Failure.timedOut {
-                    throw RequestError.timedOut("could not connect within \(connectTimeout) s")
+            let outcome: Result<T, any Error>
+            do {
+                let started = isReused ? try start(connection) : nil
+                outcome = await run(on: connection) {
+                    do {
+                        try connection.connectIfNeeded(connectTimeout: connectTimeout)
+                    } catch HTTP1Socket.Failure.timedOut {
+                        throw RequestError.timedOut("could not connect within \(connectTimeout) s")
+                    }
+                    return try job(connection, started)
                 }
-                return try job(connection)
+            } catch {
+                outcome = .failure(error)
             }
             let wasCancelled = connection.wasCancelled
             switch outcome {
