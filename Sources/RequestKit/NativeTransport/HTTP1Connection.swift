@@ -8,7 +8,7 @@ import Foundation
 /// socket down to wake the blocked thread.
 final class HTTP1Connection: @unchecked Sendable {
     // Safe: `socket`, `isCancelled` and `isClosed` are read and written only while holding `lock`; `buffer`,
-    // `bufferStart`, `bufferEnd`, `currentIdleTimeout`, `hasReceivedResponseBytes`, `requestCount` and
+    // `bufferStart`, `bufferEnd`, `currentIdleTimeout`, `hasReceivedResponseBytes`, `promptnessSkips`, `requestCount` and
     // `lastUsed` belong to the one request that leased the connection from the pool (whose lock orders the
     // hand-over between threads).
     private let lock = NSLock()
@@ -31,6 +31,7 @@ final class HTTP1Connection: @unchecked Sendable {
     private var bufferEnd = 0
     private var currentIdleTimeout = -1.0
     private var hasReceivedResponseBytes = false
+    private var promptnessSkips = 0
 
     init(key: HTTP1ConnectionKey, bufferSize: Int) {
         self.key = key
@@ -94,28 +95,104 @@ final class HTTP1Connection: @unchecked Sendable {
         }
     }
 
+    /// The outcome of an exchange: the final response head, its raw body, and whether the connection may carry
+    /// another request.
+    typealias Exchanged = (head: HTTP1ResponseHead, body: Data, isReusable: Bool)
+
     /// Sends a request (or what is left of it after `alreadySent` bytes, when the awaiting task started it) and
-    /// reads the whole response, blocking the calling thread.
+    /// reads the whole response (from `progress` on), blocking the calling thread.
     ///
-    /// - Returns: The final (non-1xx) response head, its raw body, and whether the connection may carry another
-    ///   request.
     /// - Throws: ``HTTP1ExchangeFailure`` when the connection ended before any response byte; `HTTP1Socket.Failure`
     ///   or ``HTTP1ParseError`` otherwise.
     func exchange(
-        head: [UInt8], body: Data, alreadySent: Int?, isHeadRequest: Bool, idleTimeout: Double, limits: HTTP1Limits
-    ) throws -> (head: HTTP1ResponseHead, body: Data, isReusable: Bool) {
+        head: [UInt8], body: Data, alreadySent: Int?, progress: HTTP1ResponseProgress, isHeadRequest: Bool,
+        idleTimeout: Double, limits: HTTP1Limits
+    ) throws -> Exchanged {
         if let alreadySent {
             try send(head: head, body: body, from: alreadySent)
         } else {
             try send(head: head, body: body, idleTimeout: idleTimeout)
         }
-        let responseHead = try receiveHead(limits: limits)
-        let framing = try responseHead.framing(isHeadRequest: isHeadRequest)
-        var decoder = HTTP1BodyDecoder(framing: framing, limits: limits.body)
-        var responseBody = Data()
-        if case .length(let count) = framing { responseBody.reserveCapacity(min(count, 1 << 24)) }
-        try readBody(decoder: &decoder, into: &responseBody)
-        return (responseHead, responseBody, isReusable(after: responseHead, decoder))
+        var progress = progress
+        _ = try read(&progress, isHeadRequest: isHeadRequest, limits: limits, waits: true)
+        return try exchanged(progress)
+    }
+
+    /// The outcome of a completely read response.
+    func exchanged(_ progress: HTTP1ResponseProgress) throws -> Exchanged {
+        guard let head = progress.head, let decoder = progress.decoder else { throw HTTP1ParseError.truncatedHead }
+        return (head, progress.body, isReusable(after: head, decoder))
+    }
+
+    /// Whether the response starts arriving within a few tens of microseconds, as it does from a server on the
+    /// same machine or network. After a miss the connection does not check again for its next 32 requests, so a
+    /// distant server costs no CPU time.
+    func respondsPromptly() -> Bool {
+        if promptnessSkips > 0 {
+            promptnessSkips -= 1
+            return false
+        }
+        guard let socket = lock.withLock({ socket }) else { return false }
+        if socket.becomesReadable(within: 50) { return true }
+        promptnessSkips = 32
+        return false
+    }
+
+    /// Reads the response as far as bytes have arrived (`waits` false) or to its end (`waits` true).
+    ///
+    /// - Returns: Whether the response is complete.
+    func read(
+        _ progress: inout HTTP1ResponseProgress, isHeadRequest: Bool, limits: HTTP1Limits, waits: Bool
+    ) throws -> Bool {
+        let socket = try openSocket()
+        while progress.head == nil {
+            if bufferEnd > bufferStart,
+                let (head, length) = try HTTP1ResponseHead.parse(
+                    UnsafeRawBufferPointer(rebasing: buffer[bufferStart..<bufferEnd]), limits: limits.head)
+            {
+                bufferStart += length
+                if head.isInformational {
+                    progress.informationalCount += 1
+                    if progress.informationalCount > 10 { throw HTTP1ParseError.tooManyInformationalResponses }
+                    continue
+                }
+                let framing = try head.framing(isHeadRequest: isHeadRequest)
+                if case .length(let count) = framing { progress.body.reserveCapacity(min(count, 1 << 24)) }
+                progress.head = head
+                progress.decoder = HTTP1BodyDecoder(framing: framing, limits: limits.body)
+                break
+            }
+            compactBuffer()
+            let free = UnsafeMutableRawBufferPointer(rebasing: buffer[bufferEnd...])
+            guard !free.isEmpty else { throw HTTP1ParseError.headTooLarge }
+            guard let count = try receive(socket, into: free, isFirstRead: !hasReceivedResponseBytes, waits: waits)
+            else { return false }
+            if count == 0 {
+                if !hasReceivedResponseBytes { throw HTTP1ExchangeFailure.closedBeforeResponse(nil) }
+                throw HTTP1ParseError.truncatedHead
+            }
+            hasReceivedResponseBytes = true
+            bufferEnd += count
+        }
+        guard var decoder = progress.decoder else { throw HTTP1ParseError.truncatedHead }
+        defer { progress.decoder = decoder }
+        while !decoder.isComplete {
+            if bufferEnd > bufferStart {
+                let available = UnsafeRawBufferPointer(rebasing: buffer[bufferStart..<bufferEnd])
+                bufferStart += try decoder.decode(available, into: &progress.body)
+                if decoder.isComplete { break }
+            }
+            compactBuffer()
+            let free = UnsafeMutableRawBufferPointer(rebasing: buffer[bufferEnd...])
+            guard !free.isEmpty else { throw HTTP1ParseError.invalidChunkSize }
+            guard let count = try receive(socket, into: free, isFirstRead: false, waits: waits) else { return false }
+            if count == 0 {
+                try decoder.finishAtEndOfStream()
+            } else {
+                bufferEnd += count
+            }
+        }
+        return true
     }
 
     /// Sends a request head and an in-memory body (possibly empty), setting the idle timeout first.
@@ -246,7 +323,7 @@ final class HTTP1Connection: @unchecked Sendable {
             compactBuffer()
             let free = UnsafeMutableRawBufferPointer(rebasing: buffer[bufferEnd...])
             guard !free.isEmpty else { throw HTTP1ParseError.headTooLarge }
-            let count = try receive(socket, into: free, isFirstRead: !hasReceivedResponseBytes)
+            let count = try receive(socket, into: free, isFirstRead: !hasReceivedResponseBytes) ?? 0
             if count == 0 {
                 if !hasReceivedResponseBytes { throw HTTP1ExchangeFailure.closedBeforeResponse(nil) }
                 throw HTTP1ParseError.truncatedHead
@@ -256,27 +333,18 @@ final class HTTP1Connection: @unchecked Sendable {
         }
     }
 
-    /// Receives bytes; a failure before the first byte of a response means the connection closed before it.
+    /// Receives bytes (`nil` when `waits` is false and none have arrived); a failure before the first byte of a
+    /// response means the connection closed before it.
     private func receive(
-        _ socket: HTTP1Socket, into free: UnsafeMutableRawBufferPointer, isFirstRead: Bool
-    ) throws -> Int {
-        let result = Result { () throws(HTTP1Socket.Failure) -> Int in try socket.receive(into: free) }
+        _ socket: HTTP1Socket, into free: UnsafeMutableRawBufferPointer, isFirstRead: Bool, waits: Bool = true
+    ) throws -> Int? {
+        let result = Result { () throws(HTTP1Socket.Failure) -> Int? in
+            waits ? try socket.receive(into: free) : try socket.receiveAvailable(into: free)
+        }
         switch result {
         case .success(let count): return count
         case .failure(.system(let error)) where isFirstRead: throw HTTP1ExchangeFailure.closedBeforeResponse(error)
         case .failure(let failure): throw failure
-        }
-    }
-
-    private func readBody(decoder: inout HTTP1BodyDecoder, into body: inout Data) throws {
-        let socket = try openSocket()
-        while !decoder.isComplete {
-            if bufferEnd > bufferStart {
-                let available = UnsafeRawBufferPointer(rebasing: buffer[bufferStart..<bufferEnd])
-                bufferStart += try decoder.decode(available, into: &body)
-                if decoder.isComplete { return }
-            }
-            try fill(socket, decoder: &decoder)
         }
     }
 

@@ -183,6 +183,27 @@ struct HTTP1Socket: Sendable {
         }
     }
 
+    /// Receives what has arrived without waiting: `nil` when nothing has, 0 at the end of the stream.
+    func receiveAvailable(into buffer: UnsafeMutableRawBufferPointer) throws(Failure) -> Int? {
+        while true {
+            let count = recv(descriptor, buffer.baseAddress, buffer.count, Int32(MSG_DONTWAIT))
+            if count >= 0 { return count }
+            if errno == EINTR { continue }
+            if errno == EAGAIN || errno == EWOULDBLOCK { return nil }
+            throw Self.failure()
+        }
+    }
+
+    /// Whether bytes (or the end of the stream) arrive within `microseconds`, checked without sleeping.
+    func becomesReadable(within microseconds: UInt64) -> Bool {
+        let deadline = DispatchTime.now().uptimeNanoseconds + microseconds * 1000
+        var entry = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+        repeat {
+            if poll(&entry, 1, 0) != 0 { return true }
+        } while DispatchTime.now().uptimeNanoseconds < deadline
+        return false
+    }
+
     /// Whether the peer closed the connection or sent something while nobody was asking: either way the
     /// connection cannot carry another request.
     var isReadableWhileIdle: Bool {

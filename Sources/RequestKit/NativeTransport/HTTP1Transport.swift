@@ -122,19 +122,37 @@ public final class HTTP1Transport: Transport {
         let head = try HTTP1RequestEncoder.head(of: request, target: target, bodyLength: body.count)
         let isHeadRequest = request.httpMethod == "HEAD"
         let idleTimeout = request.timeoutInterval
-        // A small request on a kept-alive connection is written by the awaiting task itself, so that the server
-        // works on it while the connection's thread wakes up to read the response.
+        // On a kept-alive connection, the awaiting task writes a small request itself, so that the server works on
+        // it while the connection's thread wakes up; when the server answers within microseconds (on the same
+        // machine), it reads the response too, and no thread is woken at all.
         let startsInline = head.count + body.count <= 16 * 1024
+        let limits = limits
         let (exchanged, connection) = try await lease(
             target, request: request,
-            start: { connection in
-                startsInline
-                    ? try connection.send(head: head, body: body, idleTimeout: idleTimeout, waitsForSpace: false) : nil
+            start: { (connection: HTTP1Connection) throws -> HTTP1InlineStart<HTTP1Connection.Exchanged> in
+                guard startsInline else { return .none }
+                let sent = try connection.send(head: head, body: body, idleTimeout: idleTimeout, waitsForSpace: false)
+                var progress = HTTP1ResponseProgress()
+                if sent == head.count + body.count, connection.respondsPromptly(),
+                    try connection.read(&progress, isHeadRequest: isHeadRequest, limits: limits, waits: false)
+                {
+                    return .done(try connection.exchanged(progress))
+                }
+                return .partial(sent: sent, progress: progress)
             }
-        ) { [limits] connection, alreadySent in
-            try connection.exchange(
-                head: head, body: body, alreadySent: alreadySent, isHeadRequest: isHeadRequest,
-                idleTimeout: idleTimeout, limits: limits)
+        ) { (connection: HTTP1Connection, started: HTTP1InlineStart<HTTP1Connection.Exchanged>) in
+            switch started {
+            case .done(let exchanged):
+                return exchanged
+            case .partial(let sent, let progress):
+                return try connection.exchange(
+                    head: head, body: body, alreadySent: sent, progress: progress, isHeadRequest: isHeadRequest,
+                    idleTimeout: idleTimeout, limits: limits)
+            case .none:
+                return try connection.exchange(
+                    head: head, body: body, alreadySent: nil, progress: HTTP1ResponseProgress(),
+                    isHeadRequest: isHeadRequest, idleTimeout: idleTimeout, limits: limits)
+            }
         }
         pool.release(connection, isReusable: exchanged.isReusable)
         return try response(exchanged.head, body: exchanged.body, url: url)
@@ -145,12 +163,12 @@ public final class HTTP1Transport: Transport {
     /// idempotent request runs again once on a new connection; any other failure releases the connection and
     /// throws a ``RequestError``.
     ///
-    /// On a reused connection, `start` runs first on the awaiting task (it must not block) and its result is passed
-    /// to `job`; `job` gets `nil` on a new connection.
+    /// On a reused connection, `start` runs first on the awaiting task (it must not block); when it finishes the
+    /// job itself, the connection's thread is not involved, and otherwise `job` gets what it did.
     func lease<T: Sendable>(
         _ target: HTTP1RequestEncoder.Target, request: URLRequest,
-        start: (HTTP1Connection) throws -> Int? = { _ in nil },
-        _ job: @escaping @Sendable (HTTP1Connection, Int?) throws -> T
+        start: (HTTP1Connection) throws -> HTTP1InlineStart<T> = { _ in .none },
+        _ job: @escaping @Sendable (HTTP1Connection, HTTP1InlineStart<T>) throws -> T
     ) async throws -> (T, HTTP1Connection) {
         let method = request.httpMethod ?? "GET"
         let idleTimeout = request.timeoutInterval
@@ -168,14 +186,18 @@ public final class HTTP1Transport: Transport {
             connection.beginRequest()
             let outcome: Result<T, any Error>
             do {
-                let started = isReused ? try start(connection) : nil
-                outcome = await run(on: connection) {
-                    do {
-                        try connection.connectIfNeeded(connectTimeout: connectTimeout)
-                    } catch HTTP1Socket.Failure.timedOut {
-                        throw RequestError.timedOut("could not connect within \(connectTimeout) s")
+                let started = isReused ? try start(connection) : .none
+                if case .done(let value) = started {
+                    outcome = .success(value)
+                } else {
+                    outcome = await run(on: connection) {
+                        do {
+                            try connection.connectIfNeeded(connectTimeout: connectTimeout)
+                        } catch HTTP1Socket.Failure.timedOut {
+                            throw RequestError.timedOut("could not connect within \(connectTimeout) s")
+                        }
+                        return try job(connection, started)
                     }
-                    return try job(connection, started)
                 }
             } catch {
                 outcome = .failure(error)
