@@ -8,3 +8,4 @@ func wants(_ name: String) -> Bool { selected.isEmpty || selected.contains(name)
 print("RequestKit \(RequestKit.version) benchmarks (medians)")
 if wants("building") { runRequestBuildingBenchmarks() }
 if wants("json") { runJSONBenchmarks() }
+if wants("transfers") { runTransfersBenchmarks() }

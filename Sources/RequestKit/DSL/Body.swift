@@ -118,6 +118,11 @@ public struct Body: RequestComponent {
         content = .valid(body)
     }
 
+    /// A body that could not be made, reported when the request is built.
+    init(problem: RequestProblem) {
+        content = .invalid(problem)
+    }
+
     public func apply(to parts: inout RequestParts) {
         switch content {
         case .valid(let body): parts.body = body

@@ -10,6 +10,7 @@ import FoundationNetworking
 enum RequestExecutor {
     /// Builds and sends `parts`, returning the response whatever its status.
     static func send(_ parts: RequestParts) async throws(RequestError) -> Response {
+        if needsStreaming(parts) { return try await sendStreaming(parts) }
         let urlRequest = try parts.makeURLRequest()
         let label = "\(urlRequest.httpMethod ?? "GET") \(urlRequest.url?.absoluteString ?? "")"
         let exchange = Exchange(parts, transport: parts.transport ?? URLSessionTransport.shared)

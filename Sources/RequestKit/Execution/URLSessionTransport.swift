@@ -27,6 +27,8 @@ public final class URLSessionTransport: Transport {
     /// The underlying session.
     public let session: URLSession
     private let registry: TaskRegistry
+    /// The session for ``stream(_:)``, whose bodies go to their consumers instead of being collected.
+    let streaming: StreamingSession
 
     /// Creates a transport with its own session.
     ///
@@ -42,12 +44,14 @@ public final class URLSessionTransport: Transport {
         queue.maxConcurrentOperationCount = 1
         queue.name = "RequestKit.URLSessionTransport"
         self.registry = registry
+        self.streaming = StreamingSession(configuration: configuration)
         self.session = URLSession(
             configuration: configuration, delegate: SessionDelegate(registry: registry), delegateQueue: queue)
     }
 
     deinit {
         session.finishTasksAndInvalidate()
+        streaming.invalidate()
     }
 
     /// The configuration new transports use: no URL cache, no cookie storage, cookies not set automatically.

@@ -59,11 +59,11 @@ extension RequestParts {
             if !headers.contains("Content-Type"), let type = body.contentType {
                 headers.set("Content-Type", type.description)
             }
-            if let declared = headers["Content-Length"], declared != String(body.data.count) {
+            if let declared = headers["Content-Length"], let length = body.length, declared != String(length) {
                 problems.append(
                     RequestProblem(
                         .invalidComponent,
-                        "Content-Length says \(declared) but the body has \(body.data.count) bytes"))
+                        "Content-Length says \(declared) but the body has \(length) bytes"))
             }
         }
 
@@ -73,7 +73,7 @@ extension RequestParts {
         for field in headers {
             request.addValue(field.value, forHTTPHeaderField: field.name)
         }
-        request.httpBody = body?.data
+        if let body, body.isInMemory { request.httpBody = body.data }
         return request
     }
 

@@ -1,0 +1,164 @@
+import Foundation
+
+/// The events of a `text/event-stream` response, reconnecting as the HTML standard's `EventSource` does.
+///
+/// Each connection sends `Accept: text/event-stream` and, once an `id` has been seen, `Last-Event-ID`. When the
+/// connection closes or fails, the stream waits the server's `retry` delay (or
+/// ``EventSourceConfiguration/defaultRetry``) and reconnects, up to ``EventSourceConfiguration/maxReconnectAttempts``
+/// times in a row without an event. A `204 No Content` ends the sequence; any other status than 200, or a
+/// `Content-Type` other than `text/event-stream`, throws without reconnecting.
+///
+/// Events are read only as the consumer asks for them, so a slow consumer applies backpressure. Cancelling the
+/// consuming task closes the connection.
+///
+/// ```swift
+/// for try await event in Request { Url("http://127.0.0.1:8080/sse?count=3") }.events() {
+///     print(event.id ?? "", event.data)
+/// }
+/// ```
+public struct ServerSentEventStream: AsyncSequence, Sendable {
+    public typealias Element = ServerSentEvent
+
+    let parts: RequestParts
+    let configuration: EventSourceConfiguration
+
+    public func makeAsyncIterator() -> Iterator {
+        Iterator(parts: parts, configuration: configuration)
+    }
+
+    /// Reads events, connecting and reconnecting as needed.
+    ///
+    /// ```swift
+    /// var iterator = request.events().makeAsyncIterator()
+    /// let first = try await iterator.next()
+    /// ```
+    public struct Iterator: AsyncIteratorProtocol {
+        private let parts: RequestParts
+        private let configuration: EventSourceConfiguration
+        private var body: ResponseBodyStream.Iterator?
+        private var parser = ServerSentEventParser()
+        private var pending: [ServerSentEvent] = []
+        private var isFinished = false
+        private var hasConnected = false
+        private var reconnectsWithoutEvent = 0
+        private var lastFailure: RequestError?
+
+        init(parts: RequestParts, configuration: EventSourceConfiguration) {
+            self.parts = parts
+            self.configuration = configuration
+        }
+
+        /// The next event, or nil when the stream has ended for good.
+        ///
+        /// - Throws: ``RequestError``: a status other than 200 or 204, a wrong content type, cancellation, or the
+        ///   last failure once reconnection attempts run out.
+        public mutating func next() async throws -> ServerSentEvent? {
+            while true {
+                if !pending.isEmpty { return pending.removeFirst() }
+                if isFinished { return nil }
+                guard var current = body else {
+                    try await connect()
+                    continue
+                }
+                do {
+                    if let chunk = try await current.next() {
+                        body = current
+                        pending = parser.parse(chunk)
+                        if !pending.isEmpty { reconnectsWithoutEvent = 0 }
+                    } else {
+                        connectionEnded(nil)
+                    }
+                } catch {
+                    let failure = RequestExecutor.requestError(for: error)
+                    if failure.isCancelled || Task.isCancelled {
+                        isFinished = true
+                        throw failure
+                    }
+                    connectionEnded(failure)
+                }
+            }
+        }
+
+        private mutating func connectionEnded(_ failure: RequestError?) {
+            body = nil
+            lastFailure = failure
+        }
+
+        /// Opens a connection, after the retry delay when this is a reconnection.
+        private mutating func connect() async throws {
+            if hasConnected {
+                guard reconnectsWithoutEvent < configuration.maxReconnectAttempts else {
+                    isFinished = true
+                    if let lastFailure { throw lastFailure }
+                    return
+                }
+                reconnectsWithoutEvent += 1
+                let delay = parser.reconnectionTime.map { Duration.milliseconds($0) } ?? configuration.defaultRetry
+                do {
+                    try await Task.sleep(for: delay)
+                } catch {
+                    isFinished = true
+                    throw RequestError.cancelled(underlyingError: error)
+                }
+            }
+            hasConnected = true
+            var parts = self.parts
+            parts.headers.set("Accept", MediaType.eventStream.description)
+            if let id = parser.lastEventID, !id.isEmpty {
+                parts.headers.set("Last-Event-ID", id)
+            }
+            let streaming: StreamingResponse
+            do {
+                streaming = try await RequestExecutor.stream(parts)
+            } catch {
+                if error.kind == .transport || error.kind == .timedOut {
+                    lastFailure = error
+                    return
+                }
+                isFinished = true
+                throw error
+            }
+            try await check(streaming)
+            parser = ServerSentEventParser(lastEventID: parser.lastEventID, reconnectionTime: parser.reconnectionTime)
+            body = streaming.body.makeAsyncIterator()
+        }
+
+        /// Ends the stream on 204, and fails it on another status or content type than an event stream's.
+        private mutating func check(_ streaming: StreamingResponse) async throws(RequestError) {
+            let label = "\(parts.method.rawValue) \((try? parts.resolvedURL())?.absoluteString ?? "")"
+            if streaming.head.statusCode == 204 {
+                isFinished = true
+                return
+            }
+            var response = streaming.head
+            guard response.statusCode == 200 else {
+                isFinished = true
+                response.body = (try? await streaming.collect(upTo: 64 * 1024)) ?? Data()
+                throw RequestError.unacceptableStatus(response).describingRequest(label)
+            }
+            guard response.contentType?.essence == MediaType.eventStream.essence else {
+                isFinished = true
+                let type = response.headers["Content-Type"] ?? "none"
+                throw RequestError.validationFailed(
+                    response, reason: "the Content-Type is \(type), not text/event-stream"
+                ).describingRequest(label)
+            }
+        }
+    }
+}
+
+extension RequestRepresentable {
+    /// The response as Server-Sent Events, reconnecting after dropped connections; see ``ServerSentEventStream``.
+    ///
+    /// ```swift
+    /// for try await event in Request { Url("http://127.0.0.1:8080/sse?count=3") }.events() {
+    ///     print(event.data)  // "message 1", "message 2", "message 3"
+    /// }
+    /// ```
+    /// - Parameter configuration: Reconnection limits and the default retry delay.
+    /// - Returns: The events, read lazily as the sequence is iterated.
+    public func events(_ configuration: EventSourceConfiguration = EventSourceConfiguration()) -> ServerSentEventStream
+    {
+        ServerSentEventStream(parts: request.parts(), configuration: configuration)
+    }
+}

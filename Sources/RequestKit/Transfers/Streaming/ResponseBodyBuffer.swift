@@ -1,0 +1,134 @@
+import Foundation
+
+/// The shared state between a ``ResponseBodyStream`` and its continuation: queued chunks, the waiting consumer,
+/// and the pause/resume and termination handlers.
+final class ResponseBodyBuffer: @unchecked Sendable {
+    // Safe: every mutable property is read and written only while holding `lock`; handlers run outside it.
+    private let lock = NSLock()
+    private let limit: Int
+    private var chunks: [Data] = []
+    private var head = 0
+    private var bufferedBytes = 0
+    private var isFinished = false
+    private var failure: RequestError?
+    private var terminated = false
+    private var isPaused = false
+    private var waiter: CheckedContinuation<Data?, any Error>?
+    private var demandHandler: (@Sendable () -> Void)?
+    private var terminationHandler: (@Sendable () -> Void)?
+
+    init(limit: Int) {
+        self.limit = limit
+    }
+
+    var handlers: (demand: (@Sendable () -> Void)?, termination: (@Sendable () -> Void)?) {
+        lock.withLock { (demandHandler, terminationHandler) }
+    }
+
+    var isTerminated: Bool { lock.withLock { terminated } }
+
+    func setDemandHandler(_ handler: (@Sendable () -> Void)?) {
+        lock.withLock { demandHandler = handler }
+    }
+
+    /// Sets the termination handler, running it at once when the consumer has already gone.
+    func setTerminationHandler(_ handler: (@Sendable () -> Void)?) {
+        let runNow = lock.withLock { () -> Bool in
+            terminationHandler = handler
+            return terminated && !isFinished
+        }
+        if runNow { handler?() }
+    }
+
+    /// Queues a chunk or hands it to the waiting consumer; returns whether there is room for more.
+    func append(_ chunk: Data) -> Bool {
+        guard !chunk.isEmpty else { return true }
+        let (waiting, hasRoom) = lock.withLock { () -> (CheckedContinuation<Data?, any Error>?, Bool) in
+            guard !terminated, !isFinished else { return (nil, true) }
+            if let waiter {
+                self.waiter = nil
+                return (waiter, true)
+            }
+            chunks.append(chunk)
+            bufferedBytes += chunk.count
+            if bufferedBytes >= limit { isPaused = true }
+            return (nil, !isPaused)
+        }
+        waiting?.resume(returning: chunk)
+        return hasRoom
+    }
+
+    func finish(_ error: RequestError?) {
+        let waiting = lock.withLock { () -> CheckedContinuation<Data?, any Error>? in
+            guard !isFinished else { return nil }
+            isFinished = true
+            failure = error
+            defer { waiter = nil }
+            return waiter
+        }
+        guard let waiting else { return }
+        if let error { waiting.resume(throwing: error) } else { waiting.resume(returning: nil) }
+    }
+
+    /// The consumer is gone: drop what is queued and tell the producer to stop.
+    func terminate() {
+        let (handler, waiting) = lock.withLock {
+            () -> ((@Sendable () -> Void)?, CheckedContinuation<Data?, any Error>?) in
+            guard !terminated else { return (nil, nil) }
+            terminated = true
+            chunks = []
+            head = 0
+            bufferedBytes = 0
+            defer { waiter = nil }
+            return (isFinished ? nil : terminationHandler, waiter)
+        }
+        waiting?.resume(throwing: RequestError.cancelled(underlyingError: CancellationError()))
+        handler?()
+    }
+
+    func next() async throws -> Data? {
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Data?, any Error>) in
+                let (outcome, resume) = lock.withLock { takeOrWait(continuation) }
+                switch outcome {
+                case .some(.success(let chunk)): continuation.resume(returning: chunk)
+                case .some(.failure(let error)): continuation.resume(throwing: error)
+                case .none: break
+                }
+                resume?()
+            }
+        } onCancel: {
+            terminate()
+        }
+    }
+
+    /// With the lock held: the next queued chunk or the end, or nil after parking `continuation` as the waiter;
+    /// plus the demand handler to run once the lock is released.
+    private func takeOrWait(
+        _ continuation: CheckedContinuation<Data?, any Error>
+    ) -> (Result<Data?, RequestError>?, (@Sendable () -> Void)?) {
+        if terminated { return (.failure(RequestError.cancelled(underlyingError: CancellationError())), nil) }
+        if head < chunks.count {
+            let chunk = chunks[head]
+            head += 1
+            bufferedBytes -= chunk.count
+            if head == chunks.count {
+                chunks.removeAll(keepingCapacity: true)
+                head = 0
+            }
+            var resume: (@Sendable () -> Void)?
+            if isPaused, bufferedBytes < limit / 2 {
+                isPaused = false
+                resume = demandHandler
+            }
+            return (.success(chunk), resume)
+        }
+        if isFinished { return (failure.map { .failure($0) } ?? .success(nil), nil) }
+        waiter = continuation
+        if isPaused {
+            isPaused = false
+            return (nil, demandHandler)
+        }
+        return (nil, nil)
+    }
+}

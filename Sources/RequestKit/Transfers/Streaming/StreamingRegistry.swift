@@ -1,0 +1,235 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The state of every streaming transfer, keyed by task identifier: the pending head, the body continuation,
+/// whether the consumer's buffer is full, and the idle watchdog's clock.
+///
+/// When the buffer is full, Apple platforms suspend the task (URLSession stops reading). FoundationNetworking
+/// cannot pause a transfer, so there the bytes that keep arriving go to a ``BodySpool`` file and are fed to the
+/// consumer as it drains; the end of the transfer waits until the spool is empty.
+final class StreamingRegistry: @unchecked Sendable {
+    // Safe: every access to `transfers` holds `lock`.
+    private let lock = NSLock()
+    private var transfers: [Int: Transfer] = [:]
+
+    private static let watchdogQueue = DispatchQueue(label: "RequestKit.URLSessionTransport.streaming.idle")
+
+    private struct Transfer {
+        var head: CheckedContinuation<StreamingResponse, any Error>?
+        let stream: ResponseBodyStream
+        let body: ResponseBodyStream.Continuation
+        let idleTimeout: TimeInterval
+        let bodyFailure: BodyReadFailure
+        var lastActivity = DispatchTime.now()
+        var isPaused = false
+        var isChallenged = false
+        var response: HTTPURLResponse?
+        let spool = BodySpool()
+        /// The transfer's end, held back while spooled bytes wait: the error, or nil for success.
+        var pendingEnd: RequestError??
+    }
+
+    func register(
+        _ task: URLSessionTask, idleTimeout: TimeInterval, head: CheckedContinuation<StreamingResponse, any Error>,
+        stream: ResponseBodyStream, body: ResponseBodyStream.Continuation, bodyFailure: BodyReadFailure
+    ) {
+        lock.withLock {
+            transfers[task.taskIdentifier] = Transfer(
+                head: head, stream: stream, body: body, idleTimeout: idleTimeout, bodyFailure: bodyFailure)
+        }
+        if idleTimeout > 0, idleTimeout.isFinite {
+            scheduleIdleCheck(for: task, after: idleTimeout)
+        }
+    }
+
+    /// Fails a transfer with `.timedOut` when no bytes arrived for the whole idle timeout while it was reading;
+    /// time spent paused for backpressure does not count.
+    private func scheduleIdleCheck(for task: URLSessionTask, after seconds: TimeInterval) {
+        Self.watchdogQueue.asyncAfter(deadline: .now() + seconds) { [weak self] in
+            guard let self else { return }
+            let outcome: (expired: Transfer?, remaining: TimeInterval?) = lock.withLock {
+                guard var transfer = transfers[task.taskIdentifier] else { return (nil, nil) }
+                if transfer.isPaused {
+                    transfer.lastActivity = .now()
+                    transfers[task.taskIdentifier] = transfer
+                    return (nil, transfer.idleTimeout)
+                }
+                let idle = Double(DispatchTime.now().uptimeNanoseconds - transfer.lastActivity.uptimeNanoseconds) / 1e9
+                if idle >= transfer.idleTimeout {
+                    transfers.removeValue(forKey: task.taskIdentifier)
+                    return (transfer, nil)
+                }
+                return (nil, transfer.idleTimeout - idle)
+            }
+            if let expired = outcome.expired {
+                let error = RequestError.timedOut("no data for \(Self.seconds(expired.idleTimeout)) s")
+                if let head = expired.head {
+                    head.resume(throwing: error)
+                } else {
+                    expired.body.finish(throwing: error)
+                }
+                task.cancel()
+            } else if let remaining = outcome.remaining {
+                scheduleIdleCheck(for: task, after: remaining)
+            }
+        }
+    }
+
+    func received(_ response: URLResponse, for task: URLSessionTask) {
+        let (head, streaming) = lock.withLock {
+            () -> (CheckedContinuation<StreamingResponse, any Error>?, StreamingResponse?) in
+            guard var transfer = transfers[task.taskIdentifier], let http = response as? HTTPURLResponse else {
+                return (nil, nil)
+            }
+            transfer.lastActivity = .now()
+            transfer.response = http
+            let head = transfer.head
+            transfer.head = nil
+            transfers[task.taskIdentifier] = transfer
+            return (head, StreamingResponse(head: Self.response(http), body: transfer.stream))
+        }
+        if let head, let streaming { head.resume(returning: streaming) }
+    }
+
+    /// Hands data to the consumer, or to the spool while the consumer's buffer is full. The lock is held across
+    /// the yield and the pause so a resume from the consumer cannot slip in between and be lost.
+    func received(_ data: Data, for task: URLSessionTask) {
+        let failed = lock.withLock { () -> Transfer? in
+            guard var transfer = transfers[task.taskIdentifier] else { return nil }
+            transfer.lastActivity = .now()
+            defer { transfers[task.taskIdentifier] = transfer }
+            #if canImport(FoundationNetworking)
+            if transfer.isPaused || !transfer.spool.isEmpty {
+                do {
+                    try transfer.spool.append(data)
+                } catch {
+                    transfers.removeValue(forKey: task.taskIdentifier)
+                    return transfer
+                }
+                return nil
+            }
+            #endif
+            if !transfer.body.yield(data), !transfer.isPaused {
+                transfer.isPaused = true
+                #if !canImport(FoundationNetworking)
+                task.suspend()
+                #endif
+            }
+            return nil
+        }
+        if let failed {
+            failed.spool.close()
+            failed.body.finish(
+                throwing: RequestError.transport(CocoaError(.fileWriteUnknown), detail: "spooling failed"))
+            task.cancel()
+        }
+    }
+
+    /// The consumer drained its buffer: feed it from the spool, or read from the network again.
+    func resumeReading(_ task: URLSessionTask) {
+        let ended = lock.withLock { () -> (Transfer, RequestError?)? in
+            guard var transfer = transfers[task.taskIdentifier], transfer.isPaused else { return nil }
+            transfer.isPaused = false
+            transfer.lastActivity = .now()
+            do {
+                while !transfer.isPaused, let chunk = try transfer.spool.read(upTo: 256 * 1024) {
+                    if !transfer.body.yield(chunk) { transfer.isPaused = true }
+                }
+            } catch {
+                transfers.removeValue(forKey: task.taskIdentifier)
+                return (transfer, RequestError.transport(error, detail: "reading the spooled body failed"))
+            }
+            if transfer.spool.isEmpty, let end = transfer.pendingEnd {
+                transfers.removeValue(forKey: task.taskIdentifier)
+                return (transfer, end)
+            }
+            transfers[task.taskIdentifier] = transfer
+            #if !canImport(FoundationNetworking)
+            if !transfer.isPaused { task.resume() }
+            #endif
+            return nil
+        }
+        if let (transfer, error) = ended {
+            transfer.spool.close()
+            transfer.body.finish(throwing: error)
+        }
+    }
+
+    func challenged(_ task: URLSessionTask, failureResponse: URLResponse?) {
+        lock.withLock {
+            transfers[task.taskIdentifier]?.isChallenged = true
+            if transfers[task.taskIdentifier]?.response == nil {
+                transfers[task.taskIdentifier]?.response = failureResponse as? HTTPURLResponse
+            }
+        }
+    }
+
+    func completed(_ task: URLSessionTask, error: (any Error)?) {
+        let transfer = lock.withLock { () -> Transfer? in
+            guard var transfer = transfers[task.taskIdentifier] else { return nil }
+            if transfer.head == nil, !transfer.spool.isEmpty, !transfer.body.isTerminated {
+                let isChallengeEnd = transfer.isChallenged && transfer.response != nil
+                transfer.pendingEnd = .some(
+                    isChallengeEnd
+                        ? nil
+                        : error.map {
+                            transfer.bodyFailure.recorded
+                                ?? Self.requestError(for: $0, idleTimeout: transfer.idleTimeout)
+                        })
+                transfers[task.taskIdentifier] = transfer
+                return nil
+            }
+            return transfers.removeValue(forKey: task.taskIdentifier)
+        }
+        guard let transfer else { return }
+        transfer.spool.close()
+        let error: (any Error)? = error.map { transfer.bodyFailure.recorded ?? $0 }
+        let isChallengeEnd = transfer.isChallenged && transfer.response != nil
+        if let head = transfer.head {
+            if let error, !isChallengeEnd {
+                head.resume(throwing: Self.requestError(for: error, idleTimeout: transfer.idleTimeout))
+            } else if let http = transfer.response ?? task.response as? HTTPURLResponse {
+                transfer.body.finish()
+                head.resume(returning: StreamingResponse(head: Self.response(http), body: transfer.stream))
+            } else {
+                head.resume(throwing: RequestError.transport(URLError(.badServerResponse), detail: "no HTTP response"))
+            }
+            return
+        }
+        if let error, !isChallengeEnd {
+            transfer.body.finish(throwing: Self.requestError(for: error, idleTimeout: transfer.idleTimeout))
+        } else {
+            transfer.body.finish()
+        }
+    }
+
+    static func response(_ http: HTTPURLResponse) -> Response {
+        var fields: [HTTPHeader] = []
+        for (key, value) in http.allHeaderFields {
+            guard let name = key as? String else { continue }
+            fields.append(HTTPHeader(name: name, value: value as? String ?? "\(value)"))
+        }
+        fields.sort { $0.name.lowercased() < $1.name.lowercased() }
+        return Response(status: HTTPStatus(code: http.statusCode), headers: HTTPHeaders(fields), url: http.url)
+    }
+
+    static func requestError(for error: any Error, idleTimeout: TimeInterval) -> RequestError {
+        if let error = error as? RequestError { return error }
+        guard let urlError = error as? URLError else { return RequestError.transport(error) }
+        switch urlError.code {
+        case .timedOut:
+            return RequestError.timedOut("no data for \(Self.seconds(idleTimeout)) s", underlyingError: urlError)
+        case .cancelled:
+            return RequestError.cancelled(underlyingError: urlError)
+        default:
+            return RequestError.transport(urlError)
+        }
+    }
+
+    static func seconds(_ value: Double) -> String {
+        value == value.rounded() ? String(Int(value)) : String(value)
+    }
+}

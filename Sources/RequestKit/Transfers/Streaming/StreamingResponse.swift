@@ -1,0 +1,67 @@
+import Foundation
+
+/// A response whose head has arrived and whose body is still coming: iterate it for chunks of bytes.
+///
+/// The body is read once. Stopping early (breaking out of the loop, cancelling the task) closes the connection.
+///
+/// ```swift
+/// let response = try await Request { Url("http://127.0.0.1:8080/stream/3") }.stream()
+/// print(response.head.status)
+/// for try await line in response.lines { print(line) }
+/// ```
+public struct StreamingResponse: AsyncSequence, Sendable {
+    public typealias Element = Data
+
+    /// The status, headers and URL; its `body` is empty.
+    public var head: Response
+    /// The body, chunk by chunk.
+    public var body: ResponseBodyStream
+
+    /// Creates a streaming response.
+    ///
+    /// ```swift
+    /// let streaming = StreamingResponse(head: Response(status: .ok), body: ResponseBodyStream(Data("hi".utf8)))
+    /// ```
+    public init(head: Response, body: ResponseBodyStream) {
+        var head = head
+        head.body = Data()
+        self.head = head
+        self.body = body
+    }
+
+    /// The body's lines as text; see ``ResponseBodyStream/lines``.
+    public var lines: ResponseLines { body.lines }
+
+    /// The expected body length from `Content-Length`, when the server sent one.
+    public var expectedLength: Int64? {
+        head.headers["Content-Length"].flatMap { Int64($0.trimmingCharacters(in: .whitespaces)) }
+    }
+
+    public func makeAsyncIterator() -> ResponseBodyStream.Iterator {
+        body.makeAsyncIterator()
+    }
+
+    /// Reads the rest of the body into memory, failing when it exceeds `limit` bytes.
+    ///
+    /// ```swift
+    /// let data = try await streaming.collect(upTo: 1 << 20)
+    /// ```
+    /// - Parameter limit: The most bytes to accept.
+    /// - Returns: The body.
+    /// - Throws: ``RequestError`` from the transfer, or a transport error when the body is longer than `limit`.
+    public func collect(upTo limit: Int = .max) async throws(RequestError) -> Data {
+        var data = Data()
+        do {
+            for try await chunk in body {
+                guard data.count + chunk.count <= limit else {
+                    throw RequestError.transport(
+                        URLError(.dataLengthExceedsMaximum), detail: "the body is longer than \(limit) bytes")
+                }
+                data.append(chunk)
+            }
+        } catch {
+            throw RequestExecutor.requestError(for: error)
+        }
+        return data
+    }
+}

@@ -1,0 +1,78 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// What ``Transport/stream(_:)`` sends: the request head, a body that may live on disk, and how to report
+/// upload progress and bound the response buffer.
+///
+/// ```swift
+/// var request = TransferRequest(urlRequest, body: try RequestBody(file: archiveURL))
+/// request.uploadProgress = { progress in print(progress.completedBytes) }
+/// let streaming = try await URLSessionTransport.shared.stream(request)
+/// ```
+public struct TransferRequest: Sendable {
+    /// The request head; its `httpBody` is nil when ``body`` is not in memory.
+    public var urlRequest: URLRequest
+    /// The body to send, if any.
+    public var body: RequestBody?
+    /// Called from the transport's thread each time a block of the body has been read for sending.
+    public var uploadProgress: (@Sendable (TransferProgress) -> Void)?
+    /// How many bytes of response body may wait, unread, before the transport stops reading from the network.
+    public var bufferLimit: Int
+
+    /// The buffer limit used when none is given: 1 MiB.
+    public static let defaultBufferLimit = 1 << 20
+
+    /// Creates a transfer request.
+    ///
+    /// ```swift
+    /// let request = TransferRequest(URLRequest(url: url), body: RequestBody(Data("hi".utf8), contentType: .text))
+    /// ```
+    /// - Parameters:
+    ///   - urlRequest: The request head.
+    ///   - body: The body; nil for none.
+    ///   - uploadProgress: The upload progress handler.
+    ///   - bufferLimit: The response buffer bound in bytes; 1 MiB by default.
+    public init(
+        _ urlRequest: URLRequest, body: RequestBody? = nil,
+        uploadProgress: (@Sendable (TransferProgress) -> Void)? = nil, bufferLimit: Int = Self.defaultBufferLimit
+    ) {
+        self.urlRequest = urlRequest
+        self.body = body
+        self.uploadProgress = uploadProgress
+        self.bufferLimit = max(1, bufferLimit)
+    }
+
+    /// A reader over ``body`` that reports to ``uploadProgress`` as it goes; nil when there is no body.
+    ///
+    /// ```swift
+    /// if let reader = try request.makeBodyReader() {
+    ///     while let block = try reader.read(upTo: 64 * 1024) { try socket.send(block) }
+    /// }
+    /// ```
+    /// - Returns: A fresh reader positioned at the start of the body.
+    /// - Throws: ``RequestError`` when a file of the body cannot be opened.
+    public func makeBodyReader() throws(RequestError) -> RequestBodyReader? {
+        guard let body else { return nil }
+        let reader = try body.makeReader()
+        reader.progressHandler = uploadProgress
+        return reader
+    }
+
+    /// The head with `Content-Length` set from a streamed body's known length (unless already set).
+    ///
+    /// ```swift
+    /// let head = request.headWithContentLength()
+    /// ```
+    public func headWithContentLength() -> URLRequest {
+        var head = urlRequest
+        if let body, !body.isInMemory, head.value(forHTTPHeaderField: "Content-Length") == nil,
+            let length = body.length
+        {
+            head.setValue(String(length), forHTTPHeaderField: "Content-Length")
+        }
+        return head
+    }
+}

@@ -1,0 +1,91 @@
+import Foundation
+import RequestKit
+import RequestKitTesting
+import Testing
+
+@Suite("Server-Sent Events on the wire")
+struct EventStreamTests {
+    @Test("events() reads every event of /sse, with ids and the retry field")
+    func events() async throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        var received: [ServerSentEvent] = []
+        for try await event in Request({ Url(server.url("/sse?count=3&retry=10")) })
+            .events(EventSourceConfiguration(maxReconnectAttempts: 0))
+        {
+            received.append(event)
+        }
+        #expect(received == (1...3).map { ServerSentEvent(id: "\($0)", data: "message \($0)") })
+        #expect(server.requests.first?.header("Accept") == "text/event-stream")
+    }
+
+    @Test("A dropped connection is resumed with Last-Event-ID after the server's retry delay")
+    func dropAndResume() async throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        var received: [String] = []
+        for try await event in Request({ Url(server.url("/sse?count=5&retry=50&drop=2")) })
+            .events(EventSourceConfiguration(maxReconnectAttempts: 1))
+        {
+            received.append(event.data)
+            if received.count == 5 { break }
+        }
+        #expect(received == (1...5).map { "message \($0)" })
+        let requests = server.requests
+        #expect(requests.count == 2)
+        #expect(requests.first?.header("Last-Event-ID") == nil)
+        #expect(requests.last?.header("Last-Event-ID") == "2")
+        let gap = try #require(requests.last).receivedAt - #require(requests.first).receivedAt
+        #expect(gap >= .milliseconds(50))
+    }
+
+    @Test("Reconnection stops after the configured attempts when the server keeps closing")
+    func maxAttempts() async throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        var received: [String] = []
+        for try await event in Request({ Url(server.url("/sse?count=1&retry=5")) })
+            .events(EventSourceConfiguration(maxReconnectAttempts: 2))
+        {
+            received.append(event.data)
+        }
+        #expect(received == ["message 1"])
+        #expect(server.requests.count == 3)
+        #expect(server.requests.dropFirst().allSatisfy { $0.header("Last-Event-ID") == "1" })
+    }
+
+    @Test("204 ends the stream; another status or content type fails it without reconnecting")
+    func statuses() async throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        var count = 0
+        for try await _ in Request({ Url(server.url("/status/204")) }).events() { count += 1 }
+        #expect(count == 0)
+        let statusError = try await #require(throws: RequestError.self) {
+            for try await _ in Request({ Url(server.url("/status/503")) }).events() {}
+        }
+        #expect(statusError.statusCode == 503)
+        let typeError = try await #require(throws: RequestError.self) {
+            for try await _ in Request({ Url(server.url("/json")) }).events() {}
+        }
+        #expect(typeError.kind == .validationFailed)
+        #expect(server.requests.count == 3)
+    }
+
+    @Test("Cancelling the consuming task closes the event stream's connection")
+    func cancellation() async throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        let first = AsyncStream<String>.makeStream()
+        let task = Task {
+            for try await event in Request({ Url(server.url("/sse?count=1000&interval=20")) }).events() {
+                first.continuation.yield(event.data)
+            }
+        }
+        var iterator = first.stream.makeAsyncIterator()
+        #expect(await iterator.next() == "message 1")
+        task.cancel()
+        #expect(await server.waitUntil { $0.abortedRequests == 1 && $0.openConnections == 0 })
+        #expect(server.requests.count == 1)
+    }
+}

@@ -1,0 +1,143 @@
+import Foundation
+import RequestKit
+import RequestKitTesting
+import Testing
+
+@Suite("Streaming responses on the wire")
+struct StreamingResponseTests {
+    /// Not the built-in `/chunked` route: its trailer fields crash FoundationNetworking on Linux
+    /// ("Transfer completed, but there's no response"), whichever API reads the body.
+    @Test("stream() delivers a chunked body byte for byte")
+    func chunkedBody() async throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        server.route("/pieces") { _ in
+            TestResponse(body: .chunked(["aaaa", "bbbb", "cccc"].map { Data($0.utf8) }, interval: .milliseconds(5)))
+        }
+        let response = try await Request { Url(server.url("/pieces")) }.stream()
+        #expect(response.head.statusCode == 200)
+        #expect(response.head.body.isEmpty)
+        var body = Data()
+        for try await chunk in response { body.append(chunk) }
+        #expect(body == Data("aaaabbbbcccc".utf8))
+    }
+
+    @Test("lines splits on LF, CRLF and CR and keeps a last unterminated line")
+    func lines() async throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        server.route("/lines") { _ in
+            TestResponse(
+                headers: [("Content-Type", "text/plain")],
+                body: .chunked([Data("one\ntw".utf8), Data("o\r".utf8), Data("\nthree\rfour\n\nlast".utf8)]))
+        }
+        var lines: [String] = []
+        let response = try await Request { Url(server.url("/lines")) }.stream()
+        for try await line in response.lines { lines.append(line) }
+        #expect(lines == ["one", "two", "three", "four", "", "last"])
+    }
+
+    @Test("A 10 MiB body read through a 64 KiB buffer with a slow start arrives intact")
+    func backpressure() async throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        let total = 10 * 1024 * 1024
+        let response = try await Request { Url(server.url("/large/\(total)")) }.stream(bufferLimit: 64 * 1024)
+        try await Task.sleep(for: .milliseconds(300))
+        var offset = 0
+        var mismatches = 0
+        for try await chunk in response {
+            for (index, byte) in chunk.enumerated() where byte != TestPayload.largeBodyByte(at: offset + index) {
+                mismatches += 1
+            }
+            offset += chunk.count
+        }
+        #expect(offset == total)
+        #expect(mismatches == 0)
+    }
+
+    @Test("Cancelling the consuming task closes the connection")
+    func cancellation() async throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        server.route("/forever") { _ in
+            TestResponse(
+                headers: [("Content-Type", "text/plain")],
+                body: .stream { writer in
+                    while true {
+                        try writer.write("tick\n")
+                        try writer.sleep(for: .milliseconds(20))
+                    }
+                })
+        }
+        let firstLine = AsyncStream<String>.makeStream()
+        let task = Task {
+            let response = try await Request { Url(server.url("/forever")) }.stream()
+            for try await line in response.lines {
+                firstLine.continuation.yield(line)
+            }
+        }
+        var iterator = firstLine.stream.makeAsyncIterator()
+        #expect(await iterator.next() == "tick")
+        task.cancel()
+        #expect(await server.waitUntil { $0.abortedRequests == 1 && $0.openConnections == 0 })
+        let result = await task.result
+        #expect(throws: RequestError.self) { try result.get() }
+    }
+
+    @Test("An unacceptable status throws before streaming, keeping the error body")
+    func unacceptableStatus() async throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        let error = try await #require(throws: RequestError.self) {
+            try await Request { Url(server.url("/status/404")) }.stream()
+        }
+        #expect(error.kind == .unacceptableStatus)
+        #expect(error.responseBody == Data("status 404".utf8))
+    }
+
+    @Test("A connection dropped mid-body fails the stream after the bytes that arrived")
+    func droppedMidBody() async throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        server.route("/cut") { _ in
+            TestResponse(
+                headers: [("Content-Length", "100")],
+                body: .stream { writer in
+                    try writer.write("partial")
+                    try writer.sleep(for: .milliseconds(50))
+                    writer.close()
+                })
+        }
+        let response = try await Request { Url(server.url("/cut")) }.stream()
+        var received = Data()
+        let error = try await #require(throws: RequestError.self) {
+            for try await chunk in response { received.append(chunk) }
+        }
+        #expect(received == Data("partial".utf8))
+        #expect(error.kind == .transport)
+    }
+
+    @Test("The idle timeout fails a stream whose server stops sending")
+    func idleTimeout() async throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        server.route("/stall") { _ in
+            TestResponse(
+                body: .stream { writer in
+                    try writer.write("first")
+                    try writer.sleep(for: .seconds(10))
+                })
+        }
+        let response = try await Request {
+            Url(server.url("/stall"))
+            Timeout(1)
+        }.stream()
+        var received = Data()
+        let error = try await #require(throws: RequestError.self) {
+            for try await chunk in response { received.append(chunk) }
+        }
+        #expect(received == Data("first".utf8))
+        #expect(error.kind == .timedOut)
+    }
+}
