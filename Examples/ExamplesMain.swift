@@ -21,6 +21,7 @@ struct ExamplesMain {
             try await coreTour(&tour)
             try await compositionTour(&tour)
             try await clientTour(&tour)
+            try await transfersTour(&tour)
             print("\nDone: \(server.stats.requestCount) requests served.")
         } catch {
             print("\nThe tour failed: \(error)")

@@ -218,8 +218,48 @@ enum DocumentedCode {
         _ = updates
     }
 
-    // README.md, block 17
-    static func snippetREADME17() async throws {
+    // README.md, block 16
+    static func snippetREADME16() async throws {
+        let reportURL = URL(fileURLWithPath: "/tmp/report.pdf")
+        let destination = URL(fileURLWithPath: "/tmp/archive.bin")
+
+        // Multipart upload: files are streamed from disk; the boundary is random and checked against every part.
+        let uploaded = try await Request {
+            Url("http://127.0.0.1:8080/reports")
+            Method(.post)
+            Form {
+                Field("title", "Q3 report")
+                DataPart("thumb", Data([0x89, 0x50, 0x4E, 0x47]), filename: "t.png", type: .png)
+                FilePart("file", url: reportURL, type: .pdf)
+            }
+            UploadProgress { print("sent \($0)") }
+        }.json()
+
+        // Download to a file: written next to the destination, then renamed atomically; never left half-written.
+        let transfer = Request { Url("http://127.0.0.1:8080/archive.bin") }.downloadTransfer(to: destination)
+        for await progress in transfer.progress { print(progress.fractionCompleted ?? 0) }
+        let head = try await transfer.value
+
+        // A streamed response, line by line; cancelling the task closes the connection.
+        let log = Request { Url("http://127.0.0.1:8080/log") }
+        for try await line in try await log.stream().lines { print(line) }
+
+        // Server-Sent Events, reconnecting with Last-Event-ID after the server's retry delay.
+        let feed = Request { Url("http://127.0.0.1:8080/events") }
+        for try await event in feed.events() {
+            print(event.event, event.id ?? "-", event.data)
+        }
+        _ = reportURL
+        _ = destination
+        _ = uploaded
+        _ = transfer
+        _ = head
+        _ = log
+        _ = feed
+    }
+
+    // README.md, block 18
+    static func snippetREADME18() async throws {
         let todo = try await Request {
             Url("http://127.0.0.1:8080/todos/1")
             Using(HTTP1Transport.shared)
@@ -496,9 +536,53 @@ enum DocumentedCode {
             print(server.requests.last?.path ?? "", server.stats.peakConnections)
         }
     }
+
+    // Sources/RequestKit/RequestKit.docc/TransfersAndStreaming.md, block 1
+    static func snippetTransfersAndStreaming1() async throws {
+        func uploadReport(file: URL) async throws -> Json {
+            try await Request {
+                Url("http://127.0.0.1:8080/reports")
+                Method(.post)
+                Form {
+                    Field("title", "Q3 report")
+                    FilePart("file", url: file, type: .pdf)
+                }
+                UploadProgress { progress in print(progress.completedBytes) }
+            }.json()
+        }
+    }
+
+    // Sources/RequestKit/RequestKit.docc/TransfersAndStreaming.md, block 2
+    static func snippetTransfersAndStreaming2() async throws {
+        func fetchArchive(to destination: URL) async throws {
+            let transfer = Request { Url("http://127.0.0.1:8080/archive.bin") }.downloadTransfer(to: destination)
+            for await progress in transfer.progress { print(progress.fractionCompleted ?? 0) }
+            _ = try await transfer.value
+        }
+    }
+
+    // Sources/RequestKit/RequestKit.docc/TransfersAndStreaming.md, block 3
+    static func snippetTransfersAndStreaming3() async throws {
+        func tail() async throws {
+            let log = Request { Url("http://127.0.0.1:8080/log") }
+            for try await line in try await log.stream().lines {
+                print(line)
+            }
+        }
+    }
+
+    // Sources/RequestKit/RequestKit.docc/TransfersAndStreaming.md, block 4
+    static func snippetTransfersAndStreaming4() async throws {
+        func listen() async throws {
+            let feed = Request { Url("http://127.0.0.1:8080/events") }
+        for try await event in feed.events() {
+                print(event.event, event.id ?? "-", event.data)
+            }
+        }
+    }
 }
 
-// README.md, block 16
+// README.md, block 17
 @Test func createsTodo() async throws {
     let server = try TestServer()
     defer { server.stop() }
@@ -692,7 +776,38 @@ for await result in status.poll(every: .seconds(10), until: { (try? $0.json().do
 }
 let updates = status.onJson { print($0) }.update(every: 10)   // swift-request style; updates.cancel() stops it
 """#),
-    DocumentedSnippet(document: "README.md", index: 16, code: ##"""
+    DocumentedSnippet(document: "README.md", index: 16, code: #"""
+let reportURL = URL(fileURLWithPath: "/tmp/report.pdf")
+let destination = URL(fileURLWithPath: "/tmp/archive.bin")
+
+// Multipart upload: files are streamed from disk; the boundary is random and checked against every part.
+let uploaded = try await Request {
+    Url("http://127.0.0.1:8080/reports")
+    Method(.post)
+    Form {
+        Field("title", "Q3 report")
+        DataPart("thumb", Data([0x89, 0x50, 0x4E, 0x47]), filename: "t.png", type: .png)
+        FilePart("file", url: reportURL, type: .pdf)
+    }
+    UploadProgress { print("sent \($0)") }
+}.json()
+
+// Download to a file: written next to the destination, then renamed atomically; never left half-written.
+let transfer = Request { Url("http://127.0.0.1:8080/archive.bin") }.downloadTransfer(to: destination)
+for await progress in transfer.progress { print(progress.fractionCompleted ?? 0) }
+let head = try await transfer.value
+
+// A streamed response, line by line; cancelling the task closes the connection.
+let log = Request { Url("http://127.0.0.1:8080/log") }
+for try await line in try await log.stream().lines { print(line) }
+
+// Server-Sent Events, reconnecting with Last-Event-ID after the server's retry delay.
+let feed = Request { Url("http://127.0.0.1:8080/events") }
+for try await event in feed.events() {
+    print(event.event, event.id ?? "-", event.data)
+}
+"""#),
+    DocumentedSnippet(document: "README.md", index: 17, code: ##"""
 @Test func createsTodo() async throws {
     let server = try TestServer()
     defer { server.stop() }
@@ -700,7 +815,7 @@ let updates = status.onJson { print($0) }.update(every: 10)   // swift-request s
     #expect(server.requests.last?.body == Data(#"{"title":"x"}"#.utf8))
 }
 """##),
-    DocumentedSnippet(document: "README.md", index: 17, code: #"""
+    DocumentedSnippet(document: "README.md", index: 18, code: #"""
 let todo = try await Request {
     Url("http://127.0.0.1:8080/todos/1")
     Using(HTTP1Transport.shared)
@@ -960,4 +1075,40 @@ func serverExample() async throws {
     print(server.requests.last?.path ?? "", server.stats.peakConnections)
 }
 """##),
+    DocumentedSnippet(document: "Sources/RequestKit/RequestKit.docc/TransfersAndStreaming.md", index: 1, code: #"""
+func uploadReport(file: URL) async throws -> Json {
+    try await Request {
+        Url("http://127.0.0.1:8080/reports")
+        Method(.post)
+        Form {
+            Field("title", "Q3 report")
+            FilePart("file", url: file, type: .pdf)
+        }
+        UploadProgress { progress in print(progress.completedBytes) }
+    }.json()
+}
+"""#),
+    DocumentedSnippet(document: "Sources/RequestKit/RequestKit.docc/TransfersAndStreaming.md", index: 2, code: #"""
+func fetchArchive(to destination: URL) async throws {
+    let transfer = Request { Url("http://127.0.0.1:8080/archive.bin") }.downloadTransfer(to: destination)
+    for await progress in transfer.progress { print(progress.fractionCompleted ?? 0) }
+    _ = try await transfer.value
+}
+"""#),
+    DocumentedSnippet(document: "Sources/RequestKit/RequestKit.docc/TransfersAndStreaming.md", index: 3, code: #"""
+func tail() async throws {
+    let log = Request { Url("http://127.0.0.1:8080/log") }
+    for try await line in try await log.stream().lines {
+        print(line)
+    }
+}
+"""#),
+    DocumentedSnippet(document: "Sources/RequestKit/RequestKit.docc/TransfersAndStreaming.md", index: 4, code: #"""
+func listen() async throws {
+    let feed = Request { Url("http://127.0.0.1:8080/events") }
+for try await event in feed.events() {
+        print(event.event, event.id ?? "-", event.data)
+    }
+}
+"""#),
 ]

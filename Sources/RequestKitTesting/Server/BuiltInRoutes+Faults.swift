@@ -31,9 +31,22 @@ extension BuiltInRoutes {
     /// - `bad-chunk`: a chunked body with an invalid chunk size.
     /// - `hang`: no response at all until the client gives up (at most 30 s).
     /// - `hang-body`: headers promising 10 bytes, then nothing until the client gives up (at most 30 s).
+    /// - `short-length`: `Content-Length: 5` followed by 10 body bytes, then the connection closes.
+    /// - `huge-headers`: a status line followed by 1 MiB of header fields.
+    /// - `huge-chunk`: a chunked body whose chunk size does not fit in 64 bits.
+    /// - `garbage`: bytes that are not HTTP at all, then the connection closes.
     func fault(kind: String) -> TestResponse {
         let bytes: String
         switch kind {
+        case "short-length":
+            bytes = "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 5\r\n\r\n0123456789"
+        case "huge-headers":
+            let field = "X-Filler: " + String(repeating: "a", count: 1000) + "\r\n"
+            bytes = "HTTP/1.1 200 OK\r\n" + String(repeating: field, count: 1049) + "Content-Length: 0\r\n\r\n"
+        case "huge-chunk":
+            bytes = "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nFFFFFFFFFFFFFFFFFFFF\r\nabc\r\n"
+        case "garbage": bytes = "\u{16}\u{03}\u{01}\u{00}\u{a5}garbage that is not HTTP\r\n\r\n"
+
         case "close": bytes = ""
         case "truncate": bytes = "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 100\r\n\r\n0123456789"
         case "malformed-status": bytes = "HTTP/1.1 two-hundred OK\r\nContent-Length: 0\r\n\r\n"
@@ -42,7 +55,8 @@ extension BuiltInRoutes {
         case "hang-body": bytes = "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 10\r\n\r\n"
         default:
             return .text(
-                "unknown fault \"\(kind)\"; try close, truncate, malformed-status, bad-chunk, hang, hang-body",
+                "unknown fault \"\(kind)\"; try close, truncate, short-length, malformed-status, garbage, bad-chunk, "
+                    + "huge-chunk, huge-headers, hang, hang-body",
                 status: 404)
         }
         let hangs = kind.hasPrefix("hang")

@@ -87,8 +87,11 @@ extension RequestRepresentable {
         let transfer = TransferRequest(
             urlRequest, body: parts.body, uploadProgress: parts[option: UploadProgressKey.self])
         do {
+            let exchange = Exchange(parts, transport: transport)
             let operation: @Sendable () async throws -> Response = {
-                try await transport.streaming.download(transfer, into: temporary, progress: progress)
+                try await exchange.perform(transfer, head: { $0 }) { adapted in
+                    try await transport.streaming.download(adapted, into: temporary, progress: progress)
+                }
             }
             var head: Response
             if let deadline = parts.resourceTimeout {

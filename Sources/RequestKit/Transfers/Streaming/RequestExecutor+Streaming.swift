@@ -7,22 +7,23 @@ extension RequestExecutor {
             || parts[option: DownloadProgressKey.self] != nil
     }
 
-    /// Builds and streams `parts`, returning at the response head. The total deadline covers the head only.
+    /// Builds and streams `parts` through the client features (interceptors, cookies, monitors, redirects; no
+    /// retries), returning at the response head. The total deadline covers the head only.
     static func stream(
         _ parts: RequestParts, bufferLimit: Int = TransferRequest.defaultBufferLimit
     ) async throws(RequestError) -> StreamingResponse {
         let urlRequest = try parts.makeURLRequest()
         let label = "\(urlRequest.httpMethod ?? "GET") \(urlRequest.url?.absoluteString ?? "")"
-        let transport = parts.transport ?? URLSessionTransport.shared
+        let exchange = Exchange(parts, transport: parts.transport ?? URLSessionTransport.shared)
         let transfer = TransferRequest(
             urlRequest, body: parts.body, uploadProgress: parts[option: UploadProgressKey.self],
             bufferLimit: bufferLimit)
         do {
             if let deadline = parts.resourceTimeout {
-                return try await withDeadline(seconds: deadline) { try await transport.stream(transfer) }
+                return try await withDeadline(seconds: deadline) { try await exchange.stream(transfer) }
             }
             try Task.checkCancellation()
-            return try await transport.stream(transfer)
+            return try await exchange.stream(transfer)
         } catch {
             throw requestError(for: error).describingRequest(label)
         }
