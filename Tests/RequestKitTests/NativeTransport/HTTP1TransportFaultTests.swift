@@ -31,6 +31,9 @@ struct HTTP1TransportFaultTests {
             ("/fault/truncate", HTTP1ParseError.truncatedBody),
             ("/fault/malformed-status", .invalidStatusLine),
             ("/fault/bad-chunk", .invalidChunkSize),
+            ("/fault/huge-headers", .headTooLarge),
+            ("/fault/huge-chunk", .chunkSizeTooLarge),
+            ("/fault/garbage", .invalidStatusLine),
         ])
     func malformed(_ path: String, _ expected: HTTP1ParseError) async throws {
         let error = try await failure(path)
@@ -48,6 +51,16 @@ struct HTTP1TransportFaultTests {
         #expect(error.kind == .timedOut)
         #expect(error.detail == "no data for 0.5 s")
         #expect(clock.now - start < .seconds(5))
+    }
+
+    @Test("Bytes after a Content-Length body are not taken as the next response: the connection is not reused")
+    func shortLength() async throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        let transport = HTTP1Transport()
+        let response = try await transport.send(URLRequest(url: server.url("/fault/short-length")))
+        #expect(response.body == Data("01234".utf8))
+        #expect(transport.idleConnectionCount == 0)
     }
 
     @Test("Conflicting Content-Length values are refused")
