@@ -1,0 +1,61 @@
+import Foundation
+import RequestKit
+import RequestKitTesting
+import Testing
+
+@Suite(
+    "Hostile servers, on every transport", .serialized,
+    .enabled(if: FileManager.default.fileExists(atPath: "/proc/net/tcp")))
+struct FaultTests {
+    /// Each fault and the kind of error it must end in.
+    static let faults: [(path: String, kind: RequestError.Kind)] = [
+        ("/fault/close", .transport),
+        ("/fault/truncate", .transport),
+        ("/fault/malformed-status", .transport),
+        ("/fault/garbage", .transport),
+        ("/fault/bad-chunk", .transport),
+        ("/fault/huge-chunk", .transport),
+        ("/fault/huge-headers", .transport),
+        ("/fault/hang", .timedOut),
+        ("/fault/hang-body", .timedOut),
+        ("/drip?numbytes=5&duration=20", .timedOut),
+    ]
+
+    @Test(
+        "Every fault ends in a typed error within the timeout, and leaves no socket open", arguments: WireTransport.all)
+    func faultsEndInTypedErrors(_ wire: WireTransport) async throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        let clock = ContinuousClock()
+        for fault in Self.faults {
+            let start = clock.now
+            let error = try await #require(throws: RequestError.self, "\(fault.path)") {
+                try await Request {
+                    Url(server.url(fault.path)); Using(wire.transport); Timeout(1)
+                }.send()
+            }
+            #expect(error.kind == fault.kind, "\(fault.path): \(error)")
+            #expect(clock.now - start < .seconds(10), "\(fault.path) took \(clock.now - start)")
+        }
+        var open = socketsConnected(toPort: server.port)
+        for _ in 0..<60 where open != 0 {
+            try await Task.sleep(nanoseconds: 50_000_000)
+            open = socketsConnected(toPort: server.port)
+        }
+        #expect(open == 0)
+    }
+
+    @Test("A Content-Length shorter than the body gives exactly that many bytes", arguments: WireTransport.all)
+    func shortContentLength(_ wire: WireTransport) async throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        let body = try await Request {
+            Url(server.url("/fault/short-length")); Using(wire.transport)
+        }.data()
+        #expect(body == Data("01234".utf8))
+        let next = try await Request {
+            Url(server.url("/get")); Using(wire.transport)
+        }.send()
+        #expect(next.statusCode == 200)
+    }
+}
