@@ -185,7 +185,7 @@ private final class TaskRegistry: @unchecked Sendable {
                 return (nil, transfer.idleTimeout - idle)
             }
             if let expired = outcome.expired {
-                let seconds = Self.seconds(expired.idleTimeout)
+                let seconds = FoundationMapping.seconds(expired.idleTimeout)
                 expired.continuation.resume(throwing: RequestError.timedOut("no data for \(seconds) s"))
                 task.cancel()
             } else if let remaining = outcome.remaining {
@@ -218,7 +218,8 @@ private final class TaskRegistry: @unchecked Sendable {
         }
         guard let state else { return nil }
         let redirect = Response(
-            status: HTTPStatus(code: response.statusCode), headers: Self.headers(of: response), url: response.url)
+            status: HTTPStatus(code: response.statusCode), headers: FoundationMapping.headers(of: response),
+            url: response.url)
         var next = newRequest
         let isSameOrigin = RedirectPolicy.isSameOrigin(state.originalURL, newRequest.url)
         if !isSameOrigin {
@@ -264,7 +265,8 @@ private final class TaskRegistry: @unchecked Sendable {
             return
         }
         if let error, !(transfer.isChallenged && transfer.response != nil) {
-            transfer.continuation.resume(throwing: Self.requestError(for: error, idleTimeout: transfer.idleTimeout))
+            transfer.continuation.resume(
+                throwing: FoundationMapping.requestError(for: error, idleTimeout: transfer.idleTimeout))
             return
         }
         guard let http = transfer.response ?? task.response as? HTTPURLResponse else {
@@ -272,36 +274,6 @@ private final class TaskRegistry: @unchecked Sendable {
                 throwing: RequestError.transport(URLError(.badServerResponse), detail: "no HTTP response"))
             return
         }
-        transfer.continuation.resume(
-            returning: Response(
-                status: HTTPStatus(code: http.statusCode), headers: Self.headers(of: http), body: transfer.body,
-                url: http.url))
-    }
-
-    /// The response's headers, sorted by name: Foundation keeps them in a dictionary, so the wire order is lost.
-    static func headers(of response: HTTPURLResponse) -> HTTPHeaders {
-        var fields: [HTTPHeader] = []
-        for (key, value) in response.allHeaderFields {
-            guard let name = key as? String else { continue }
-            fields.append(HTTPHeader(name: name, value: value as? String ?? "\(value)"))
-        }
-        fields.sort { $0.name.lowercased() < $1.name.lowercased() }
-        return HTTPHeaders(fields)
-    }
-
-    static func requestError(for error: any Error, idleTimeout: TimeInterval) -> RequestError {
-        guard let urlError = error as? URLError else { return RequestError.transport(error) }
-        switch urlError.code {
-        case .timedOut:
-            return RequestError.timedOut("no data for \(Self.seconds(idleTimeout)) s", underlyingError: urlError)
-        case .cancelled:
-            return RequestError.cancelled(underlyingError: urlError)
-        default:
-            return RequestError.transport(urlError)
-        }
-    }
-
-    static func seconds(_ value: Double) -> String {
-        value == value.rounded() ? String(Int(value)) : String(value)
+        transfer.continuation.resume(returning: FoundationMapping.response(http, body: transfer.body))
     }
 }

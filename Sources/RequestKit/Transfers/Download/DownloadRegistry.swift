@@ -54,7 +54,7 @@ final class DownloadRegistry: @unchecked Sendable {
                 return (nil, download.idleTimeout - idle)
             }
             if let expired = outcome.expired {
-                let seconds = StreamingRegistry.seconds(expired.idleTimeout)
+                let seconds = FoundationMapping.seconds(expired.idleTimeout)
                 expired.continuation.resume(throwing: RequestError.timedOut("no data for \(seconds) s"))
                 task.cancel()
             } else if let remaining = outcome.remaining {
@@ -100,7 +100,7 @@ final class DownloadRegistry: @unchecked Sendable {
         if let error, !isChallengeEnd {
             let error = download.bodyFailure.recorded ?? error
             download.continuation.resume(
-                throwing: StreamingRegistry.requestError(for: error, idleTimeout: download.idleTimeout))
+                throwing: FoundationMapping.requestError(for: error, idleTimeout: download.idleTimeout))
             return
         }
         if let failure = download.moveFailure {
@@ -117,6 +117,6 @@ final class DownloadRegistry: @unchecked Sendable {
         if !download.isMoved {
             _ = FileManager.default.createFile(atPath: download.file.path, contents: nil)
         }
-        download.continuation.resume(returning: StreamingRegistry.response(http))
+        download.continuation.resume(returning: FoundationMapping.response(http))
     }
 }

@@ -65,7 +65,7 @@ final class StreamingRegistry: @unchecked Sendable {
                 return (nil, transfer.idleTimeout - idle)
             }
             if let expired = outcome.expired {
-                let error = RequestError.timedOut("no data for \(Self.seconds(expired.idleTimeout)) s")
+                let error = RequestError.timedOut("no data for \(FoundationMapping.seconds(expired.idleTimeout)) s")
                 if let head = expired.head {
                     head.resume(throwing: error)
                 } else {
@@ -89,7 +89,7 @@ final class StreamingRegistry: @unchecked Sendable {
             let head = transfer.head
             transfer.head = nil
             transfers[task.taskIdentifier] = transfer
-            return (head, StreamingResponse(head: Self.response(http), body: transfer.stream))
+            return (head, StreamingResponse(head: FoundationMapping.response(http), body: transfer.stream))
         }
         if let head, let streaming { head.resume(returning: streaming) }
     }
@@ -177,7 +177,7 @@ final class StreamingRegistry: @unchecked Sendable {
                         ? nil
                         : error.map {
                             transfer.bodyFailure.recorded
-                                ?? Self.requestError(for: $0, idleTimeout: transfer.idleTimeout)
+                                ?? FoundationMapping.requestError(for: $0, idleTimeout: transfer.idleTimeout)
                         })
                 transfers[task.taskIdentifier] = transfer
                 return nil
@@ -190,46 +190,20 @@ final class StreamingRegistry: @unchecked Sendable {
         let isChallengeEnd = transfer.isChallenged && transfer.response != nil
         if let head = transfer.head {
             if let error, !isChallengeEnd {
-                head.resume(throwing: Self.requestError(for: error, idleTimeout: transfer.idleTimeout))
+                head.resume(throwing: FoundationMapping.requestError(for: error, idleTimeout: transfer.idleTimeout))
             } else if let http = transfer.response ?? task.response as? HTTPURLResponse {
                 transfer.body.finish()
-                head.resume(returning: StreamingResponse(head: Self.response(http), body: transfer.stream))
+                head.resume(returning: StreamingResponse(head: FoundationMapping.response(http), body: transfer.stream))
             } else {
                 head.resume(throwing: RequestError.transport(URLError(.badServerResponse), detail: "no HTTP response"))
             }
             return
         }
         if let error, !isChallengeEnd {
-            transfer.body.finish(throwing: Self.requestError(for: error, idleTimeout: transfer.idleTimeout))
+            transfer.body.finish(
+                throwing: FoundationMapping.requestError(for: error, idleTimeout: transfer.idleTimeout))
         } else {
             transfer.body.finish()
         }
-    }
-
-    static func response(_ http: HTTPURLResponse) -> Response {
-        var fields: [HTTPHeader] = []
-        for (key, value) in http.allHeaderFields {
-            guard let name = key as? String else { continue }
-            fields.append(HTTPHeader(name: name, value: value as? String ?? "\(value)"))
-        }
-        fields.sort { $0.name.lowercased() < $1.name.lowercased() }
-        return Response(status: HTTPStatus(code: http.statusCode), headers: HTTPHeaders(fields), url: http.url)
-    }
-
-    static func requestError(for error: any Error, idleTimeout: TimeInterval) -> RequestError {
-        if let error = error as? RequestError { return error }
-        guard let urlError = error as? URLError else { return RequestError.transport(error) }
-        switch urlError.code {
-        case .timedOut:
-            return RequestError.timedOut("no data for \(Self.seconds(idleTimeout)) s", underlyingError: urlError)
-        case .cancelled:
-            return RequestError.cancelled(underlyingError: urlError)
-        default:
-            return RequestError.transport(urlError)
-        }
-    }
-
-    static func seconds(_ value: Double) -> String {
-        value == value.rounded() ? String(Int(value)) : String(value)
     }
 }
