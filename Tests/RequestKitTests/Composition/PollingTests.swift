@@ -14,12 +14,14 @@ struct PollingTests {
         }
     }
 
-    @Test("poll with maxCount 3 sends exactly 3 requests and ends")
-    func maxCount() async throws {
+    @Test("poll with maxCount 3 sends exactly 3 requests and ends", arguments: WireTransport.all)
+    func maxCount(_ wire: WireTransport) async throws {
         let server = try TestServer()
         defer { server.stop() }
         var results: [String] = []
-        for await result in Request({ Url(server.url("/anything")) }).poll(every: .milliseconds(50), maxCount: 3) {
+        for await result in Request({
+            Url(server.url("/anything")); Using(wire.transport)
+        }).poll(every: .milliseconds(50), maxCount: 3) {
             results.append(summary(result))
         }
         #expect(results == ["changed 200", "changed 200", "changed 200"])
@@ -28,11 +30,15 @@ struct PollingTests {
         #expect(server.stats.peakActiveRequests == 1)
     }
 
-    @Test("The second poll sends If-None-Match with the ETag, and a 304 is reported as unchanged")
-    func entityTag() async throws {
+    @Test(
+        "The second poll sends If-None-Match with the ETag, and a 304 is reported as unchanged",
+        arguments: WireTransport.all)
+    func entityTag(_ wire: WireTransport) async throws {
         let server = try TestServer()
         defer { server.stop() }
-        let request = Request { Url(server.url("/etag/v1")) }
+        let request = Request {
+            Url(server.url("/etag/v1")); Using(wire.transport)
+        }
         var results: [String] = []
         for await result in request.poll(every: .milliseconds(20), maxCount: 3) { results.append(summary(result)) }
         #expect(results == ["changed 200", "unchanged", "unchanged"])
@@ -40,12 +46,14 @@ struct PollingTests {
         #expect(received.map { $0.header("If-None-Match") } == [nil, "\"v1\"", "\"v1\""])
     }
 
-    @Test("Last-Modified comes back as If-Modified-Since")
-    func lastModified() async throws {
+    @Test("Last-Modified comes back as If-Modified-Since", arguments: WireTransport.all)
+    func lastModified(_ wire: WireTransport) async throws {
         let server = try TestServer()
         defer { server.stop() }
         var results: [String] = []
-        for await result in Request({ Url(server.url("/cache")) }).poll(every: .milliseconds(20), maxCount: 2) {
+        for await result in Request({
+            Url(server.url("/cache")); Using(wire.transport)
+        }).poll(every: .milliseconds(20), maxCount: 2) {
             results.append(summary(result))
         }
         #expect(results == ["changed 200", "unchanged"])
@@ -54,12 +62,14 @@ struct PollingTests {
         #expect(second.header("If-None-Match") == "\"cache\"")
     }
 
-    @Test("With conditional: false every poll downloads the resource again")
-    func unconditional() async throws {
+    @Test("With conditional: false every poll downloads the resource again", arguments: WireTransport.all)
+    func unconditional(_ wire: WireTransport) async throws {
         let server = try TestServer()
         defer { server.stop() }
         var results: [String] = []
-        let request = Request { Url(server.url("/etag/v1")) }
+        let request = Request {
+            Url(server.url("/etag/v1")); Using(wire.transport)
+        }
         for await result in request.poll(every: .milliseconds(20), maxCount: 2, conditional: false) {
             results.append(summary(result))
         }
@@ -67,13 +77,15 @@ struct PollingTests {
         #expect(server.requests.map { $0.header("If-None-Match") } == [nil, nil])
     }
 
-    @Test("Polling ends after the response for which until holds")
-    func until() async throws {
+    @Test("Polling ends after the response for which until holds", arguments: WireTransport.all)
+    func until(_ wire: WireTransport) async throws {
         let server = try TestServer()
         defer { server.stop() }
         let counter = CallCounter()
         server.route("/job") { _ in .json(Data(#"{"done":\#(counter.next() >= 3)}"#.utf8)) }
-        let request = Request { Url(server.url("/job")) }
+        let request = Request {
+            Url(server.url("/job")); Using(wire.transport)
+        }
         var done: [Bool] = []
         let polls = request.poll(every: .milliseconds(20), until: { (try? $0.json().done.bool) == true })
         for await result in polls { done.append(result.response.flatMap { try? $0.json().done.bool } ?? false) }
@@ -82,11 +94,13 @@ struct PollingTests {
         #expect(server.stats.requestCount == 3)
     }
 
-    @Test("Polling ends once the next request would start after maxDuration")
-    func maxDuration() async throws {
+    @Test("Polling ends once the next request would start after maxDuration", arguments: WireTransport.all)
+    func maxDuration(_ wire: WireTransport) async throws {
         let server = try TestServer()
         defer { server.stop() }
-        let request = Request { Url(server.url("/anything")) }
+        let request = Request {
+            Url(server.url("/anything")); Using(wire.transport)
+        }
         var count = 0
         for await _ in request.poll(every: .milliseconds(100), maxDuration: .milliseconds(250)) { count += 1 }
         #expect((1...3).contains(count))
@@ -94,11 +108,13 @@ struct PollingTests {
         #expect(server.stats.requestCount == count)
     }
 
-    @Test("Cancelling the consuming task ends the sequence and the requests")
-    func cancellation() async throws {
+    @Test("Cancelling the consuming task ends the sequence and the requests", arguments: WireTransport.all)
+    func cancellation(_ wire: WireTransport) async throws {
         let server = try TestServer()
         defer { server.stop() }
-        let request = Request { Url(server.url("/anything")) }
+        let request = Request {
+            Url(server.url("/anything")); Using(wire.transport)
+        }
         let task = Task {
             var count = 0
             for await _ in request.poll(every: .milliseconds(30)) { count += 1 }
@@ -114,13 +130,17 @@ struct PollingTests {
         #expect(server.stats.requestCount == sent)
     }
 
-    @Test("Failures back off exponentially, then the interval returns to normal after a success")
-    func backoff() async throws {
+    @Test(
+        "Failures back off exponentially, then the interval returns to normal after a success",
+        arguments: WireTransport.all)
+    func backoff(_ wire: WireTransport) async throws {
         let server = try TestServer()
         defer { server.stop() }
         let counter = CallCounter()
         server.route("/flaky") { _ in counter.next() <= 2 ? .status(503) : .text("ok") }
-        let request = Request { Url(server.url("/flaky")) }
+        let request = Request {
+            Url(server.url("/flaky")); Using(wire.transport)
+        }
         var results: [String] = []
         let polls = request.poll(
             every: .milliseconds(50), maxCount: 4, backoff: Backoff(multiplier: 4, maximum: .seconds(10), jitter: 0))
@@ -150,17 +170,21 @@ struct PollingTests {
         }
     }
 
-    @Test("update(every:) runs the handlers once per request, never overlapping, and stops when cancelled")
-    func update() async throws {
+    @Test(
+        "update(every:) runs the handlers once per request, never overlapping, and stops when cancelled",
+        arguments: WireTransport.all)
+    func update(_ wire: WireTransport) async throws {
         let server = try TestServer()
         defer { server.stop() }
         let counter = CallCounter()
         server.route("/tick") { _ in .json(Data(#"{"n":\#(counter.next())}"#.utf8)) }
         let log = Log()
-        let handle = Request { Url(server.url("/tick")) }
-            .onJson { json in log.add("n \(json.n.int ?? 0)") }
-            .onError { error in log.add("error \(error.kind)") }
-            .update(every: 0.2)
+        let handle = Request {
+            Url(server.url("/tick")); Using(wire.transport)
+        }
+        .onJson { json in log.add("n \(json.n.int ?? 0)") }
+        .onError { error in log.add("error \(error.kind)") }
+        .update(every: 0.2)
         #expect(await server.waitForRequests(count: 3, timeout: .seconds(5)))
         handle.cancel()
         await handle.wait()
@@ -173,17 +197,21 @@ struct PollingTests {
         #expect(entries == (1...entries.count).map { "n \($0)" })
     }
 
-    @Test("update(every:) reports failures to onError and skips unchanged responses")
-    func updateConditionalAndFailures() async throws {
+    @Test("update(every:) reports failures to onError and skips unchanged responses", arguments: WireTransport.all)
+    func updateConditionalAndFailures(_ wire: WireTransport) async throws {
         let server = try TestServer()
         defer { server.stop() }
         let log = Log()
-        let unchanged = Request { Url(server.url("/etag/v2")) }
-            .onStatusCode { log.add("status \($0)") }
-            .update(every: 0.05)
-        let failing = Request { Url(server.url("/status/503")) }
-            .onError { log.add("error \($0.statusCode ?? 0)") }
-            .update(every: 0.05, backoff: .none)
+        let unchanged = Request {
+            Url(server.url("/etag/v2")); Using(wire.transport)
+        }
+        .onStatusCode { log.add("status \($0)") }
+        .update(every: 0.05)
+        let failing = Request {
+            Url(server.url("/status/503")); Using(wire.transport)
+        }
+        .onError { log.add("error \($0.statusCode ?? 0)") }
+        .update(every: 0.05, backoff: .none)
         #expect(await server.waitForRequests(count: 6, timeout: .seconds(5)))
         unchanged.cancel()
         failing.cancel()

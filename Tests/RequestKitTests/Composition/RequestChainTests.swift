@@ -17,31 +17,35 @@ struct RequestChainTests {
         return server
     }
 
-    private func loginAndProfile(_ server: TestServer) -> RequestChain {
+    private func loginAndProfile(_ server: TestServer, _ wire: WireTransport) -> RequestChain {
         RequestChain {
             Step("login") { _ in
                 Request {
-                    Url(server.url("/login")); Method(.post); Body(json: ["user": "ann"])
+                    Url(server.url("/login")); Using(wire.transport); Method(.post); Body(json: ["user": "ann"])
                 }
             }
             Step("profile") { previous in
                 let token = try previous.json("login").token.string ?? ""
                 return Request {
-                    Url(server.url("/me")); Header.Authorization(.bearer(token))
+                    Url(server.url("/me")); Using(wire.transport); Header.Authorization(.bearer(token))
                 }
             }
             Step("orders") { previous in
                 let id = try previous.json("profile").id.int ?? 0
-                return Request { Url(server.url("/anything/users/\(id)/orders")) }
+                return Request {
+                    Url(server.url("/anything/users/\(id)/orders")); Using(wire.transport)
+                }
             }
         }
     }
 
-    @Test("Each step builds its request from earlier responses: the token reaches the server")
-    func passesData() async throws {
+    @Test(
+        "Each step builds its request from earlier responses: the token reaches the server",
+        arguments: WireTransport.all)
+    func passesData(_ wire: WireTransport) async throws {
         let server = try makeServer()
         defer { server.stop() }
-        let responses = try await loginAndProfile(server).send()
+        let responses = try await loginAndProfile(server, wire).send()
         let received = server.requests
         #expect(received.map(\.path) == ["/login", "/me", "/anything/users/42/orders"])
         #expect(received[0].bodyText == #"{"user":"ann"}"#)
@@ -54,24 +58,34 @@ struct RequestChainTests {
         #expect(responses["missing"] == nil)
     }
 
-    @Test("A chain is reusable: sending it again runs every step again")
-    func reusable() async throws {
+    @Test("A chain is reusable: sending it again runs every step again", arguments: WireTransport.all)
+    func reusable(_ wire: WireTransport) async throws {
         let server = try makeServer()
         defer { server.stop() }
-        let chain = loginAndProfile(server)
+        let chain = loginAndProfile(server, wire)
         _ = try await chain.send()
         _ = try await chain.send()
         #expect(server.requests.map(\.path).count == 6)
     }
 
-    @Test("The chain stops at the first failing step, with an error naming the step and keeping the response")
-    func stopsOnFailure() async throws {
+    @Test(
+        "The chain stops at the first failing step, with an error naming the step and keeping the response",
+        arguments: WireTransport.all)
+    func stopsOnFailure(_ wire: WireTransport) async throws {
         let server = try makeServer()
         defer { server.stop() }
         let url = server.url("/status/401")
         let chain = RequestChain {
-            Step("login", Request { Url(url) })
-            Step("profile") { _ in Request { Url(server.url("/me")) } }
+            Step(
+                "login",
+                Request {
+                    Url(url); Using(wire.transport)
+                })
+            Step("profile") { _ in
+                Request {
+                    Url(server.url("/me")); Using(wire.transport)
+                }
+            }
         }
         let error = try await #require(throws: RequestError.self) { try await chain.send() }
         #expect(error.kind == .unacceptableStatus)
@@ -93,16 +107,26 @@ struct RequestChainTests {
         #expect(error.description == "stepFailed for step \"token\" (could not build its request): MissingToken()")
     }
 
-    @Test("Continuing after failures runs every step and collects the errors")
-    func continueAndCollect() async throws {
+    @Test("Continuing after failures runs every step and collects the errors", arguments: WireTransport.all)
+    func continueAndCollect(_ wire: WireTransport) async throws {
         let server = try makeServer()
         defer { server.stop() }
         let chain = RequestChain(continueOnFailure: true) {
-            Step("broken", Request { Url(server.url("/status/500")) })
-            Step("independent", Request { Url(server.url("/anything/ok")) })
+            Step(
+                "broken",
+                Request {
+                    Url(server.url("/status/500")); Using(wire.transport)
+                })
+            Step(
+                "independent",
+                Request {
+                    Url(server.url("/anything/ok")); Using(wire.transport)
+                })
             Step("dependent") { previous in
                 let id = try previous.json("broken").id.int ?? 0
-                return Request { Url(server.url("/anything/\(id)")) }
+                return Request {
+                    Url(server.url("/anything/\(id)")); Using(wire.transport)
+                }
             }
         }
         let responses = try await chain.send()
@@ -115,15 +139,27 @@ struct RequestChainTests {
         #expect(server.requests.map(\.path) == ["/status/500", "/anything/ok"])
     }
 
-    @Test("call delivers the responses before the failure and the failure")
-    func callCompletion() async throws {
+    @Test("call delivers the responses before the failure and the failure", arguments: WireTransport.all)
+    func callCompletion(_ wire: WireTransport) async throws {
         let server = try makeServer()
         defer { server.stop() }
         let log = Log()
         await RequestChain {
-            Step("first", Request { Url(server.url("/anything/1")) })
-            Step("second", Request { Url(server.url("/status/404")) })
-            Step("third", Request { Url(server.url("/anything/3")) })
+            Step(
+                "first",
+                Request {
+                    Url(server.url("/anything/1")); Using(wire.transport)
+                })
+            Step(
+                "second",
+                Request {
+                    Url(server.url("/status/404")); Using(wire.transport)
+                })
+            Step(
+                "third",
+                Request {
+                    Url(server.url("/anything/3")); Using(wire.transport)
+                })
         }
         .call { responses, errors in
             log.add("responses \(responses.map(\.statusCode))")
@@ -135,14 +171,22 @@ struct RequestChainTests {
         #expect(server.requests.count == 2)
     }
 
-    @Test("onStep reports each step by name as it finishes")
-    func onStep() async throws {
+    @Test("onStep reports each step by name as it finishes", arguments: WireTransport.all)
+    func onStep(_ wire: WireTransport) async throws {
         let server = try makeServer()
         defer { server.stop() }
         let log = Log()
         let chain = RequestChain(continueOnFailure: true) {
-            Step("missing", Request { Url(server.url("/status/404")) })
-            Step("present", Request { Url(server.url("/anything")) })
+            Step(
+                "missing",
+                Request {
+                    Url(server.url("/status/404")); Using(wire.transport)
+                })
+            Step(
+                "present",
+                Request {
+                    Url(server.url("/anything")); Using(wire.transport)
+                })
         }
         .onStep { name, result in
             switch result {

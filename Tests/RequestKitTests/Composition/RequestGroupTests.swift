@@ -22,12 +22,18 @@ struct RequestGroupTests {
         return (server, gauge)
     }
 
-    @Test("The server never handles more requests at once than the limit, and handles exactly the limit")
-    func concurrencyLimit() async throws {
+    @Test(
+        "The server never handles more requests at once than the limit, and handles exactly the limit",
+        arguments: WireTransport.all)
+    func concurrencyLimit(_ wire: WireTransport) async throws {
         let (server, gauge) = try slowServer()
         defer { server.stop() }
         let group = RequestGroup(maxConcurrent: 4) {
-            for index in 0..<10 { Request { Url(server.url("/slow?i=\(index)")) } }
+            for index in 0..<10 {
+                Request {
+                    Url(server.url("/slow?i=\(index)")); Using(wire.transport)
+                }
+            }
         }
         let results = try await group.send()
         #expect(results.compactMap { try? $0.get().string() } == Array(repeating: "done", count: 10))
@@ -36,12 +42,16 @@ struct RequestGroupTests {
         #expect(server.stats.peakActiveRequests >= 4)
     }
 
-    @Test("The default limit is 6 requests at once")
-    func defaultLimit() async throws {
+    @Test("The default limit is 6 requests at once", arguments: WireTransport.all)
+    func defaultLimit(_ wire: WireTransport) async throws {
         let (server, gauge) = try slowServer()
         defer { server.stop() }
         let group = RequestGroup {
-            for _ in 0..<8 { Request { Url(server.url("/slow")) } }
+            for _ in 0..<8 {
+                Request {
+                    Url(server.url("/slow")); Using(wire.transport)
+                }
+            }
         }
         #expect(group.maxConcurrent == 6)
         _ = try await group.send()
@@ -71,13 +81,17 @@ struct RequestGroupTests {
         #expect(gauge.peak >= 2)
     }
 
-    @Test("Results come back in declaration order, not completion order")
-    func declarationOrder() async throws {
+    @Test("Results come back in declaration order, not completion order", arguments: WireTransport.all)
+    func declarationOrder(_ wire: WireTransport) async throws {
         let server = try TestServer()
         defer { server.stop() }
         let results = try await RequestGroup {
-            Request { Url(server.url("/delay/0.4")) }
-            Request { Url(server.url("/anything/fast")) }
+            Request {
+                Url(server.url("/delay/0.4")); Using(wire.transport)
+            }
+            Request {
+                Url(server.url("/anything/fast")); Using(wire.transport)
+            }
         }.send()
         let paths = try results.map { try $0.get().json().path.string }
         #expect(paths == ["/delay/0.4", "/anything/fast"])
@@ -96,14 +110,22 @@ struct RequestGroupTests {
         #expect(urls == ["http://api.test/a", "http://api.test/b", "http://api.test/c", "http://api.test/d"])
     }
 
-    @Test("One failure among many loses nothing else; a 404 is a failure because results are validated")
-    func oneFailure() async throws {
+    @Test(
+        "One failure among many loses nothing else; a 404 is a failure because results are validated",
+        arguments: WireTransport.all)
+    func oneFailure(_ wire: WireTransport) async throws {
         let server = try TestServer()
         defer { server.stop() }
         let results = try await RequestGroup {
-            Request { Url(server.url("/anything?n=0")) }
-            Request { Url(server.url("/status/404")) }
-            Request { Url(server.url("/anything?n=2")) }
+            Request {
+                Url(server.url("/anything?n=0")); Using(wire.transport)
+            }
+            Request {
+                Url(server.url("/status/404")); Using(wire.transport)
+            }
+            Request {
+                Url(server.url("/anything?n=2")); Using(wire.transport)
+            }
         }.send()
         #expect(try results[0].get().json().args.n.string == "0")
         let error = try #require(throws: RequestError.self) { try results[1].get() }
@@ -112,14 +134,22 @@ struct RequestGroupTests {
         #expect(try results[2].get().json().args.n.string == "2")
     }
 
-    @Test("Failing fast cancels the requests in flight, starts no others, and throws the failure")
-    func failFast() async throws {
+    @Test(
+        "Failing fast cancels the requests in flight, starts no others, and throws the failure",
+        arguments: WireTransport.all)
+    func failFast(_ wire: WireTransport) async throws {
         let server = try TestServer()
         defer { server.stop() }
         server.route("/fail-later") { _ in TestResponse.status(500).delayed(by: .milliseconds(500)) }
         let group = RequestGroup(maxConcurrent: 3, failFast: true) {
-            Request { Url(server.url("/fail-later")) }
-            for _ in 0..<6 { Request { Url(server.url("/delay/10")) } }
+            Request {
+                Url(server.url("/fail-later")); Using(wire.transport)
+            }
+            for _ in 0..<6 {
+                Request {
+                    Url(server.url("/delay/10")); Using(wire.transport)
+                }
+            }
         }
         let clock = ContinuousClock()
         let start = clock.now
@@ -145,12 +175,16 @@ struct RequestGroupTests {
         #expect(error.statusCode == 500)
     }
 
-    @Test("Cancelling the awaiting task cancels every outstanding request")
-    func taskCancellation() async throws {
+    @Test("Cancelling the awaiting task cancels every outstanding request", arguments: WireTransport.all)
+    func taskCancellation(_ wire: WireTransport) async throws {
         let server = try TestServer()
         defer { server.stop() }
         let group = RequestGroup(maxConcurrent: 3) {
-            for _ in 0..<5 { Request { Url(server.url("/delay/10")) } }
+            for _ in 0..<5 {
+                Request {
+                    Url(server.url("/delay/10")); Using(wire.transport)
+                }
+            }
         }
         let task = Task { try await group.send() }
         #expect(await server.waitForRequests(count: 3, timeout: .seconds(5)))
@@ -161,13 +195,17 @@ struct RequestGroupTests {
         #expect(server.stats.requestCount == 3)
     }
 
-    @Test("responses yields (index, result) pairs as they complete")
-    func responsesInCompletionOrder() async throws {
+    @Test("responses yields (index, result) pairs as they complete", arguments: WireTransport.all)
+    func responsesInCompletionOrder(_ wire: WireTransport) async throws {
         let server = try TestServer()
         defer { server.stop() }
         let group = RequestGroup {
-            Request { Url(server.url("/delay/0.5")) }
-            Request { Url(server.url("/status/404")) }
+            Request {
+                Url(server.url("/delay/0.5")); Using(wire.transport)
+            }
+            Request {
+                Url(server.url("/status/404")); Using(wire.transport)
+            }
         }
         var seen: [String] = []
         for try await (index, result) in group.responses {
@@ -179,14 +217,20 @@ struct RequestGroupTests {
         #expect(seen == ["1: error 404", "0: 200"])
     }
 
-    @Test("results() of a fail-fast group throws the first failure after delivering it")
-    func resultsFailFast() async throws {
+    @Test("results() of a fail-fast group throws the first failure after delivering it", arguments: WireTransport.all)
+    func resultsFailFast(_ wire: WireTransport) async throws {
         let server = try TestServer()
         defer { server.stop() }
         let group = RequestGroup(maxConcurrent: 1, failFast: true) {
-            Request { Url(server.url("/anything")) }
-            Request { Url(server.url("/status/503")) }
-            Request { Url(server.url("/anything")) }
+            Request {
+                Url(server.url("/anything")); Using(wire.transport)
+            }
+            Request {
+                Url(server.url("/status/503")); Using(wire.transport)
+            }
+            Request {
+                Url(server.url("/anything")); Using(wire.transport)
+            }
         }
         var indices: [Int] = []
         let error = try await #require(throws: RequestError.self) {
@@ -197,8 +241,9 @@ struct RequestGroupTests {
         #expect(server.stats.requestCount == 2)
     }
 
-    @Test("Callbacks get each index with its JSON, text, body or error, then every result")
-    func callbacks() async throws {
+    @Test(
+        "Callbacks get each index with its JSON, text, body or error, then every result", arguments: WireTransport.all)
+    func callbacks(_ wire: WireTransport) async throws {
         let server = try TestServer()
         defer { server.stop() }
         server.route("/word/{word}") { request in
@@ -207,9 +252,15 @@ struct RequestGroupTests {
         server.route("/not-json") { _ in .text("plain words") }
         let log = Log()
         await RequestGroup(maxConcurrent: 1) {
-            Request { Url(server.url("/word/a")) }
-            Request { Url(server.url("/status/404")) }
-            Request { Url(server.url("/not-json")) }
+            Request {
+                Url(server.url("/word/a")); Using(wire.transport)
+            }
+            Request {
+                Url(server.url("/status/404")); Using(wire.transport)
+            }
+            Request {
+                Url(server.url("/not-json")); Using(wire.transport)
+            }
         }
         .onJson { index, json in log.add("json \(index) \(json.word.string ?? "?")") }
         .onString { index, text in log.add("string \(index) \(text)") }
@@ -227,14 +278,20 @@ struct RequestGroupTests {
             ])
     }
 
-    @Test("Cancelling a call's handle cancels the requests; onComplete reports them cancelled")
-    func handleCancellation() async throws {
+    @Test(
+        "Cancelling a call's handle cancels the requests; onComplete reports them cancelled",
+        arguments: WireTransport.all)
+    func handleCancellation(_ wire: WireTransport) async throws {
         let server = try TestServer()
         defer { server.stop() }
         let log = Log()
         let handle = RequestGroup {
-            Request { Url(server.url("/delay/10")) }
-            Request { Url(server.url("/delay/10")) }
+            Request {
+                Url(server.url("/delay/10")); Using(wire.transport)
+            }
+            Request {
+                Url(server.url("/delay/10")); Using(wire.transport)
+            }
         }
         .onError { index, error in log.add("error \(index) \(error.kind)") }
         .onComplete { results in log.add("complete \(results.map { (try? $0.get()) == nil })") }

@@ -25,11 +25,14 @@ struct RequestModelTests {
     }
 
     @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
-    @Test("refresh moves from idle to loading to the decoded value")
-    func refresh() async throws {
+    @Test("refresh moves from idle to loading to the decoded value", arguments: WireTransport.all)
+    func refresh(_ wire: WireTransport) async throws {
         let server = try TestServer()
         defer { server.stop() }
-        let model = RequestModel(AnyRequest<Echo> { Url(server.url("/delay/0.3?x=1")) })
+        let model = RequestModel(
+            AnyRequest<Echo> {
+                Url(server.url("/delay/0.3?x=1")); Using(wire.transport)
+            })
         #expect(describe(model.state) == "idle")
         let changes = Log()
         withObservationTracking {
@@ -51,15 +54,18 @@ struct RequestModelTests {
     }
 
     @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
-    @Test("A failure becomes the state and keeps the last value")
-    func failure() async throws {
+    @Test("A failure becomes the state and keeps the last value", arguments: WireTransport.all)
+    func failure(_ wire: WireTransport) async throws {
         let server = try TestServer()
         defer { server.stop() }
         let counter = CallCounter()
         server.route("/sometimes") { _ in
             counter.next() == 1 ? .json(Data(#"{"path":"/sometimes","args":{}}"#.utf8)) : .status(500)
         }
-        let model = RequestModel(AnyRequest<Echo> { Url(server.url("/sometimes")) })
+        let model = RequestModel(
+            AnyRequest<Echo> {
+                Url(server.url("/sometimes")); Using(wire.transport)
+            })
         await model.refresh()
         await model.refresh()
         #expect(describe(model.state) == "failure unacceptableStatus 500")
@@ -69,11 +75,15 @@ struct RequestModelTests {
     }
 
     @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
-    @Test("Polling updates the value once, keeps it on 304s, and stops")
-    func polling() async throws {
+    @Test("Polling updates the value once, keeps it on 304s, and stops", arguments: WireTransport.all)
+    func polling(_ wire: WireTransport) async throws {
         let server = try TestServer()
         defer { server.stop() }
-        let model = RequestModel(Request { Url(server.url("/etag/model")) }) { response throws(RequestError) in
+        let model = RequestModel(
+            Request {
+                Url(server.url("/etag/model")); Using(wire.transport)
+            }
+        ) { response throws(RequestError) in
             try response.json().path.string ?? ""
         }
         model.startPolling(every: .milliseconds(30))
