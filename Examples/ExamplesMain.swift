@@ -22,6 +22,7 @@ struct ExamplesMain {
             try await compositionTour(&tour)
             try await clientTour(&tour)
             try await transfersTour(&tour)
+            try await transportTour(&tour)
             print("\nDone: \(server.stats.requestCount) requests served.")
         } catch {
             print("\nThe tour failed: \(error)")
