@@ -13,7 +13,7 @@ let package = Package(
     targets: [
         // The system zlib, for decompressing gzip and deflate response bodies in HTTP1Transport: part of every
         // Linux distribution and Apple SDK, so RequestKit still has no package dependencies.
-        .systemLibrary(name: "CZlib", path: "Sources/CZlib"),
+        .systemLibrary(name: "CZlib", path: "Sources/CZlib", providers: [.apt(["zlib1g-dev"])]),
         .target(name: "RequestKit", dependencies: ["CZlib"]),
         .target(name: "RequestKitTesting", dependencies: ["RequestKit"]),
         .executableTarget(name: "Examples", dependencies: ["RequestKit", "RequestKitTesting"], path: "Examples"),
