@@ -14,6 +14,7 @@ binary="$out/request-building-fuzzer"
 mkdir -p "$corpus" "$out"
 mapfile -t sources < <(find "$root/Sources/RequestKit" -name '*.swift' | sort)
 swiftc -sanitize=fuzzer,address -parse-as-library -O -swift-version 6 -module-name RequestKit \
+    -I "$root/Sources/CZlib" -lz \
     "${sources[@]}" "$root/Fuzz/RequestBuilding/main.swift" -o "$binary"
 
 if [ -z "$(ls -A "$corpus")" ]; then
