@@ -4,7 +4,7 @@ extension Client {
     /// Everything a client applies to the requests it sends.
     ///
     /// ```swift
-    /// var configuration = Client.Configuration(baseURL: URL(string: "http://127.0.0.1:8080/api")!)
+    /// var configuration = Client.Configuration(baseURL: server.url("/api"))
     /// configuration.defaults = [Header.UserAgent(.requestKit), Timeout(30)]
     /// configuration.encoder.keyEncodingStrategy = .convertToSnakeCase
     /// configuration.retryPolicy = .exponential(maxAttempts: 3)

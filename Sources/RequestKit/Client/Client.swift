@@ -9,7 +9,7 @@ import FoundationNetworking
 /// monitors, cookies) to every request.
 ///
 /// ```swift
-/// let client = Client(baseURL: URL(string: "http://127.0.0.1:8080/api/")!) {
+/// let client = Client(baseURL: server.url("/api/")) {
 ///     Header.UserAgent(.requestKit)
 ///     Header.Authorization(.bearer(token))
 ///     Timeout(30)

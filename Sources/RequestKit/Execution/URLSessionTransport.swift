@@ -142,8 +142,6 @@ private final class TaskRegistry: @unchecked Sendable {
     private let lock = NSLock()
     private var transfers: [Int: Transfer] = [:]
 
-    private static let watchdogQueue = DispatchQueue(label: "RequestKit.URLSessionTransport.idle")
-
     private struct Transfer {
         let continuation: CheckedContinuation<Response, any Error>
         let idleTimeout: TimeInterval
@@ -165,33 +163,24 @@ private final class TaskRegistry: @unchecked Sendable {
             transfers[task.taskIdentifier] = Transfer(
                 continuation: continuation, idleTimeout: idleTimeout, options: options, originalURL: originalURL)
         }
-        if idleTimeout > 0, idleTimeout.isFinite {
-            scheduleIdleCheck(for: task, after: idleTimeout)
-        }
+        IdleWatchdog.watch(timeout: idleTimeout) { [weak self] in self?.expireIfIdle(task) }
     }
 
-    /// Enforces the idle timeout on every platform (FoundationNetworking on Linux does not): when no bytes have
-    /// arrived for the whole timeout, the transfer fails with `.timedOut` and the task is cancelled.
-    private func scheduleIdleCheck(for task: URLSessionTask, after seconds: TimeInterval) {
-        Self.watchdogQueue.asyncAfter(deadline: .now() + seconds) { [weak self] in
-            guard let self else { return }
-            let outcome: (expired: Transfer?, remaining: TimeInterval?) = lock.withLock {
-                guard let transfer = transfers[task.taskIdentifier] else { return (nil, nil) }
-                let idle = Double(DispatchTime.now().uptimeNanoseconds - transfer.lastActivity.uptimeNanoseconds) / 1e9
-                if idle >= transfer.idleTimeout {
-                    transfers.removeValue(forKey: task.taskIdentifier)
-                    return (transfer, nil)
-                }
-                return (nil, transfer.idleTimeout - idle)
-            }
-            if let expired = outcome.expired {
-                let seconds = FoundationMapping.seconds(expired.idleTimeout)
-                expired.continuation.resume(throwing: RequestError.timedOut("no data for \(seconds) s"))
-                task.cancel()
-            } else if let remaining = outcome.remaining {
-                scheduleIdleCheck(for: task, after: remaining)
-            }
+    /// Fails the transfer with `.timedOut` and cancels the task when no bytes arrived for the whole idle timeout;
+    /// returns the seconds left to wait otherwise, or nil when the transfer is over.
+    private func expireIfIdle(_ task: URLSessionTask) -> TimeInterval? {
+        let outcome: (expired: Transfer?, remaining: TimeInterval?) = lock.withLock {
+            guard let transfer = transfers[task.taskIdentifier] else { return (nil, nil) }
+            let remaining = IdleWatchdog.remaining(of: transfer.idleTimeout, since: transfer.lastActivity)
+            guard remaining <= 0 else { return (nil, remaining) }
+            transfers.removeValue(forKey: task.taskIdentifier)
+            return (transfer, nil)
         }
+        if let expired = outcome.expired {
+            expired.continuation.resume(throwing: IdleWatchdog.timeoutError(expired.idleTimeout))
+            task.cancel()
+        }
+        return outcome.remaining
     }
 
     func received(_ response: URLResponse, for task: URLSessionTask) {

@@ -38,7 +38,7 @@ public final class CookieJar: Sendable {
     /// The cookies a request to `url` would send, longest path first.
     ///
     /// ```swift
-    /// jar.cookies(for: URL(string: "http://127.0.0.1:8080/api")!)
+    /// jar.cookies(for: server.url("/api"))
     /// ```
     public func cookies(for url: URL) -> [ResponseCookie] {
         guard let host = url.host?.lowercased() else { return [] }

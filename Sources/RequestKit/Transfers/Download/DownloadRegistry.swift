@@ -11,8 +11,6 @@ final class DownloadRegistry: @unchecked Sendable {
     private let lock = NSLock()
     private var downloads: [Int: Download] = [:]
 
-    private static let watchdogQueue = DispatchQueue(label: "RequestKit.URLSessionTransport.download.idle")
-
     private struct Download {
         let file: URL
         let idleTimeout: TimeInterval
@@ -36,31 +34,24 @@ final class DownloadRegistry: @unchecked Sendable {
                 file: file, idleTimeout: idleTimeout, progress: progress, bodyFailure: bodyFailure,
                 continuation: continuation)
         }
-        if idleTimeout > 0, idleTimeout.isFinite {
-            scheduleIdleCheck(for: task, after: idleTimeout)
-        }
+        IdleWatchdog.watch(timeout: idleTimeout) { [weak self] in self?.expireIfIdle(task) }
     }
 
-    private func scheduleIdleCheck(for task: URLSessionTask, after seconds: TimeInterval) {
-        Self.watchdogQueue.asyncAfter(deadline: .now() + seconds) { [weak self] in
-            guard let self else { return }
-            let outcome: (expired: Download?, remaining: TimeInterval?) = lock.withLock {
-                guard let download = downloads[task.taskIdentifier] else { return (nil, nil) }
-                let idle = Double(DispatchTime.now().uptimeNanoseconds - download.lastActivity.uptimeNanoseconds) / 1e9
-                if idle >= download.idleTimeout {
-                    downloads.removeValue(forKey: task.taskIdentifier)
-                    return (download, nil)
-                }
-                return (nil, download.idleTimeout - idle)
-            }
-            if let expired = outcome.expired {
-                let seconds = FoundationMapping.seconds(expired.idleTimeout)
-                expired.continuation.resume(throwing: RequestError.timedOut("no data for \(seconds) s"))
-                task.cancel()
-            } else if let remaining = outcome.remaining {
-                scheduleIdleCheck(for: task, after: remaining)
-            }
+    /// Fails the download with `.timedOut` and cancels the task when no bytes arrived for the whole idle timeout;
+    /// returns the seconds left to wait otherwise, or nil when the download is over.
+    private func expireIfIdle(_ task: URLSessionTask) -> TimeInterval? {
+        let outcome: (expired: Download?, remaining: TimeInterval?) = lock.withLock {
+            guard let download = downloads[task.taskIdentifier] else { return (nil, nil) }
+            let remaining = IdleWatchdog.remaining(of: download.idleTimeout, since: download.lastActivity)
+            guard remaining <= 0 else { return (nil, remaining) }
+            downloads.removeValue(forKey: task.taskIdentifier)
+            return (download, nil)
         }
+        if let expired = outcome.expired {
+            expired.continuation.resume(throwing: IdleWatchdog.timeoutError(expired.idleTimeout))
+            task.cancel()
+        }
+        return outcome.remaining
     }
 
     func wrote(_ total: Int64, expected: Int64, for task: URLSessionTask) {

@@ -15,8 +15,6 @@ final class StreamingRegistry: @unchecked Sendable {
     private let lock = NSLock()
     private var transfers: [Int: Transfer] = [:]
 
-    private static let watchdogQueue = DispatchQueue(label: "RequestKit.URLSessionTransport.streaming.idle")
-
     private struct Transfer {
         var head: CheckedContinuation<StreamingResponse, any Error>?
         let stream: ResponseBodyStream
@@ -40,42 +38,34 @@ final class StreamingRegistry: @unchecked Sendable {
             transfers[task.taskIdentifier] = Transfer(
                 head: head, stream: stream, body: body, idleTimeout: idleTimeout, bodyFailure: bodyFailure)
         }
-        if idleTimeout > 0, idleTimeout.isFinite {
-            scheduleIdleCheck(for: task, after: idleTimeout)
-        }
+        IdleWatchdog.watch(timeout: idleTimeout) { [weak self] in self?.expireIfIdle(task) }
     }
 
     /// Fails a transfer with `.timedOut` when no bytes arrived for the whole idle timeout while it was reading;
-    /// time spent paused for backpressure does not count.
-    private func scheduleIdleCheck(for task: URLSessionTask, after seconds: TimeInterval) {
-        Self.watchdogQueue.asyncAfter(deadline: .now() + seconds) { [weak self] in
-            guard let self else { return }
-            let outcome: (expired: Transfer?, remaining: TimeInterval?) = lock.withLock {
-                guard var transfer = transfers[task.taskIdentifier] else { return (nil, nil) }
-                if transfer.isPaused {
-                    transfer.lastActivity = .now()
-                    transfers[task.taskIdentifier] = transfer
-                    return (nil, transfer.idleTimeout)
-                }
-                let idle = Double(DispatchTime.now().uptimeNanoseconds - transfer.lastActivity.uptimeNanoseconds) / 1e9
-                if idle >= transfer.idleTimeout {
-                    transfers.removeValue(forKey: task.taskIdentifier)
-                    return (transfer, nil)
-                }
-                return (nil, transfer.idleTimeout - idle)
+    /// time spent paused for backpressure does not count. Returns the seconds left to wait, or nil when over.
+    private func expireIfIdle(_ task: URLSessionTask) -> TimeInterval? {
+        let outcome: (expired: Transfer?, remaining: TimeInterval?) = lock.withLock {
+            guard var transfer = transfers[task.taskIdentifier] else { return (nil, nil) }
+            if transfer.isPaused {
+                transfer.lastActivity = .now()
+                transfers[task.taskIdentifier] = transfer
+                return (nil, transfer.idleTimeout)
             }
-            if let expired = outcome.expired {
-                let error = RequestError.timedOut("no data for \(FoundationMapping.seconds(expired.idleTimeout)) s")
-                if let head = expired.head {
-                    head.resume(throwing: error)
-                } else {
-                    expired.body.finish(throwing: error)
-                }
-                task.cancel()
-            } else if let remaining = outcome.remaining {
-                scheduleIdleCheck(for: task, after: remaining)
-            }
+            let remaining = IdleWatchdog.remaining(of: transfer.idleTimeout, since: transfer.lastActivity)
+            guard remaining <= 0 else { return (nil, remaining) }
+            transfers.removeValue(forKey: task.taskIdentifier)
+            return (transfer, nil)
         }
+        if let expired = outcome.expired {
+            let error = IdleWatchdog.timeoutError(expired.idleTimeout)
+            if let head = expired.head {
+                head.resume(throwing: error)
+            } else {
+                expired.body.finish(throwing: error)
+            }
+            task.cancel()
+        }
+        return outcome.remaining
     }
 
     func received(_ response: URLResponse, for task: URLSessionTask) {
