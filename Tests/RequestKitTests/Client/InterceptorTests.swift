@@ -26,13 +26,25 @@ struct InterceptorTests {
 
     /// A server whose `/protected` accepts only `Bearer fresh`, and whose `/refresh` issues `fresh` slowly (or
     /// fails with `refreshStatus`, more slowly still, so every request's 401 arrives while it runs).
-    private func authServer(refreshStatus: Int = 200) throws -> TestServer {
+    /// A server whose `/protected` wants `Bearer fresh` and whose `/refresh` answers `refreshStatus`. The refresh
+    /// answers only after `refreshAfterUnauthorized` 401s have gone out (waiting at most 10 s), so that many
+    /// requests are waiting on it however slowly they start.
+    private func authServer(refreshStatus: Int = 200, refreshAfterUnauthorized: Int = 0) throws -> TestServer {
         let server = try TestServer()
+        let unauthorized = Counter()
         server.route("/protected") { request in
-            request.header("Authorization") == "Bearer fresh" ? .text("ok") : .status(401)
+            guard request.header("Authorization") == "Bearer fresh" else {
+                unauthorized.next()
+                return .status(401)
+            }
+            return .text("ok")
         }
         server.route("/refresh", method: "POST") { _ in
-            (refreshStatus == 200 ? TestResponse.text("fresh") : .status(refreshStatus))
+            let deadline = Date().addingTimeInterval(10)
+            while unauthorized.value < refreshAfterUnauthorized, Date() < deadline {
+                Thread.sleep(forTimeInterval: 0.005)
+            }
+            return (refreshStatus == 200 ? TestResponse.text("fresh") : .status(refreshStatus))
                 .delayed(by: .milliseconds(refreshStatus == 200 ? 300 : 1000))
         }
         return server
@@ -125,11 +137,9 @@ struct InterceptorTests {
         #expect(protected.count <= 40)
     }
 
-    // Not run on HTTP1Transport: its 401s can arrive after the failed refresh has finished, and such a request
-    // ends with .unacceptableStatus instead of .authenticationFailed (a timing assumption of this test).
     @Test("A failed refresh fails every waiting request with a clear authentication error")
     func failedRefresh() async throws {
-        let server = try authServer(refreshStatus: 500)
+        let server = try authServer(refreshStatus: 500, refreshAfterUnauthorized: 5)
         defer { server.stop() }
         let calls = Counter()
         let client = Client(baseURL: server.url("/")) { $0.interceptors = [authenticator(server, calls: calls)] }
