@@ -34,6 +34,9 @@ extension Client {
         public var monitors: [any EventMonitor] = []
         /// A jar that stores the cookies responses set and sends them back, or nil for none.
         public var cookieJar: CookieJar?
+        /// The clock retries, polling, event-stream reconnections and total deadlines wait on; the system's
+        /// continuous clock by default, a `TestClock` in tests.
+        public var clock = RequestClock.continuous
 
         /// Creates a configuration with the defaults: no default components, plain JSON coders, 2xx
         /// validation, the shared transport, no interceptors, no retries, redirects followed, no cookie jar.

@@ -13,6 +13,7 @@ struct Exchange: Sendable {
     let retryPolicy: RetryPolicy
     let redirectPolicy: RedirectPolicy?
     let cookieJar: CookieJar?
+    let clock: RequestClock
 
     init(_ parts: RequestParts, transport: any Transport) {
         method = parts.method
@@ -22,6 +23,7 @@ struct Exchange: Sendable {
         retryPolicy = parts[option: RetryPolicyKey.self]
         redirectPolicy = parts[option: RedirectPolicyKey.self]
         cookieJar = parts[option: CookieJarKey.self]
+        clock = parts.clock
     }
 
     /// Sends `original`, adapting each attempt and retrying as the interceptors and the policy decide.
@@ -75,7 +77,7 @@ struct Exchange: Sendable {
             attempt += 1
             for monitor in monitors { monitor.requestRetrying(request, nextAttempt: attempt, delay: delay) }
             do {
-                try await Task.sleep(nanoseconds: UInt64(delay * 1e9))
+                try await clock.sleep(seconds: delay)
             } catch {
                 throw RequestError.cancelled(underlyingError: error)
             }

@@ -14,12 +14,13 @@ struct Poller: Sendable {
     let until: (@Sendable (Response) -> Bool)?
     let maxCount: Int?
     let maxDuration: Duration?
+    let clock: RequestClock
 
     private var entityTag: String?
     private var lastModified: String?
     private var failures = 0
     private var count = 0
-    private var startedAt: ContinuousClock.Instant?
+    private var startedAt: Duration?
     private var nextDelay: Duration?
     private var isFinished = false
 
@@ -34,6 +35,7 @@ struct Poller: Sendable {
         self.until = until
         self.maxCount = maxCount
         self.maxDuration = maxDuration
+        clock = request.parts().clock
         isFinished = maxCount.map { $0 <= 0 } ?? false
     }
 
@@ -41,10 +43,9 @@ struct Poller: Sendable {
     /// task is cancelled.
     mutating func next() async -> Tick? {
         guard !isFinished else { return nil }
-        let clock = ContinuousClock()
         if let nextDelay {
             do {
-                try await Task.sleep(for: nextDelay)
+                try await clock.sleep(for: nextDelay)
             } catch {
                 isFinished = true
                 return nil

@@ -16,7 +16,9 @@ enum RequestExecutor {
         let exchange = Exchange(parts, transport: parts.transport ?? URLSessionTransport.shared)
         do {
             if let deadline = parts.resourceTimeout {
-                return try await withDeadline(seconds: deadline) { try await exchange.run(urlRequest) }
+                return try await withDeadline(seconds: deadline, clock: parts.clock) {
+                    try await exchange.run(urlRequest)
+                }
             }
             try Task.checkCancellation()
             return try await exchange.run(urlRequest)
@@ -25,14 +27,14 @@ enum RequestExecutor {
         }
     }
 
-    /// Runs `operation`, failing with a timeout when it takes longer than `seconds`.
+    /// Runs `operation`, failing with a timeout when it takes longer than `seconds` on `clock`.
     static func withDeadline<T: Sendable>(
-        seconds: Double, _ operation: @escaping @Sendable () async throws -> T
+        seconds: Double, clock: RequestClock, _ operation: @escaping @Sendable () async throws -> T
     ) async throws -> T {
         try await withThrowingTaskGroup(of: T.self) { group in
             group.addTask { try await operation() }
             group.addTask {
-                try await Task.sleep(nanoseconds: UInt64(seconds * 1e9))
+                try await clock.sleep(seconds: seconds)
                 throw RequestError.timedOut("the total deadline of \(seconds) s passed")
             }
             defer { group.cancelAll() }

@@ -10,8 +10,11 @@ import Foundation
 /// core.start()
 /// defer { core.stop() }
 /// ```
+///
+/// `stop()` never blocks: it shuts the sockets down and the threads end by themselves; `stopped()` waits for
+/// them without holding a thread.
 final class ServerCore: Sendable {
-    /// The name given to connection threads, so `stop()` can tell when it is called from one of them.
+    /// The name given to connection threads, which shows in debuggers and thread listings.
     static let connectionThreadName = "RequestKitTesting.TestServer.connection"
 
     let configuration: TestServer.Configuration
@@ -46,7 +49,8 @@ final class ServerCore: Sendable {
     /// Whether `stop()` has been called.
     var isStopped: Bool { state.withLock { $0.isStopped } }
 
-    /// Stops accepting, shuts down every open connection and waits (up to 10 s) for all threads to end.
+    /// Stops accepting and shuts down every open connection, returning at once; the accept and connection
+    /// threads notice and end by themselves, closing their sockets.
     func stop() {
         state.withLock { state in
             guard !state.isStopped else { return }
@@ -54,8 +58,15 @@ final class ServerCore: Sendable {
             listener.shutdownBoth()
             for socket in state.openSockets.values { socket.shutdownBoth() }
         }
-        guard Thread.current.name != Self.connectionThreadName else { return }
-        _ = threads.wait(timeout: .now() + 10)
+    }
+
+    /// Stops the server and suspends, without blocking a thread, until every server thread has ended and
+    /// closed its socket.
+    func stopped() async {
+        stop()
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            threads.notify(queue: .global()) { continuation.resume() }
+        }
     }
 
     private func acceptLoop() {

@@ -128,10 +128,11 @@ public final class TestServer: Sendable {
         return URL(string: root + encoded) ?? URL(string: root) ?? URL(fileURLWithPath: "/")
     }
 
-    /// Stops the server: closes the listening socket and every open connection, then waits for their threads.
+    /// Stops the server: shuts down the listening socket and every open connection, and returns at once.
     ///
-    /// Calling it more than once is harmless, and `deinit` calls it too. After it returns the port is free and
-    /// no file descriptors remain open.
+    /// It never blocks, so it is safe in a `defer` of an async test; the server's threads end by themselves a
+    /// moment later and close their sockets. Calling it more than once is harmless, and `deinit` calls it too. To
+    /// know that the port is free and every descriptor closed, await ``shutdown()`` instead.
     ///
     /// ```swift
     /// let server = try TestServer()
@@ -139,6 +140,17 @@ public final class TestServer: Sendable {
     /// ```
     public func stop() {
         core.stop()
+    }
+
+    /// Stops the server and waits, without blocking a thread, until every connection thread has ended: then the
+    /// port is free and the server holds no file descriptor.
+    ///
+    /// ```swift
+    /// await server.shutdown()
+    /// #expect(server.stats.openConnections == 0)
+    /// ```
+    public func shutdown() async {
+        await core.stopped()
     }
 
     /// Adds a custom route, which takes precedence over the built-in routes and over routes added earlier.

@@ -38,7 +38,7 @@ struct ConsoleLoggerTests {
     func logsRetriesAndFailures() async throws {
         let closed = try TestServer()
         let url = closed.url("/gone")
-        closed.stop()
+        await closed.shutdown()
         let log = Log()
         _ = try? await Request {
             Url(url)

@@ -157,7 +157,7 @@ struct RetryTests {
     func connectionRefused() async throws {
         let closed = try TestServer()
         let url = closed.url("/anything")
-        closed.stop()
+        await closed.shutdown()
         let log = Log()
         let error = try await #require(throws: RequestError.self) {
             try await Request {

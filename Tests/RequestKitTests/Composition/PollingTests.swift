@@ -3,10 +3,10 @@ import RequestKit
 import RequestKitTesting
 import Testing
 
-@Suite("Polling: one request per tick, conditional requests and backoff")
+@Suite("Polling: one request per tick, conditional requests and backoff", .timeLimit(.minutes(1)))
 struct PollingTests {
     /// A short description of each result, for exact comparisons.
-    private func summary(_ result: PollResult) -> String {
+    private static func summary(_ result: PollResult) -> String {
         switch result {
         case .changed(let response): "changed \(response.statusCode)"
         case .unchanged: "unchanged"
@@ -14,20 +14,33 @@ struct PollingTests {
         }
     }
 
-    @Test("poll with maxCount 3 sends exactly 3 requests and ends", arguments: WireTransport.all)
+    /// Collects a poll sequence's results in a task of its own, so the test can drive the clock meanwhile.
+    private static func collect(_ polls: PollSequence) -> Task<[String], Never> {
+        Task {
+            var results: [String] = []
+            for await result in polls { results.append(summary(result)) }
+            return results
+        }
+    }
+
+    @Test(
+        "poll with maxCount 3 sends exactly 3 requests, waiting the interval between them", arguments: WireTransport.all
+    )
     func maxCount(_ wire: WireTransport) async throws {
         let server = try TestServer()
         defer { server.stop() }
-        var results: [String] = []
-        for await result in Request({
-            Url(server.url("/anything")); Using(wire.transport)
-        }).poll(every: .milliseconds(50), maxCount: 3) {
-            results.append(summary(result))
-        }
-        #expect(results == ["changed 200", "changed 200", "changed 200"])
-        try await Task.sleep(for: .milliseconds(200))
+        let clock = TestClock()
+        let polls = Self.collect(
+            Request {
+                Url(server.url("/anything")); Using(wire.transport); UseClock(clock)
+            }.poll(every: .seconds(50), maxCount: 3))
+        #expect(await clock.advanceToNextSleeper() == .seconds(50))
+        #expect(await clock.advanceToNextSleeper() == .seconds(50))
+        #expect(await polls.value == ["changed 200", "changed 200", "changed 200"])
         #expect(server.stats.requestCount == 3)
         #expect(server.stats.peakActiveRequests == 1)
+        #expect(clock.sleepCount == 2)
+        #expect(clock.sleeperCount == 0)
     }
 
     @Test(
@@ -40,7 +53,9 @@ struct PollingTests {
             Url(server.url("/etag/v1")); Using(wire.transport)
         }
         var results: [String] = []
-        for await result in request.poll(every: .milliseconds(20), maxCount: 3) { results.append(summary(result)) }
+        for await result in request.poll(every: .milliseconds(20), maxCount: 3) {
+            results.append(Self.summary(result))
+        }
         #expect(results == ["changed 200", "unchanged", "unchanged"])
         let received = server.requests
         #expect(received.map { $0.header("If-None-Match") } == [nil, "\"v1\"", "\"v1\""])
@@ -54,7 +69,7 @@ struct PollingTests {
         for await result in Request({
             Url(server.url("/cache")); Using(wire.transport)
         }).poll(every: .milliseconds(20), maxCount: 2) {
-            results.append(summary(result))
+            results.append(Self.summary(result))
         }
         #expect(results == ["changed 200", "unchanged"])
         let second = try #require(server.requests.last)
@@ -71,7 +86,7 @@ struct PollingTests {
             Url(server.url("/etag/v1")); Using(wire.transport)
         }
         for await result in request.poll(every: .milliseconds(20), maxCount: 2, conditional: false) {
-            results.append(summary(result))
+            results.append(Self.summary(result))
         }
         #expect(results == ["changed 200", "changed 200"])
         #expect(server.requests.map { $0.header("If-None-Match") } == [nil, nil])
@@ -83,51 +98,58 @@ struct PollingTests {
         defer { server.stop() }
         let counter = CallCounter()
         server.route("/job") { _ in .json(Data(#"{"done":\#(counter.next() >= 3)}"#.utf8)) }
+        let clock = TestClock()
         let request = Request {
-            Url(server.url("/job")); Using(wire.transport)
+            Url(server.url("/job")); Using(wire.transport); UseClock(clock)
         }
-        var done: [Bool] = []
-        let polls = request.poll(every: .milliseconds(20), until: { (try? $0.json().done.bool) == true })
-        for await result in polls { done.append(result.response.flatMap { try? $0.json().done.bool } ?? false) }
-        #expect(done == [false, false, true])
-        try await Task.sleep(for: .milliseconds(100))
+        let polls = Task {
+            var done: [Bool] = []
+            for await result in request.poll(every: .seconds(20), until: { (try? $0.json().done.bool) == true }) {
+                done.append(result.response.flatMap { try? $0.json().done.bool } ?? false)
+            }
+            return done
+        }
+        await clock.advanceToNextSleeper()
+        await clock.advanceToNextSleeper()
+        #expect(await polls.value == [false, false, true])
         #expect(server.stats.requestCount == 3)
+        #expect(clock.sleeperCount == 0)
     }
 
     @Test("Polling ends once the next request would start after maxDuration", arguments: WireTransport.all)
     func maxDuration(_ wire: WireTransport) async throws {
         let server = try TestServer()
         defer { server.stop() }
-        let request = Request {
-            Url(server.url("/anything")); Using(wire.transport)
-        }
-        var count = 0
-        for await _ in request.poll(every: .milliseconds(100), maxDuration: .milliseconds(250)) { count += 1 }
-        #expect((1...3).contains(count))
-        try await Task.sleep(for: .milliseconds(200))
-        #expect(server.stats.requestCount == count)
+        let clock = TestClock()
+        let polls = Self.collect(
+            Request {
+                Url(server.url("/anything")); Using(wire.transport); UseClock(clock)
+            }.poll(every: .seconds(100), maxDuration: .seconds(250)))
+        // Requests at 0, 100 and 200 s; a fourth would start at 300 s, after the 250 s.
+        #expect(await clock.advanceToNextSleeper() == .seconds(100))
+        #expect(await clock.advanceToNextSleeper() == .seconds(100))
+        #expect(await polls.value.count == 3)
+        #expect(server.stats.requestCount == 3)
+        #expect(clock.now.offset == .seconds(200))
+        #expect(clock.sleeperCount == 0)
     }
 
     @Test("Cancelling the consuming task ends the sequence and the requests", arguments: WireTransport.all)
     func cancellation(_ wire: WireTransport) async throws {
         let server = try TestServer()
         defer { server.stop() }
-        let request = Request {
-            Url(server.url("/anything")); Using(wire.transport)
-        }
-        let task = Task {
-            var count = 0
-            for await _ in request.poll(every: .milliseconds(30)) { count += 1 }
-            return count
-        }
-        #expect(await server.waitForRequests(count: 3, timeout: .seconds(5)))
-        task.cancel()
-        let delivered = await task.value
-        let sent = server.stats.requestCount
-        #expect(delivered >= 2)
-        #expect(delivered <= sent)
-        try await Task.sleep(for: .milliseconds(200))
-        #expect(server.stats.requestCount == sent)
+        let clock = TestClock()
+        let polls = Self.collect(
+            Request {
+                Url(server.url("/anything")); Using(wire.transport); UseClock(clock)
+            }.poll(every: .seconds(30)))
+        await clock.advanceToNextSleeper()
+        await clock.advanceToNextSleeper()
+        #expect(await clock.waitForSleepers(count: 1))  // the third result is in; the poller waits
+        polls.cancel()
+        #expect(await polls.value == ["changed 200", "changed 200", "changed 200"])
+        #expect(server.stats.requestCount == 3)
+        #expect(clock.sleeperCount == 0)
     }
 
     @Test(
@@ -138,19 +160,18 @@ struct PollingTests {
         defer { server.stop() }
         let counter = CallCounter()
         server.route("/flaky") { _ in counter.next() <= 2 ? .status(503) : .text("ok") }
-        let request = Request {
-            Url(server.url("/flaky")); Using(wire.transport)
-        }
-        var results: [String] = []
-        let polls = request.poll(
-            every: .milliseconds(50), maxCount: 4, backoff: Backoff(multiplier: 4, maximum: .seconds(10), jitter: 0))
-        for await result in polls { results.append(summary(result)) }
-        #expect(results == ["failed 503", "failed 503", "changed 200", "changed 200"])
-        let times = server.requests.map(\.receivedAt)
-        try #require(times.count == 4)
-        #expect(times[1] - times[0] >= .milliseconds(190))
-        #expect(times[2] - times[1] >= .milliseconds(790))
-        #expect(times[3] - times[2] < .milliseconds(700))
+        let clock = TestClock()
+        let polls = Self.collect(
+            Request {
+                Url(server.url("/flaky")); Using(wire.transport); UseClock(clock)
+            }.poll(
+                every: .seconds(50), maxCount: 4, backoff: Backoff(multiplier: 4, maximum: .seconds(10_000), jitter: 0))
+        )
+        var waits: [Duration?] = []
+        for _ in 1...3 { waits.append(await clock.advanceToNextSleeper()) }
+        #expect(waits == [.seconds(200), .seconds(800), .seconds(50)])
+        #expect(await polls.value == ["failed 503", "failed 503", "changed 200", "changed 200"])
+        #expect(server.stats.requestCount == 4)
     }
 
     @Test("Backoff grows by the multiplier, is capped, and jitters within its fraction")
@@ -179,22 +200,22 @@ struct PollingTests {
         let counter = CallCounter()
         server.route("/tick") { _ in .json(Data(#"{"n":\#(counter.next())}"#.utf8)) }
         let log = Log()
+        let clock = TestClock()
         let handle = Request {
-            Url(server.url("/tick")); Using(wire.transport)
+            Url(server.url("/tick")); Using(wire.transport); UseClock(clock)
         }
         .onJson { json in log.add("n \(json.n.int ?? 0)") }
         .onError { error in log.add("error \(error.kind)") }
         .update(every: 0.2)
-        #expect(await server.waitForRequests(count: 3, timeout: .seconds(5)))
+        #expect(await clock.advanceToNextSleeper() == .milliseconds(200))
+        #expect(await clock.advanceToNextSleeper() == .milliseconds(200))
+        #expect(await clock.waitForSleepers(count: 1))  // the third response's handlers ran; the next tick waits
         handle.cancel()
         await handle.wait()
-        let sent = server.stats.requestCount
-        try await Task.sleep(for: .milliseconds(500))
-        #expect(server.stats.requestCount == sent)
+        #expect(log.entries == ["n 1", "n 2", "n 3"])
+        #expect(server.stats.requestCount == 3)
         #expect(server.stats.peakActiveRequests == 1)
-        let entries = log.entries
-        #expect(entries.count == sent || entries.count == sent - 1)
-        #expect(entries == (1...entries.count).map { "n \($0)" })
+        #expect(clock.sleeperCount == 0)
     }
 
     @Test("update(every:) reports failures to onError and skips unchanged responses", arguments: WireTransport.all)
@@ -202,26 +223,32 @@ struct PollingTests {
         let server = try TestServer()
         defer { server.stop() }
         let log = Log()
+        let clock = TestClock()
         let unchanged = Request {
-            Url(server.url("/etag/v2")); Using(wire.transport)
+            Url(server.url("/etag/v2")); Using(wire.transport); UseClock(clock)
         }
         .onStatusCode { log.add("status \($0)") }
         .update(every: 0.05)
         let failing = Request {
-            Url(server.url("/status/503")); Using(wire.transport)
+            Url(server.url("/status/503")); Using(wire.transport); UseClock(clock)
         }
         .onError { log.add("error \($0.statusCode ?? 0)") }
         .update(every: 0.05, backoff: .none)
-        #expect(await server.waitForRequests(count: 6, timeout: .seconds(5)))
+        for _ in 1...3 {
+            #expect(await clock.waitForSleepers(count: 2))
+            await clock.advance(by: .milliseconds(50))
+        }
+        #expect(await clock.waitForSleepers(count: 2))
         unchanged.cancel()
         failing.cancel()
         await unchanged.wait()
         await failing.wait()
         let entries = log.entries
         #expect(entries.filter { $0 == "status 200" }.count == 1)
-        #expect(entries.allSatisfy { $0 == "status 200" || $0 == "error 503" })
-        #expect(entries.filter { $0 == "error 503" }.count >= 1)
-        let conditional = server.requests.filter { $0.path == "/etag/v2" }.dropFirst()
-        #expect(conditional.allSatisfy { $0.header("If-None-Match") == "\"v2\"" })
+        #expect(entries.filter { $0 == "error 503" }.count == 4)
+        #expect(entries.count == 5)
+        let conditional = server.requests.filter { $0.path == "/etag/v2" }
+        #expect(conditional.map { $0.header("If-None-Match") } == [nil, "\"v2\"", "\"v2\"", "\"v2\""])
+        #expect(server.requests.filter { $0.path == "/status/503" }.count == 4)
     }
 }

@@ -4,12 +4,12 @@ import Testing
 
 @Suite("TestServer /range route")
 struct RangeRouteTests {
-    private func get(_ target: String, range: String?) throws -> RawHTTPResponse {
+    private func get(_ target: String, range: String?) async throws -> RawHTTPResponse {
         let server = try TestServer()
         defer { server.stop() }
         let connection = try RawHTTPConnection(port: server.port)
-        try connection.send("GET \(target) HTTP/1.1\r\nHost: h\r\n\(range.map { "Range: \($0)\r\n" } ?? "")\r\n")
-        return try connection.readResponse()
+        try await connection.send("GET \(target) HTTP/1.1\r\nHost: h\r\n\(range.map { "Range: \($0)\r\n" } ?? "")\r\n")
+        return try await connection.readResponse()
     }
 
     @Test(
@@ -20,8 +20,8 @@ struct RangeRouteTests {
             ("bytes=-3", "bytes 27-29/30", "bcd"),
             ("bytes=28-100", "bytes 28-29/30", "cd"),
         ])
-    func partial(range: String, contentRange: String, body: String) throws {
-        let response = try get("/range/30", range: range)
+    func partial(range: String, contentRange: String, body: String) async throws {
+        let response = try await get("/range/30", range: range)
         #expect(response.status == 206)
         #expect(response.header("Content-Range") == contentRange)
         #expect(response.text == body)
@@ -29,13 +29,13 @@ struct RangeRouteTests {
     }
 
     @Test("No Range gets the whole body; an unsatisfiable or multi-part Range gets 416")
-    func wholeAndUnsatisfiable() throws {
-        let whole = try get("/range/28", range: nil)
+    func wholeAndUnsatisfiable() async throws {
+        let whole = try await get("/range/28", range: nil)
         #expect(whole.status == 200)
         #expect(whole.text == "abcdefghijklmnopqrstuvwxyzab")
         #expect(whole.header("ETag") == #""range28""#)
         for range in ["bytes=30-", "bytes=5-2", "bytes=0-1,3-4", "items=0-1"] {
-            let response = try get("/range/30", range: range)
+            let response = try await get("/range/30", range: range)
             #expect(response.status == 416, "\(range)")
             #expect(response.header("Content-Range") == "bytes */30", "\(range)")
         }

@@ -8,8 +8,68 @@ import Musl
 import Darwin
 #endif
 
-/// A blocking client socket for writing exact request bytes and reading exact response bytes in tests.
-final class RawHTTPConnection {
+/// A client socket for writing exact request bytes and reading exact response bytes in tests.
+///
+/// Every read and write blocks, so it runs on the connection's own serial queue while the test's task suspends:
+/// a test never blocks a thread of Swift's cooperative pool.
+final class RawHTTPConnection: Sendable {
+    typealias Failure = BlockingHTTPConnection.Failure
+
+    private let connection: BlockingHTTPConnection
+    private let queue = DispatchQueue(label: "RequestKitTests.RawHTTPConnection")
+
+    /// The socket's descriptor.
+    var fd: Int32 { connection.fd }
+
+    /// Connects to `127.0.0.1:port`; reads give up after `timeout` without data.
+    init(port: Int, timeout: Duration = .seconds(10)) throws {
+        connection = try BlockingHTTPConnection(port: port, timeout: timeout)
+    }
+
+    /// Runs `body` on the connection's queue and suspends until it returns.
+    private func perform<T: Sendable>(
+        _ body: @escaping @Sendable (BlockingHTTPConnection) throws -> T
+    ) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            queue.async { [connection] in continuation.resume(with: Result { try body(connection) }) }
+        }
+    }
+
+    /// Sends `text` as UTF-8.
+    func send(_ text: String) async throws { try await perform { try $0.send(Data(text.utf8)) } }
+
+    /// Sends every byte of `data`.
+    func send(_ data: Data) async throws { try await perform { try $0.send(data) } }
+
+    /// Stops sending; the server reads end of stream.
+    func shutdownWrite() async { _ = try? await perform { $0.shutdownWrite() } }
+
+    /// Closes the socket (idempotent).
+    func close() async { _ = try? await perform { $0.close() } }
+
+    /// Reads everything until the server closes the connection (or the read timeout passes).
+    func readToEnd() async -> Data { (try? await perform { $0.readToEnd() }) ?? Data() }
+
+    /// Whether the server closed the connection: a read returns end of stream with nothing buffered.
+    func isClosedByServer() async -> Bool { (try? await perform { $0.isClosedByServer() }) ?? false }
+
+    /// Reads a line ending in CRLF, without the CRLF.
+    func readLine() async throws -> String { try await perform { try $0.readLine() } }
+
+    /// Reads exactly `count` bytes.
+    func read(count: Int) async throws -> Data { try await perform { try $0.read(count: count) } }
+
+    /// Reads one response; `forHEAD` says the request was `HEAD` so no body follows.
+    func readResponse(forHEAD: Bool = false) async throws -> RawHTTPResponse {
+        try await perform { try $0.readResponse(forHEAD: forHEAD) }
+    }
+}
+
+/// The blocking socket behind ``RawHTTPConnection``.
+///
+/// `@unchecked Sendable` because its mutable buffer is only ever touched from the owning connection's serial
+/// queue (and from `deinit`, after every use has ended).
+final class BlockingHTTPConnection: @unchecked Sendable {
     struct Failure: Error, CustomStringConvertible {
         let description: String
     }

@@ -1,7 +1,7 @@
 import Foundation
 
 /// One response as read off the wire by ``RawHTTPConnection``.
-struct RawHTTPResponse {
+struct RawHTTPResponse: Sendable {
     var statusLine = ""
     var status = 0
     var headers: [(name: String, value: String)] = []

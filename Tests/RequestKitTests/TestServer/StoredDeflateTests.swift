@@ -45,8 +45,8 @@ struct StoredDeflateTests {
         let server = try TestServer()
         defer { server.stop() }
         let connection = try RawHTTPConnection(port: server.port)
-        try connection.send("GET /gzip HTTP/1.1\r\nHost: h\r\n\r\n")
-        let raw = try connection.readResponse()
+        try await connection.send("GET /gzip HTTP/1.1\r\nHost: h\r\n\r\n")
+        let raw = try await connection.readResponse()
         #expect(raw.header("Content-Encoding") == "gzip")
         #expect(Array(raw.body.prefix(3)) == [0x1F, 0x8B, 0x08])
 

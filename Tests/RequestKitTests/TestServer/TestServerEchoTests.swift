@@ -5,14 +5,14 @@ import Testing
 @Suite("TestServer echo and routing")
 struct TestServerEchoTests {
     @Test("/anything echoes the raw path and query, decoded args and headers as received, byte for byte")
-    func anythingEchoIsExact() throws {
+    func anythingEchoIsExact() async throws {
         let server = try TestServer()
         defer { server.stop() }
         let connection = try RawHTTPConnection(port: server.port)
-        try connection.send(
+        try await connection.send(
             "GET /anything/a%20b?x=1&y=%C3%A9&y=2&plus=a+b&flag HTTP/1.1\r\nHost: 127.0.0.1\r\n"
                 + "X-Custom: A\r\nx-custom: B\r\nAccept: */*\r\n\r\n")
-        let response = try connection.readResponse()
+        let response = try await connection.readResponse()
         #expect(response.statusLine == "HTTP/1.1 200 OK")
         #expect(response.headerNames == ["Content-Type", "Content-Length", "Date"])
         #expect(response.header("Content-Type") == "application/json")
@@ -26,13 +26,13 @@ struct TestServerEchoTests {
     }
 
     @Test("The recorded request keeps the target, headers in order and spelling, and decoded query items")
-    func recordedRequestIsFaithful() throws {
+    func recordedRequestIsFaithful() async throws {
         let server = try TestServer()
         defer { server.stop() }
         let connection = try RawHTTPConnection(port: server.port)
-        try connection.send(
+        try await connection.send(
             "PUT /put?q=%2Fa%2B&bare HTTP/1.1\r\nhost: h\r\nB-Header: 2\r\nA-Header: 1\r\nContent-Length: 3\r\n\r\nabc")
-        let response = try connection.readResponse()
+        let response = try await connection.readResponse()
         #expect(response.status == 200)
         let request = try #require(server.requests.first)
         #expect(request.method == "PUT")
@@ -49,58 +49,58 @@ struct TestServerEchoTests {
     }
 
     @Test("POST body is echoed as text and base64; a non-UTF-8 body is echoed only as base64")
-    func bodyEcho() throws {
+    func bodyEcho() async throws {
         let server = try TestServer()
         defer { server.stop() }
         let connection = try RawHTTPConnection(port: server.port)
-        try connection.send("POST /post HTTP/1.1\r\nHost: h\r\nContent-Length: 5\r\n\r\nhello")
-        let text = try connection.readResponse().text
+        try await connection.send("POST /post HTTP/1.1\r\nHost: h\r\nContent-Length: 5\r\n\r\nhello")
+        let text = try await connection.readResponse().text
         #expect(text.contains(#""body":"hello","bodyBase64":"aGVsbG8=","bodyLength":5"#))
-        try connection.send("POST /anything HTTP/1.1\r\nHost: h\r\nContent-Length: 2\r\n\r\n")
-        try connection.send(Data([0xFF, 0xFE]))
-        let binary = try connection.readResponse().text
+        try await connection.send("POST /anything HTTP/1.1\r\nHost: h\r\nContent-Length: 2\r\n\r\n")
+        try await connection.send(Data([0xFF, 0xFE]))
+        let binary = try await connection.readResponse().text
         #expect(binary.contains(#""body":"","bodyBase64":"//4=","bodyLength":2"#))
     }
 
     @Test("Method-checked routes answer 405 with Allow for other methods")
-    func methodChecks() throws {
+    func methodChecks() async throws {
         let server = try TestServer()
         defer { server.stop() }
         let connection = try RawHTTPConnection(port: server.port)
-        try connection.send("POST /get HTTP/1.1\r\nHost: h\r\nContent-Length: 0\r\n\r\n")
-        let response = try connection.readResponse()
+        try await connection.send("POST /get HTTP/1.1\r\nHost: h\r\nContent-Length: 0\r\n\r\n")
+        let response = try await connection.readResponse()
         #expect(response.status == 405)
         #expect(response.header("Allow") == "GET, HEAD")
         #expect(response.text == "method not allowed: POST")
     }
 
     @Test("HEAD gets the headers of the GET response, including its Content-Length, and no body")
-    func headHasNoBody() throws {
+    func headHasNoBody() async throws {
         let server = try TestServer()
         defer { server.stop() }
         let connection = try RawHTTPConnection(port: server.port)
-        try connection.send("HEAD /bytes/10 HTTP/1.1\r\nHost: h\r\n\r\n")
-        let head = try connection.readResponse(forHEAD: true)
+        try await connection.send("HEAD /bytes/10 HTTP/1.1\r\nHost: h\r\n\r\n")
+        let head = try await connection.readResponse(forHEAD: true)
         #expect(head.status == 200)
         #expect(head.header("Content-Length") == "10")
-        try connection.send("GET /bytes/3 HTTP/1.1\r\nHost: h\r\n\r\n")
-        let next = try connection.readResponse()
+        try await connection.send("GET /bytes/3 HTTP/1.1\r\nHost: h\r\n\r\n")
+        let next = try await connection.readResponse()
         #expect(next.body.count == 3)
     }
 
     @Test("An unknown path is a 404 naming the path")
-    func unknownPath() throws {
+    func unknownPath() async throws {
         let server = try TestServer()
         defer { server.stop() }
         let connection = try RawHTTPConnection(port: server.port)
-        try connection.send("GET /nope/x%41 HTTP/1.1\r\nHost: h\r\n\r\n")
-        let response = try connection.readResponse()
+        try await connection.send("GET /nope/x%41 HTTP/1.1\r\nHost: h\r\n\r\n")
+        let response = try await connection.readResponse()
         #expect(response.status == 404)
         #expect(response.text == "not found: /nope/x%41")
     }
 
     @Test("Custom routes win over built-ins, capture {parameters} and * remainders, and 405 on a method mismatch")
-    func customRoutes() throws {
+    func customRoutes() async throws {
         let server = try TestServer()
         defer { server.stop() }
         server.route("/get") { _ in .text("mine") }
@@ -117,8 +117,8 @@ struct TestServerEchoTests {
             ("GET /files", 404, "not found: /files"),
         ]
         for (requestLine, status, body) in cases {
-            try connection.send("\(requestLine) HTTP/1.1\r\nHost: h\r\n\r\n")
-            let response = try connection.readResponse()
+            try await connection.send("\(requestLine) HTTP/1.1\r\nHost: h\r\n\r\n")
+            let response = try await connection.readResponse()
             #expect(response.status == status, "\(requestLine)")
             #expect(response.text == body, "\(requestLine)")
         }

@@ -5,12 +5,12 @@ import Testing
 @Suite("TestServer defends against malformed input")
 struct TestServerMalformedInputTests {
     /// Sends `request` on a fresh connection and returns the status, the body text and whether the server closed.
-    private func exchange(_ request: String, server: TestServer) throws -> (Int, String, Bool) {
+    private func exchange(_ request: String, server: TestServer) async throws -> (Int, String, Bool) {
         let connection = try RawHTTPConnection(port: server.port)
-        try connection.send(request)
-        let response = try connection.readResponse()
+        try await connection.send(request)
+        let response = try await connection.readResponse()
         #expect(response.header("Connection") == "close")
-        return (response.status, response.text, connection.isClosedByServer())
+        return (response.status, response.text, await connection.isClosedByServer())
     }
 
     @Test(
@@ -60,10 +60,10 @@ struct TestServerMalformedInputTests {
             ),
             ("GET / HTTP/1.1\r\nHost: h\r\nExpect: magic\r\n\r\n", 417, "unsupported expectation magic"),
         ])
-    func malformed(request: String, status: Int, message: String) throws {
+    func malformed(request: String, status: Int, message: String) async throws {
         let server = try TestServer()
         defer { server.stop() }
-        let (actualStatus, text, closed) = try exchange(request, server: server)
+        let (actualStatus, text, closed) = try await exchange(request, server: server)
         #expect(actualStatus == status)
         #expect(text == message + "\n")
         #expect(closed)
@@ -71,39 +71,40 @@ struct TestServerMalformedInputTests {
     }
 
     @Test("Headers over maxHeaderBytes get 431 and a request line over it gets 414")
-    func oversizedHead() throws {
+    func oversizedHead() async throws {
         let server = try TestServer(configuration: .init(maxHeaderBytes: 1024))
         defer { server.stop() }
-        let headers = try exchange(
+        let headers = try await exchange(
             "GET / HTTP/1.1\r\nHost: h\r\nX-Big: \(String(repeating: "a", count: 2000))\r\n\r\n", server: server)
         #expect(headers.0 == 431)
         #expect(headers.1 == "request header section is larger than 1024 bytes\n")
         let manyHeaders = (0..<100).map { "X-\($0): value\r\n" }.joined()
-        #expect(try exchange("GET / HTTP/1.1\r\nHost: h\r\n\(manyHeaders)\r\n", server: server).0 == 431)
-        let line = try exchange(
+        await #expect(try await exchange("GET / HTTP/1.1\r\nHost: h\r\n\(manyHeaders)\r\n", server: server).0 == 431)
+        let line = try await exchange(
             "GET /\(String(repeating: "a", count: 2000)) HTTP/1.1\r\nHost: h\r\n\r\n", server: server)
         #expect(line.0 == 414)
     }
 
     @Test("Bodies over maxBodyBytes get 413, whether sized by Content-Length or chunked")
-    func oversizedBody() throws {
+    func oversizedBody() async throws {
         let server = try TestServer(configuration: .init(maxBodyBytes: 4))
         defer { server.stop() }
-        #expect(try exchange("POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 5\r\n\r\nhello", server: server).0 == 413)
+        #expect(
+            try await exchange("POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 5\r\n\r\nhello", server: server).0 == 413)
         let chunked =
             "POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n3\r\ndef\r\n0\r\n\r\n"
-        #expect(try exchange(chunked, server: server).0 == 413)
+        #expect(try await exchange(chunked, server: server).0 == 413)
     }
 
     @Test("A request that stalls mid-head or mid-body gets 408 after readTimeout, then the connection closes")
-    func stalledRequests() throws {
+    func stalledRequests() async throws {
         let server = try TestServer(configuration: .init(readTimeout: .milliseconds(300)))
         defer { server.stop() }
-        let head = try exchange("GET /get HTTP/1.1\r\nHost: h\r\n", server: server)
+        let head = try await exchange("GET /get HTTP/1.1\r\nHost: h\r\n", server: server)
         #expect(head.0 == 408)
         #expect(head.1 == "the request head did not arrive in time\n")
         #expect(head.2)
-        let body = try exchange("POST /post HTTP/1.1\r\nHost: h\r\nContent-Length: 10\r\n\r\nabc", server: server)
+        let body = try await exchange("POST /post HTTP/1.1\r\nHost: h\r\nContent-Length: 10\r\n\r\nabc", server: server)
         #expect(body.0 == 408)
         #expect(body.1 == "the request body did not arrive in time\n")
         #expect(server.stats.rejectedRequests == 2)
@@ -134,17 +135,17 @@ struct TestServerMalformedInputTests {
                 }
             }
             let connection = try RawHTTPConnection(port: server.port, timeout: .seconds(5))
-            try? connection.send(Data(bytes))
-            connection.shutdownWrite()
-            _ = connection.readToEnd()
-            connection.close()
+            try? await connection.send(Data(bytes))
+            await connection.shutdownWrite()
+            _ = await connection.readToEnd()
+            await connection.close()
         }
         let connection = try RawHTTPConnection(port: server.port)
-        try connection.send("GET /get?after=fuzz HTTP/1.1\r\nHost: h\r\n\r\n")
-        let response = try connection.readResponse()
+        try await connection.send("GET /get?after=fuzz HTTP/1.1\r\nHost: h\r\n\r\n")
+        let response = try await connection.readResponse()
         #expect(response.status == 200)
         #expect(response.text.contains(#""query":"after=fuzz""#))
-        connection.close()
+        await connection.close()
         #expect(await server.waitUntil { $0.openConnections == 0 })
         #expect(server.stats.activeRequests == 0)
     }

@@ -18,13 +18,13 @@ struct TestServerObservationTests {
         var connections: [RawHTTPConnection] = []
         for _ in 0..<count {
             let connection = try RawHTTPConnection(port: server.port)
-            try connection.send("GET /hold HTTP/1.1\r\nHost: h\r\n\r\n")
+            try await connection.send("GET /hold HTTP/1.1\r\nHost: h\r\n\r\n")
             connections.append(connection)
         }
         #expect(await server.waitUntil { $0.activeRequests == count })
         for _ in 0..<count { gate.signal() }
         for connection in connections {
-            #expect(try connection.readResponse().text == "released")
+            #expect(try await connection.readResponse().text == "released")
         }
         #expect(await server.waitUntil { $0.activeRequests == 0 })
         let stats = server.stats
@@ -36,13 +36,13 @@ struct TestServerObservationTests {
     }
 
     @Test("Sequential requests on one connection never overlap: peaks stay at one")
-    func sequentialPeaks() throws {
+    func sequentialPeaks() async throws {
         let server = try TestServer()
         defer { server.stop() }
         let connection = try RawHTTPConnection(port: server.port)
         for _ in 0..<5 {
-            try connection.send("GET /get HTTP/1.1\r\nHost: h\r\n\r\n")
-            _ = try connection.readResponse()
+            try await connection.send("GET /get HTTP/1.1\r\nHost: h\r\n\r\n")
+            _ = try await connection.readResponse()
         }
         #expect(server.stats.peakConnections == 1)
         #expect(server.stats.peakActiveRequests == 1)
@@ -54,10 +54,10 @@ struct TestServerObservationTests {
         let server = try TestServer()
         defer { server.stop() }
         let connection = try RawHTTPConnection(port: server.port)
-        try connection.send("GET /delay/20 HTTP/1.1\r\nHost: h\r\n\r\n")
+        try await connection.send("GET /delay/20 HTTP/1.1\r\nHost: h\r\n\r\n")
         #expect(await server.waitUntil { $0.activeRequests == 1 })
         let closedAt = ContinuousClock.now
-        connection.close()
+        await connection.close()
         #expect(await server.waitUntil { $0.abortedRequests == 1 })
         #expect(ContinuousClock.now - closedAt < .seconds(10))
         #expect(await server.waitUntil { $0.openConnections == 0 && $0.activeRequests == 0 })
@@ -68,9 +68,9 @@ struct TestServerObservationTests {
         let server = try TestServer()
         defer { server.stop() }
         let connection = try RawHTTPConnection(port: server.port)
-        try connection.send("GET /drip?numbytes=100&duration=20 HTTP/1.1\r\nHost: h\r\n\r\n")
-        #expect(try connection.readLine() == "HTTP/1.1 200 OK")
-        connection.close()
+        try await connection.send("GET /drip?numbytes=100&duration=20 HTTP/1.1\r\nHost: h\r\n\r\n")
+        #expect(try await connection.readLine() == "HTTP/1.1 200 OK")
+        await connection.close()
         #expect(await server.waitUntil { $0.abortedRequests == 1 })
     }
 
@@ -91,10 +91,10 @@ struct TestServerObservationTests {
                 })
         }
         let connection = try RawHTTPConnection(port: server.port)
-        try connection.send("GET /ticks HTTP/1.1\r\nHost: h\r\n\r\n")
-        #expect(try connection.readLine() == "HTTP/1.1 200 OK")
+        try await connection.send("GET /ticks HTTP/1.1\r\nHost: h\r\n\r\n")
+        #expect(try await connection.readLine() == "HTTP/1.1 200 OK")
         #expect(await server.waitUntil { _ in flushes.withLock { $0 } > 0 })
-        connection.close()
+        await connection.close()
         #expect(await server.waitUntil { $0.abortedRequests == 1 && $0.activeRequests == 0 })
     }
 
@@ -103,8 +103,8 @@ struct TestServerObservationTests {
         let server = try TestServer()
         defer { server.stop() }
         let connection = try RawHTTPConnection(port: server.port)
-        try connection.send("GET /get HTTP/1.1\r\nHost: h\r\n\r\n")
-        _ = try connection.readResponse()
+        try await connection.send("GET /get HTTP/1.1\r\nHost: h\r\n\r\n")
+        _ = try await connection.readResponse()
         #expect(await server.waitUntil { $0.activeRequests == 0 })
         server.resetStats()
         server.clearRequests()
@@ -114,7 +114,7 @@ struct TestServerObservationTests {
         #expect(server.stats == expected)
         #expect(server.requests.isEmpty)
         #expect(await server.waitForRequests(count: 1, timeout: .milliseconds(50)) == false)
-        try connection.send("GET /get HTTP/1.1\r\nHost: h\r\n\r\n")
+        try await connection.send("GET /get HTTP/1.1\r\nHost: h\r\n\r\n")
         #expect(await server.waitForRequests(count: 1, timeout: .seconds(10)))
     }
 
@@ -123,10 +123,10 @@ struct TestServerObservationTests {
         let server = try TestServer()
         let port = server.port
         let idle = try RawHTTPConnection(port: port)
-        try idle.send("GET /get HTTP/1.1\r\nHost: h\r\n\r\n")
-        _ = try idle.readResponse()
+        try await idle.send("GET /get HTTP/1.1\r\nHost: h\r\n\r\n")
+        _ = try await idle.readResponse()
         let blocked = try RawHTTPConnection(port: port)
-        try blocked.send("GET /delay/20 HTTP/1.1\r\nHost: h\r\n\r\n")
+        try await blocked.send("GET /delay/20 HTTP/1.1\r\nHost: h\r\n\r\n")
         #expect(await server.waitUntil { $0.activeRequests == 1 && $0.openConnections == 2 })
         #if os(Linux)
         let before = serverSocketInodes(port: port)
@@ -136,8 +136,8 @@ struct TestServerObservationTests {
         server.stop()
         server.stop()
         #expect(ContinuousClock.now - stopStarted < .seconds(5))
-        #expect(idle.isClosedByServer())
-        #expect(blocked.isClosedByServer())
+        #expect(await idle.isClosedByServer())
+        #expect(await blocked.isClosedByServer())
         #if os(Linux)
         #expect(before.intersection(openSocketInodes()).isEmpty)
         #else

@@ -5,34 +5,34 @@ import Testing
 @Suite("TestServer streaming routes")
 struct TestServerStreamingTests {
     @Test("/sse?drop=K cuts the first stream after K events; Last-Event-ID resumes; later streams are whole")
-    func eventStreamDropAndResume() throws {
+    func eventStreamDropAndResume() async throws {
         let server = try TestServer()
         defer { server.stop() }
         let first = try RawHTTPConnection(port: server.port)
-        try first.send("GET /sse?count=5&drop=2&retry=100 HTTP/1.1\r\nHost: h\r\n\r\n")
-        let cut = String(decoding: first.readToEnd(), as: UTF8.self)
+        try await first.send("GET /sse?count=5&drop=2&retry=100 HTTP/1.1\r\nHost: h\r\n\r\n")
+        let cut = String(decoding: await first.readToEnd(), as: UTF8.self)
         #expect(cut.contains("Content-Type: text/event-stream\r\n"))
         #expect(
             cut.hasSuffix(
                 "c\r\nretry: 100\n\n\r\n17\r\nid: 1\ndata: message 1\n\n\r\n17\r\nid: 2\ndata: message 2\n\n\r\n"))
 
         let resumed = try RawHTTPConnection(port: server.port)
-        try resumed.send("GET /sse?count=5&drop=2 HTTP/1.1\r\nHost: h\r\nLast-Event-ID: 2\r\n\r\n")
-        let rest = try resumed.readResponse()
+        try await resumed.send("GET /sse?count=5&drop=2 HTTP/1.1\r\nHost: h\r\nLast-Event-ID: 2\r\n\r\n")
+        let rest = try await resumed.readResponse()
         #expect(rest.text == "id: 3\ndata: message 3\n\nid: 4\ndata: message 4\n\nid: 5\ndata: message 5\n\n")
         #expect(rest.chunkSizes == ["17", "17", "17", "0"])
 
-        try resumed.send("GET /sse?count=2&drop=1 HTTP/1.1\r\nHost: h\r\n\r\n")
-        #expect(try resumed.readResponse().text == "id: 1\ndata: message 1\n\nid: 2\ndata: message 2\n\n")
+        try await resumed.send("GET /sse?count=2&drop=1 HTTP/1.1\r\nHost: h\r\n\r\n")
+        #expect(try await resumed.readResponse().text == "id: 1\ndata: message 1\n\nid: 2\ndata: message 2\n\n")
     }
 
     @Test("/stream/{n} sends n JSON lines, one chunk each, with ids")
-    func jsonLines() throws {
+    func jsonLines() async throws {
         let server = try TestServer()
         defer { server.stop() }
         let connection = try RawHTTPConnection(port: server.port)
-        try connection.send("GET /stream/3 HTTP/1.1\r\nHost: h\r\n\r\n")
-        let response = try connection.readResponse()
+        try await connection.send("GET /stream/3 HTTP/1.1\r\nHost: h\r\n\r\n")
+        let response = try await connection.readResponse()
         let lines = response.text.split(separator: "\n")
         #expect(lines.count == 3)
         #expect(response.chunkSizes.count == 4)
@@ -43,13 +43,13 @@ struct TestServerStreamingTests {
     }
 
     @Test("/large/{n} streams n deterministic bytes with a Content-Length")
-    func largeBody() throws {
+    func largeBody() async throws {
         let server = try TestServer()
         defer { server.stop() }
         let connection = try RawHTTPConnection(port: server.port)
         let size = 3 * 64 * 1024 + 123
-        try connection.send("GET /large/\(size) HTTP/1.1\r\nHost: h\r\n\r\n")
-        let response = try connection.readResponse()
+        try await connection.send("GET /large/\(size) HTTP/1.1\r\nHost: h\r\n\r\n")
+        let response = try await connection.readResponse()
         #expect(response.header("Content-Length") == String(size))
         #expect(response.body == TestPayload.largeBody(count: size))
         #expect(Array(response.body.prefix(3)) == [0, 1, 2])
@@ -57,48 +57,48 @@ struct TestServerStreamingTests {
     }
 
     @Test("/bytes/{n}?seed= is deterministic and matches TestPayload.randomBytes")
-    func seededBytes() throws {
+    func seededBytes() async throws {
         let server = try TestServer()
         defer { server.stop() }
         let connection = try RawHTTPConnection(port: server.port)
-        try connection.send("GET /bytes/13?seed=7 HTTP/1.1\r\nHost: h\r\n\r\n")
-        let response = try connection.readResponse()
+        try await connection.send("GET /bytes/13?seed=7 HTTP/1.1\r\nHost: h\r\n\r\n")
+        let response = try await connection.readResponse()
         #expect(response.header("Content-Type") == "application/octet-stream")
         #expect(response.body == TestPayload.randomBytes(count: 13, seed: 7))
         #expect(TestPayload.randomBytes(count: 8, seed: 0) == Data([0xAF, 0xCD, 0x1D, 0x7B, 0x39, 0xA8, 0x20, 0xE2]))
-        try connection.send("GET /bytes/13?seed=8 HTTP/1.1\r\nHost: h\r\n\r\n")
-        #expect(try connection.readResponse().body != response.body)
+        try await connection.send("GET /bytes/13?seed=8 HTTP/1.1\r\nHost: h\r\n\r\n")
+        #expect(try await connection.readResponse().body != response.body)
     }
 
     @Test("/drip sends numbytes stars with a Content-Length and the requested status")
-    func drip() throws {
+    func drip() async throws {
         let server = try TestServer()
         defer { server.stop() }
         let connection = try RawHTTPConnection(port: server.port)
-        try connection.send("GET /drip?numbytes=4&duration=0.1&code=201 HTTP/1.1\r\nHost: h\r\n\r\n")
-        let response = try connection.readResponse()
+        try await connection.send("GET /drip?numbytes=4&duration=0.1&code=201 HTTP/1.1\r\nHost: h\r\n\r\n")
+        let response = try await connection.readResponse()
         #expect(response.status == 201)
         #expect(response.header("Content-Length") == "4")
         #expect(response.text == "****")
     }
 
     @Test("/upload reports the byte count and SHA-256 of a large chunked upload")
-    func uploadDigest() throws {
+    func uploadDigest() async throws {
         let server = try TestServer()
         defer { server.stop() }
         let payload = TestPayload.randomBytes(count: 300_000, seed: 3)
         let connection = try RawHTTPConnection(port: server.port)
-        try connection.send("POST /upload HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n")
+        try await connection.send("POST /upload HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n")
         var offset = 0
         while offset < payload.count {
             let piece = payload[offset..<min(offset + 70_000, payload.count)]
-            try connection.send("\(String(piece.count, radix: 16))\r\n")
-            try connection.send(Data(piece))
-            try connection.send("\r\n")
+            try await connection.send("\(String(piece.count, radix: 16))\r\n")
+            try await connection.send(Data(piece))
+            try await connection.send("\r\n")
             offset += piece.count
         }
-        try connection.send("0\r\n\r\n")
-        let response = try connection.readResponse()
+        try await connection.send("0\r\n\r\n")
+        let response = try await connection.readResponse()
         #expect(response.text == #"{"bytes":300000,"sha256":"\#(SHA256Digest.hex(of: payload))"}"#)
     }
 }

@@ -106,7 +106,8 @@ public struct RetryPolicy: Sendable {
             guard isTransient(error) else { return nil }
         }
         let exponential = min(maximumDelay, baseDelay * pow(multiplier, Double(attempt - 1)))
-        return usesJitter ? Double.random(in: (exponential / 2)...exponential) : exponential
+        guard usesJitter, exponential.isFinite, exponential > 0 else { return exponential }
+        return Double.random(in: (exponential / 2)...exponential)
     }
 
     /// Whether an error is a transient network failure worth retrying.

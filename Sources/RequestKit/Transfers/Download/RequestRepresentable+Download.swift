@@ -95,7 +95,7 @@ extension RequestRepresentable {
             }
             var head: Response
             if let deadline = parts.resourceTimeout {
-                head = try await RequestExecutor.withDeadline(seconds: deadline, operation)
+                head = try await RequestExecutor.withDeadline(seconds: deadline, clock: parts.clock, operation)
             } else {
                 head = try await operation()
             }

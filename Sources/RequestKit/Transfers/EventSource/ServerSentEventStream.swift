@@ -95,7 +95,7 @@ public struct ServerSentEventStream: AsyncSequence, Sendable {
                 reconnectsWithoutEvent += 1
                 let delay = parser.reconnectionTime.map { Duration.milliseconds($0) } ?? configuration.defaultRetry
                 do {
-                    try await Task.sleep(for: delay)
+                    try await parts.clock.sleep(for: delay)
                 } catch {
                     isFinished = true
                     throw RequestError.cancelled(underlyingError: error)

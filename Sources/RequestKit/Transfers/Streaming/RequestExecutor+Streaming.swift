@@ -20,7 +20,9 @@ extension RequestExecutor {
             bufferLimit: bufferLimit)
         do {
             if let deadline = parts.resourceTimeout {
-                return try await withDeadline(seconds: deadline) { try await exchange.stream(transfer) }
+                return try await withDeadline(seconds: deadline, clock: parts.clock) {
+                    try await exchange.stream(transfer)
+                }
             }
             try Task.checkCancellation()
             return try await exchange.stream(transfer)
