@@ -3,7 +3,7 @@ import RequestKit
 import RequestKitTesting
 import Testing
 
-@Suite("Retry policy")
+@Suite("Retry policy", .timeLimit(.minutes(1)))
 struct RetryTests {
     /// A route answering `failures` times with `status` (and `headers`), then 200.
     private func flaky(_ server: TestServer, failures: Int, status: Int = 503, headers: [(String, String)] = []) {
@@ -70,16 +70,17 @@ struct RetryTests {
         let server = try TestServer()
         defer { server.stop() }
         flaky(server, failures: 1, status: 429, headers: [("Retry-After", "1")])
-        let clock = ContinuousClock()
-        let start = clock.now
-        let response = try await Request {
-            Url(server.url("/flaky"))
-            Using(transport.transport); Retry(.exponential(maxAttempts: 2, baseDelay: 0.01))
-        }.send()
-        let elapsed = clock.now - start
-        #expect(response.statusCode == 200)
-        #expect(elapsed >= .milliseconds(950))
-        #expect(elapsed < .seconds(6))
+        let clock = TestClock()
+        let task = Task {
+            try await Request {
+                Url(server.url("/flaky"))
+                Using(transport.transport); Retry(.exponential(maxAttempts: 2, baseDelay: 0.01)); UseClock(clock)
+            }.send()
+        }
+        #expect(await clock.advanceToNextSleeper() == .seconds(1))
+        #expect(try await task.value.statusCode == 200)
+        #expect(server.requests.count == 2)
+        #expect(clock.sleepCount == 1)
     }
 
     @Test(
@@ -92,43 +93,61 @@ struct RetryTests {
         formatter.locale = Locale(identifier: "en_US_POSIX")
         formatter.timeZone = TimeZone(identifier: "GMT")
         formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
-        let date = formatter.string(from: Date().addingTimeInterval(2.5))
+        let date = formatter.string(from: Date().addingTimeInterval(100))
         flaky(server, failures: 1, status: 503, headers: [("Retry-After", date)])
-        let clock = ContinuousClock()
-        var start = clock.now
-        _ = try await Request {
-            Url(server.url("/flaky"))
-            Using(transport.transport); Retry(.exponential(maxAttempts: 2, baseDelay: 0.01))
-        }.send()
-        #expect(clock.now - start >= .milliseconds(900))
-        #expect(clock.now - start < .seconds(8))
+        let clock = TestClock()
+        let dated = Task {
+            try await Request {
+                Url(server.url("/flaky"))
+                Using(transport.transport); Retry(.exponential(maxAttempts: 2, baseDelay: 0.01, maximumDelay: 1_000))
+                UseClock(clock)
+            }.send()
+        }
+        // The date has whole seconds, and the wall clock moves on while the first attempt is under way.
+        let wait = try #require(await clock.advanceToNextSleeper())
+        #expect(wait > .seconds(50) && wait <= .seconds(100))
+        #expect(try await dated.value.statusCode == 200)
 
         server.route("/limited") { _ in TestResponse(status: 429, headers: [("Retry-After", "100")]) }
-        start = clock.now
-        let capped = try await Request {
-            Url(server.url("/limited"))
-            Using(transport.transport); Retry(.exponential(maxAttempts: 2, baseDelay: 0.01, maximumDelay: 0.2))
-        }.send()
-        #expect(capped.statusCode == 429)
-        #expect(clock.now - start < .seconds(5))
+        let capped = Task {
+            try await Request {
+                Url(server.url("/limited"))
+                Using(transport.transport); Retry(.exponential(maxAttempts: 2, baseDelay: 0.01, maximumDelay: 0.2))
+                UseClock(clock)
+            }.send()
+        }
+        #expect(await clock.advanceToNextSleeper() == .milliseconds(200))
+        #expect(try await capped.value.statusCode == 429)
+        #expect(server.requests.filter { $0.path == "/limited" }.count == 2)
     }
 
     @Test("The resource timeout covers every attempt and the waits between them", arguments: WireTransport.all)
     func resourceTimeoutCoversRetries(_ transport: WireTransport) async throws {
         let server = try TestServer()
         defer { server.stop() }
-        let clock = ContinuousClock()
-        let start = clock.now
-        let error = try await #require(throws: RequestError.self) {
+        let clock = TestClock()
+        let task = Task {
             try await Request {
                 Url(server.url("/status/503"))
                 Using(transport.transport)
                 Retry(.exponential(maxAttempts: 50, baseDelay: 0.3, jitter: false))
                 Timeout(1, for: .resource)
+                UseClock(clock)
             }.send()
         }
+        // The deadline and one retry wait sleep side by side: retries at 0.3 s and 0.9 s, then the 1 s deadline.
+        var waits: [[Int64]] = []
+        for step in [Duration.milliseconds(300), .milliseconds(600), .milliseconds(100)] {
+            #expect(await clock.waitForSleepers(count: 2))
+            waits.append(clock.pendingWaits.map(\.roundedMilliseconds))
+            await clock.advance(by: step)
+        }
+        #expect(waits == [[300, 1_000], [600, 700], [100, 1_200]])
+        let error = try await #require(throws: RequestError.self) { try await task.value }
         #expect(error.kind == .timedOut)
-        #expect(clock.now - start < .seconds(5))
+        #expect(error.description.contains("total deadline"))
+        #expect(server.requests.count == 3)
+        #expect(clock.sleeperCount == 0)
     }
 
     @Test("Cancelling the task stops the wait before a retry", arguments: WireTransport.all)
@@ -136,21 +155,22 @@ struct RetryTests {
         let server = try TestServer()
         defer { server.stop() }
         server.route("/busy") { _ in TestResponse(status: 503, headers: [("Retry-After", "30")]) }
-        let clock = ContinuousClock()
-        let start = clock.now
+        let clock = TestClock()
         let task = Task {
             try await Request {
                 Url(server.url("/busy"))
-                Using(transport.transport); Retry(.exponential(maxAttempts: 3))
+                Using(transport.transport); Retry(.exponential(maxAttempts: 3)); UseClock(clock)
             }.send()
         }
-        _ = await server.waitForRequests(count: 1, timeout: .seconds(10))
+        #expect(await clock.waitForSleepers(count: 1))
+        #expect(clock.pendingWaits == [.seconds(30)])
         task.cancel()
         switch await task.result {
         case .success(let response): Issue.record("expected a cancellation, got \(response)")
         case .failure(let error): #expect((error as? RequestError)?.kind == .cancelled)
         }
-        #expect(clock.now - start < .seconds(10))
+        #expect(server.requests.count == 1)
+        #expect(clock.sleeperCount == 0)
     }
 
     @Test("A refused connection is a transient error that is retried")

@@ -24,21 +24,21 @@ struct BuiltInRoutesTests {
         #expect(noContent.headerNames == ["Date"])
         let redirect = try await get("/status/307")
         #expect(redirect.header("Location") == "/anything")
-        await #expect(try await get("/status/99").status == 400)
-        await #expect(try await get("/status/abc").text == "status code must be a number from 200 to 599, not \"abc\"")
+        #expect(try await get("/status/99").status == 400)
+        #expect(try await get("/status/abc").text == "status code must be a number from 200 to 599, not \"abc\"")
     }
 
     @Test("/redirect/{n} counts down to /get; /redirect-to uses the url and status_code")
     func redirects() async throws {
-        await #expect(try await get("/redirect/3").header("Location") == "/redirect/2")
-        await #expect(try await get("/redirect/1").header("Location") == "/get")
+        #expect(try await get("/redirect/3").header("Location") == "/redirect/2")
+        #expect(try await get("/redirect/1").header("Location") == "/get")
         let absolute = try await get("/absolute-redirect/2")
         #expect(absolute.header("Location")?.hasPrefix("http://127.0.0.1:") == true)
         #expect(absolute.header("Location")?.hasSuffix("/absolute-redirect/1") == true)
         let to = try await get("/redirect-to?url=%2Fstatus%2F200%3Fa%3D1&status_code=307")
         #expect(to.status == 307)
         #expect(to.header("Location") == "/status/200?a=1")
-        await #expect(try await get("/redirect-to?url=%0D%0AX:1").status == 400)
+        #expect(try await get("/redirect-to?url=%0D%0AX:1").status == 400)
     }
 
     @Test("/delay/{seconds} answers with the echo document after the delay")
@@ -58,7 +58,7 @@ struct BuiltInRoutesTests {
             "/basic-auth/user/pass", "Authorization: Basic \(Data("user:nope".utf8).base64EncodedString())\r\n")
         #expect(wrong.status == 401)
         #expect(wrong.header("WWW-Authenticate") == #"Basic realm="Fake Realm""#)
-        await #expect(
+        #expect(
             try await get("/bearer", "Authorization: Bearer t0k3n\r\n").text
                 == #"{"authenticated":true,"token":"t0k3n"}"#)
         let missing = try await get("/bearer")
@@ -68,7 +68,7 @@ struct BuiltInRoutesTests {
 
     @Test("/cookies echoes Cookie; /cookies/set and /cookies/delete set cookies and redirect")
     func cookies() async throws {
-        await #expect(try await get("/cookies", "Cookie: a=1; b=two\r\n").text == #"{"cookies":{"a":"1","b":"two"}}"#)
+        #expect(try await get("/cookies", "Cookie: a=1; b=two\r\n").text == #"{"cookies":{"a":"1","b":"two"}}"#)
         let set = try await get("/cookies/set?a=1&b=2")
         #expect(set.status == 302)
         #expect(set.header("Location") == "/cookies")
@@ -82,7 +82,7 @@ struct BuiltInRoutesTests {
         let response = try await get("/response-headers?X-One=1&X-Two=a&X-Two=b")
         #expect(response.headers.filter { $0.name.hasPrefix("X-") }.map(\.value) == ["1", "a", "b"])
         #expect(response.text == #"{"X-One":"1","X-Two":["a","b"]}"#)
-        await #expect(try await get("/response-headers?X-Bad=%0D%0Ainjected").status == 400)
+        #expect(try await get("/response-headers?X-Bad=%0D%0Ainjected").status == 400)
     }
 
     @Test("/etag/{etag} and /cache answer conditional requests with 304")
@@ -93,19 +93,19 @@ struct BuiltInRoutesTests {
         let notModified = try await get("/etag/abc", "If-None-Match: \"x\", W/\"abc\"\r\n")
         #expect(notModified.status == 304)
         #expect(notModified.body.isEmpty)
-        await #expect(try await get("/etag/abc", "If-Match: \"other\"\r\n").status == 412)
-        await #expect(try await get("/cache").header("Last-Modified") == "Wed, 21 Oct 2015 07:28:00 GMT")
-        await #expect(try await get("/cache", "If-Modified-Since: Wed, 21 Oct 2015 07:28:00 GMT\r\n").status == 304)
-        await #expect(try await get("/cache/60").header("Cache-Control") == "public, max-age=60")
+        #expect(try await get("/etag/abc", "If-Match: \"other\"\r\n").status == 412)
+        #expect(try await get("/cache").header("Last-Modified") == "Wed, 21 Oct 2015 07:28:00 GMT")
+        #expect(try await get("/cache", "If-Modified-Since: Wed, 21 Oct 2015 07:28:00 GMT\r\n").status == 304)
+        #expect(try await get("/cache/60").header("Cache-Control") == "public, max-age=60")
     }
 
     @Test("/headers, /json, /ip and /user-agent return fixed-shape JSON")
     func documents() async throws {
-        await #expect(try await get("/headers", "X-A: 1\r\n").text == #"{"headers":{"Host":"h","X-A":"1"}}"#)
+        #expect(try await get("/headers", "X-A: 1\r\n").text == #"{"headers":{"Host":"h","X-A":"1"}}"#)
         let json = try await get("/json").text
         #expect(json.hasPrefix(#"{"slideshow":{"author":"Yours Truly","date":"date of publication","slides":["#))
-        await #expect(try await get("/ip").text == #"{"origin":"127.0.0.1"}"#)
-        await #expect(try await get("/user-agent", "User-Agent: tests/1\r\n").text == #"{"user-agent":"tests/1"}"#)
+        #expect(try await get("/ip").text == #"{"origin":"127.0.0.1"}"#)
+        #expect(try await get("/user-agent", "User-Agent: tests/1\r\n").text == #"{"user-agent":"tests/1"}"#)
     }
 
     @Test("Every response carries a Date header in IMF-fixdate form")

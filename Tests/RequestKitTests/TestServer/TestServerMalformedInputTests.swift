@@ -79,7 +79,7 @@ struct TestServerMalformedInputTests {
         #expect(headers.0 == 431)
         #expect(headers.1 == "request header section is larger than 1024 bytes\n")
         let manyHeaders = (0..<100).map { "X-\($0): value\r\n" }.joined()
-        await #expect(try await exchange("GET / HTTP/1.1\r\nHost: h\r\n\(manyHeaders)\r\n", server: server).0 == 431)
+        #expect(try await exchange("GET / HTTP/1.1\r\nHost: h\r\n\(manyHeaders)\r\n", server: server).0 == 431)
         let line = try await exchange(
             "GET /\(String(repeating: "a", count: 2000)) HTTP/1.1\r\nHost: h\r\n\r\n", server: server)
         #expect(line.0 == 414)
