@@ -40,7 +40,18 @@ public struct BearerAuthenticator: Interceptor {
     }
 
     public func adapt(_ request: URLRequest) async throws -> URLRequest {
-        guard let token = try await store.current() else { return request }
+        let current: String?
+        do {
+            current = try await store.current()
+        } catch is CancellationError {
+            throw CancellationError()
+        } catch {
+            // This request waited for a refresh started by another request's 401, and that refresh failed.
+            throw RequestError(
+                kind: .authenticationFailed, underlyingError: error,
+                detail: "refreshing the bearer token after a 401 failed")
+        }
+        guard let token = current else { return request }
         var request = request
         request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
         return request
