@@ -49,11 +49,12 @@ struct HTTPConnection {
             (body, trailers) = try readBody(for: head)
         } catch let error as HTTPRequestError {
             core.requestRejected()
+            core.requestEnding()
             sendError(error)
-            core.requestFinished(aborted: false)
             return false
         } catch {
-            core.requestFinished(aborted: true)
+            core.requestEnding()
+            core.requestAborted()
             return false
         }
         let request = TestRequest(
@@ -63,8 +64,11 @@ struct HTTPConnection {
         let response = core.response(for: request)
         let limitReached = core.configuration.maxRequestsPerConnection.map { served + 1 >= $0 } ?? false
         let keepAlive = head.wantsKeepAlive && !limitReached && !core.isStopped
-        let outcome = ResponseSender(socket: socket, request: request).send(response, keepAlive: keepAlive)
-        core.requestFinished(aborted: outcome == .clientGone)
+        let ending = OnceAction { [core] in core.requestEnding() }
+        let outcome = ResponseSender(socket: socket, request: request, beforeLastBytes: ending.run)
+            .send(response, keepAlive: keepAlive)
+        ending.run()
+        if outcome == .clientGone { core.requestAborted() }
         return outcome == .keepOpen
     }
 

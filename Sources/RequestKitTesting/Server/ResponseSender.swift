@@ -18,6 +18,9 @@ struct ResponseSender {
 
     let socket: SocketDescriptor
     let request: TestRequest
+    /// Runs once, just before the bytes that complete the response are written (or after sending, for bodies
+    /// whose end the server cannot see coming).
+    var beforeLastBytes: @Sendable () -> Void = {}
 
     /// Sends `response`; `keepAlive` says whether the connection may stay open afterwards.
     func send(_ response: TestResponse, keepAlive: Bool) -> Outcome {
@@ -66,10 +69,12 @@ struct ResponseSender {
         for (name, value) in headers { head += "\(name): \(value)\r\n" }
         head += "\r\n"
         let discardsBody = isHead || !bodyAllowed
-        let writer = TestResponseWriter(socket: socket, framing: framing, discardsBody: discardsBody)
+        let writer = TestResponseWriter(
+            socket: socket, framing: framing, discardsBody: discardsBody, beforeLastBytes: beforeLastBytes)
         var packet = Data(head.utf8)
-        if case .data(let data) = response.body, !discardsBody, data.count <= 64 * 1024 {
-            packet.append(data)
+        if case .data(let data) = response.body, discardsBody || data.count <= 64 * 1024 {
+            if !discardsBody { packet.append(data) }
+            beforeLastBytes()
             do { try writer.writeRaw(packet) } catch { return .clientGone }
             return closeAfter ? .close : .keepOpen
         }
@@ -77,7 +82,11 @@ struct ResponseSender {
         writer.state.withLock { $0.framing = framing }
         switch response.body {
         case .data(let data):
-            return run({ try $0.write(data) }, with: writer, closeAfter: closeAfter)
+            return run(
+                { writer in
+                    beforeLastBytes()
+                    try writer.write(data)
+                }, with: writer, closeAfter: closeAfter)
         case .chunked(let chunks, let interval, let trailers):
             return run(
                 { writer in

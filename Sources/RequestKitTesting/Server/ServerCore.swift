@@ -126,12 +126,15 @@ final class ServerCore: Sendable {
         }
     }
 
-    /// Counts the end of an active request, and whether the client went away before it was answered.
-    func requestFinished(aborted: Bool) {
-        state.withLock { state in
-            state.stats.activeRequests -= 1
-            if aborted { state.stats.abortedRequests += 1 }
-        }
+    /// Counts the end of an active request: called just before the last bytes of its response are written, so
+    /// a client can never see the answer, start its next request and find this one still counted.
+    func requestEnding() {
+        state.withLock { $0.stats.activeRequests -= 1 }
+    }
+
+    /// Counts a request whose client went away before it was answered.
+    func requestAborted() {
+        state.withLock { $0.stats.abortedRequests += 1 }
     }
 
     /// Counts a request the server rejected as malformed or over a limit.

@@ -56,10 +56,14 @@ public struct TestResponseWriter: Sendable {
 
     let socket: SocketDescriptor
     let state: Locked<State>
+    private let beforeLastBytes: @Sendable () -> Void
 
-    init(socket: SocketDescriptor, framing: Framing, discardsBody: Bool) {
+    init(
+        socket: SocketDescriptor, framing: Framing, discardsBody: Bool, beforeLastBytes: @escaping @Sendable () -> Void = {}
+    ) {
         self.socket = socket
         self.state = Locked(State(framing: framing, discardsBody: discardsBody))
+        self.beforeLastBytes = beforeLastBytes
     }
 
     /// Sends `data` as body bytes; with chunked framing it becomes one chunk (an empty `data` sends nothing).
@@ -139,6 +143,7 @@ public struct TestResponseWriter: Sendable {
             return state.framing == .chunked && !state.isFinished && !state.discardsBody
         }
         guard shouldSend else { return }
+        beforeLastBytes()
         var text = "0\r\n"
         for (name, value) in trailers { text += "\(name): \(value)\r\n" }
         text += "\r\n"

@@ -24,10 +24,13 @@ extension TestServer {
         /// #expect(server.stats.peakConnections <= 6)  // the client pool limit held
         /// ```
         public var peakConnections = 0
-        /// Requests whose head has arrived and whose response is not yet fully written.
+        /// Requests whose head has arrived and whose response is not yet complete.
         ///
-        /// The count drops just after the last byte is written, so a client can hold its response a moment
-        /// before the server counts the request finished; use ``TestServer/waitUntil(timeout:_:)``.
+        /// The count drops just before the bytes that complete the response are written (the whole of a body of up
+        /// to 64 KiB, the last part of a longer one, the last chunk of a chunked one), so a client that has its
+        /// answer and starts its next request never finds the previous one still counted, and
+        /// ``peakActiveRequests`` is never above the client's own concurrency. For a streamed body with a
+        /// `Content-Length` or a raw one, the server cannot see the end coming, and the count drops just after.
         ///
         /// ```swift
         /// #expect(server.stats.activeRequests == 0)

@@ -188,15 +188,16 @@ struct MockExecutionTests {
             try await Task.sleep(nanoseconds: 60_000_000_000)
             return Response(status: .ok)
         }
-        let clock = ContinuousClock()
-        let start = clock.now
-        let error = try await #require(throws: RequestError.self) {
+        let clock = TestClock()
+        let task = Task {
             try await Request {
-                Url("http://api.test"); Using(mock); Timeout(0.2, for: .resource)
+                Url("http://api.test"); Using(mock); Timeout(0.2, for: .resource); UseClock(clock)
             }.send()
         }
+        #expect(await clock.advanceToNextSleeper() == .milliseconds(200))
+        let error = try await #require(throws: RequestError.self) { try await task.value }
         #expect(error.isTimeout)
-        #expect(clock.now - start < .seconds(20))
+        #expect(error.description.contains("total deadline of 0.2 s"))
     }
 }
 
