@@ -59,7 +59,8 @@ public struct TestResponseWriter: Sendable {
     private let beforeLastBytes: @Sendable () -> Void
 
     init(
-        socket: SocketDescriptor, framing: Framing, discardsBody: Bool, beforeLastBytes: @escaping @Sendable () -> Void = {}
+        socket: SocketDescriptor, framing: Framing, discardsBody: Bool,
+        beforeLastBytes: @escaping @Sendable () -> Void = {}
     ) {
         self.socket = socket
         self.state = Locked(State(framing: framing, discardsBody: discardsBody))

@@ -31,4 +31,12 @@ final class InFlightGauge: @unchecked Sendable {
     }
     func leave() { lock.withLock { current -= 1 } }
     var peak: Int { lock.withLock { highest } }
+
+    /// Blocks the calling thread (a test server's connection thread, never a task) until the peak reaches
+    /// `target` or `timeout` passes.
+    func waitForPeak(_ target: Int, timeout: Duration) {
+        let clock = ContinuousClock()
+        let deadline = clock.now + timeout
+        while peak < target, clock.now < deadline { Thread.sleep(forTimeInterval: 0.002) }
+    }
 }
