@@ -537,6 +537,40 @@ enum DocumentedCode {
         }
     }
 
+    // Sources/RequestKit/RequestKit.docc/Testing.md, block 3
+    static func snippetTesting3() async throws {
+
+        func clockExample() async throws {
+            let server = try TestServer()
+            defer { server.stop() }
+            let clock = TestClock()
+            let task = Task {
+                try await Request {
+                    Url(server.url("/sequence/503,503,200"))
+                    Retry(.exponential(maxAttempts: 3, baseDelay: 1, jitter: false))
+                    UseClock(clock)
+                }.send()
+            }
+            let first = await clock.advanceToNextSleeper()   // 1 s: the first backoff
+            let second = await clock.advanceToNextSleeper()  // 2 s: the second
+            let response = try await task.value              // the third attempt's 200
+            print(first ?? .zero, second ?? .zero, response.statusCode, server.requests.count)
+        }
+    }
+
+    // Sources/RequestKit/RequestKit.docc/Testing.md, block 4
+    static func snippetTesting4() async throws {
+
+        func clientClockExample() {
+            let clock = TestClock()
+            let client = Client(baseURL: apiURL) { configuration in
+                configuration.clock = RequestClock(clock)
+                configuration.retryPolicy = .exponential(maxAttempts: 4)
+            }
+            print(client.baseURL)
+        }
+    }
+
     // Sources/RequestKit/RequestKit.docc/TransfersAndStreaming.md, block 1
     static func snippetTransfersAndStreaming1() async throws {
         func uploadReport(file: URL) async throws -> Json {
@@ -583,6 +617,21 @@ enum DocumentedCode {
 }
 
 // README.md, block 17
+@Test func retriesAfterTheServersDelay() async throws {
+    let server = try TestServer()
+    defer { server.stop() }
+    let clock = TestClock()
+    let task = Task {
+        try await Request {
+            Url(server.url("/sequence/429,200?retry_after=30"))
+            Retry(.exponential(maxAttempts: 2))
+            UseClock(clock)
+        }.send()
+    }
+    #expect(await clock.advanceToNextSleeper() == .seconds(30))  // Retry-After: 30, no real wait
+    #expect(try await task.value.statusCode == 200)
+}
+
 @Test func createsTodo() async throws {
     let server = try TestServer()
     defer { server.stop() }
@@ -808,6 +857,21 @@ for try await event in feed.events() {
 }
 """#),
     DocumentedSnippet(document: "README.md", index: 17, code: ##"""
+@Test func retriesAfterTheServersDelay() async throws {
+    let server = try TestServer()
+    defer { server.stop() }
+    let clock = TestClock()
+    let task = Task {
+        try await Request {
+            Url(server.url("/sequence/429,200?retry_after=30"))
+            Retry(.exponential(maxAttempts: 2))
+            UseClock(clock)
+        }.send()
+    }
+    #expect(await clock.advanceToNextSleeper() == .seconds(30))  // Retry-After: 30, no real wait
+    #expect(try await task.value.statusCode == 200)
+}
+
 @Test func createsTodo() async throws {
     let server = try TestServer()
     defer { server.stop() }
@@ -1075,6 +1139,41 @@ func serverExample() async throws {
     print(server.requests.last?.path ?? "", server.stats.peakConnections)
 }
 """##),
+    DocumentedSnippet(document: "Sources/RequestKit/RequestKit.docc/Testing.md", index: 3, code: #"""
+import Foundation
+import RequestKit
+import RequestKitTesting
+
+func clockExample() async throws {
+    let server = try TestServer()
+    defer { server.stop() }
+    let clock = TestClock()
+    let task = Task {
+        try await Request {
+            Url(server.url("/sequence/503,503,200"))
+            Retry(.exponential(maxAttempts: 3, baseDelay: 1, jitter: false))
+            UseClock(clock)
+        }.send()
+    }
+    let first = await clock.advanceToNextSleeper()   // 1 s: the first backoff
+    let second = await clock.advanceToNextSleeper()  // 2 s: the second
+    let response = try await task.value              // the third attempt's 200
+    print(first ?? .zero, second ?? .zero, response.statusCode, server.requests.count)
+}
+"""#),
+    DocumentedSnippet(document: "Sources/RequestKit/RequestKit.docc/Testing.md", index: 4, code: #"""
+import RequestKit
+import RequestKitTesting
+
+func clientClockExample() {
+    let clock = TestClock()
+    let client = Client(baseURL: apiURL) { configuration in
+        configuration.clock = RequestClock(clock)
+        configuration.retryPolicy = .exponential(maxAttempts: 4)
+    }
+    print(client.baseURL)
+}
+"""#),
     DocumentedSnippet(document: "Sources/RequestKit/RequestKit.docc/TransfersAndStreaming.md", index: 1, code: #"""
 func uploadReport(file: URL) async throws -> Json {
     try await Request {
