@@ -53,11 +53,25 @@ struct SocketDescriptor: Sendable, Hashable {
 
     /// Creates a socket bound to `127.0.0.1` on a free port chosen by the system, and starts listening.
     static func listenOnLoopback(backlog: Int32) throws -> SocketDescriptor {
+        let socket = try bindOnLoopback(reusingAddress: true)
+        guard listen(socket.rawValue, backlog) == 0 else {
+            let failure = Failure(call: "listen", code: errno)
+            socket.close()
+            throw failure
+        }
+        return socket
+    }
+
+    /// Creates a socket bound to `127.0.0.1` on a free port chosen by the system, without listening.
+    ///
+    /// Without `reusingAddress`, no other socket can bind the port while this one is open, and connections to it
+    /// are refused.
+    static func bindOnLoopback(reusingAddress: Bool) throws -> SocketDescriptor {
         let fd = socket(AF_INET, streamType, 0)
         guard fd >= 0 else { throw Failure(call: "socket", code: errno) }
         let socket = SocketDescriptor(rawValue: fd)
         do {
-            try socket.setOption(SOL_SOCKET, SO_REUSEADDR, 1)
+            if reusingAddress { try socket.setOption(SOL_SOCKET, SO_REUSEADDR, 1) }
             socket.disableSIGPIPE()
             var address = sockaddr_in()
             #if canImport(Darwin)
@@ -72,7 +86,6 @@ struct SocketDescriptor: Sendable, Hashable {
                 }
             }
             guard bound == 0 else { throw Failure(call: "bind", code: errno) }
-            guard listen(fd, backlog) == 0 else { throw Failure(call: "listen", code: errno) }
             return socket
         } catch {
             socket.close()

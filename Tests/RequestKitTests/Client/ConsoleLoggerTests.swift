@@ -36,9 +36,8 @@ struct ConsoleLoggerTests {
 
     @Test("Retries and failures are logged")
     func logsRetriesAndFailures() async throws {
-        let closed = try TestServer()
-        let url = closed.url("/gone")
-        await closed.shutdown()
+        let down = try RefusingPort()
+        let url = down.url("/gone")
         let log = Log()
         _ = try? await Request {
             Url(url)

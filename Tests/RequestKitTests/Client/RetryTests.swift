@@ -175,9 +175,8 @@ struct RetryTests {
 
     @Test("A refused connection is a transient error that is retried")
     func connectionRefused() async throws {
-        let closed = try TestServer()
-        let url = closed.url("/anything")
-        await closed.shutdown()
+        let down = try RefusingPort()
+        let url = down.url("/anything")
         let log = Log()
         let error = try await #require(throws: RequestError.self) {
             try await Request {

@@ -10,13 +10,13 @@ import Darwin
 
 /// A client socket for writing exact request bytes and reading exact response bytes in tests.
 ///
-/// Every read and write blocks, so it runs on the connection's own serial queue while the test's task suspends:
-/// a test never blocks a thread of Swift's cooperative pool.
+/// Every read and write blocks, so each runs on a thread of its own while the test's task suspends: a test never
+/// blocks a thread of Swift's cooperative pool, nor one of Dispatch's, which the transports under test use. Tests
+/// await one operation before starting the next, so operations on a connection never overlap.
 final class RawHTTPConnection: Sendable {
     typealias Failure = BlockingHTTPConnection.Failure
 
     private let connection: BlockingHTTPConnection
-    private let queue = DispatchQueue(label: "RequestKitTests.RawHTTPConnection")
 
     /// The socket's descriptor.
     var fd: Int32 { connection.fd }
@@ -26,12 +26,14 @@ final class RawHTTPConnection: Sendable {
         connection = try BlockingHTTPConnection(port: port, timeout: timeout)
     }
 
-    /// Runs `body` on the connection's queue and suspends until it returns.
+    /// Runs `body` on a new thread and suspends until it returns.
     private func perform<T: Sendable>(
         _ body: @escaping @Sendable (BlockingHTTPConnection) throws -> T
     ) async throws -> T {
         try await withCheckedThrowingContinuation { continuation in
-            queue.async { [connection] in continuation.resume(with: Result { try body(connection) }) }
+            let thread = Thread { [connection] in continuation.resume(with: Result { try body(connection) }) }
+            thread.name = "RequestKitTests.RawHTTPConnection"
+            thread.start()
         }
     }
 
@@ -67,8 +69,8 @@ final class RawHTTPConnection: Sendable {
 
 /// The blocking socket behind ``RawHTTPConnection``.
 ///
-/// `@unchecked Sendable` because its mutable buffer is only ever touched from the owning connection's serial
-/// queue (and from `deinit`, after every use has ended).
+/// `@unchecked Sendable` because its mutable buffer is only touched by one operation at a time: the owning
+/// connection's callers await each operation before starting the next (and `deinit` runs after every use).
 final class BlockingHTTPConnection: @unchecked Sendable {
     struct Failure: Error, CustomStringConvertible {
         let description: String

@@ -89,9 +89,8 @@ struct TimeoutAndCancellationTests {
 
     @Test("A refused connection is a transport failure naming the request", arguments: WireTransport.all)
     func refusedConnection(_ transport: WireTransport) async throws {
-        let server = try TestServer()
-        let url = server.url("/anything")
-        await server.shutdown()
+        let down = try RefusingPort()
+        let url = down.url("/anything")
         let error = try await #require(throws: RequestError.self) {
             try await Request {
                 Url(url)
