@@ -54,15 +54,16 @@ extension TestServer {
         /// - Parameters:
         ///   - maxHeaderBytes: The request line plus headers limit; 64 KiB by default.
         ///   - maxBodyBytes: The request body limit; 64 MiB by default.
-        ///   - keepAliveTimeout: The idle time before a kept-alive connection is closed; 5 seconds by default.
-        ///   - readTimeout: The time allowed for a started request to arrive; 10 seconds by default.
+        ///   - keepAliveTimeout: The idle time before a kept-alive connection is closed; 60 seconds by default,
+        ///     so a test on a busy machine never finds its connection closed between two of its requests.
+        ///   - readTimeout: The time allowed for a started request to arrive; 30 seconds by default.
         ///   - maxRequestsPerConnection: Requests served per connection; unlimited by default.
         ///   - listenBacklog: The accept queue length; 512 by default.
         public init(
             maxHeaderBytes: Int = 64 * 1024,
             maxBodyBytes: Int = 64 * 1024 * 1024,
-            keepAliveTimeout: Duration = .seconds(5),
-            readTimeout: Duration = .seconds(10),
+            keepAliveTimeout: Duration = .seconds(60),
+            readTimeout: Duration = .seconds(30),
             maxRequestsPerConnection: Int? = nil,
             listenBacklog: Int = 512
         ) {

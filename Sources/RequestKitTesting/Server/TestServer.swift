@@ -247,10 +247,10 @@ public final class TestServer: Sendable {
     /// #expect(await server.waitUntil { $0.abortedRequests == 1 })
     /// ```
     /// - Parameters:
-    ///   - timeout: The longest time to wait; 10 seconds by default.
+    ///   - timeout: The longest time to wait; 30 seconds by default, which a busy machine needs.
     ///   - condition: The state to wait for.
     /// - Returns: `true` when the condition held in time.
-    public func waitUntil(timeout: Duration = .seconds(10), _ condition: (Stats) -> Bool) async -> Bool {
+    public func waitUntil(timeout: Duration = .seconds(30), _ condition: (Stats) -> Bool) async -> Bool {
         let clock = ContinuousClock()
         let deadline = clock.now + timeout
         while true {

@@ -184,7 +184,7 @@ struct RequestGroupTests {
             }
         }
         let task = Task { try await group.send() }
-        #expect(await server.waitForRequests(count: 3, timeout: .seconds(5)))
+        #expect(await server.waitForRequests(count: 3, timeout: .seconds(30)))
         task.cancel()
         let error = try await #require(throws: RequestError.self) { try await task.value }
         #expect(error.kind == .cancelled)
@@ -293,7 +293,7 @@ struct RequestGroupTests {
         .onError { index, error in log.add("error \(index) \(error.kind)") }
         .onComplete { results in log.add("complete \(results.map { (try? $0.get()) == nil })") }
         .call()
-        #expect(await server.waitForRequests(count: 2, timeout: .seconds(5)))
+        #expect(await server.waitForRequests(count: 2, timeout: .seconds(30)))
         handle.cancel()
         await handle.wait()
         #expect(log.entries.sorted() == ["complete [true, true]", "error 0 cancelled", "error 1 cancelled"])

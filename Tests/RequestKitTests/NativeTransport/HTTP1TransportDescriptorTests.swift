@@ -24,7 +24,7 @@ struct HTTP1TransportDescriptorTests {
         hang.timeoutInterval = 0.2
         _ = try? await transport.send(hang)
         let cancelled = Task { try await transport.send(URLRequest(url: server.url("/delay/10"))) }
-        #expect(await server.waitForRequests(count: 4, timeout: .seconds(5)))
+        #expect(await server.waitForRequests(count: 4, timeout: .seconds(30)))
         cancelled.cancel()
         _ = await cancelled.result
         try await withThrowingTaskGroup(of: Void.self) { group in

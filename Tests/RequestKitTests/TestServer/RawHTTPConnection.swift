@@ -22,7 +22,7 @@ final class RawHTTPConnection: Sendable {
     var fd: Int32 { connection.fd }
 
     /// Connects to `127.0.0.1:port`; reads give up after `timeout` without data.
-    init(port: Int, timeout: Duration = .seconds(10)) throws {
+    init(port: Int, timeout: Duration = .seconds(60)) throws {
         connection = try BlockingHTTPConnection(port: port, timeout: timeout)
     }
 
@@ -81,7 +81,7 @@ final class BlockingHTTPConnection: @unchecked Sendable {
     private var isClosed = false
 
     /// Connects to `127.0.0.1:port`; reads give up after `timeout` without data.
-    init(port: Int, timeout: Duration = .seconds(10)) throws {
+    init(port: Int, timeout: Duration = .seconds(60)) throws {
         #if canImport(Glibc)
         let streamType = Int32(SOCK_STREAM.rawValue)
         #else

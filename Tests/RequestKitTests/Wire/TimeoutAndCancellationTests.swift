@@ -61,7 +61,7 @@ struct TimeoutAndCancellationTests {
                 Using(transport.transport)
             }.send()
         }
-        #expect(await server.waitForRequests(count: 1, timeout: .seconds(5)))
+        #expect(await server.waitForRequests(count: 1, timeout: .seconds(30)))
         task.cancel()
         let result = await task.result
         let error = try #require(throws: RequestError.self) { try result.get() }
@@ -81,7 +81,7 @@ struct TimeoutAndCancellationTests {
         .onData { _ in log.add("data") }
         .onError { log.add("error \($0.kind)") }
         .call()
-        #expect(await server.waitForRequests(count: 1, timeout: .seconds(5)))
+        #expect(await server.waitForRequests(count: 1, timeout: .seconds(30)))
         handle.cancel()
         await handle.wait()
         #expect(log.entries == ["error cancelled"])
