@@ -7,6 +7,10 @@ struct Poller: Sendable {
         let sent: Result<Response, RequestError>
     }
 
+    /// The shortest wait between polls, whatever interval was asked for, so that a zero interval cannot flood a
+    /// server; failures still back off from it.
+    static let minimumInterval = Duration.milliseconds(10)
+
     let request: Request
     let interval: Duration
     let backoff: Backoff
@@ -29,7 +33,7 @@ struct Poller: Sendable {
         until: (@Sendable (Response) -> Bool)? = nil, maxCount: Int? = nil, maxDuration: Duration? = nil
     ) {
         self.request = request
-        self.interval = max(interval, .zero)
+        self.interval = max(interval, Self.minimumInterval)
         self.backoff = backoff
         self.isConditional = isConditional
         self.until = until

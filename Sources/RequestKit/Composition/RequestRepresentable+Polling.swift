@@ -14,7 +14,7 @@ extension RequestRepresentable {
     /// }
     /// ```
     /// - Parameters:
-    ///   - interval: The wait between one result and the next request.
+    ///   - interval: The wait between one result and the next request; at least 10 ms.
     ///   - until: Ends polling after a new response for which this returns true (that response is delivered).
     ///   - maxCount: Ends polling after this many results.
     ///   - maxDuration: Ends polling when the next request would start later than this after the first.
@@ -47,7 +47,7 @@ extension RequestRepresentable {
     /// updates.cancel()
     /// ```
     /// - Parameters:
-    ///   - seconds: The wait between one result and the next request.
+    ///   - seconds: The wait between one result and the next request; at least 10 ms.
     ///   - queue: The queue to run handlers on, or nil for a background task.
     ///   - backoff: How the wait grows after failures in a row.
     ///   - conditional: Whether to send conditional requests when the server offers validators.
@@ -58,7 +58,7 @@ extension RequestRepresentable {
         conditional: Bool = true
     ) -> RequestHandle {
         let request = self.request
-        let interval = Duration.seconds(seconds.isFinite ? max(0, seconds) : 0)
+        let interval = RequestClock.duration(seconds: seconds)
         var poller = Poller(request: request, interval: interval, backoff: backoff, isConditional: conditional)
         let task = Task {
             while let tick = await poller.next() {

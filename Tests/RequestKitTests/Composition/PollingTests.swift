@@ -174,6 +174,24 @@ struct PollingTests {
         #expect(server.stats.requestCount == 4)
     }
 
+    @Test(
+        "Polling at interval zero waits at least 10 ms, and still backs off from it on failures",
+        arguments: WireTransport.all)
+    func zeroInterval(_ wire: WireTransport) async throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        let clock = TestClock()
+        let polls = Self.collect(
+            Request {
+                Url(server.url("/status/503")); Using(wire.transport); UseClock(clock)
+            }.poll(every: .zero, maxCount: 4, backoff: Backoff(multiplier: 2, maximum: .seconds(60), jitter: 0)))
+        var waits: [Duration?] = []
+        for _ in 1...3 { waits.append(await clock.advanceToNextSleeper()) }
+        #expect(waits == [.milliseconds(20), .milliseconds(40), .milliseconds(80)])
+        #expect(await polls.value == Array(repeating: "failed 503", count: 4))
+        #expect(server.requests.count == 4)
+    }
+
     @Test("Backoff grows by the multiplier, is capped, and jitters within its fraction")
     func backoffDelays() {
         let plain = Backoff(multiplier: 2, maximum: .seconds(5), jitter: 0)

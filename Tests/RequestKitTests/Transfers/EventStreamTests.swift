@@ -31,7 +31,7 @@ struct EventStreamTests {
         let events = Task {
             var received: [String] = []
             for try await event in Request({
-                Url(server.url("/sse?count=5&retry=50&drop=2"))
+                Url(server.url("/sse?count=5&retry=500&drop=2"))
                 Using(transport.transport)
                 UseClock(clock)
             })
@@ -41,7 +41,7 @@ struct EventStreamTests {
             }
             return received
         }
-        #expect(await clock.advanceToNextSleeper() == .milliseconds(50))
+        #expect(await clock.advanceToNextSleeper() == .milliseconds(500))
         #expect(try await events.value == (1...5).map { "message \($0)" })
         let requests = server.requests
         #expect(requests.count == 2)
@@ -62,17 +62,60 @@ struct EventStreamTests {
                 Using(transport.transport)
                 UseClock(clock)
             })
-            .events(EventSourceConfiguration(maxReconnectAttempts: 2)) {
+            .events(EventSourceConfiguration(maxReconnectAttempts: 2, backoff: .none)) {
                 received.append(event.data)
             }
             return received
         }
-        #expect(await clock.advanceToNextSleeper() == .milliseconds(5))
-        #expect(await clock.advanceToNextSleeper() == .milliseconds(5))
+        // The server asks for 5 ms; the floor is 100 ms.
+        #expect(await clock.advanceToNextSleeper() == .milliseconds(100))
+        #expect(await clock.advanceToNextSleeper() == .milliseconds(100))
         #expect(try await events.value == ["message 1"])
         #expect(server.requests.count == 3)
         #expect(clock.sleepCount == 2)
         #expect(server.requests.dropFirst().allSatisfy { $0.header("Last-Event-ID") == "1" })
+    }
+
+    @Test(
+        "A server that ends every connection at once with retry: 0 gets reconnections that back off exponentially",
+        arguments: WireTransport.all)
+    func reconnectionStorm(_ transport: WireTransport) async throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        let counter = CallCounter()
+        server.route("/storm") { _ in
+            TestResponse(
+                headers: [("Content-Type", "text/event-stream")],
+                body: .data(Data("retry: 0\ndata: tick \(counter.next())\n\n".utf8)))
+        }
+        let clock = TestClock()
+        let configuration = EventSourceConfiguration(
+            backoff: Backoff(multiplier: 2, maximum: .seconds(1), jitter: 0))
+        let delivered = CallCounter()
+        let events = Task {
+            for try await _ in Request({
+                Url(server.url("/storm"))
+                Using(transport.transport)
+                UseClock(clock)
+            }).events(configuration) {
+                _ = delivered.next()
+            }
+        }
+        var waits: [Duration?] = []
+        for _ in 1...6 { waits.append(await clock.advanceToNextSleeper()) }
+        // Each connection delivers an event, so the attempts never run out; the waits grow instead.
+        #expect(
+            waits == [
+                .milliseconds(100), .milliseconds(200), .milliseconds(400), .milliseconds(800), .seconds(1),
+                .seconds(1),
+            ]
+        )
+        #expect(await clock.waitForSleepers(count: 1))
+        events.cancel()
+        let ending = try await #require(throws: RequestError.self) { try await events.value }
+        #expect(ending.kind == .cancelled)
+        #expect(delivered.value == 7)
+        #expect(server.requests.count == 7)
     }
 
     @Test(

@@ -4,8 +4,10 @@ import Foundation
 ///
 /// Each connection sends `Accept: text/event-stream` and, once an `id` has been seen, `Last-Event-ID`. When the
 /// connection closes or fails, the stream waits the server's `retry` delay (or
-/// ``EventSourceConfiguration/defaultRetry``) and reconnects, up to ``EventSourceConfiguration/maxReconnectAttempts``
-/// times in a row without an event. A `204 No Content` ends the sequence; any other status than 200, or a
+/// ``EventSourceConfiguration/defaultRetry``), never less than ``EventSourceConfiguration/minimumRetry``, and
+/// reconnects, up to ``EventSourceConfiguration/maxReconnectAttempts`` times in a row without an event. While
+/// connections keep ending quickly the wait grows by ``EventSourceConfiguration/backoff``, so a server that closes
+/// every connection at once (with `retry: 0`, say) is not flooded with reconnections. A `204 No Content` ends the sequence; any other status than 200, or a
 /// `Content-Type` other than `text/event-stream`, throws without reconnecting.
 ///
 /// Events are read only as the consumer asks for them, so a slow consumer applies backpressure. Cancelling the
@@ -41,6 +43,8 @@ public struct ServerSentEventStream: AsyncSequence, Sendable {
         private var isFinished = false
         private var hasConnected = false
         private var reconnectsWithoutEvent = 0
+        private var quickEnds = 0
+        private var connectedAt: Duration?
         private var lastFailure: RequestError?
 
         init(parts: RequestParts, configuration: EventSourceConfiguration) {
@@ -82,6 +86,9 @@ public struct ServerSentEventStream: AsyncSequence, Sendable {
         private mutating func connectionEnded(_ failure: RequestError?) {
             body = nil
             lastFailure = failure
+            let lasted = connectedAt.map { parts.clock.now - $0 }
+            quickEnds = lasted.map { $0 >= configuration.stableConnection } == true ? 0 : quickEnds + 1
+            connectedAt = nil
         }
 
         /// Opens a connection, after the retry delay when this is a reconnection.
@@ -93,7 +100,9 @@ public struct ServerSentEventStream: AsyncSequence, Sendable {
                     return
                 }
                 reconnectsWithoutEvent += 1
-                let delay = parser.reconnectionTime.map { Duration.milliseconds($0) } ?? configuration.defaultRetry
+                let delay = configuration.reconnectionDelay(
+                    retry: parser.reconnectionTime.map { Duration.milliseconds($0) }, quickEnds: Swift.max(1, quickEnds)
+                )
                 do {
                     try await parts.clock.sleep(for: delay)
                 } catch {
@@ -112,7 +121,7 @@ public struct ServerSentEventStream: AsyncSequence, Sendable {
                 streaming = try await RequestExecutor.stream(parts)
             } catch {
                 if error.kind == .transport || error.kind == .timedOut {
-                    lastFailure = error
+                    connectionEnded(error)
                     return
                 }
                 isFinished = true
@@ -121,6 +130,7 @@ public struct ServerSentEventStream: AsyncSequence, Sendable {
             try await check(streaming)
             parser = ServerSentEventParser(lastEventID: parser.lastEventID, reconnectionTime: parser.reconnectionTime)
             body = streaming.body.makeAsyncIterator()
+            connectedAt = parts.clock.now
         }
 
         /// Ends the stream on 204, and fails it on another status or content type than an event stream's.
