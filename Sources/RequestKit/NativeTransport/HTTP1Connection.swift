@@ -1,9 +1,9 @@
 import Foundation
 
-/// One kept-alive HTTP/1.1 connection: a blocking socket, the serial queue whose thread does its blocking I/O,
-/// and a read buffer reused by every request it carries.
+/// One kept-alive HTTP/1.1 connection: a blocking socket, the thread that does its blocking I/O, and a read buffer
+/// reused by every request it carries.
 ///
-/// The pool hands a connection to one request at a time. That request's job runs on ``queue`` and is the only
+/// The pool hands a connection to one request at a time. That request's job runs on ``worker`` and is the only
 /// code that touches the socket's bytes and the buffer; other threads only call ``cancel()``, which shuts the
 /// socket down to wake the blocked thread.
 final class HTTP1Connection: @unchecked Sendable {
@@ -18,9 +18,9 @@ final class HTTP1Connection: @unchecked Sendable {
 
     /// The host and port this connection goes to.
     let key: HTTP1ConnectionKey
-    /// The serial queue that runs this connection's blocking I/O (an overcommitting queue: it gets a thread of
-    /// its own while busy, so a blocked read never starves Swift's cooperative pool).
-    let queue: DispatchQueue
+    /// The thread of its own that runs this connection's blocking I/O, so a blocked read never holds a thread that
+    /// Swift's cooperative pool or Dispatch needs.
+    let worker = HTTP1ConnectionThread()
     /// When the connection last went back to the pool.
     var lastUsed = DispatchTime.now()
     /// How many responses this connection has carried.
@@ -35,11 +35,11 @@ final class HTTP1Connection: @unchecked Sendable {
 
     init(key: HTTP1ConnectionKey, bufferSize: Int) {
         self.key = key
-        self.queue = DispatchQueue(label: "RequestKit.HTTP1Connection")
         self.buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: max(bufferSize, 4096), alignment: 16)
     }
 
     deinit {
+        worker.stop()
         closeSocket()
         buffer.deallocate()
     }

@@ -101,7 +101,7 @@ extension HTTP1Transport {
             connection: connection, pool: pool, head: head,
             decoder: HTTP1BodyDecoder(framing: framing, limits: limits.body),
             contentDecoder: contentDecoder, continuation: continuation, idleTimeout: idleTimeout)
-        connection.queue.async { pump.run() }
+        connection.worker.async { pump.run() }
         return StreamingResponse(head: response, body: stream)
     }
 }
@@ -109,8 +109,8 @@ extension HTTP1Transport {
 /// Moves a response body from a connection into a ``ResponseBodyStream`` on the connection's thread, waiting
 /// whenever the stream's buffer is full, and hands the connection back to the pool at the end.
 private final class HTTP1BodyPump: @unchecked Sendable {
-    // Safe: `decoder` and `contentDecoder` are used only by `run()`, which runs once on the connection's serial
-    // queue; `isReleased` is only touched while holding `lock`; every other property is a `let` of a Sendable type
+    // Safe: `decoder` and `contentDecoder` are used only by `run()`, which runs once on the connection's own
+    // thread; `isReleased` is only touched while holding `lock`; every other property is a `let` of a Sendable type
     // or the lock-guarded connection and pool.
     let connection: HTTP1Connection
     let pool: HTTP1ConnectionPool

@@ -230,7 +230,7 @@ public final class HTTP1Transport: Transport {
     ) async -> Result<T, any Error> {
         await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
-                connection.queue.async { continuation.resume(returning: Result { try job() }) }
+                connection.worker.async { continuation.resume(returning: Result { try job() }) }
             }
         } onCancel: {
             connection.cancel()

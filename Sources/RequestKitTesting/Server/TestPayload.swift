@@ -60,7 +60,14 @@ public enum TestPayload {
     ///   - count: The number of bytes.
     /// - Returns: The bytes.
     public static func largeBody(offset: Int = 0, count: Int) -> Data {
-        Data((offset..<(offset + count)).map(largeBodyByte(at:)))
+        guard count > 0 else { return Data() }
+        // One period of the pattern, starting where `offset` falls in it, then doubled until it is long enough:
+        // a few large copies rather than a call per byte.
+        let period = 251
+        let start = ((offset % period) + period) % period
+        var data = Data((0..<period).map { UInt8((start + $0) % period) })
+        while data.count < count { data.append(data) }
+        return data.prefix(count)
     }
 
     private struct SplitMix64 {
