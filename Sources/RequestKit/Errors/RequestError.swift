@@ -120,7 +120,29 @@ public struct RequestError: Error, Sendable, CustomStringConvertible {
             return "URLError \(error.code.rawValue)" + (message.map { " (\($0))" } ?? "")
         case let error as POSIXError:
             return String(cString: strerror(error.code.rawValue)) + " (POSIX error \(error.code.rawValue))"
+        case let error as DecodingError:
+            return readable(error)
         default:
+            return "\(error)"
+        }
+    }
+
+    /// What a decoder found wrong, naming the key and where it is: `no key "token" at "data"`.
+    static func readable(_ error: DecodingError) -> String {
+        func place(_ path: [any CodingKey]) -> String {
+            path.isEmpty ? "" : " at \"" + path.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }
+                .joined(separator: ".").replacingOccurrences(of: ".[", with: "[") + "\""
+        }
+        switch error {
+        case .keyNotFound(let key, let context):
+            return "no key \"\(key.stringValue)\"\(place(context.codingPath))"
+        case .valueNotFound(let type, let context):
+            return "a null where a \(type) was expected\(place(context.codingPath))"
+        case .typeMismatch(let type, let context):
+            return "not a \(type)\(place(context.codingPath))"
+        case .dataCorrupted(let context):
+            return context.debugDescription + place(context.codingPath)
+        @unknown default:
             return "\(error)"
         }
     }
