@@ -32,3 +32,13 @@ final class InFlightGauge: @unchecked Sendable {
     func leave() { lock.withLock { current -= 1 } }
     var peak: Int { lock.withLock { highest } }
 }
+
+/// A flag a test opens once, read by server routes on their own threads.
+final class Gate: @unchecked Sendable {
+    // Safe: every access to `opened` holds `lock`.
+    private let lock = NSLock()
+    private var opened = false
+
+    func open() { lock.withLock { opened = true } }
+    var isOpen: Bool { lock.withLock { opened } }
+}
