@@ -3,7 +3,7 @@ import Testing
 
 @Test("The library reports a semantic version")
 func versionIsSemantic() {
-    #expect(RequestKitVersion.current.split(separator: ".").count == 3)
+    #expect(RequestKitInfo.version.split(separator: ".").count == 3)
 }
 
 @Test("The module name qualifies the library's types, since no type is named RequestKit")

@@ -6,7 +6,7 @@ extension Backoff {
     /// ```
     /// - Parameters:
     ///   - multiplier: The growth factor per failure; values below 1 count as 1.
-    ///   - maximum: The longest wait, in seconds; a negative or non-finite value counts as 0.
+    ///   - seconds: The longest wait, in seconds; a negative or non-finite value counts as 0.
     ///   - jitter: The largest random change, as a fraction of the wait.
     /// - Returns: The backoff.
     public static func exponential(multiplier: Double = 2, maximum seconds: Double, jitter: Double = 0.1) -> Backoff {

@@ -1,7 +1,7 @@
 import Foundation
 
 extension RequestRepresentable {
-    /// Polls the request every `seconds`: ``poll(every:until:maxCount:maxDuration:backoff:conditional:)`` with the
+    /// Polls the request every `seconds`: `poll(every:until:maxCount:maxDuration:backoff:conditional:)` with the
     /// interval in seconds.
     ///
     /// ```swift
@@ -25,7 +25,7 @@ extension RequestRepresentable {
     }
 
     /// Sends the request every `interval` in the background, running its handlers on each result:
-    /// ``update(every:on:backoff:conditional:)`` with a `Duration`.
+    /// `update(every:on:backoff:conditional:)` with a `Duration`.
     ///
     /// ```swift
     /// let updates = status.onJson { print($0) }.update(every: .seconds(10))

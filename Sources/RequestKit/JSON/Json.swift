@@ -68,7 +68,7 @@ public struct Json: Sendable {
         storage = .bool(value)
     }
 
-    /// Creates a string value; to parse JSON text, use ``init(_:)-(String)``.
+    /// Creates a string value; to parse JSON text, use `try Json(text)`.
     ///
     /// ```swift
     /// let name = Json(string: userName)   // "Ada", not parsed

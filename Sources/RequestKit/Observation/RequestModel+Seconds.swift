@@ -1,6 +1,6 @@
 #if canImport(Observation)
 extension RequestModel {
-    /// Starts polling every `seconds`: ``startPolling(every:backoff:)`` with the interval in seconds.
+    /// Starts polling every `seconds`: `startPolling(every:backoff:)` with the interval in seconds.
     ///
     /// ```swift
     /// model.startPolling(every: 30)

@@ -33,7 +33,7 @@ struct HeaderAndBodyTests {
         #expect(request.value(forHTTPHeaderField: "Host") == "api.example.com:8080")
         #expect(request.value(forHTTPHeaderField: "Origin") == "https://app.example.com")
         #expect(request.value(forHTTPHeaderField: "Referer") == "https://example.com/page")
-        #expect(request.value(forHTTPHeaderField: "User-Agent") == "RequestKit/\(RequestKitVersion.current)")
+        #expect(request.value(forHTTPHeaderField: "User-Agent") == "RequestKit/\(RequestKitInfo.version)")
         #expect(request.value(forHTTPHeaderField: "Accept-Language") == "en-GB, en;q=0.8")
         #expect(request.value(forHTTPHeaderField: "Accept-Encoding") == "gzip")
         #expect(request.value(forHTTPHeaderField: "X-Request-ID") == "42")
