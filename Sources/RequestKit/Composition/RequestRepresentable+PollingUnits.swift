@@ -20,7 +20,8 @@ extension RequestRepresentable {
         maxDuration: Double? = nil, backoff: Backoff = .exponential(), conditional: Bool = true
     ) -> PollSequence {
         poll(
-            every: Self.duration(seconds), until: until, maxCount: maxCount, maxDuration: maxDuration.map(Self.duration),
+            every: Self.duration(seconds), until: until, maxCount: maxCount,
+            maxDuration: maxDuration.map(Self.duration),
             backoff: backoff, conditional: conditional)
     }
 

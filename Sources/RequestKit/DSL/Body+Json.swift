@@ -26,7 +26,8 @@ extension Body {
     /// ```
     @available(
         *, unavailable,
-        message: "a [String: Any] may hold values JSON cannot represent: write the literal inline, use Body(json:) with a Json value, or an Encodable type"
+        message:
+            "a [String: Any] may hold values JSON cannot represent: write the literal inline, use Body(json:) with a Json value, or an Encodable type"
     )
     public init(_ dictionary: [String: Any]) {
         self.init(json: .null)

@@ -130,8 +130,11 @@ public struct RequestError: Error, Sendable, CustomStringConvertible {
     /// What a decoder found wrong, naming the key and where it is: `no key "token" at "data"`.
     static func readable(_ error: DecodingError) -> String {
         func place(_ path: [any CodingKey]) -> String {
-            path.isEmpty ? "" : " at \"" + path.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }
-                .joined(separator: ".").replacingOccurrences(of: ".[", with: "[") + "\""
+            path.isEmpty
+                ? ""
+                : " at \""
+                    + path.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }
+                    .joined(separator: ".").replacingOccurrences(of: ".[", with: "[") + "\""
         }
         switch error {
         case .keyNotFound(let key, let context):

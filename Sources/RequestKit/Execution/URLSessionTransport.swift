@@ -262,7 +262,8 @@ private final class TaskRegistry: @unchecked Sendable {
         }
         if let error, !(transfer.isChallenged && transfer.response != nil) {
             transfer.continuation.resume(
-                throwing: FoundationMapping.requestError(for: error, idleTimeout: transfer.idleTimeout, url: task.currentRequest?.url))
+                throwing: FoundationMapping.requestError(
+                    for: error, idleTimeout: transfer.idleTimeout, url: task.currentRequest?.url))
             return
         }
         guard let http = transfer.response ?? task.response as? HTTPURLResponse else {

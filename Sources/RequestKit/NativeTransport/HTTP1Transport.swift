@@ -297,7 +297,8 @@ public final class HTTP1Transport: Transport {
         switch failure {
         case .timedOut:
             return RequestError.timedOut(
-                "could not connect to \(key.host) port \(key.port) within \(FoundationMapping.seconds(connectTimeout)) s")
+                "could not connect to \(key.host) port \(key.port) within \(FoundationMapping.seconds(connectTimeout)) s"
+            )
         case .system(let posix) where RequestError.connectionFailure(for: posix.code) == nil:
             return RequestError.transport(posix, detail: "could not connect to \(key.host) port \(key.port)")
         default:

@@ -20,8 +20,14 @@ struct ClientURLTests {
         #expect(configured.baseURL.absoluteString == "https://h.test")
         let cases: [(String, RequestProblem.Kind, String)] = [
             ("", .malformedURL, "the base URL \"\" is malformed"),
-            ("h.test/api", .unsupportedScheme, "the base URL \"h.test/api\" has scheme none; only http and https are supported"),
-            ("ftp://h.test", .unsupportedScheme, "the base URL \"ftp://h.test\" has scheme \"ftp\"; only http and https are supported"),
+            (
+                "h.test/api", .unsupportedScheme,
+                "the base URL \"h.test/api\" has scheme none; only http and https are supported"
+            ),
+            (
+                "ftp://h.test", .unsupportedScheme,
+                "the base URL \"ftp://h.test\" has scheme \"ftp\"; only http and https are supported"
+            ),
             ("http://", .malformedURL, "the base URL \"http://\" has no host"),
         ]
         for (text, kind, message) in cases {

@@ -65,11 +65,17 @@ struct RequestGroupTests {
             return .text("released")
         }
         let group = RequestGroup {
-            for _ in 0..<8 { Request { Url(server.url("/held")); Using(wire.transport) } }
+            for _ in 0..<8 {
+                Request {
+                    Url(server.url("/held")); Using(wire.transport)
+                }
+            }
         }
         let running = Task { try await group.send() }
         #expect(await server.waitForRequests(count: RequestGroup.defaultMaxConcurrent, timeout: .seconds(10)))
-        let other = try await Request { Url(server.url("/anything")); Using(wire.transport); Timeout(5) }.send()
+        let other = try await Request {
+            Url(server.url("/anything")); Using(wire.transport); Timeout(5)
+        }.send()
         #expect(other.statusCode == 200)
         #expect(!gate.isOpen)
         gate.open()

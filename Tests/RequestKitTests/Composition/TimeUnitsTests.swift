@@ -10,7 +10,9 @@ struct TimeUnitsTests {
         let server = try TestServer()
         defer { server.stop() }
         var statuses: [Int] = []
-        for await result in Request({ Url(server.url("/anything")); Using(wire.transport) }).poll(every: 0.01, maxCount: 2) {
+        for await result in Request({
+            Url(server.url("/anything")); Using(wire.transport)
+        }).poll(every: 0.01, maxCount: 2) {
             if case .changed(let response) = result { statuses.append(response.statusCode) }
         }
         #expect(statuses == [200, 200])
@@ -20,8 +22,10 @@ struct TimeUnitsTests {
     func updateWithDuration(_ wire: WireTransport) async throws {
         let server = try TestServer()
         defer { server.stop() }
-        let handle = Request { Url(server.url("/anything")); Using(wire.transport) }
-            .update(every: .milliseconds(10))
+        let handle = Request {
+            Url(server.url("/anything")); Using(wire.transport)
+        }
+        .update(every: .milliseconds(10))
         #expect(await server.waitForRequests(count: 2, timeout: .seconds(10)))
         handle.cancel()
         await handle.wait()

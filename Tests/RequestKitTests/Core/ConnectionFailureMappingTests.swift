@@ -39,7 +39,9 @@ struct ConnectionFailureMappingTests {
         #expect(error.connectionFailure == nil)
         #expect(error.description == "Transport failure: URLError -1011 (Weird reply)")
         let posix = RequestError.transport(POSIXError(.EHOSTUNREACH))
-        #expect(posix.description == "Transport failure: No route to host (POSIX error \(POSIXErrorCode.EHOSTUNREACH.rawValue))")
+        #expect(
+            posix.description
+                == "Transport failure: No route to host (POSIX error \(POSIXErrorCode.EHOSTUNREACH.rawValue))")
     }
 
     @Test("HTTP1Transport's resolver and socket errors map to the same reasons")
@@ -55,7 +57,8 @@ struct ConnectionFailureMappingTests {
         #expect(refused.connectionFailure == .connectionRefused)
         #expect(refused.description == "Connection refused by no-such-host.invalid port 8080")
 
-        let reset = HTTP1Transport.requestError(for: HTTP1Socket.Failure.system(POSIXError(.ECONNRESET)), idleTimeout: 5, key: key)
+        let reset = HTTP1Transport.requestError(
+            for: HTTP1Socket.Failure.system(POSIXError(.ECONNRESET)), idleTimeout: 5, key: key)
         #expect(reset.connectionFailure == .connectionReset)
         #expect(reset.description == "The connection to no-such-host.invalid port 8080 was reset")
 

@@ -102,9 +102,13 @@ struct HeaderAndBodyTests {
         }
         #expect(object.httpBody == Data(#"{"title":"x","count":1,"tags":["a","b"],"draft":null}"#.utf8))
         #expect(object.value(forHTTPHeaderField: "Content-Type") == "application/json")
-        let array = try build { Url("http://h"); Method(.post); Body([1, "two", true]) }
+        let array = try build {
+            Url("http://h"); Method(.post); Body([1, "two", true])
+        }
         #expect(array.httpBody == Data(#"[1,"two",true]"#.utf8))
-        let single = try build { Url("http://h"); Method(.post); Body(["title": "x"]) }
+        let single = try build {
+            Url("http://h"); Method(.post); Body(["title": "x"])
+        }
         #expect(single.httpBody == Data(#"{"title":"x"}"#.utf8))
     }
 
@@ -169,11 +173,23 @@ struct HeaderAndBodyTests {
 
     @Test("Timeout takes a Duration as well as seconds")
     func durationTimeouts() throws {
-        #expect(try build { Url("http://h"); Timeout(.seconds(5)) }.timeoutInterval == 5)
-        #expect(try build { Url("http://h"); Timeout(.milliseconds(1500)) }.timeoutInterval == 1.5)
-        let parts = Request { Url("http://h"); Timeout(.seconds(90), for: .resource) }.parts()
+        #expect(
+            try build {
+                Url("http://h"); Timeout(.seconds(5))
+            }.timeoutInterval == 5)
+        #expect(
+            try build {
+                Url("http://h"); Timeout(.milliseconds(1500))
+            }.timeoutInterval == 1.5)
+        let parts = Request {
+            Url("http://h"); Timeout(.seconds(90), for: .resource)
+        }.parts()
         #expect(parts.resourceTimeout == 90)
-        let error = try #require(throws: RequestError.self) { try build { Url("http://h"); Timeout(.zero) } }
+        let error = try #require(throws: RequestError.self) {
+            try build {
+                Url("http://h"); Timeout(.zero)
+            }
+        }
         #expect(error.problems.map(\.message) == ["a timeout must be a positive number, not 0.0"])
     }
 }

@@ -12,7 +12,9 @@ struct ConnectionFailureTests {
         let port = try #require(url.port)
         server.stop()
         let error = try await #require(throws: RequestError.self) {
-            try await Request { Url(url); Using(wire.transport) }.send()
+            try await Request {
+                Url(url); Using(wire.transport)
+            }.send()
         }
         #expect(error.kind == .transport)
         #expect(error.connectionFailure == .connectionRefused)
@@ -27,7 +29,9 @@ struct ConnectionFailureTests {
         let url = server.url("/fault/close")
         let port = try #require(url.port)
         let error = try await #require(throws: RequestError.self) {
-            try await Request { Url(url); Method(.post); Using(wire.transport) }.send()
+            try await Request {
+                Url(url); Method(.post); Using(wire.transport)
+            }.send()
         }
         #expect(error.connectionFailure == .connectionReset)
         #expect(
@@ -40,7 +44,9 @@ struct ConnectionFailureTests {
     func errorAccessor() async throws {
         let transport = MockTransport { _ in Response(status: .notFound, body: Data("gone".utf8)) }
         do {
-            _ = try await Request { Url("http://127.0.0.1:8080/todos/1"); Using(transport) }.data()
+            _ = try await Request {
+                Url("http://127.0.0.1:8080/todos/1"); Using(transport)
+            }.data()
             _ = try JSONSerialization.jsonObject(with: Data())
             Issue.record("expected an error")
         } catch {
