@@ -5,7 +5,7 @@ import RequestKit
 let selected = Set(CommandLine.arguments.dropFirst())
 func wants(_ name: String) -> Bool { selected.isEmpty || selected.contains(name) }
 
-print("RequestKit \(RequestKit.version) benchmarks (medians)")
+print("RequestKit \(RequestKitInfo.version) benchmarks (medians)")
 if wants("building") { runRequestBuildingBenchmarks() }
 if wants("json") { runJSONBenchmarks() }
 if wants("transfers") { runTransfersBenchmarks() }

@@ -14,7 +14,9 @@ struct ExamplesMain {
             exit(1)
         }
         defer { server.stop() }
-        print("RequestKit \(RequestKit.version) tour, against the loopback server at \(server.baseURL.absoluteString)")
+        print(
+            "RequestKit \(RequestKitInfo.version) tour, against the loopback server at \(server.baseURL.absoluteString)"
+        )
 
         var tour = Tour(server: server)
         do {

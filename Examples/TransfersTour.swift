@@ -25,18 +25,15 @@ func transfersTour(_ tour: inout Tour) async throws {
     let uploaded = try await upload.json()
     tour.received("the server got \(uploaded["bytes"].int ?? 0) bytes, SHA-256 \(uploaded["sha256"].string ?? "")")
 
-    tour.section("A download to a file, with progress as an AsyncSequence")
+    tour.section("A download to a file, with a progress bar drawn from an AsyncSequence")
     let destination = folder.appendingPathComponent("large.bin")
     let transfer = Request { Url(server.url("/large/4194304")) }.downloadTransfer(to: destination)
-    var updates = 0
-    var last = TransferProgress(completedBytes: 0, totalBytes: nil)
-    for await progress in transfer.progress {
-        updates += 1
-        last = progress
-    }
+    var bar = ProgressBar()
+    for await progress in transfer.progress { bar.show(progress) }
+    bar.finish()
     let head = try await transfer.value
     let size = try FileManager.default.attributesOfItem(atPath: destination.path)[.size] as? NSNumber
-    tour.received("\(head.status): \(last) in \(updates) updates; the file holds \(size?.intValue ?? 0) bytes")
+    tour.received("\(head.status): the file holds \(size?.intValue ?? 0) bytes")
 
     tour.section("A streamed response, read line by line as it arrives")
     let lines = try await Request { Url(server.url("/stream/3")) }.stream()

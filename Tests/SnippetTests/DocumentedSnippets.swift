@@ -24,13 +24,22 @@ enum DocumentedCode {
             Url("http://127.0.0.1:8080/todos")
             Header.Accept(.json)
             Query("userId", value: "1")
-            Timeout(10)
+            Timeout(.seconds(10))
         }.value()
         _ = todos
     }
 
     // README.md, block 3
     static func snippetREADME3() async throws {
+        let upstream = try await RequestKit.Request {
+            Url("http://127.0.0.1:8080/todos/1")
+            Header.Accept(.json)
+        }.json()
+        _ = upstream
+    }
+
+    // README.md, block 4
+    static func snippetREADME4() async throws {
         let request = Request {
             Url("http://127.0.0.1:8080/api")
             Path("users", userID, "posts")               // each value one segment: "/" inside it is encoded
@@ -46,8 +55,8 @@ enum DocumentedCode {
         _ = request
     }
 
-    // README.md, block 4
-    static func snippetREADME4() async throws {
+    // README.md, block 5
+    static func snippetREADME5() async throws {
         struct APIKey: RequestComponent {
             let key: String
             func apply(to parts: inout RequestParts) {
@@ -65,8 +74,8 @@ enum DocumentedCode {
         }
     }
 
-    // README.md, block 5
-    static func snippetREADME5() async throws {
+    // README.md, block 6
+    static func snippetREADME6() async throws {
         let response = try await request.send()      // any status; response.status, .headers["content-type"], .body, .url
         let data = try await request.data()          // validated: a 404 throws
         let text = try await request.string()
@@ -79,8 +88,8 @@ enum DocumentedCode {
         _ = todos
     }
 
-    // README.md, block 6
-    static func snippetREADME6() async throws {
+    // README.md, block 7
+    static func snippetREADME7() async throws {
         let handle = AnyRequest<[Todo]> { Url("http://127.0.0.1:8080/todos") }
             .onStatusCode { code in print(code) }        // every response, before validation
             .onObject { todos in print(todos.count) }    // success only
@@ -90,8 +99,20 @@ enum DocumentedCode {
         _ = handle
     }
 
-    // README.md, block 7
-    static func snippetREADME7() async throws {
+    // README.md, block 8
+    static func snippetREADME8() async throws {
+        let client = try Client(baseURL: "https://api.example.com/v1/") { configuration in
+            configuration.useBearerToken(savedToken) { rejected in   // called once per 401, however many requests got it
+                try await Request { Url("https://api.example.com/v1/token"); Method(.post) }.string()
+            }
+        }
+        let profile = try await client.decode(Request { Path("me") }, as: Profile.self)
+        _ = client
+        _ = profile
+    }
+
+    // README.md, block 9
+    static func snippetREADME9() async throws {
         let client = Client(baseURL: apiURL) {              // e.g. https://api.example.com/v1/
             Header.UserAgent(.requestKit)
             Header.Authorization(.bearer(token))
@@ -114,12 +135,12 @@ enum DocumentedCode {
         _ = client
     }
 
-    // README.md, block 8
-    static func snippetREADME8() async throws {
+    // README.md, block 10
+    static func snippetREADME10() async throws {
         let client = Client(baseURL: apiURL) { configuration in
             configuration.decoder.keyDecodingStrategy = .convertFromSnakeCase
             configuration.retryPolicy = .exponential(maxAttempts: 3)   // idempotent methods; honours Retry-After
-            configuration.interceptors = [BearerAuthenticator(token: saved) { _ in try await newToken() }]
+            configuration.useBearerToken(saved) { _ in try await newToken() }   // a BearerAuthenticator interceptor
             configuration.redirectPolicy = .follow(limit: 5)          // or .doNotFollow, or .custom { … }
             configuration.monitors = [ConsoleLogger()]                  // redacted cURL, status, size, duration
             configuration.cookieJar = CookieJar()
@@ -127,8 +148,8 @@ enum DocumentedCode {
         _ = client
     }
 
-    // README.md, block 9
-    static func snippetREADME9() async throws {
+    // README.md, block 11
+    static func snippetREADME11() async throws {
         let client = Client(baseURL: apiURL) { $0.encoder.keyEncodingStrategy = .convertToSnakeCase }
         struct UpdateProfile: Endpoint {
             typealias Output = Payload
@@ -147,8 +168,8 @@ enum DocumentedCode {
         _ = result
     }
 
-    // README.md, block 10
-    static func snippetREADME10() async throws {
+    // README.md, block 12
+    static func snippetREADME12() async throws {
         let giphy = Client(baseURL: giphyURL) { Query("api_key", value: key) }
         struct GetRandomImage: Endpoint {
             typealias Output = Json
@@ -160,8 +181,8 @@ enum DocumentedCode {
         _ = gif
     }
 
-    // README.md, block 11
-    static func snippetREADME11() async throws {
+    // README.md, block 13
+    static func snippetREADME13() async throws {
         enum ActivityAPI {
             static func getActivity(id: Int) -> Request { Request { Path("activities", id) } }
             static func createActivity(_ activity: Activity) -> Request {
@@ -172,8 +193,8 @@ enum DocumentedCode {
         _ = activity
     }
 
-    // README.md, block 12
-    static func snippetREADME12() async throws {
+    // README.md, block 14
+    static func snippetREADME14() async throws {
         let request = AnyRequest<Session> {
             Url("v1/session")
             Method(.post)
@@ -187,39 +208,39 @@ enum DocumentedCode {
         _ = session
     }
 
-    // README.md, block 13
-    static func snippetREADME13() async throws {
+    // README.md, block 15
+    static func snippetREADME15() async throws {
         let results = try await RequestGroup(maxConcurrent: 4) {
             for id in ids { Request { Url("http://127.0.0.1:8080/todos/\(id)") } }
         }.send()                                   // [Result<Response, RequestError>]; a 404 is a failure in its slot
         _ = results
     }
 
-    // README.md, block 14
-    static func snippetREADME14() async throws {
+    // README.md, block 16
+    static func snippetREADME16() async throws {
         let chain = RequestChain {
             Step("login") { _ in Request { Url(loginURL); Method(.post); Body(json: ["user": "ann"]) } }
             Step("profile") { previous in
-                let token = try previous.json("login").token.string ?? ""
-                return Request { Url(profileURL); Header.Authorization(.bearer(token)) }
+                let login = try previous.decode("login", as: Token.self)   // or previous.json("login", at: "token")
+                return Request { Url(profileURL); Header.Authorization(.bearer(login.token)) }
             }
         }
-        let profile = try await chain.send().json("profile")
+        let profile = try await chain.send().decode("profile", as: Profile.self)
         _ = chain
         _ = profile
     }
 
-    // README.md, block 15
-    static func snippetREADME15() async throws {
+    // README.md, block 17
+    static func snippetREADME17() async throws {
         for await result in status.poll(every: .seconds(10), until: { (try? $0.json().done.bool) == true }) {
             if case .changed(let response) = result { print(try response.json()) }   // a 304 arrives as .unchanged
         }
-        let updates = status.onJson { print($0) }.update(every: 10)   // swift-request style; updates.cancel() stops it
+        let updates = status.onJson { print($0) }.update(every: 10)   // seconds or .seconds(10); updates.cancel() stops it
         _ = updates
     }
 
-    // README.md, block 16
-    static func snippetREADME16() async throws {
+    // README.md, block 18
+    static func snippetREADME18() async throws {
         let reportURL = URL(fileURLWithPath: "/tmp/report.pdf")
         let destination = URL(fileURLWithPath: "/tmp/archive.bin")
 
@@ -258,8 +279,22 @@ enum DocumentedCode {
         _ = feed
     }
 
-    // README.md, block 18
-    static func snippetREADME18() async throws {
+    // README.md, block 19
+    static func snippetREADME19() async throws {
+        do {
+            let todo = try await Request { Url("http://127.0.0.1:8080/todos/1") }.decode(Todo.self)
+            try JSONEncoder().encode(todo).write(to: URL(fileURLWithPath: "/tmp/todo.json"))
+        } catch let error as RequestError where error.statusCode == 404 {
+            print("no such todo")
+        } catch let error as RequestError {
+            print(error.kind, error.localizedDescription)
+        } catch {
+            print("saving failed: \(error.localizedDescription)")   // or error.requestError?.statusCode
+        }
+    }
+
+    // README.md, block 21
+    static func snippetREADME21() async throws {
         let todo = try await Request {
             Url("http://127.0.0.1:8080/todos/1")
             Using(HTTP1Transport.shared)
@@ -362,17 +397,15 @@ enum DocumentedCode {
 
     // Sources/RequestKit/RequestKit.docc/Clients.md, block 4
     static func snippetClients4() async throws {
-        let auth = BearerAuthenticator(token: savedToken) { _ in try await fetchNewToken() }
-        let client = Client(baseURL: baseURL) { configuration in
-            configuration.interceptors = [auth]
-            configuration.retryPolicy = .exponential(maxAttempts: 4, baseDelay: 0.2)
+        let client = try Client(baseURL: "https://api.example.com/v1/") { configuration in
+            configuration.useBearerToken(savedToken) { _ in try await fetchNewToken() }
+            configuration.retryPolicy = .exponential(maxAttempts: 4, baseDelay: .milliseconds(200))
         }
         let response = try await client.send(Request {
             Path("reports", "latest")
             Redirects(.doNotFollow)
             Timeout(20, for: .resource)
         })
-        _ = auth
         _ = client
         _ = response
     }
@@ -425,13 +458,16 @@ enum DocumentedCode {
     static func snippetGettingStarted3() async throws {
         func handlingErrors() async {
             do {
-                _ = try await Request { Url("http://127.0.0.1:8080/status/404") }.data()
-            } catch {
+                let data = try await Request { Url("http://127.0.0.1:8080/status/404") }.data()
+                try data.write(to: URL(fileURLWithPath: "/tmp/page.bin"))
+            } catch let error as RequestError {
                 switch error.kind {
                 case .unacceptableStatus: print("status", error.statusCode ?? 0)
                 case .timedOut: print("too slow")
-                default: print(error)
+                default: print(error.localizedDescription)
                 }
+            } catch {
+                print("could not save: \(error)")
             }
         }
     }
@@ -447,15 +483,15 @@ enum DocumentedCode {
 
     // Sources/RequestKit/RequestKit.docc/GroupsChainsAndPolling.md, block 2
     static func snippetGroupsChainsAndPolling2() async throws {
-        func profile(loginURL: String, profileURL: String) async throws -> Json {
+        func profile(loginURL: String, profileURL: String) async throws -> Profile {
             let chain = RequestChain {
-                Step("login") { _ in Request { Url(loginURL); Method(.post); Body(json: ["user": "ann"]) } }
+                Step("login") { _ in Request { Url(loginURL); Method(.post); Body(["user": "ann", "remember": true]) } }
                 Step("profile") { previous in
-                    let token = try previous.json("login").token.string ?? ""
-                    return Request { Url(profileURL); Header.Authorization(.bearer(token)) }
+                    let login = try previous.decode("login", as: Token.self)
+                    return Request { Url(profileURL); Header.Authorization(.bearer(login.token)) }
                 }
             }
-            return try await chain.send().json("profile")
+            return try await chain.send().decode("profile", as: Profile.self)
         }
     }
 
@@ -489,6 +525,146 @@ enum DocumentedCode {
             body.author.name = "Ann"                         // creates the intermediate object
             print(body.serializedString(options: [.prettyPrinted, .sortedKeys]))
             return body
+        }
+    }
+
+    // Sources/RequestKit/RequestKit.docc/Recipes.md, block 1
+    static func snippetRecipes1() async throws {
+        struct TokenReply: Decodable, Sendable {
+            let accessToken: String
+        }
+
+        func authenticatedClient(savedToken: String?) throws -> Client {
+            try Client(baseURL: "http://127.0.0.1:8080/api/") { configuration in
+                configuration.useBearerToken(savedToken) { rejected in
+                    try await Request {
+                        Url("http://127.0.0.1:8080/oauth/token")
+                        Method(.post)
+                        Body(form: ["grant_type": "refresh_token", "refresh_token": "stored-refresh-token"])
+                    }.decode(TokenReply.self).accessToken
+                }
+            }
+        }
+    }
+
+    // Sources/RequestKit/RequestKit.docc/Recipes.md, block 2
+    static func snippetRecipes2() async throws {
+        func fetchWithRetries(client: Client) async throws -> Data {
+            let report = try await Request {
+                Url("http://127.0.0.1:8080/reports/latest")
+                Retry(.exponential(maxAttempts: 4, baseDelay: .milliseconds(200), maximumDelay: .seconds(5)))
+                Timeout(.seconds(30), for: .resource)   // covers every attempt and the waits between them
+            }.data()
+            var configured = client
+            configured.configuration.retryPolicy = .exponential(maxAttempts: 3)
+            _ = try await configured.data(Request { Path("health") })
+            return report
+        }
+    }
+
+    // Sources/RequestKit/RequestKit.docc/Recipes.md, block 3
+    static func snippetRecipes3() async throws {
+        func upload(fileURL: URL) async throws {
+            let raw = try await Request {
+                Url("http://127.0.0.1:8080/files")
+                Method(.put)
+                Body(file: fileURL, contentType: .pdf)
+                UploadProgress { progress in print("sent", progress.completedBytes) }
+            }.send()
+            let form = try await Request {
+                Url("http://127.0.0.1:8080/reports")
+                Method(.post)
+                Form {
+                    Field("title", "Q3 report")
+                    FilePart("file", url: fileURL, type: .pdf)
+                }
+            }.json()
+            print(raw.statusCode, form)
+        }
+    }
+
+    // Sources/RequestKit/RequestKit.docc/Recipes.md, block 4
+    static func snippetRecipes4() async throws {
+        func download(to destination: URL) async throws {
+            let transfer = Request { Url("http://127.0.0.1:8080/archive.bin") }.downloadTransfer(to: destination)
+            for await progress in transfer.progress {
+                let fraction = progress.fractionCompleted ?? 0
+                let filled = Int(fraction * 30)
+                let bar = String(repeating: "#", count: filled) + String(repeating: ".", count: 30 - filled)
+                print("\r[\(bar)] \(Int(fraction * 100))%", terminator: "")
+            }
+            print("")
+            let response = try await transfer.value
+            print(response.status)
+        }
+    }
+
+    // Sources/RequestKit/RequestKit.docc/Recipes.md, block 5
+    static func snippetRecipes5() async throws {
+        func followEvents() async throws {
+            let feed = Request { Url("http://127.0.0.1:8080/events"); Header.Accept(.custom("text/event-stream")) }
+            for try await event in feed.events() {
+                print(event.event, event.id ?? "-", event.data)
+                if event.event == "done" { break }
+            }
+        }
+    }
+
+    // Sources/RequestKit/RequestKit.docc/Recipes.md, block 6
+    static func snippetRecipes6() async throws {
+        struct Problem: Decodable, Sendable {
+            let message: String
+        }
+
+        func readErrors() async {
+            do {
+                let todo = try await AnyRequest<Todo> { Url("http://127.0.0.1:8080/todos/1") }
+                    .decodingErrorBody(as: Problem.self)
+                    .value()
+                try JSONEncoder().encode(todo).write(to: URL(fileURLWithPath: "/tmp/todo.json"))
+            } catch let error as RequestError {
+                switch error.kind {
+                case .unacceptableStatus:
+                    print(error.statusCode ?? 0, error.errorBody(as: Problem.self)?.message ?? "")
+                case .transport where error.connectionFailure == .connectionRefused:
+                    print("is the server running?")
+                case .timedOut:
+                    print("too slow:", error.localizedDescription)
+                default:
+                    print(error.localizedDescription)
+                }
+            } catch {
+                print("could not save the todo:", error.localizedDescription)
+            }
+        }
+    }
+
+    // Sources/RequestKit/RequestKit.docc/Recipes.md, block 7
+    static func snippetRecipes7() async throws {
+        struct Credentials: Decodable, Sendable {
+            let token: String
+        }
+
+        struct Order: Decodable, Sendable {
+            let id: Int
+        }
+
+        func placeOrder() async throws -> Order {
+            let chain = RequestChain {
+                Step("login") { _ in
+                    Request { Url("http://127.0.0.1:8080/login"); Method(.post); Body(["user": "ann", "remember": true]) }
+                }
+                Step("order") { previous in
+                    let credentials = try previous.decode("login", as: Credentials.self)
+                    return Request {
+                        Url("http://127.0.0.1:8080/orders")
+                        Method(.post)
+                        Header.Authorization(.bearer(credentials.token))
+                        Body(["item": "book", "quantity": 1])
+                    }
+                }
+            }
+            return try await chain.send().decode("order", as: Order.self)
         }
     }
 
@@ -616,7 +792,7 @@ enum DocumentedCode {
     }
 }
 
-// README.md, block 17
+// README.md, block 20
 @Test func retriesAfterTheServersDelay() async throws {
     let server = try TestServer()
     defer { server.stop() }
@@ -657,6 +833,58 @@ func clientExample(baseURL: URL, token: String) async throws {
     print(health, member.displayName)
 }
 
+// Sources/RequestKit/RequestKit.docc/Recipes.md, block 8
+
+struct TodoService {
+    let client: Client
+
+    func title(of id: Int) async throws -> String {
+        try await client.json(Request { Path("todos", id) }).title.string ?? ""
+    }
+}
+
+@Test func readsTheTitleFromAMock() async throws {
+    let mock = MockTransport { _ in
+        Response(status: .ok, headers: ["Content-Type": "application/json"], body: Data(#"{"title":"Write tests"}"#.utf8))
+    }
+    let service = TodoService(client: try Client(baseURL: "http://api.test/") { $0.transport = mock })
+    #expect(try await service.title(of: 7) == "Write tests")
+    #expect(mock.requests.first?.url?.path == "/todos/7")
+}
+
+@Test func readsTheTitleOverTheWire() async throws {
+    let server = try TestServer()
+    defer { server.stop() }
+    server.route("/todos/{id}") { request in
+        .json(Data(#"{"title":"todo \#(request.pathParameters["id"] ?? "")"}"#.utf8))
+    }
+    let service = TodoService(client: Client(baseURL: server.url("/")))
+    #expect(try await service.title(of: 7) == "todo 7")
+    #expect(server.requests.last?.path == "/todos/7")
+}
+
+// Sources/RequestKit/RequestKit.docc/Recipes.md, block 9
+
+@Test func pollsEveryMinute() async throws {
+    let server = try TestServer()
+    defer { server.stop() }
+    let clock = TestClock()
+    let polls = Task {
+        var statuses: [Int] = []
+        for await result in Request({
+            Url(server.url("/anything"))
+            UseClock(clock)
+        }).poll(every: .seconds(60), maxCount: 3) {
+            statuses.append(result.response?.statusCode ?? 0)
+        }
+        return statuses
+    }
+    #expect(await clock.advanceToNextSleeper() == .seconds(60))
+    #expect(await clock.advanceToNextSleeper() == .seconds(60))
+    #expect(await polls.value == [200, 200, 200])
+    #expect(server.requests.count == 3)
+}
+
 /// Every swift block of the documents, as written, in order.
 let documentedSnippets: [DocumentedSnippet] = [
     DocumentedSnippet(document: "README.md", index: 1, code: #"""
@@ -671,7 +899,7 @@ let todos = try await AnyRequest<[Todo]> {
     Url("http://127.0.0.1:8080/todos")
     Header.Accept(.json)
     Query("userId", value: "1")
-    Timeout(10)
+    Timeout(.seconds(10))
 }.value()
 """#),
     DocumentedSnippet(document: "README.md", index: 2, code: #"""
@@ -679,11 +907,17 @@ dependencies: [
     .package(url: "https://github.com/your-org/RequestKit.git", from: "0.1.0"),
 ],
 targets: [
-    .target(name: "MyApp", dependencies: ["RequestKit"]),
+    .target(name: "MyApp", dependencies: [.product(name: "RequestKit", package: "RequestKit")]),
     .testTarget(name: "MyAppTests", dependencies: ["MyApp", .product(name: "RequestKitTesting", package: "RequestKit")]),
 ]
 """#),
     DocumentedSnippet(document: "README.md", index: 3, code: #"""
+let upstream = try await RequestKit.Request {
+    Url("http://127.0.0.1:8080/todos/1")
+    Header.Accept(.json)
+}.json()
+"""#),
+    DocumentedSnippet(document: "README.md", index: 4, code: #"""
 let request = Request {
     Url("http://127.0.0.1:8080/api")
     Path("users", userID, "posts")               // each value one segment: "/" inside it is encoded
@@ -697,7 +931,7 @@ let request = Request {
     Timeout(60, for: .resource)                   // total deadline
 }
 """#),
-    DocumentedSnippet(document: "README.md", index: 4, code: #"""
+    DocumentedSnippet(document: "README.md", index: 5, code: #"""
 struct APIKey: RequestComponent {
     let key: String
     func apply(to parts: inout RequestParts) {
@@ -714,14 +948,14 @@ struct JSONAPI: ComponentGroup {
     }
 }
 """#),
-    DocumentedSnippet(document: "README.md", index: 5, code: #"""
+    DocumentedSnippet(document: "README.md", index: 6, code: #"""
 let response = try await request.send()      // any status; response.status, .headers["content-type"], .body, .url
 let data = try await request.data()          // validated: a 404 throws
 let text = try await request.string()
 let user = try await request.decode(User.self)
 let todos = try await AnyRequest<[Todo]>(decoder: myDecoder) { Url("http://127.0.0.1:8080/todos") }.value()
 """#),
-    DocumentedSnippet(document: "README.md", index: 6, code: #"""
+    DocumentedSnippet(document: "README.md", index: 7, code: #"""
 let handle = AnyRequest<[Todo]> { Url("http://127.0.0.1:8080/todos") }
     .onStatusCode { code in print(code) }        // every response, before validation
     .onObject { todos in print(todos.count) }    // success only
@@ -729,7 +963,15 @@ let handle = AnyRequest<[Todo]> { Url("http://127.0.0.1:8080/todos") }
     .call()                                       // or .call(on: .main) to run the handlers on a queue
 handle.cancel()
 """#),
-    DocumentedSnippet(document: "README.md", index: 7, code: #"""
+    DocumentedSnippet(document: "README.md", index: 8, code: #"""
+let client = try Client(baseURL: "https://api.example.com/v1/") { configuration in
+    configuration.useBearerToken(savedToken) { rejected in   // called once per 401, however many requests got it
+        try await Request { Url("https://api.example.com/v1/token"); Method(.post) }.string()
+    }
+}
+let profile = try await client.decode(Request { Path("me") }, as: Profile.self)
+"""#),
+    DocumentedSnippet(document: "README.md", index: 9, code: #"""
 let client = Client(baseURL: apiURL) {              // e.g. https://api.example.com/v1/
     Header.UserAgent(.requestKit)
     Header.Authorization(.bearer(token))
@@ -750,17 +992,17 @@ do {
     print(error.statusCode ?? 0, error.errorBody(as: APIProblem.self)?.message ?? "")
 }
 """#),
-    DocumentedSnippet(document: "README.md", index: 8, code: #"""
+    DocumentedSnippet(document: "README.md", index: 10, code: #"""
 let client = Client(baseURL: apiURL) { configuration in
     configuration.decoder.keyDecodingStrategy = .convertFromSnakeCase
     configuration.retryPolicy = .exponential(maxAttempts: 3)   // idempotent methods; honours Retry-After
-    configuration.interceptors = [BearerAuthenticator(token: saved) { _ in try await newToken() }]
+    configuration.useBearerToken(saved) { _ in try await newToken() }   // a BearerAuthenticator interceptor
     configuration.redirectPolicy = .follow(limit: 5)          // or .doNotFollow, or .custom { … }
     configuration.monitors = [ConsoleLogger()]                  // redacted cURL, status, size, duration
     configuration.cookieJar = CookieJar()
 }
 """#),
-    DocumentedSnippet(document: "README.md", index: 9, code: #"""
+    DocumentedSnippet(document: "README.md", index: 11, code: #"""
 let client = Client(baseURL: apiURL) { $0.encoder.keyEncodingStrategy = .convertToSnakeCase }
 struct UpdateProfile: Endpoint {
     typealias Output = Payload
@@ -776,7 +1018,7 @@ struct UpdateProfile: Endpoint {
 let result = try await client.response(for: UpdateProfile(userID: "me", token: token, payload: Payload(someNumberValue: 42)))
 print(result.statusCode, result.value, result.headers.contentType ?? "", result.cookies)
 """#),
-    DocumentedSnippet(document: "README.md", index: 10, code: #"""
+    DocumentedSnippet(document: "README.md", index: 12, code: #"""
 let giphy = Client(baseURL: giphyURL) { Query("api_key", value: key) }
 struct GetRandomImage: Endpoint {
     typealias Output = Json
@@ -785,7 +1027,7 @@ struct GetRandomImage: Endpoint {
 }
 let gif = try await giphy.send(GetRandomImage(tag: "cat"))
 """#),
-    DocumentedSnippet(document: "README.md", index: 11, code: #"""
+    DocumentedSnippet(document: "README.md", index: 13, code: #"""
 enum ActivityAPI {
     static func getActivity(id: Int) -> Request { Request { Path("activities", id) } }
     static func createActivity(_ activity: Activity) -> Request {
@@ -794,7 +1036,7 @@ enum ActivityAPI {
 }
 let activity = try await client.decode(ActivityAPI.getActivity(id: 1), as: Activity.self)
 """#),
-    DocumentedSnippet(document: "README.md", index: 12, code: #"""
+    DocumentedSnippet(document: "README.md", index: 14, code: #"""
 let request = AnyRequest<Session> {
     Url("v1/session")
     Method(.post)
@@ -804,28 +1046,28 @@ let request = AnyRequest<Session> {
 let urlRequest = try client.urlRequest(for: request)   // https://example.org/api/v1/session?ref=abc
 let session = try await client.response(for: request)  // the value, status and headers
 """#),
-    DocumentedSnippet(document: "README.md", index: 13, code: #"""
+    DocumentedSnippet(document: "README.md", index: 15, code: #"""
 let results = try await RequestGroup(maxConcurrent: 4) {
     for id in ids { Request { Url("http://127.0.0.1:8080/todos/\(id)") } }
 }.send()                                   // [Result<Response, RequestError>]; a 404 is a failure in its slot
 """#),
-    DocumentedSnippet(document: "README.md", index: 14, code: #"""
+    DocumentedSnippet(document: "README.md", index: 16, code: #"""
 let chain = RequestChain {
     Step("login") { _ in Request { Url(loginURL); Method(.post); Body(json: ["user": "ann"]) } }
     Step("profile") { previous in
-        let token = try previous.json("login").token.string ?? ""
-        return Request { Url(profileURL); Header.Authorization(.bearer(token)) }
+        let login = try previous.decode("login", as: Token.self)   // or previous.json("login", at: "token")
+        return Request { Url(profileURL); Header.Authorization(.bearer(login.token)) }
     }
 }
-let profile = try await chain.send().json("profile")
+let profile = try await chain.send().decode("profile", as: Profile.self)
 """#),
-    DocumentedSnippet(document: "README.md", index: 15, code: #"""
+    DocumentedSnippet(document: "README.md", index: 17, code: #"""
 for await result in status.poll(every: .seconds(10), until: { (try? $0.json().done.bool) == true }) {
     if case .changed(let response) = result { print(try response.json()) }   // a 304 arrives as .unchanged
 }
-let updates = status.onJson { print($0) }.update(every: 10)   // swift-request style; updates.cancel() stops it
+let updates = status.onJson { print($0) }.update(every: 10)   // seconds or .seconds(10); updates.cancel() stops it
 """#),
-    DocumentedSnippet(document: "README.md", index: 16, code: #"""
+    DocumentedSnippet(document: "README.md", index: 18, code: #"""
 let reportURL = URL(fileURLWithPath: "/tmp/report.pdf")
 let destination = URL(fileURLWithPath: "/tmp/archive.bin")
 
@@ -856,7 +1098,19 @@ for try await event in feed.events() {
     print(event.event, event.id ?? "-", event.data)
 }
 """#),
-    DocumentedSnippet(document: "README.md", index: 17, code: ##"""
+    DocumentedSnippet(document: "README.md", index: 19, code: #"""
+do {
+    let todo = try await Request { Url("http://127.0.0.1:8080/todos/1") }.decode(Todo.self)
+    try JSONEncoder().encode(todo).write(to: URL(fileURLWithPath: "/tmp/todo.json"))
+} catch let error as RequestError where error.statusCode == 404 {
+    print("no such todo")
+} catch let error as RequestError {
+    print(error.kind, error.localizedDescription)
+} catch {
+    print("saving failed: \(error.localizedDescription)")   // or error.requestError?.statusCode
+}
+"""#),
+    DocumentedSnippet(document: "README.md", index: 20, code: ##"""
 @Test func retriesAfterTheServersDelay() async throws {
     let server = try TestServer()
     defer { server.stop() }
@@ -879,7 +1133,7 @@ for try await event in feed.events() {
     #expect(server.requests.last?.body == Data(#"{"title":"x"}"#.utf8))
 }
 """##),
-    DocumentedSnippet(document: "README.md", index: 18, code: #"""
+    DocumentedSnippet(document: "README.md", index: 21, code: #"""
 let todo = try await Request {
     Url("http://127.0.0.1:8080/todos/1")
     Using(HTTP1Transport.shared)
@@ -985,10 +1239,9 @@ func profile(_ client: Client) async {
 }
 """#),
     DocumentedSnippet(document: "Sources/RequestKit/RequestKit.docc/Clients.md", index: 4, code: #"""
-let auth = BearerAuthenticator(token: savedToken) { _ in try await fetchNewToken() }
-let client = Client(baseURL: baseURL) { configuration in
-    configuration.interceptors = [auth]
-    configuration.retryPolicy = .exponential(maxAttempts: 4, baseDelay: 0.2)
+let client = try Client(baseURL: "https://api.example.com/v1/") { configuration in
+    configuration.useBearerToken(savedToken) { _ in try await fetchNewToken() }
+    configuration.retryPolicy = .exponential(maxAttempts: 4, baseDelay: .milliseconds(200))
 }
 let response = try await client.send(Request {
     Path("reports", "latest")
@@ -1038,13 +1291,16 @@ func sendingExamples() async throws {
     DocumentedSnippet(document: "Sources/RequestKit/RequestKit.docc/GettingStarted.md", index: 3, code: #"""
 func handlingErrors() async {
     do {
-        _ = try await Request { Url("http://127.0.0.1:8080/status/404") }.data()
-    } catch {
+        let data = try await Request { Url("http://127.0.0.1:8080/status/404") }.data()
+        try data.write(to: URL(fileURLWithPath: "/tmp/page.bin"))
+    } catch let error as RequestError {
         switch error.kind {
         case .unacceptableStatus: print("status", error.statusCode ?? 0)
         case .timedOut: print("too slow")
-        default: print(error)
+        default: print(error.localizedDescription)
         }
+    } catch {
+        print("could not save: \(error)")
     }
 }
 """#),
@@ -1056,15 +1312,15 @@ func loadAll(ids: [Int]) async throws -> [Result<Response, RequestError>] {
 }
 """#),
     DocumentedSnippet(document: "Sources/RequestKit/RequestKit.docc/GroupsChainsAndPolling.md", index: 2, code: #"""
-func profile(loginURL: String, profileURL: String) async throws -> Json {
+func profile(loginURL: String, profileURL: String) async throws -> Profile {
     let chain = RequestChain {
-        Step("login") { _ in Request { Url(loginURL); Method(.post); Body(json: ["user": "ann"]) } }
+        Step("login") { _ in Request { Url(loginURL); Method(.post); Body(["user": "ann", "remember": true]) } }
         Step("profile") { previous in
-            let token = try previous.json("login").token.string ?? ""
-            return Request { Url(profileURL); Header.Authorization(.bearer(token)) }
+            let login = try previous.decode("login", as: Token.self)
+            return Request { Url(profileURL); Header.Authorization(.bearer(login.token)) }
         }
     }
-    return try await chain.send().json("profile")
+    return try await chain.send().decode("profile", as: Profile.self)
 }
 """#),
     DocumentedSnippet(document: "Sources/RequestKit/RequestKit.docc/GroupsChainsAndPolling.md", index: 3, code: #"""
@@ -1094,6 +1350,191 @@ func buildDocument() -> Json {
     return body
 }
 """#),
+    DocumentedSnippet(document: "Sources/RequestKit/RequestKit.docc/Recipes.md", index: 1, code: #"""
+struct TokenReply: Decodable, Sendable {
+    let accessToken: String
+}
+
+func authenticatedClient(savedToken: String?) throws -> Client {
+    try Client(baseURL: "http://127.0.0.1:8080/api/") { configuration in
+        configuration.useBearerToken(savedToken) { rejected in
+            try await Request {
+                Url("http://127.0.0.1:8080/oauth/token")
+                Method(.post)
+                Body(form: ["grant_type": "refresh_token", "refresh_token": "stored-refresh-token"])
+            }.decode(TokenReply.self).accessToken
+        }
+    }
+}
+"""#),
+    DocumentedSnippet(document: "Sources/RequestKit/RequestKit.docc/Recipes.md", index: 2, code: #"""
+func fetchWithRetries(client: Client) async throws -> Data {
+    let report = try await Request {
+        Url("http://127.0.0.1:8080/reports/latest")
+        Retry(.exponential(maxAttempts: 4, baseDelay: .milliseconds(200), maximumDelay: .seconds(5)))
+        Timeout(.seconds(30), for: .resource)   // covers every attempt and the waits between them
+    }.data()
+    var configured = client
+    configured.configuration.retryPolicy = .exponential(maxAttempts: 3)
+    _ = try await configured.data(Request { Path("health") })
+    return report
+}
+"""#),
+    DocumentedSnippet(document: "Sources/RequestKit/RequestKit.docc/Recipes.md", index: 3, code: #"""
+func upload(fileURL: URL) async throws {
+    let raw = try await Request {
+        Url("http://127.0.0.1:8080/files")
+        Method(.put)
+        Body(file: fileURL, contentType: .pdf)
+        UploadProgress { progress in print("sent", progress.completedBytes) }
+    }.send()
+    let form = try await Request {
+        Url("http://127.0.0.1:8080/reports")
+        Method(.post)
+        Form {
+            Field("title", "Q3 report")
+            FilePart("file", url: fileURL, type: .pdf)
+        }
+    }.json()
+    print(raw.statusCode, form)
+}
+"""#),
+    DocumentedSnippet(document: "Sources/RequestKit/RequestKit.docc/Recipes.md", index: 4, code: ##"""
+func download(to destination: URL) async throws {
+    let transfer = Request { Url("http://127.0.0.1:8080/archive.bin") }.downloadTransfer(to: destination)
+    for await progress in transfer.progress {
+        let fraction = progress.fractionCompleted ?? 0
+        let filled = Int(fraction * 30)
+        let bar = String(repeating: "#", count: filled) + String(repeating: ".", count: 30 - filled)
+        print("\r[\(bar)] \(Int(fraction * 100))%", terminator: "")
+    }
+    print("")
+    let response = try await transfer.value
+    print(response.status)
+}
+"""##),
+    DocumentedSnippet(document: "Sources/RequestKit/RequestKit.docc/Recipes.md", index: 5, code: #"""
+func followEvents() async throws {
+    let feed = Request { Url("http://127.0.0.1:8080/events"); Header.Accept(.custom("text/event-stream")) }
+    for try await event in feed.events() {
+        print(event.event, event.id ?? "-", event.data)
+        if event.event == "done" { break }
+    }
+}
+"""#),
+    DocumentedSnippet(document: "Sources/RequestKit/RequestKit.docc/Recipes.md", index: 6, code: #"""
+struct Problem: Decodable, Sendable {
+    let message: String
+}
+
+func readErrors() async {
+    do {
+        let todo = try await AnyRequest<Todo> { Url("http://127.0.0.1:8080/todos/1") }
+            .decodingErrorBody(as: Problem.self)
+            .value()
+        try JSONEncoder().encode(todo).write(to: URL(fileURLWithPath: "/tmp/todo.json"))
+    } catch let error as RequestError {
+        switch error.kind {
+        case .unacceptableStatus:
+            print(error.statusCode ?? 0, error.errorBody(as: Problem.self)?.message ?? "")
+        case .transport where error.connectionFailure == .connectionRefused:
+            print("is the server running?")
+        case .timedOut:
+            print("too slow:", error.localizedDescription)
+        default:
+            print(error.localizedDescription)
+        }
+    } catch {
+        print("could not save the todo:", error.localizedDescription)
+    }
+}
+"""#),
+    DocumentedSnippet(document: "Sources/RequestKit/RequestKit.docc/Recipes.md", index: 7, code: #"""
+struct Credentials: Decodable, Sendable {
+    let token: String
+}
+
+struct Order: Decodable, Sendable {
+    let id: Int
+}
+
+func placeOrder() async throws -> Order {
+    let chain = RequestChain {
+        Step("login") { _ in
+            Request { Url("http://127.0.0.1:8080/login"); Method(.post); Body(["user": "ann", "remember": true]) }
+        }
+        Step("order") { previous in
+            let credentials = try previous.decode("login", as: Credentials.self)
+            return Request {
+                Url("http://127.0.0.1:8080/orders")
+                Method(.post)
+                Header.Authorization(.bearer(credentials.token))
+                Body(["item": "book", "quantity": 1])
+            }
+        }
+    }
+    return try await chain.send().decode("order", as: Order.self)
+}
+"""#),
+    DocumentedSnippet(document: "Sources/RequestKit/RequestKit.docc/Recipes.md", index: 8, code: ##"""
+import Foundation
+import RequestKit
+import RequestKitTesting
+import Testing
+
+struct TodoService {
+    let client: Client
+
+    func title(of id: Int) async throws -> String {
+        try await client.json(Request { Path("todos", id) }).title.string ?? ""
+    }
+}
+
+@Test func readsTheTitleFromAMock() async throws {
+    let mock = MockTransport { _ in
+        Response(status: .ok, headers: ["Content-Type": "application/json"], body: Data(#"{"title":"Write tests"}"#.utf8))
+    }
+    let service = TodoService(client: try Client(baseURL: "http://api.test/") { $0.transport = mock })
+    #expect(try await service.title(of: 7) == "Write tests")
+    #expect(mock.requests.first?.url?.path == "/todos/7")
+}
+
+@Test func readsTheTitleOverTheWire() async throws {
+    let server = try TestServer()
+    defer { server.stop() }
+    server.route("/todos/{id}") { request in
+        .json(Data(#"{"title":"todo \#(request.pathParameters["id"] ?? "")"}"#.utf8))
+    }
+    let service = TodoService(client: Client(baseURL: server.url("/")))
+    #expect(try await service.title(of: 7) == "todo 7")
+    #expect(server.requests.last?.path == "/todos/7")
+}
+"""##),
+    DocumentedSnippet(document: "Sources/RequestKit/RequestKit.docc/Recipes.md", index: 9, code: ##"""
+import RequestKit
+import RequestKitTesting
+import Testing
+
+@Test func pollsEveryMinute() async throws {
+    let server = try TestServer()
+    defer { server.stop() }
+    let clock = TestClock()
+    let polls = Task {
+        var statuses: [Int] = []
+        for await result in Request({
+            Url(server.url("/anything"))
+            UseClock(clock)
+        }).poll(every: .seconds(60), maxCount: 3) {
+            statuses.append(result.response?.statusCode ?? 0)
+        }
+        return statuses
+    }
+    #expect(await clock.advanceToNextSleeper() == .seconds(60))
+    #expect(await clock.advanceToNextSleeper() == .seconds(60))
+    #expect(await polls.value == [200, 200, 200])
+    #expect(server.requests.count == 3)
+}
+"""##),
     DocumentedSnippet(document: "Sources/RequestKit/RequestKit.docc/RequestKit.md", index: 1, code: #"""
 struct Todo: Codable, Sendable {
     let id: Int

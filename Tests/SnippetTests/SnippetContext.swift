@@ -73,3 +73,7 @@ extension URL {
     /// A URL from text the documents spell out, or this URL when the text does not parse.
     func baseURLForSnippets(_ text: String) -> URL { URL(string: text) ?? self }
 }
+
+struct Token: Codable, Sendable {
+    let token: String
+}

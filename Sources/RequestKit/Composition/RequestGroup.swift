@@ -18,8 +18,16 @@
 /// }
 /// ```
 public struct RequestGroup: Sendable {
-    /// The number of requests a group runs at once unless told otherwise.
-    public static let defaultMaxConcurrent = 6
+    /// The number of requests a group runs at once unless told otherwise: 4, fewer than the connections the
+    /// default transport opens to one host (``URLSessionTransport/defaultMaxConnectionsPerHost``, 6), so that a
+    /// group of slow requests never holds every connection to a host and other requests to it still start.
+    ///
+    /// ```swift
+    /// let wider = RequestGroup(maxConcurrent: RequestGroup.defaultMaxConcurrent * 2) {
+    ///     for id in 1...20 { Request { Url("http://127.0.0.1:8080/todos/\(id)") } }
+    /// }
+    /// ```
+    public static let defaultMaxConcurrent = 4
 
     /// The requests, in declaration order.
     public let requests: [any RequestRepresentable]

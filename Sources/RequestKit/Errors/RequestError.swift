@@ -30,11 +30,17 @@ public struct RequestError: Error, Sendable, CustomStringConvertible {
     public internal(set) var decodedErrorBody: (any Sendable)?
     /// Extra context, such as the type being decoded or the limit that was exceeded.
     public let detail: String?
+    /// For a ``Kind/transport`` error, why the connection could not be made or was lost, when that is known.
+    ///
+    /// ```swift
+    /// if error.connectionFailure == .connectionRefused { print("is the server running?") }
+    /// ```
+    public let connectionFailure: ConnectionFailure?
 
     /// Creates an error. Transports and custom components use the static factories instead.
     init(
         kind: Kind, problems: [RequestProblem] = [], response: Response? = nil, underlyingError: (any Error)? = nil,
-        request: String? = nil, detail: String? = nil
+        request: String? = nil, detail: String? = nil, connectionFailure: ConnectionFailure? = nil
     ) {
         self.kind = kind
         self.problems = problems
@@ -42,6 +48,7 @@ public struct RequestError: Error, Sendable, CustomStringConvertible {
         self.underlyingError = underlyingError
         self.request = request
         self.detail = detail
+        self.connectionFailure = connectionFailure
     }
 
     /// The response's status code, when there was a response.
@@ -83,6 +90,10 @@ public struct RequestError: Error, Sendable, CustomStringConvertible {
         case .cancelled:
             text = "Cancelled"
         case .transport:
+            if connectionFailure != nil, let detail {
+                // The message names the host, port and reason; the system's error text adds only noise.
+                return detail + (request.map { " for \($0)" } ?? "")
+            }
             text = "Transport failure"
         case .validationFailed:
             text = "Response failed validation"
@@ -93,11 +104,50 @@ public struct RequestError: Error, Sendable, CustomStringConvertible {
         if kind != .unacceptableStatus, kind != .decoding, let detail, kind != .timedOut {
             text += " (\(detail))"
         }
-        if let underlyingError { text += ": \(underlyingError)" }
+        if let underlyingError { text += ": \(Self.readable(underlyingError))" }
         if let body = response?.body, !body.isEmpty, kind == .unacceptableStatus || kind == .decoding {
             text += "; body: \(Self.preview(body))"
         }
         return text
+    }
+
+    /// An underlying error as a person reads it: Foundation's and the system's errors print as
+    /// `Error Domain=… Code=… "(null)"`, so they are spelled out instead.
+    static func readable(_ error: any Error) -> String {
+        switch error {
+        case let error as URLError:
+            let message = error.userInfo[NSLocalizedDescriptionKey] as? String
+            return "URLError \(error.code.rawValue)" + (message.map { " (\($0))" } ?? "")
+        case let error as POSIXError:
+            return String(cString: strerror(error.code.rawValue)) + " (POSIX error \(error.code.rawValue))"
+        case let error as DecodingError:
+            return readable(error)
+        default:
+            return "\(error)"
+        }
+    }
+
+    /// What a decoder found wrong, naming the key and where it is: `no key "token" at "data"`.
+    static func readable(_ error: DecodingError) -> String {
+        func place(_ path: [any CodingKey]) -> String {
+            path.isEmpty
+                ? ""
+                : " at \""
+                    + path.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }
+                    .joined(separator: ".").replacingOccurrences(of: ".[", with: "[") + "\""
+        }
+        switch error {
+        case .keyNotFound(let key, let context):
+            return "no key \"\(key.stringValue)\"\(place(context.codingPath))"
+        case .valueNotFound(let type, let context):
+            return "a null where a \(type) was expected\(place(context.codingPath))"
+        case .typeMismatch(let type, let context):
+            return "not a \(type)\(place(context.codingPath))"
+        case .dataCorrupted(let context):
+            return context.debugDescription + place(context.codingPath)
+        @unknown default:
+            return "\(error)"
+        }
     }
 
     /// The first bytes of a body as text, for messages.

@@ -23,7 +23,12 @@ enum FoundationMapping {
     }
 
     /// A ``RequestError`` for what a URLSession task failed with.
-    static func requestError(for error: any Error, idleTimeout: TimeInterval) -> RequestError {
+    ///
+    /// - Parameters:
+    ///   - error: The task's error.
+    ///   - idleTimeout: The request's idle timeout, for the message of a timeout.
+    ///   - url: The URL the task was fetching, whose host and port a connection failure names.
+    static func requestError(for error: any Error, idleTimeout: TimeInterval, url: URL?) -> RequestError {
         if let error = error as? RequestError { return error }
         guard let urlError = error as? URLError else { return RequestError.transport(error) }
         switch urlError.code {
@@ -32,7 +37,29 @@ enum FoundationMapping {
         case .cancelled:
             return RequestError.cancelled(underlyingError: urlError)
         default:
-            return RequestError.transport(urlError)
+            // libcurl reports a connection closed before any response as a bad response, "Empty reply from
+            // server"; Apple's URLSession reports it as a lost connection.
+            let isEmptyReply = urlError.code == .badServerResponse && message(of: urlError) == "Empty reply from server"
+            guard let failure = isEmptyReply ? .connectionReset : RequestError.connectionFailure(for: urlError.code),
+                let target = urlError.failingURL ?? url, let host = target.host
+            else { return RequestError.transport(urlError) }
+            return RequestError.connectionFailed(
+                failure, host: host, port: target.port ?? defaultPort(of: target), underlyingError: urlError,
+                reason: isEmptyReply ? "the server closed the connection before a response" : nil)
+        }
+    }
+
+    /// The message Foundation gave an error, if any.
+    static func message(of error: URLError) -> String? {
+        error.userInfo[NSLocalizedDescriptionKey] as? String
+    }
+
+    /// The port a URL without one connects to.
+    static func defaultPort(of url: URL) -> Int? {
+        switch url.scheme?.lowercased() {
+        case "http", "ws": 80
+        case "https", "wss": 443
+        default: nil
         }
     }
 

@@ -70,14 +70,3 @@ extension AnyRequest {
         return copy
     }
 }
-
-extension Body {
-    /// Sends a JSON document, written compactly with its keys in order.
-    ///
-    /// ```swift
-    /// Body(json: ["title": "foo", "userId": 1, "tags": ["a"], "draft": nil])
-    /// ```
-    public init(json: Json) {
-        self.init(RequestBody(json.serializedData(), contentType: .json))
-    }
-}

@@ -11,6 +11,11 @@ import FoundationNetworking
 ///
 /// Every request shares ``shared``'s session and its connection pool; no session is made per call. The
 /// session keeps no cache and no cookies of its own, so each request sends exactly what it declares.
+///
+/// URLSession opens at most ``maxConnectionsPerHost`` connections to one host (six by default, as browsers
+/// do); further requests to that host wait for one, however unrelated they are. A ``RequestGroup`` runs four
+/// requests at once by default, so slow requests in a group leave room for others; for more parallel
+/// requests to one host, raise the limit with ``init(maxConnectionsPerHost:)``.
 /// Cancelling the task that awaits ``send(_:)`` cancels the transfer and closes its connection.
 ///
 /// ```swift
@@ -54,13 +59,15 @@ public final class URLSessionTransport: Transport {
         streaming.invalidate()
     }
 
-    /// The configuration new transports use: no URL cache, no cookie storage, cookies not set automatically.
+    /// The configuration new transports use: no URL cache, no cookie storage, cookies not set automatically,
+    /// and ``defaultMaxConnectionsPerHost`` connections per host.
     ///
     /// ```swift
     /// let configuration = URLSessionTransport.defaultConfiguration()
     /// ```
     public static func defaultConfiguration() -> URLSessionConfiguration {
         let configuration = URLSessionConfiguration.default
+        configuration.httpMaximumConnectionsPerHost = defaultMaxConnectionsPerHost
         configuration.urlCache = nil
         configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
         configuration.httpCookieStorage = nil
@@ -255,7 +262,8 @@ private final class TaskRegistry: @unchecked Sendable {
         }
         if let error, !(transfer.isChallenged && transfer.response != nil) {
             transfer.continuation.resume(
-                throwing: FoundationMapping.requestError(for: error, idleTimeout: transfer.idleTimeout))
+                throwing: FoundationMapping.requestError(
+                    for: error, idleTimeout: transfer.idleTimeout, url: task.currentRequest?.url))
             return
         }
         guard let http = transfer.response ?? task.response as? HTTPURLResponse else {

@@ -45,7 +45,7 @@ extension Header {
             public init(rawValue: String) { self.rawValue = rawValue }
 
             /// `RequestKit/<version>`.
-            public static let requestKit = Self(rawValue: "RequestKit/\(RequestKit.version)")
+            public static let requestKit = Self(rawValue: "RequestKit/\(RequestKitInfo.version)")
             /// curl's default form.
             public static let curl = Self(rawValue: "curl/8.5.0")
             /// Firefox on macOS.

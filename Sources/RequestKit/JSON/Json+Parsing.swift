@@ -41,6 +41,23 @@ extension Json {
         self = try result.get()
     }
 
+    /// Parses JSON text: what `try Json(text)` means.
+    ///
+    /// ```swift
+    /// let text = try String(contentsOf: fileURL, encoding: .utf8)
+    /// let json = try Json(text)          // the document the text holds
+    /// let name = Json(string: text)      // the text itself, as a string value
+    /// ```
+    ///
+    /// A string *literal* written directly, `Json("[1, 2]")`, is Swift's literal syntax and makes a string value,
+    /// as `let name: Json = "Ada"` does; parse a literal with `try Json(parsing: "[1, 2]")`.
+    ///
+    /// - Parameter text: The document.
+    /// - Throws: ``JsonParsingError`` when the text is not valid JSON.
+    public init(_ text: String) throws(JsonParsingError) {
+        try self.init(parsing: text)
+    }
+
     /// Parses a JSON document from any sequence of UTF-8 bytes, such as `[UInt8]` or `ArraySlice<UInt8>`;
     /// contiguous storage is read in place.
     ///

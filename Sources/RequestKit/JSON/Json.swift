@@ -68,12 +68,13 @@ public struct Json: Sendable {
         storage = .bool(value)
     }
 
-    /// Creates a string value.
+    /// Creates a string value; to parse JSON text, use `try Json(text)`.
     ///
     /// ```swift
-    /// let name = Json("Ada")
+    /// let name = Json(string: userName)   // "Ada", not parsed
+    /// let same: Json = "Ada"               // a string literal makes a string value too
     /// ```
-    public init(_ value: String) {
+    public init(string value: String) {
         storage = .string(value)
     }
 

@@ -21,6 +21,8 @@ struct HTTP1Socket: Sendable {
         case timedOut
         /// The system call failed.
         case system(POSIXError)
+        /// The host name did not resolve; the resolver's message says why.
+        case hostNotFound(String)
     }
 
     /// The descriptor, or -1 once closed.
@@ -41,7 +43,8 @@ struct HTTP1Socket: Sendable {
     ///   - port: The TCP port.
     ///   - timeout: How long each address may take to accept, in seconds.
     ///   - isCancelled: Polled every 50 ms while waiting, so that a cancelled request stops connecting.
-    /// - Throws: `Failure`; `CancellationError` when `isCancelled` turned true.
+    /// - Throws: `Failure` (``Failure/hostNotFound(_:)`` when the name does not resolve); `CancellationError`
+    ///   when `isCancelled` turned true.
     static func connect(
         host: String, port: Int, timeout: Double, isCancelled: () -> Bool
     ) throws -> HTTP1Socket {
@@ -52,7 +55,7 @@ struct HTTP1Socket: Sendable {
         var list: UnsafeMutablePointer<addrinfo>?
         let status = getaddrinfo(host, String(port), &hints, &list)
         guard status == 0, let first = list else {
-            throw Failure.system(POSIXError(.EHOSTUNREACH))
+            throw Failure.hostNotFound(status == 0 ? "no address" : String(cString: gai_strerror(status)))
         }
         defer { freeaddrinfo(first) }
         var lastFailure = Failure.system(POSIXError(.ECONNREFUSED))

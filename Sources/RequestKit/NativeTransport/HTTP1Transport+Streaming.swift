@@ -160,7 +160,7 @@ private final class HTTP1BodyPump: @unchecked Sendable {
             let failure: RequestError =
                 connection.wasCancelled || error is CancellationError
                 ? RequestError.cancelled(underlyingError: error)
-                : HTTP1Transport.requestError(for: error, idleTimeout: idleTimeout)
+                : HTTP1Transport.requestError(for: error, idleTimeout: idleTimeout, key: connection.key)
             continuation.finish(throwing: failure)
             release(isReusable: false)
         }

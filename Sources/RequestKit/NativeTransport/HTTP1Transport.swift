@@ -193,8 +193,8 @@ public final class HTTP1Transport: Transport {
                     outcome = await run(on: connection) {
                         do {
                             try connection.connectIfNeeded(connectTimeout: connectTimeout)
-                        } catch HTTP1Socket.Failure.timedOut {
-                            throw RequestError.timedOut("could not connect within \(connectTimeout) s")
+                        } catch let failure as HTTP1Socket.Failure {
+                            throw Self.connectError(failure, key: target.key, connectTimeout: connectTimeout)
                         }
                         return try job(connection, started)
                     }
@@ -219,7 +219,7 @@ public final class HTTP1Transport: Transport {
                         detail: "the kept-alive connection closed before a response, and the request was not retried "
                             + (hasRetried ? "twice" : "because \(method) is not idempotent"))
                 }
-                throw Self.requestError(for: error, idleTimeout: idleTimeout)
+                throw Self.requestError(for: error, idleTimeout: idleTimeout, key: target.key)
             }
         }
     }
@@ -260,8 +260,9 @@ public final class HTTP1Transport: Transport {
         ["GET", "HEAD", "PUT", "DELETE", "OPTIONS", "TRACE"].contains(method)
     }
 
+    /// The ``RequestError`` for a failure during an exchange on a connection to `key`.
     static func requestError(
-        for error: any Error, idleTimeout: Double
+        for error: any Error, idleTimeout: Double, key: HTTP1ConnectionKey
     ) -> RequestError {
         let seconds = idleTimeout == idleTimeout.rounded() ? String(Int(idleTimeout)) : String(idleTimeout)
         switch error {
@@ -272,12 +273,36 @@ public final class HTTP1Transport: Transport {
         case HTTP1Socket.Failure.timedOut:
             return RequestError.timedOut("no data for \(seconds) s")
         case HTTP1Socket.Failure.system(let posix):
-            return RequestError.transport(posix)
+            guard let failure = RequestError.connectionFailure(for: posix.code) else {
+                return RequestError.transport(posix)
+            }
+            return RequestError.connectionFailed(failure, host: key.host, port: key.port, underlyingError: posix)
+        case HTTP1Socket.Failure.hostNotFound(let reason):
+            return RequestError.connectionFailed(
+                .hostNotFound, host: key.host, port: key.port, underlyingError: URLError(.cannotFindHost),
+                reason: reason)
         case HTTP1ExchangeFailure.closedBeforeResponse(let posix):
-            return RequestError.transport(
-                posix ?? POSIXError(.ECONNRESET), detail: "the server closed the connection before a response")
+            return RequestError.connectionFailed(
+                .connectionReset, host: key.host, port: key.port, underlyingError: posix ?? POSIXError(.ECONNRESET),
+                reason: "the server closed the connection before a response")
         default:
             return RequestError.transport(error)
+        }
+    }
+
+    /// The ``RequestError`` for a connection to `key` that could not be opened.
+    static func connectError(
+        _ failure: HTTP1Socket.Failure, key: HTTP1ConnectionKey, connectTimeout: Double
+    ) -> RequestError {
+        switch failure {
+        case .timedOut:
+            return RequestError.timedOut(
+                "could not connect to \(key.host) port \(key.port) within \(FoundationMapping.seconds(connectTimeout)) s"
+            )
+        case .system(let posix) where RequestError.connectionFailure(for: posix.code) == nil:
+            return RequestError.transport(posix, detail: "could not connect to \(key.host) port \(key.port)")
+        default:
+            return requestError(for: failure, idleTimeout: 0, key: key)
         }
     }
 }

@@ -33,7 +33,7 @@ public final class MockTransport: Transport, @unchecked Sendable {
         self.handler = handler
     }
 
-    /// Creates a transport that answers with the queued results, in order; see ``enqueue(_:)``.
+    /// Creates a transport that answers with the queued results, in order; see `enqueue(_:)`.
     ///
     /// ```swift
     /// let mock = MockTransport()

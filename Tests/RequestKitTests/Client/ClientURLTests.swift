@@ -10,6 +10,34 @@ struct ClientURLTests {
         return try #require(try client.urlRequest(for: Request(content)).url?.absoluteString)
     }
 
+    @Test("A base URL given as text works as a URL does, and invalid text is a typed error saying why")
+    func stringBaseURL() throws {
+        let client = try Client(baseURL: "http://h.test/api/") { Header.Accept(.json) }
+        let built = try client.urlRequest(for: Request { Path("users", 1) })
+        #expect(built.url?.absoluteString == "http://h.test/api/users/1")
+        #expect(built.value(forHTTPHeaderField: "Accept") == "application/json")
+        let configured = try Client(baseURL: "https://h.test") { $0.retryPolicy = .exponential() }
+        #expect(configured.baseURL.absoluteString == "https://h.test")
+        let cases: [(String, RequestProblem.Kind, String)] = [
+            ("", .malformedURL, "the base URL \"\" is malformed"),
+            (
+                "h.test/api", .unsupportedScheme,
+                "the base URL \"h.test/api\" has scheme none; only http and https are supported"
+            ),
+            (
+                "ftp://h.test", .unsupportedScheme,
+                "the base URL \"ftp://h.test\" has scheme \"ftp\"; only http and https are supported"
+            ),
+            ("http://", .malformedURL, "the base URL \"http://\" has no host"),
+        ]
+        for (text, kind, message) in cases {
+            let error = try #require(throws: RequestError.self) { try Client(baseURL: text) }
+            #expect(error.kind == .invalidRequest)
+            #expect(error.problems.map(\.kind) == [kind])
+            #expect(error.problems.map(\.message) == [message])
+        }
+    }
+
     @Test("A relative Url joins the base with exactly one slash, whatever slashes either side has")
     func relativeURLJoining() throws {
         #expect(try url(base: "http://h.test/api") { Url("users") } == "http://h.test/api/users")

@@ -47,7 +47,7 @@ struct ConsoleLoggerTests {
         let lines = masked(log.entries)
         #expect(lines.count == 5)
         #expect(lines[0] == "→ curl '\(url.absoluteString)'")
-        #expect(lines[1].hasPrefix("✗ transport after #.### s: Transport failure"))
+        #expect(lines[1].hasPrefix("✗ transport after #.### s: Connection refused by 127.0.0.1 port "))
         #expect(lines[2] == "↻ retrying in #.### s (attempt 2)")
         #expect(lines[3] == "→ curl '\(url.absoluteString)' (attempt 2)")
         #expect(lines[4].hasPrefix("✗ transport after #.### s"))

@@ -59,6 +59,28 @@ struct InterceptorTests {
         }
     }
 
+    @Test("useBearerToken sends the token, refreshes it once on a 401, and resends", arguments: WireTransport.all)
+    func bearerTokenShortcut(_ transport: WireTransport) async throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        server.route("/me") { request in
+            request.header("Authorization") == "Bearer fresh" ? .text("ann") : .status(401)
+        }
+        let calls = Counter()
+        var authenticator: BearerAuthenticator?
+        let client = try Client(baseURL: server.url("/").absoluteString) { configuration in
+            configuration.transport = transport.transport
+            authenticator = configuration.useBearerToken("stale") { rejected in
+                calls.next()
+                return rejected == "stale" ? "fresh" : "wrong"
+            }
+        }
+        #expect(try await client.string(Request { Path("me") }) == "ann")
+        #expect(calls.value == 1)
+        #expect(server.requests.map { $0.header("Authorization") } == ["Bearer stale", "Bearer fresh"])
+        #expect(try await authenticator?.currentToken() == "fresh")
+    }
+
     @Test("Interceptors adapt every request in order: the client's, then the request's", arguments: WireTransport.all)
     func adaptOrder(_ transport: WireTransport) async throws {
         let server = try TestServer()

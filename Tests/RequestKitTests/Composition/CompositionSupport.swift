@@ -40,3 +40,13 @@ final class InFlightGauge: @unchecked Sendable {
         while peak < target, clock.now < deadline { Thread.sleep(forTimeInterval: 0.002) }
     }
 }
+
+/// A flag a test opens once, read by server routes on their own threads.
+final class Gate: @unchecked Sendable {
+    // Safe: every access to `opened` holds `lock`.
+    private let lock = NSLock()
+    private var opened = false
+
+    func open() { lock.withLock { opened = true } }
+    var isOpen: Bool { lock.withLock { opened } }
+}

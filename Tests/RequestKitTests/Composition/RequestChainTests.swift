@@ -39,6 +39,85 @@ struct RequestChainTests {
         }
     }
 
+    private struct Token: Decodable, Sendable {
+        let token: String
+    }
+
+    private struct Session: Decodable, Sendable {
+        let accessToken: String
+    }
+
+    @Test("A step decodes an earlier step's body with Codable, and reads a JSON path", arguments: WireTransport.all)
+    func decodesEarlierStep(_ wire: WireTransport) async throws {
+        let server = try makeServer()
+        defer { server.stop() }
+        let chain = RequestChain {
+            Step("login") { _ in
+                Request {
+                    Url(server.url("/login")); Using(wire.transport); Method(.post); Body(json: ["user": "ann"])
+                }
+            }
+            Step("profile") { previous in
+                let login = try previous.decode("login", as: Token.self)
+                let same = try previous.json("login", at: "token").string
+                #expect(same == login.token)
+                return Request {
+                    Url(server.url("/me")); Using(wire.transport); Header.Authorization(.bearer(login.token))
+                }
+            }
+        }
+        let responses = try await chain.send()
+        #expect(try responses.decode("login", as: Token.self).token == "t-14")
+        #expect(server.requests.last?.header("Authorization") == "Bearer t-14")
+    }
+
+    @Test(
+        "A key missing from an earlier step's body fails the step, naming the step and the key",
+        arguments: WireTransport.all)
+    func missingKeyNamesStep(_ wire: WireTransport) async throws {
+        let server = try makeServer()
+        defer { server.stop() }
+        let decoding = RequestChain {
+            Step("login") { _ in
+                Request {
+                    Url(server.url("/login")); Using(wire.transport); Method(.post)
+                }
+            }
+            Step("profile") { previous in
+                let session = try previous.decode("login", as: Session.self)
+                return Request {
+                    Url(server.url("/me")); Using(wire.transport); Header.Authorization(.bearer(session.accessToken))
+                }
+            }
+        }
+        let decodeError = try await #require(throws: RequestError.self) { try await decoding.send() }
+        #expect(decodeError.kind == .decoding)
+        #expect(
+            decodeError.description
+                == #"Could not decode Session from step "login" for step "profile": no key "accessToken"; body: {"token":"t-0"}"#
+        )
+
+        let path = RequestChain {
+            Step("login") { _ in
+                Request {
+                    Url(server.url("/login")); Using(wire.transport); Method(.post)
+                }
+            }
+            Step("profile") { previous in
+                let token = try previous.json("login", at: "data", "token").string ?? ""
+                return Request {
+                    Url(server.url("/me")); Using(wire.transport); Header.Authorization(.bearer(token))
+                }
+            }
+        }
+        let pathError = try await #require(throws: RequestError.self) { try await path.send() }
+        #expect(pathError.kind == .stepFailed)
+        #expect(
+            pathError.description
+                == #"stepFailed for step "profile" (step "login" has no "data.token" in its JSON body)"#)
+        #expect(server.requests.map(\.path) == ["/login", "/login"])
+    }
+
     @Test(
         "Each step builds its request from earlier responses: the token reaches the server",
         arguments: WireTransport.all)

@@ -41,7 +41,48 @@ struct RequestGroupTests {
         #expect(server.stats.peakActiveRequests == 4)
     }
 
-    @Test("The default limit is 6 requests at once", arguments: WireTransport.all)
+    @Test("The default limit is 4 requests at once, fewer than the default transports' connections per host")
+    func defaultLimitLeavesRoom() {
+        #expect(RequestGroup.defaultMaxConcurrent == 4)
+        #expect(RequestGroup.defaultMaxConcurrent < URLSessionTransport.shared.maxConnectionsPerHost)
+        #expect(URLSessionTransport.shared.maxConnectionsPerHost == URLSessionTransport.defaultMaxConnectionsPerHost)
+        #expect(RequestGroup.defaultMaxConcurrent < HTTP1Transport.Configuration().maxConnectionsPerHost)
+        #expect(URLSessionTransport(maxConnectionsPerHost: 16).maxConnectionsPerHost == 16)
+        #expect(URLSessionTransport(maxConnectionsPerHost: 0).maxConnectionsPerHost == 1)
+    }
+
+    @Test(
+        "A default group of requests the server holds does not stall another request to the same host",
+        arguments: WireTransport.all)
+    func defaultGroupLeavesRoom(_ wire: WireTransport) async throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        let gate = Gate()
+        server.route("/held") { _ in
+            let deadline = Date().addingTimeInterval(20)
+            while !gate.isOpen, Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
+            return .text("released")
+        }
+        let group = RequestGroup {
+            for _ in 0..<8 {
+                Request {
+                    Url(server.url("/held")); Using(wire.transport)
+                }
+            }
+        }
+        let running = Task { try await group.send() }
+        #expect(await server.waitForRequests(count: RequestGroup.defaultMaxConcurrent, timeout: .seconds(10)))
+        let other = try await Request {
+            Url(server.url("/anything")); Using(wire.transport); Timeout(5)
+        }.send()
+        #expect(other.statusCode == 200)
+        #expect(!gate.isOpen)
+        gate.open()
+        let results = try await running.value
+        #expect(results.compactMap { try? $0.get().string() } == Array(repeating: "released", count: 8))
+    }
+
+    @Test("The default limit is 4 requests at once", arguments: WireTransport.all)
     func defaultLimit(_ wire: WireTransport) async throws {
         let (server, gauge) = try slowServer(limit: 6)
         defer { server.stop() }
@@ -52,9 +93,9 @@ struct RequestGroupTests {
                 }
             }
         }
-        #expect(group.maxConcurrent == 6)
+        #expect(group.maxConcurrent == 4)
         _ = try await group.send()
-        #expect(gauge.peak == 6)
+        #expect(gauge.peak == 4)
         #expect(server.stats.requestCount == 8)
     }
 

@@ -33,7 +33,7 @@ struct HeaderAndBodyTests {
         #expect(request.value(forHTTPHeaderField: "Host") == "api.example.com:8080")
         #expect(request.value(forHTTPHeaderField: "Origin") == "https://app.example.com")
         #expect(request.value(forHTTPHeaderField: "Referer") == "https://example.com/page")
-        #expect(request.value(forHTTPHeaderField: "User-Agent") == "RequestKit/\(RequestKit.version)")
+        #expect(request.value(forHTTPHeaderField: "User-Agent") == "RequestKit/\(RequestKitInfo.version)")
         #expect(request.value(forHTTPHeaderField: "Accept-Language") == "en-GB, en;q=0.8")
         #expect(request.value(forHTTPHeaderField: "Accept-Encoding") == "gzip")
         #expect(request.value(forHTTPHeaderField: "X-Request-ID") == "42")
@@ -95,6 +95,23 @@ struct HeaderAndBodyTests {
         #expect(request.httpBody == Data("{\"raw\": \"yes\"}".utf8))
     }
 
+    @Test("A dictionary or array literal with mixed values is sent as JSON, keys in the literal's order")
+    func heterogeneousLiteralBody() throws {
+        let object = try build {
+            Url("http://h"); Method(.post); Body(["title": "x", "count": 1, "tags": ["a", "b"], "draft": nil])
+        }
+        #expect(object.httpBody == Data(#"{"title":"x","count":1,"tags":["a","b"],"draft":null}"#.utf8))
+        #expect(object.value(forHTTPHeaderField: "Content-Type") == "application/json")
+        let array = try build {
+            Url("http://h"); Method(.post); Body([1, "two", true])
+        }
+        #expect(array.httpBody == Data(#"[1,"two",true]"#.utf8))
+        let single = try build {
+            Url("http://h"); Method(.post); Body(["title": "x"])
+        }
+        #expect(single.httpBody == Data(#"{"title":"x"}"#.utf8))
+    }
+
     @Test("An Encodable body uses the encoder's key and date strategies")
     func encodableBody() throws {
         struct NewUser: Encodable, Sendable {
@@ -152,5 +169,27 @@ struct HeaderAndBodyTests {
         }.parts()
         #expect(parts.resourceTimeout == 9)
         #expect(parts.timeout == nil)
+    }
+
+    @Test("Timeout takes a Duration as well as seconds")
+    func durationTimeouts() throws {
+        #expect(
+            try build {
+                Url("http://h"); Timeout(.seconds(5))
+            }.timeoutInterval == 5)
+        #expect(
+            try build {
+                Url("http://h"); Timeout(.milliseconds(1500))
+            }.timeoutInterval == 1.5)
+        let parts = Request {
+            Url("http://h"); Timeout(.seconds(90), for: .resource)
+        }.parts()
+        #expect(parts.resourceTimeout == 90)
+        let error = try #require(throws: RequestError.self) {
+            try build {
+                Url("http://h"); Timeout(.zero)
+            }
+        }
+        #expect(error.problems.map(\.message) == ["a timeout must be a positive number, not 0.0"])
     }
 }

@@ -18,6 +18,19 @@ private func parsingError(_ text: String) -> JsonParsingError? {
 
 @Suite("Parsing JSON")
 struct JsonParsingTests {
+    @Test("try Json(text) parses the text; Json(string:) and a literal make a string value")
+    func parsingInitializer() throws {
+        let text = "[1, 2]"
+        let parsed = try Json(text)
+        #expect(parsed.array?.count == 2)
+        #expect(parsed[1].int == 2)
+        #expect(Json(string: text).string == "[1, 2]")
+        let literal: Json = "[1, 2]"
+        #expect(literal.string == "[1, 2]")
+        let notJSON = "Ada"
+        #expect(throws: JsonParsingError.self) { try Json(notJSON) }
+    }
+
     @Test("Every kind of value parses, with whitespace around and between tokens")
     func parsesAllKinds() throws {
         let json = try Json(parsing: " \t\r\n{ \"a\" : [ null , true , false , 1 , -2.5 , \"s\" , { } , [ ] ] }\n")

@@ -50,7 +50,7 @@ struct JsonWritingTests {
     func roundTripsStrings() throws {
         let strings = ["", "plain", "\u{0}\u{1}\u{2}…\u{1F}", "\"\\\"", "日本語 😀", String(repeating: "ab\"", count: 100)]
         for string in strings {
-            #expect(try Json(parsing: Json(string).serializedBytes()).string == string)
+            #expect(try Json(parsing: Json(string: string).serializedBytes()).string == string)
         }
     }
 

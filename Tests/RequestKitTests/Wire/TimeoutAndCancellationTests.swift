@@ -86,19 +86,4 @@ struct TimeoutAndCancellationTests {
         await handle.wait()
         #expect(log.entries == ["error cancelled"])
     }
-
-    @Test("A refused connection is a transport failure naming the request", arguments: WireTransport.all)
-    func refusedConnection(_ transport: WireTransport) async throws {
-        let down = try RefusingPort()
-        let url = down.url("/anything")
-        let error = try await #require(throws: RequestError.self) {
-            try await Request {
-                Url(url)
-                Using(transport.transport)
-            }.send()
-        }
-        #expect(error.kind == .transport)
-        #expect(error.underlyingError != nil)
-        #expect(error.description.hasPrefix("Transport failure for GET \(url.absoluteString): "))
-    }
 }

@@ -36,7 +36,7 @@ public struct RetryPolicy: Sendable {
     /// Whether a `Retry-After` header sets the delay.
     public var honoursRetryAfter: Bool
 
-    /// Creates a policy; see ``exponential(maxAttempts:baseDelay:multiplier:maximumDelay:jitter:)`` for the
+    /// Creates a policy; see `exponential(maxAttempts:baseDelay:multiplier:maximumDelay:jitter:)` for the
     /// usual shortcut.
     ///
     /// ```swift

@@ -91,7 +91,8 @@ final class DownloadRegistry: @unchecked Sendable {
         if let error, !isChallengeEnd {
             let error = download.bodyFailure.recorded ?? error
             download.continuation.resume(
-                throwing: FoundationMapping.requestError(for: error, idleTimeout: download.idleTimeout))
+                throwing: FoundationMapping.requestError(
+                    for: error, idleTimeout: download.idleTimeout, url: task.currentRequest?.url))
             return
         }
         if let failure = download.moveFailure {

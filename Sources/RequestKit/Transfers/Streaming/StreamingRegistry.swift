@@ -167,7 +167,8 @@ final class StreamingRegistry: @unchecked Sendable {
                         ? nil
                         : error.map {
                             transfer.bodyFailure.recorded
-                                ?? FoundationMapping.requestError(for: $0, idleTimeout: transfer.idleTimeout)
+                                ?? FoundationMapping.requestError(
+                                    for: $0, idleTimeout: transfer.idleTimeout, url: task.currentRequest?.url)
                         })
                 transfers[task.taskIdentifier] = transfer
                 return nil
@@ -180,7 +181,9 @@ final class StreamingRegistry: @unchecked Sendable {
         let isChallengeEnd = transfer.isChallenged && transfer.response != nil
         if let head = transfer.head {
             if let error, !isChallengeEnd {
-                head.resume(throwing: FoundationMapping.requestError(for: error, idleTimeout: transfer.idleTimeout))
+                head.resume(
+                    throwing: FoundationMapping.requestError(
+                        for: error, idleTimeout: transfer.idleTimeout, url: task.currentRequest?.url))
             } else if let http = transfer.response ?? task.response as? HTTPURLResponse {
                 transfer.body.finish()
                 head.resume(returning: StreamingResponse(head: FoundationMapping.response(http), body: transfer.stream))
@@ -191,7 +194,8 @@ final class StreamingRegistry: @unchecked Sendable {
         }
         if let error, !isChallengeEnd {
             transfer.body.finish(
-                throwing: FoundationMapping.requestError(for: error, idleTimeout: transfer.idleTimeout))
+                throwing: FoundationMapping.requestError(
+                    for: error, idleTimeout: transfer.idleTimeout, url: task.currentRequest?.url))
         } else {
             transfer.body.finish()
         }
