@@ -59,7 +59,7 @@ struct RequestGroupTests {
         defer { server.stop() }
         let gate = Gate()
         server.route("/held") { _ in
-            let deadline = Date().addingTimeInterval(20)
+            let deadline = Date().addingTimeInterval(40)
             while !gate.isOpen, Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
             return .text("released")
         }
@@ -71,9 +71,9 @@ struct RequestGroupTests {
             }
         }
         let running = Task { try await group.send() }
-        #expect(await server.waitForRequests(count: RequestGroup.defaultMaxConcurrent, timeout: .seconds(10)))
+        #expect(await server.waitForRequests(count: RequestGroup.defaultMaxConcurrent, timeout: .seconds(30)))
         let other = try await Request {
-            Url(server.url("/anything")); Using(wire.transport); Timeout(5)
+            Url(server.url("/anything")); Using(wire.transport); Timeout(20)
         }.send()
         #expect(other.statusCode == 200)
         #expect(!gate.isOpen)
@@ -84,7 +84,7 @@ struct RequestGroupTests {
 
     @Test("The default limit is 4 requests at once", arguments: WireTransport.all)
     func defaultLimit(_ wire: WireTransport) async throws {
-        let (server, gauge) = try slowServer(limit: 6)
+        let (server, gauge) = try slowServer(limit: 4)
         defer { server.stop() }
         let group = RequestGroup {
             for _ in 0..<8 {

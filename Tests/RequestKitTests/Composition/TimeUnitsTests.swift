@@ -22,13 +22,16 @@ struct TimeUnitsTests {
     func updateWithDuration(_ wire: WireTransport) async throws {
         let server = try TestServer()
         defer { server.stop() }
+        let clock = TestClock()
         let handle = Request {
-            Url(server.url("/anything")); Using(wire.transport)
+            Url(server.url("/anything")); Using(wire.transport); UseClock(clock)
         }
-        .update(every: .milliseconds(10))
-        #expect(await server.waitForRequests(count: 2, timeout: .seconds(10)))
+        .update(every: .milliseconds(250))
+        #expect(await clock.advanceToNextSleeper() == .milliseconds(250))
+        #expect(await clock.waitForSleepers(count: 1))
         handle.cancel()
         await handle.wait()
+        #expect(server.requests.count == 2)
     }
 
     @Test("Retry delays and backoff maximums take Durations and seconds alike")
