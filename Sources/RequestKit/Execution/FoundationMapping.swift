@@ -65,6 +65,7 @@ enum FoundationMapping {
 
     /// Seconds without a trailing `.0`, for messages.
     static func seconds(_ value: Double) -> String {
-        value == value.rounded() ? String(Int(value)) : String(value)
+        guard value == value.rounded(), let whole = Int(exactly: value) else { return String(value) }
+        return String(whole)
     }
 }

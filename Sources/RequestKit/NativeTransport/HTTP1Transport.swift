@@ -264,7 +264,7 @@ public final class HTTP1Transport: Transport {
     static func requestError(
         for error: any Error, idleTimeout: Double, key: HTTP1ConnectionKey
     ) -> RequestError {
-        let seconds = idleTimeout == idleTimeout.rounded() ? String(Int(idleTimeout)) : String(idleTimeout)
+        let seconds = FoundationMapping.seconds(idleTimeout)
         switch error {
         case let error as RequestError:
             return error
