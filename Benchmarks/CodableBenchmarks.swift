@@ -19,12 +19,10 @@ func runCodableBenchmarks() {
 }
 
 private func compareDecoding<Value: Decodable>(_ name: String, _ data: Data, as type: Value.Type) {
-    let ours = measure("TypedJsonDecoder", rounds: 11, iterations: 5) {
-        blackHole(try? TypedJsonDecoder().decode(Value.self, from: data))
-    }
-    let theirs = measure("JSONDecoder", rounds: 11, iterations: 5) {
-        blackHole(try? JSONDecoder().decode(Value.self, from: data))
-    }
+    let (ours, theirs) = measureAlternately(
+        iterations: 5,
+        { blackHole(try? TypedJsonDecoder().decode(Value.self, from: data)) },
+        { blackHole(try? JSONDecoder().decode(Value.self, from: data)) })
     let oursSpeed = megabytesPerSecond(data.count, ours)
     let theirsSpeed = megabytesPerSecond(data.count, theirs)
     print(row([name, formatted(oursSpeed), formatted(theirsSpeed), formatted(oursSpeed / theirsSpeed, decimals: 2) + "×"]))

@@ -22,18 +22,32 @@ indirect enum CodingPathNode {
         }
     }
 
-    func appending(_ key: (any CodingKey)?) -> CodingPathNode {
-        guard let key else { return self }
-        return .key(key, self)
+    /// What a container appends to its path for one of its values: nothing (a single value), a key, or an
+    /// array position (named only when a path is reported).
+    enum Component {
+        case none
+        case key(any CodingKey)
+        case index(Int)
+    }
+
+    func appending(_ component: Component) -> CodingPathNode {
+        switch component {
+        case .none: self
+        case .key(let key): .key(key, self)
+        case .index(let index): .index(index, self)
+        }
+    }
+
+    func appending(_ key: any CodingKey) -> CodingPathNode {
+        .key(key, self)
     }
 
     func appending(index: Int) -> CodingPathNode {
         .index(index, self)
     }
 
-    /// The keys with `key` appended.
-    func keys(appending key: (any CodingKey)?) -> [any CodingKey] {
-        guard let key else { return keys }
-        return keys + [key]
+    /// The keys with `component` appended.
+    func keys(appending component: Component) -> [any CodingKey] {
+        appending(component).keys
     }
 }

@@ -18,8 +18,10 @@ import Foundation
 //   a large object); otherwise keys are compared as raw bytes with the coding key's UTF-8. `hint` remembers
 //   where the last lookup ended, so members read in document order are found at the first comparison.
 //
-// The tape owns a copy of the input, so a decoder or container that a type keeps beyond `decode` stays valid.
-final class JsonTape {
+// The tape is a copy of the input plus the nodes, both allocated once and held through plain pointers (so reading
+// them costs no reference counting); a `JsonTape.Owner` frees them when the last decoder or container that a
+// type may keep beyond `decode` goes away.
+struct JsonTape {
     enum Kind: UInt8 {
         case null, `false`, `true`, integer, decimal, string, escapedString, array, object
     }
@@ -67,9 +69,18 @@ final class JsonTape {
         _ = nodes.initialize(from: builder.nodes)
     }
 
-    deinit {
-        bytes.deallocate()
-        nodes.deallocate()
+    /// Frees the tape's memory when the last decoder using it is gone.
+    final class Owner {
+        let tape: JsonTape
+
+        init(_ tape: JsonTape) {
+            self.tape = tape
+        }
+
+        deinit {
+            tape.bytes.deallocate()
+            tape.nodes.deallocate()
+        }
     }
 
     /// The index of the node after `index` and its descendants.

@@ -13,7 +13,7 @@ extension Dictionary: StringKeyedDictionary where Key == String, Value: Decodabl
         var keyIndex = index + 1
         for _ in 0..<tape.nodes[index].first {
             let key = tape.string(at: keyIndex)
-            let value = try decoder.unwrap(Value.self, at: keyIndex + 1, path: path, key: JsonCodingKey(stringValue: key))
+            let value = try decoder.unwrap(Value.self, at: keyIndex + 1, path: path, key: .key(JsonCodingKey(stringValue: key)))
             if result[key] == nil {
                 result[key] = value
             }
@@ -26,7 +26,7 @@ extension Dictionary: StringKeyedDictionary where Key == String, Value: Decodabl
 extension TapeDecoder {
     /// Decodes the Foundation types that `JSONDecoder` treats on its own: `Date` and `Data` by their strategies,
     /// `URL` from a string, `Decimal` from a number's exact text, and `[String: Value]` without key conversion.
-    func foundationValue<Value>(_ type: Value.Type, at index: Int, path: CodingPathNode, key: (any CodingKey)?)
+    func foundationValue<Value>(_ type: Value.Type, at index: Int, path: CodingPathNode, key: CodingPathNode.Component)
         throws -> Any
     {
         let node = tape.nodes[index]
@@ -69,7 +69,7 @@ extension TapeDecoder {
         return try dictionary.decodeKeepingKeys(with: self, at: index, path: path.appending(key))
     }
 
-    private func date(at index: Int, path: CodingPathNode, key: (any CodingKey)?) throws -> Date {
+    private func date(at index: Int, path: CodingPathNode, key: CodingPathNode.Component) throws -> Date {
         let strategy = options.dateDecodingStrategy
         if case .secondsSince1970 = strategy {
             return Date(timeIntervalSince1970: try floatingPoint(Double.self, at: index, path: path, key: key))
@@ -105,7 +105,7 @@ extension TapeDecoder {
         return try with(node: index, path: path.appending(key)) { try Date(from: self) }
     }
 
-    private func data(at index: Int, path: CodingPathNode, key: (any CodingKey)?) throws -> Data {
+    private func data(at index: Int, path: CodingPathNode, key: CodingPathNode.Component) throws -> Data {
         switch options.dataDecodingStrategy {
         case .base64:
             let kind = tape.nodes[index].kind

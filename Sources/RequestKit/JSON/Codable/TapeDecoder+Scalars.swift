@@ -2,7 +2,7 @@ import Foundation
 
 extension TapeDecoder {
     /// `typeMismatch`, or `valueNotFound` for a null, as `JSONDecoder` reports a value of the wrong kind.
-    func mismatch(_ type: Any.Type, at index: Int, path: CodingPathNode, key: (any CodingKey)?) -> DecodingError {
+    func mismatch(_ type: Any.Type, at index: Int, path: CodingPathNode, key: CodingPathNode.Component) -> DecodingError {
         let kind = tape.nodes[index].kind
         let context = DecodingError.Context(
             codingPath: path.keys(appending: key),
@@ -24,7 +24,7 @@ extension TapeDecoder {
     }
 
     /// The error `JSONDecoder` throws for a number its type cannot hold: data corrupted, at the root.
-    func unrepresentable(_ type: Any.Type, at index: Int, path: CodingPathNode, key: (any CodingKey)?)
+    func unrepresentable(_ type: Any.Type, at index: Int, path: CodingPathNode, key: CodingPathNode.Component)
         -> DecodingError
     {
         let text = String(decoding: tape.text(of: tape.nodes[index]), as: UTF8.self)
@@ -36,7 +36,7 @@ extension TapeDecoder {
                     + "in \(type)."))
     }
 
-    func bool(at index: Int, path: CodingPathNode, key: (any CodingKey)?) throws -> Bool {
+    func bool(at index: Int, path: CodingPathNode, key: CodingPathNode.Component) throws -> Bool {
         switch tape.nodes[index].kind {
         case .true: return true
         case .false: return false
@@ -51,7 +51,7 @@ extension TapeDecoder {
         }
     }
 
-    func string(at index: Int, path: CodingPathNode, key: (any CodingKey)?) throws -> String {
+    func string(at index: Int, path: CodingPathNode, key: CodingPathNode.Component) throws -> String {
         let node = tape.nodes[index]
         switch node.kind {
         case .string: return String(decoding: tape.text(of: node), as: UTF8.self)
@@ -63,7 +63,7 @@ extension TapeDecoder {
     /// Reads an integer: digits directly; a fraction or exponent that still gives a whole number in range, as
     /// `JSONDecoder` accepts it (`1.0`, `1e2`).
     func integer<Integer: FixedWidthInteger>(
-        _ type: Integer.Type, at index: Int, path: CodingPathNode, key: (any CodingKey)?
+        _ type: Integer.Type, at index: Int, path: CodingPathNode, key: CodingPathNode.Component
     ) throws -> Integer {
         let node = tape.nodes[index]
         if node.kind == .integer {
@@ -121,7 +121,7 @@ extension TapeDecoder {
     /// Reads a `Double` or `Float`; infinities and NaN only from strings named by the non-conforming float
     /// strategy. A number that overflows, or that underflows to zero without being zero, is rejected.
     func floatingPoint<Float: BinaryFloatingPoint & LosslessStringConvertible>(
-        _ type: Float.Type, at index: Int, path: CodingPathNode, key: (any CodingKey)?
+        _ type: Float.Type, at index: Int, path: CodingPathNode, key: CodingPathNode.Component
     ) throws -> Float {
         let node = tape.nodes[index]
         switch node.kind {

@@ -6,6 +6,7 @@ import Foundation
 /// the value's `init(from:)` and moves it back, so nested values cost no decoder allocation (only a path node).
 /// Containers keep the node and path they were created at. A `superDecoder()` is a separate instance.
 final class TapeDecoder: Decoder, SingleValueDecodingContainer {
+    let owner: JsonTape.Owner
     let tape: JsonTape
     let options: TypedJsonDecoder
     let userInfo: [CodingUserInfoKey: Any]
@@ -16,8 +17,9 @@ final class TapeDecoder: Decoder, SingleValueDecodingContainer {
     /// The coding path of the value being decoded.
     var path: CodingPathNode
 
-    init(tape: JsonTape, options: TypedJsonDecoder, node: Int = 0, path: CodingPathNode = .root) {
-        self.tape = tape
+    init(owner: JsonTape.Owner, options: TypedJsonDecoder, node: Int = 0, path: CodingPathNode = .root) {
+        self.owner = owner
+        tape = owner.tape
         self.options = options
         userInfo = options.userInfo
         if case .useDefaultKeys = options.keyDecodingStrategy {
@@ -31,7 +33,7 @@ final class TapeDecoder: Decoder, SingleValueDecodingContainer {
 
     /// A decoder of its own for the value at `node` (or the null node), sharing the tape and options.
     func superDecoder(at node: Int, path: CodingPathNode) -> TapeDecoder {
-        TapeDecoder(tape: tape, options: options, node: node, path: path)
+        TapeDecoder(owner: owner, options: options, node: node, path: path)
     }
 
     var codingPath: [any CodingKey] { path.keys }
@@ -55,7 +57,7 @@ final class TapeDecoder: Decoder, SingleValueDecodingContainer {
     /// Decodes the value at `index` as `type`: Foundation's types with a JSON strategy directly, any other type
     /// through its `init(from:)` with this decoder moved to the value.
     func unwrap<Value: Decodable>(
-        _ type: Value.Type, at index: Int, path parent: CodingPathNode, key: (any CodingKey)?
+        _ type: Value.Type, at index: Int, path parent: CodingPathNode, key: CodingPathNode.Component
     ) throws -> Value {
         if Value.self == Date.self || Value.self == Data.self || Value.self == URL.self || Value.self == Decimal.self
             || (!usesDefaultKeys && Value.self is any StringKeyedDictionary.Type)
@@ -88,62 +90,62 @@ final class TapeDecoder: Decoder, SingleValueDecodingContainer {
     }
 
     func decode(_ type: Bool.Type) throws -> Bool {
-        try bool(at: node, path: path, key: nil)
+        try bool(at: node, path: path, key: .none)
     }
 
     func decode(_ type: String.Type) throws -> String {
-        try string(at: node, path: path, key: nil)
+        try string(at: node, path: path, key: .none)
     }
 
     func decode(_ type: Double.Type) throws -> Double {
-        try floatingPoint(Double.self, at: node, path: path, key: nil)
+        try floatingPoint(Double.self, at: node, path: path, key: .none)
     }
 
     func decode(_ type: Float.Type) throws -> Float {
-        try floatingPoint(Float.self, at: node, path: path, key: nil)
+        try floatingPoint(Float.self, at: node, path: path, key: .none)
     }
 
     func decode(_ type: Int.Type) throws -> Int {
-        try integer(Int.self, at: node, path: path, key: nil)
+        try integer(Int.self, at: node, path: path, key: .none)
     }
 
     func decode(_ type: Int8.Type) throws -> Int8 {
-        try integer(Int8.self, at: node, path: path, key: nil)
+        try integer(Int8.self, at: node, path: path, key: .none)
     }
 
     func decode(_ type: Int16.Type) throws -> Int16 {
-        try integer(Int16.self, at: node, path: path, key: nil)
+        try integer(Int16.self, at: node, path: path, key: .none)
     }
 
     func decode(_ type: Int32.Type) throws -> Int32 {
-        try integer(Int32.self, at: node, path: path, key: nil)
+        try integer(Int32.self, at: node, path: path, key: .none)
     }
 
     func decode(_ type: Int64.Type) throws -> Int64 {
-        try integer(Int64.self, at: node, path: path, key: nil)
+        try integer(Int64.self, at: node, path: path, key: .none)
     }
 
     func decode(_ type: UInt.Type) throws -> UInt {
-        try integer(UInt.self, at: node, path: path, key: nil)
+        try integer(UInt.self, at: node, path: path, key: .none)
     }
 
     func decode(_ type: UInt8.Type) throws -> UInt8 {
-        try integer(UInt8.self, at: node, path: path, key: nil)
+        try integer(UInt8.self, at: node, path: path, key: .none)
     }
 
     func decode(_ type: UInt16.Type) throws -> UInt16 {
-        try integer(UInt16.self, at: node, path: path, key: nil)
+        try integer(UInt16.self, at: node, path: path, key: .none)
     }
 
     func decode(_ type: UInt32.Type) throws -> UInt32 {
-        try integer(UInt32.self, at: node, path: path, key: nil)
+        try integer(UInt32.self, at: node, path: path, key: .none)
     }
 
     func decode(_ type: UInt64.Type) throws -> UInt64 {
-        try integer(UInt64.self, at: node, path: path, key: nil)
+        try integer(UInt64.self, at: node, path: path, key: .none)
     }
 
     func decode<Value: Decodable>(_ type: Value.Type) throws -> Value {
-        try unwrap(type, at: node, path: path, key: nil)
+        try unwrap(type, at: node, path: path, key: .none)
     }
 }

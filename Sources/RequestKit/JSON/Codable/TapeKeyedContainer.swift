@@ -13,7 +13,7 @@ struct TapeKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
 
     init(decoder: TapeDecoder, object: Int, path: CodingPathNode) throws {
         guard decoder.tape.nodes[object].kind == .object else {
-            throw decoder.mismatch([String: Any].self, at: object, path: path, key: nil)
+            throw decoder.mismatch([String: Any].self, at: object, path: path, key: .none)
         }
         self.decoder = decoder
         self.object = object
@@ -96,93 +96,93 @@ struct TapeKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     }
 
     func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool {
-        try decoder.bool(at: try require(key), path: path, key: key)
+        try decoder.bool(at: try require(key), path: path, key: .key(key))
     }
 
     func decode(_ type: String.Type, forKey key: Key) throws -> String {
-        try decoder.string(at: try require(key), path: path, key: key)
+        try decoder.string(at: try require(key), path: path, key: .key(key))
     }
 
     func decode(_ type: Double.Type, forKey key: Key) throws -> Double {
-        try decoder.floatingPoint(type, at: try require(key), path: path, key: key)
+        try decoder.floatingPoint(type, at: try require(key), path: path, key: .key(key))
     }
 
     func decode(_ type: Float.Type, forKey key: Key) throws -> Float {
-        try decoder.floatingPoint(type, at: try require(key), path: path, key: key)
+        try decoder.floatingPoint(type, at: try require(key), path: path, key: .key(key))
     }
 
     func decode(_ type: Int.Type, forKey key: Key) throws -> Int {
-        try decoder.integer(type, at: try require(key), path: path, key: key)
+        try decoder.integer(type, at: try require(key), path: path, key: .key(key))
     }
 
     func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 {
-        try decoder.integer(type, at: try require(key), path: path, key: key)
+        try decoder.integer(type, at: try require(key), path: path, key: .key(key))
     }
 
     func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 {
-        try decoder.integer(type, at: try require(key), path: path, key: key)
+        try decoder.integer(type, at: try require(key), path: path, key: .key(key))
     }
 
     func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 {
-        try decoder.integer(type, at: try require(key), path: path, key: key)
+        try decoder.integer(type, at: try require(key), path: path, key: .key(key))
     }
 
     func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 {
-        try decoder.integer(type, at: try require(key), path: path, key: key)
+        try decoder.integer(type, at: try require(key), path: path, key: .key(key))
     }
 
     func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt {
-        try decoder.integer(type, at: try require(key), path: path, key: key)
+        try decoder.integer(type, at: try require(key), path: path, key: .key(key))
     }
 
     func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 {
-        try decoder.integer(type, at: try require(key), path: path, key: key)
+        try decoder.integer(type, at: try require(key), path: path, key: .key(key))
     }
 
     func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 {
-        try decoder.integer(type, at: try require(key), path: path, key: key)
+        try decoder.integer(type, at: try require(key), path: path, key: .key(key))
     }
 
     func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 {
-        try decoder.integer(type, at: try require(key), path: path, key: key)
+        try decoder.integer(type, at: try require(key), path: path, key: .key(key))
     }
 
     func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 {
-        try decoder.integer(type, at: try require(key), path: path, key: key)
+        try decoder.integer(type, at: try require(key), path: path, key: .key(key))
     }
 
     func decode<Value: Decodable>(_ type: Value.Type, forKey key: Key) throws -> Value {
-        try decoder.unwrap(type, at: try require(key), path: path, key: key)
+        try decoder.unwrap(type, at: try require(key), path: path, key: .key(key))
     }
 
     func decodeIfPresent(_ type: Bool.Type, forKey key: Key) throws -> Bool? {
         guard let index = present(key) else { return nil }
-        return try decoder.bool(at: index, path: path, key: key)
+        return try decoder.bool(at: index, path: path, key: .key(key))
     }
 
     func decodeIfPresent(_ type: String.Type, forKey key: Key) throws -> String? {
         guard let index = present(key) else { return nil }
-        return try decoder.string(at: index, path: path, key: key)
+        return try decoder.string(at: index, path: path, key: .key(key))
     }
 
     func decodeIfPresent(_ type: Double.Type, forKey key: Key) throws -> Double? {
         guard let index = present(key) else { return nil }
-        return try decoder.floatingPoint(type, at: index, path: path, key: key)
+        return try decoder.floatingPoint(type, at: index, path: path, key: .key(key))
     }
 
     func decodeIfPresent(_ type: Int.Type, forKey key: Key) throws -> Int? {
         guard let index = present(key) else { return nil }
-        return try decoder.integer(type, at: index, path: path, key: key)
+        return try decoder.integer(type, at: index, path: path, key: .key(key))
     }
 
     func decodeIfPresent(_ type: Int64.Type, forKey key: Key) throws -> Int64? {
         guard let index = present(key) else { return nil }
-        return try decoder.integer(type, at: index, path: path, key: key)
+        return try decoder.integer(type, at: index, path: path, key: .key(key))
     }
 
     func decodeIfPresent<Value: Decodable>(_ type: Value.Type, forKey key: Key) throws -> Value? {
         guard let index = present(key) else { return nil }
-        return try decoder.unwrap(type, at: index, path: path, key: key)
+        return try decoder.unwrap(type, at: index, path: path, key: .key(key))
     }
 
     func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws

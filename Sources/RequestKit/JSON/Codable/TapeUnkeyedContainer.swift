@@ -11,7 +11,7 @@ struct TapeUnkeyedContainer: UnkeyedDecodingContainer {
 
     init(decoder: TapeDecoder, array: Int, path: CodingPathNode) throws {
         guard decoder.tape.nodes[array].kind == .array else {
-            throw decoder.mismatch([Any].self, at: array, path: path, key: nil)
+            throw decoder.mismatch([Any].self, at: array, path: path, key: .none)
         }
         self.decoder = decoder
         self.path = path
@@ -23,13 +23,11 @@ struct TapeUnkeyedContainer: UnkeyedDecodingContainer {
 
     var isAtEnd: Bool { currentIndex >= count ?? 0 }
 
-    private var indexKey: JsonCodingKey { JsonCodingKey(index: currentIndex) }
-
     /// The next element's node; `valueNotFound` at the end, as `JSONDecoder` reports it.
     private func next(_ type: Any.Type, _ message: String = "Unkeyed container is at end.") throws -> Int {
         guard !isAtEnd else {
             throw DecodingError.valueNotFound(
-                type, DecodingError.Context(codingPath: path.keys(appending: indexKey), debugDescription: message))
+                type, DecodingError.Context(codingPath: path.keys(appending: .index(currentIndex)), debugDescription: message))
         }
         return element
     }
@@ -48,25 +46,25 @@ struct TapeUnkeyedContainer: UnkeyedDecodingContainer {
     }
 
     mutating func decode(_ type: Bool.Type) throws -> Bool {
-        let value = try decoder.bool(at: try next(type), path: path, key: indexKey)
+        let value = try decoder.bool(at: try next(type), path: path, key: .index(currentIndex))
         advance()
         return value
     }
 
     mutating func decode(_ type: String.Type) throws -> String {
-        let value = try decoder.string(at: try next(type), path: path, key: indexKey)
+        let value = try decoder.string(at: try next(type), path: path, key: .index(currentIndex))
         advance()
         return value
     }
 
     mutating func decode(_ type: Double.Type) throws -> Double {
-        let value = try decoder.floatingPoint(type, at: try next(type), path: path, key: indexKey)
+        let value = try decoder.floatingPoint(type, at: try next(type), path: path, key: .index(currentIndex))
         advance()
         return value
     }
 
     mutating func decode(_ type: Float.Type) throws -> Float {
-        let value = try decoder.floatingPoint(type, at: try next(type), path: path, key: indexKey)
+        let value = try decoder.floatingPoint(type, at: try next(type), path: path, key: .index(currentIndex))
         advance()
         return value
     }
@@ -112,13 +110,13 @@ struct TapeUnkeyedContainer: UnkeyedDecodingContainer {
     }
 
     private mutating func decodeInteger<Integer: FixedWidthInteger>(_ type: Integer.Type) throws -> Integer {
-        let value = try decoder.integer(type, at: try next(type), path: path, key: indexKey)
+        let value = try decoder.integer(type, at: try next(type), path: path, key: .index(currentIndex))
         advance()
         return value
     }
 
     mutating func decode<Value: Decodable>(_ type: Value.Type) throws -> Value {
-        let value = try decoder.unwrap(type, at: try next(type), path: path, key: indexKey)
+        let value = try decoder.unwrap(type, at: try next(type), path: path, key: .index(currentIndex))
         advance()
         return value
     }
@@ -129,7 +127,7 @@ struct TapeUnkeyedContainer: UnkeyedDecodingContainer {
             advance()
             return nil
         }
-        let value = try decoder.unwrap(type, at: element, path: path, key: indexKey)
+        let value = try decoder.unwrap(type, at: element, path: path, key: .index(currentIndex))
         advance()
         return value
     }

@@ -101,8 +101,8 @@ public struct TypedJsonDecoder: Sendable {
     ///   `.keyNotFound`, `.valueNotFound`, `.typeMismatch` or `.dataCorrupted` with the path of the value.
     public func decode<Value: Decodable>(_ type: Value.Type, from data: Data) throws -> Value {
         let tape = try data.withUnsafeBytes { bytes in try Self.tape(from: bytes, maximumDepth: maximumDepth) }
-        let decoder = TapeDecoder(tape: tape, options: self)
-        return try decoder.unwrap(type, at: 0, path: .root, key: nil)
+        let decoder = TapeDecoder(owner: JsonTape.Owner(tape), options: self)
+        return try decoder.unwrap(type, at: 0, path: .root, key: .none)
     }
 
     /// Decodes a value of `type` from JSON bytes such as `[UInt8]`.
@@ -122,8 +122,8 @@ public struct TypedJsonDecoder: Sendable {
         }
         let tape =
             try (bytes.withContiguousStorageIfAvailable(build) ?? Array(bytes).withUnsafeBufferPointer(build)).get()
-        let decoder = TapeDecoder(tape: tape, options: self)
-        return try decoder.unwrap(type, at: 0, path: .root, key: nil)
+        let decoder = TapeDecoder(owner: JsonTape.Owner(tape), options: self)
+        return try decoder.unwrap(type, at: 0, path: .root, key: .none)
     }
 
     private static func tape(from bytes: UnsafeRawBufferPointer, maximumDepth: Int) throws -> JsonTape {

@@ -3,8 +3,8 @@
 
 /// twitter.json: a search result with its statuses and their users.
 struct TwitterSearch: Codable {
-    let statuses: [Status]
-    let searchMetadata: SearchMetadata
+    let statuses: [TwitterStatus]
+    let searchMetadata: TwitterSearchMetadata
 
     enum CodingKeys: String, CodingKey {
         case statuses
@@ -13,8 +13,8 @@ struct TwitterSearch: Codable {
 }
 
 /// One status; a retweet carries the original status.
-final class Status: Codable {
-    let metadata: StatusMetadata
+final class TwitterStatus: Codable {
+    let metadata: TwitterStatusMetadata
     let createdAt: String
     let id: UInt64
     let idString: String
@@ -26,11 +26,11 @@ final class Status: Codable {
     let inReplyToUserID: UInt64?
     let inReplyToUserIDString: String?
     let inReplyToScreenName: String?
-    let user: User
-    let retweetedStatus: Status?
+    let user: TwitterUser
+    let retweetedStatus: TwitterStatus?
     let retweetCount: Int
     let favoriteCount: Int
-    let entities: Entities
+    let entities: TwitterEntities
     let favorited: Bool
     let retweeted: Bool
     let possiblySensitive: Bool?
@@ -57,7 +57,7 @@ final class Status: Codable {
     }
 }
 
-struct StatusMetadata: Codable {
+struct TwitterStatusMetadata: Codable {
     let resultType: String
     let isoLanguageCode: String
 
@@ -67,7 +67,7 @@ struct StatusMetadata: Codable {
     }
 }
 
-struct User: Codable {
+struct TwitterUser: Codable {
     let id: UInt64
     let idString: String
     let name: String
@@ -75,7 +75,7 @@ struct User: Codable {
     let location: String
     let description: String
     let url: String?
-    let entities: UserEntities
+    let entities: TwitterUserEntities
     let protected: Bool
     let followersCount: Int
     let friendsCount: Int
@@ -149,21 +149,21 @@ struct User: Codable {
     }
 }
 
-struct UserEntities: Codable {
-    let description: URLList
-    let url: URLList?
+struct TwitterUserEntities: Codable {
+    let description: TwitterURLList
+    let url: TwitterURLList?
 }
 
-struct URLList: Codable {
-    let urls: [URLEntity]
+struct TwitterURLList: Codable {
+    let urls: [TwitterURLEntity]
 }
 
-struct Entities: Codable {
-    let hashtags: [Hashtag]
-    let symbols: [Hashtag]
-    let urls: [URLEntity]
-    let userMentions: [UserMention]
-    let media: [Media]?
+struct TwitterEntities: Codable {
+    let hashtags: [TwitterHashtag]
+    let symbols: [TwitterHashtag]
+    let urls: [TwitterURLEntity]
+    let userMentions: [TwitterUserMention]
+    let media: [TwitterMedia]?
 
     enum CodingKeys: String, CodingKey {
         case hashtags, symbols, urls
@@ -172,12 +172,12 @@ struct Entities: Codable {
     }
 }
 
-struct Hashtag: Codable {
+struct TwitterHashtag: Codable {
     let text: String
     let indices: [Int]
 }
 
-struct URLEntity: Codable {
+struct TwitterURLEntity: Codable {
     let url: String
     let expandedURL: String
     let displayURL: String
@@ -191,7 +191,7 @@ struct URLEntity: Codable {
     }
 }
 
-struct UserMention: Codable {
+struct TwitterUserMention: Codable {
     let screenName: String
     let name: String
     let id: UInt64
@@ -206,7 +206,7 @@ struct UserMention: Codable {
     }
 }
 
-struct Media: Codable {
+struct TwitterMedia: Codable {
     let id: UInt64
     let idString: String
     let indices: [Int]
@@ -216,7 +216,7 @@ struct Media: Codable {
     let displayURL: String
     let expandedURL: String
     let type: String
-    let sizes: [String: MediaSize]
+    let sizes: [String: TwitterMediaSize]
     let sourceStatusID: UInt64?
     let sourceStatusIDString: String?
 
@@ -235,13 +235,13 @@ struct Media: Codable {
     }
 }
 
-struct MediaSize: Codable {
+struct TwitterMediaSize: Codable {
     let w: Int
     let h: Int
     let resize: String
 }
 
-struct SearchMetadata: Codable {
+struct TwitterSearchMetadata: Codable {
     let completedIn: Double
     let maxID: UInt64
     let maxIDString: String
@@ -270,8 +270,8 @@ struct Catalog: Codable {
     let areaNames: [Int: String]
     let audienceSubCategoryNames: [Int: String]
     let blockNames: [String: String]
-    let events: [String: Event]
-    let performances: [Performance]
+    let events: [String: CatalogEvent]
+    let performances: [CatalogPerformance]
     let seatCategoryNames: [String: String]
     let subTopicNames: [String: String]
     let subjectNames: [String: String]
@@ -280,7 +280,7 @@ struct Catalog: Codable {
     let venueNames: [String: String]
 }
 
-struct Event: Codable {
+struct CatalogEvent: Codable {
     let description: String?
     let id: Int
     let logo: String?
@@ -291,30 +291,30 @@ struct Event: Codable {
     let topicIds: [Int]
 }
 
-struct Performance: Codable {
+struct CatalogPerformance: Codable {
     let eventId: Int
     let id: Int
     let logo: String?
     let name: String?
-    let prices: [Price]
-    let seatCategories: [SeatCategory]
+    let prices: [CatalogPrice]
+    let seatCategories: [CatalogSeatCategory]
     let seatMapImage: String?
     let start: Int
     let venueCode: String
 }
 
-struct Price: Codable {
+struct CatalogPrice: Codable {
     let amount: Int
     let audienceSubCategoryId: Int
     let seatCategoryId: Int
 }
 
-struct SeatCategory: Codable {
-    let areas: [Area]
+struct CatalogSeatCategory: Codable {
+    let areas: [CatalogArea]
     let seatCategoryId: Int
 }
 
-struct Area: Codable {
+struct CatalogArea: Codable {
     let areaId: Int
     let blockIds: [Int]
 }
