@@ -26,7 +26,8 @@ private func expectSameAsStrtod(_ text: String, sourceLocation: SourceLocation =
         return
     }
     let value = try #require(parsed.double, "\(text)", sourceLocation: sourceLocation)
-    #expect(value.bitPattern == reference.bitPattern, "\(text): \(value) but strtod says \(reference)",
+    #expect(
+        value.bitPattern == reference.bitPattern, "\(text): \(value) but strtod says \(reference)",
         sourceLocation: sourceLocation)
 }
 

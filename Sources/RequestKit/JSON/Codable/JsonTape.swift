@@ -279,7 +279,9 @@ struct JsonTape {
                             let other = keys[Int(slots[slot]) - 1]
                             if other.fingerprint == fingerprint {
                                 let otherKey = nodes[other.key]
-                                if text.elementsEqual(UnsafeRawBufferPointer(rebasing: bytes[otherKey.first..<otherKey.second])) {
+                                if text.elementsEqual(
+                                    UnsafeRawBufferPointer(rebasing: bytes[otherKey.first..<otherKey.second]))
+                                {
                                     return true
                                 }
                             }

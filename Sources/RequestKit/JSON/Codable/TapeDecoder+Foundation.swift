@@ -13,7 +13,8 @@ extension Dictionary: StringKeyedDictionary where Key == String, Value: Decodabl
         var keyIndex = index + 1
         for _ in 0..<tape.nodes[index].first {
             let key = tape.string(at: keyIndex)
-            let value = try decoder.unwrap(Value.self, at: keyIndex + 1, path: path, key: .key(JsonCodingKey(stringValue: key)))
+            let value = try decoder.unwrap(
+                Value.self, at: keyIndex + 1, path: path, key: .key(JsonCodingKey(stringValue: key)))
             if result[key] == nil {
                 result[key] = value
             }
@@ -26,13 +27,16 @@ extension Dictionary: StringKeyedDictionary where Key == String, Value: Decodabl
 extension TapeDecoder {
     /// Decodes the Foundation types that `JSONDecoder` treats on its own: `Date` and `Data` by their strategies,
     /// `URL` from a string, `Decimal` from a number's exact text, and `[String: Value]` without key conversion.
-    func foundationValue<Value>(_ type: Value.Type, at index: Int, path: CodingPathNode, key: CodingPathNode.Component)
+    func foundationValue<Value>(
+        _ type: Value.Type, at index: Int, path: CodingPathNode, key: CodingPathNode.Component
+    )
         throws -> Any
     {
         let node = tape.nodes[index]
         if node.kind == .null {
-            throw mismatch(Value.self == Decimal.self || Value.self == Date.self || Value.self == Data.self
-                || Value.self == URL.self ? Value.self : [String: Any].self, at: index, path: path, key: key)
+            throw mismatch(
+                Value.self == Decimal.self || Value.self == Date.self || Value.self == Data.self
+                    || Value.self == URL.self ? Value.self : [String: Any].self, at: index, path: path, key: key)
         }
         if Value.self == Date.self {
             return try date(at: index, path: path, key: key)
@@ -44,7 +48,8 @@ extension TapeDecoder {
             let string = try self.string(at: index, path: path, key: key)
             guard let url = URL(string: string) else {
                 throw DecodingError.dataCorrupted(
-                    DecodingError.Context(codingPath: path.keys(appending: key), debugDescription: "Invalid URL string."))
+                    DecodingError.Context(
+                        codingPath: path.keys(appending: key), debugDescription: "Invalid URL string."))
             }
             return url
         }
@@ -91,16 +96,16 @@ extension TapeDecoder {
             return try with(node: index, path: path.appending(key)) { try closure(self) }
         }
         #if canImport(Darwin)
-            if case .formatted(let formatter) = strategy {
-                let string = try self.string(at: index, path: path, key: key)
-                guard let date = formatter.date(from: string) else {
-                    throw DecodingError.dataCorrupted(
-                        DecodingError.Context(
-                            codingPath: path.keys(appending: key),
-                            debugDescription: "Date string does not match format expected by formatter."))
-                }
-                return date
+        if case .formatted(let formatter) = strategy {
+            let string = try self.string(at: index, path: path, key: key)
+            guard let date = formatter.date(from: string) else {
+                throw DecodingError.dataCorrupted(
+                    DecodingError.Context(
+                        codingPath: path.keys(appending: key),
+                        debugDescription: "Date string does not match format expected by formatter."))
             }
+            return date
+        }
         #endif
         return try with(node: index, path: path.appending(key)) { try Date(from: self) }
     }
@@ -115,7 +120,8 @@ extension TapeDecoder {
             guard let data = Data(base64Encoded: tape.string(at: index)) else {
                 throw DecodingError.dataCorrupted(
                     DecodingError.Context(
-                        codingPath: path.keys(appending: key), debugDescription: "Encountered Data is not valid Base64."))
+                        codingPath: path.keys(appending: key), debugDescription: "Encountered Data is not valid Base64."
+                    ))
             }
             return data
         case .custom(let closure):
@@ -134,8 +140,8 @@ extension TypedJsonDecoder {
         switch strategy {
         case .deferredToDate, .secondsSince1970, .millisecondsSince1970, .iso8601, .custom: true
         #if canImport(Darwin)
-            case .formatted: true
-            @unknown default: false
+        case .formatted: true
+        @unknown default: false
         #endif
         }
     }

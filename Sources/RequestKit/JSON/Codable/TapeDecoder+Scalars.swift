@@ -2,7 +2,8 @@ import Foundation
 
 extension TapeDecoder {
     /// `typeMismatch`, or `valueNotFound` for a null, as `JSONDecoder` reports a value of the wrong kind.
-    func mismatch(_ type: Any.Type, at index: Int, path: CodingPathNode, key: CodingPathNode.Component) -> DecodingError {
+    func mismatch(_ type: Any.Type, at index: Int, path: CodingPathNode, key: CodingPathNode.Component) -> DecodingError
+    {
         let kind = tape.nodes[index].kind
         let context = DecodingError.Context(
             codingPath: path.keys(appending: key),
@@ -24,7 +25,9 @@ extension TapeDecoder {
     }
 
     /// The error `JSONDecoder` throws for a number its type cannot hold: data corrupted, at the root.
-    func unrepresentable(_ type: Any.Type, at index: Int, path: CodingPathNode, key: CodingPathNode.Component)
+    func unrepresentable(
+        _ type: Any.Type, at index: Int, path: CodingPathNode, key: CodingPathNode.Component
+    )
         -> DecodingError
     {
         let text = String(decoding: tape.text(of: tape.nodes[index]), as: UTF8.self)

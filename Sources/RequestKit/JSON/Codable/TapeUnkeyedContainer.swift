@@ -27,7 +27,9 @@ struct TapeUnkeyedContainer: UnkeyedDecodingContainer {
     private func next(_ type: Any.Type, _ message: String = "Unkeyed container is at end.") throws -> Int {
         guard !isAtEnd else {
             throw DecodingError.valueNotFound(
-                type, DecodingError.Context(codingPath: path.keys(appending: .index(currentIndex)), debugDescription: message))
+                type,
+                DecodingError.Context(codingPath: path.keys(appending: .index(currentIndex)), debugDescription: message)
+            )
         }
         return element
     }
@@ -132,7 +134,9 @@ struct TapeUnkeyedContainer: UnkeyedDecodingContainer {
         return value
     }
 
-    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type) throws
+    mutating func nestedContainer<NestedKey: CodingKey>(
+        keyedBy type: NestedKey.Type
+    ) throws
         -> KeyedDecodingContainer<NestedKey>
     {
         let index = try next(KeyedDecodingContainer<NestedKey>.self)
@@ -145,7 +149,8 @@ struct TapeUnkeyedContainer: UnkeyedDecodingContainer {
     mutating func nestedUnkeyedContainer() throws -> any UnkeyedDecodingContainer {
         let index = try next(
             (any UnkeyedDecodingContainer).self, "Cannot get nested unkeyed container -- unkeyed container is at end.")
-        let container = try TapeUnkeyedContainer(decoder: decoder, array: index, path: path.appending(index: currentIndex))
+        let container = try TapeUnkeyedContainer(
+            decoder: decoder, array: index, path: path.appending(index: currentIndex))
         advance()
         return container
     }

@@ -19,7 +19,9 @@ extension Dictionary: StringKeyedEncodableDictionary where Key == String, Value:
 extension TreeEncoder {
     /// Foundation's types that `JSONEncoder` writes on its own: `Date` and `Data` by their strategies, `URL` as
     /// its absolute string, `Decimal` as its exact digits, and `[String: Value]` without key conversion.
-    func foundationValue<Value: Encodable>(_ value: Value, path: CodingPathNode, key: CodingPathNode.Component)
+    func foundationValue<Value: Encodable>(
+        _ value: Value, path: CodingPathNode, key: CodingPathNode.Component
+    )
         throws -> EncodedValue?
     {
         if let date = value as? Date {
@@ -63,9 +65,9 @@ extension TreeEncoder {
             return try encodeNested(path: path.appending(key)) { try closure(date, self) } ?? .object(EncodedObject())
         }
         #if canImport(Darwin)
-            if case .formatted(let formatter) = strategy {
-                return .string(formatter.string(from: date))
-            }
+        if case .formatted(let formatter) = strategy {
+            return .string(formatter.string(from: date))
+        }
         #endif
         return try encodeNested(path: path.appending(key)) { try date.encode(to: self) }
     }

@@ -70,7 +70,9 @@ final class TreeEncoder: Encoder, SingleValueEncodingContainer {
 
     /// Encodes `value`: Foundation's types by their strategies, others through their `encode(to:)`. Nil when
     /// the value encoded nothing.
-    func wrap<Value: Encodable>(_ value: Value, path parent: CodingPathNode, key: CodingPathNode.Component) throws
+    func wrap<Value: Encodable>(
+        _ value: Value, path parent: CodingPathNode, key: CodingPathNode.Component
+    ) throws
         -> EncodedValue?
     {
         if Value.self == Date.self || Value.self == Data.self || Value.self == URL.self || Value.self == Decimal.self
@@ -96,7 +98,9 @@ final class TreeEncoder: Encoder, SingleValueEncodingContainer {
     }
 
     /// A finite number as it is, a non-conforming one as the strategy says.
-    func number<Float: BinaryFloatingPoint>(_ number: Float, path: CodingPathNode, key: CodingPathNode.Component)
+    func number<Float: BinaryFloatingPoint>(
+        _ number: Float, path: CodingPathNode, key: CodingPathNode.Component
+    )
         throws -> EncodedValue
     {
         if number.isFinite {

@@ -116,7 +116,8 @@ public struct TypedJsonDecoder: Sendable {
     ///   - bytes: The UTF-8 bytes of the document.
     /// - Returns: The decoded value.
     /// - Throws: `DecodingError`, as ``decode(_:from:)-(_,Data)`` does.
-    public func decode<Value: Decodable, Bytes: Sequence<UInt8>>(_ type: Value.Type, from bytes: Bytes) throws -> Value {
+    public func decode<Value: Decodable, Bytes: Sequence<UInt8>>(_ type: Value.Type, from bytes: Bytes) throws -> Value
+    {
         let build = { (buffer: UnsafeBufferPointer<UInt8>) in
             Result { try Self.tape(from: UnsafeRawBufferPointer(buffer), maximumDepth: maximumDepth) }
         }

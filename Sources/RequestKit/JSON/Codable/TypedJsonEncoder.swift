@@ -108,7 +108,8 @@ public struct TypedJsonEncoder: Sendable {
         guard let encoded = try encoder.wrap(value, path: .root, key: .none) else {
             throw EncodingError.invalidValue(
                 value,
-                EncodingError.Context(codingPath: [], debugDescription: "Top-level \(Value.self) did not encode any values."))
+                EncodingError.Context(
+                    codingPath: [], debugDescription: "Top-level \(Value.self) did not encode any values."))
         }
         var writer = EncodedValueWriter(formatting: outputFormatting)
         writer.write(encoded)
@@ -119,8 +120,8 @@ public struct TypedJsonEncoder: Sendable {
         switch strategy {
         case .deferredToDate, .secondsSince1970, .millisecondsSince1970, .iso8601, .custom: true
         #if canImport(Darwin)
-            case .formatted: true
-            @unknown default: false
+        case .formatted: true
+        @unknown default: false
         #endif
         }
     }

@@ -19,7 +19,8 @@ private let testSuiteExists = FileManager.default.fileExists(
 
 @Suite("TypedJsonDecoder against JSONDecoder")
 struct TypedJsonDecoderTests {
-    @Test("Every JSONTestSuite y_ document decodes into Json exactly as JSONDecoder decodes it",
+    @Test(
+        "Every JSONTestSuite y_ document decodes into Json exactly as JSONDecoder decodes it",
         .enabled(if: testSuiteExists, "../shared/data/JSONTestSuite is absent"))
     func decodesTestSuiteDocuments() throws {
         let folder = sharedDataFolder.appendingPathComponent("JSONTestSuite/test_parsing")
@@ -35,7 +36,8 @@ struct TypedJsonDecoderTests {
         }
     }
 
-    @Test("twitter.json and citm_catalog.json decode into their models as JSONDecoder decodes them",
+    @Test(
+        "twitter.json and citm_catalog.json decode into their models as JSONDecoder decodes them",
         .enabled(if: benchmarkDataExists, "../shared/data/json-benchmark is absent"))
     func decodesBenchmarkDocuments() throws {
         let folder = sharedDataFolder.appendingPathComponent("json-benchmark")
@@ -157,7 +159,8 @@ struct TypedJsonDecoderTests {
         "Key strategies convert object keys but not the keys of [String: Value]",
         arguments: [
             #"{"user_id":1,"first_name":"Ada","__private_":true,"url_string":"x","nested":{"a_b":1}}"#,
-            #"{"user_id":1,"first_name":"Ada","nested":{"a_b":1,"A_B":2}}"#, #"{"userId":1,"firstName":"Ada","nested":{}}"#,
+            #"{"user_id":1,"first_name":"Ada","nested":{"a_b":1,"A_B":2}}"#,
+            #"{"userId":1,"firstName":"Ada","nested":{}}"#,
             #"{"user__id":1,"first_name":"Ada","nested":{}}"#,
         ])
     func convertsKeys(text: String) throws {
@@ -232,7 +235,8 @@ struct TypedJsonDecoderTests {
         let decoder = JSONDecoder()
         decoder.nonConformingFloatDecodingStrategy = .convertFromString(
             positiveInfinity: "+Infinity", negativeInfinity: "-Infinity", nan: "NaN")
-        let values = try #require(TypedJsonDecoder(matching: decoder)).decode(Doubles.self, from: Data(text.utf8)).values
+        let values = try #require(TypedJsonDecoder(matching: decoder)).decode(Doubles.self, from: Data(text.utf8))
+            .values
         #expect(values[0] == .infinity && values[1] == -.infinity && values[2].isNaN && values[3] == 1.5)
     }
 
@@ -251,7 +255,9 @@ struct TypedJsonDecoderTests {
         #expect(try decoder.decode(Versioned.self, from: Data("{}".utf8)).version == 3)
         let foundation = JSONDecoder()
         foundation.userInfo[key] = 4
-        #expect(try #require(TypedJsonDecoder(matching: foundation)).decode(Versioned.self, from: Data("{}".utf8)).version == 4)
+        #expect(
+            try #require(TypedJsonDecoder(matching: foundation)).decode(Versioned.self, from: Data("{}".utf8)).version
+                == 4)
     }
 
     @Test("A JSONDecoder with JSON5, a top-level dictionary or a subclass is not matched, so it keeps its behaviour")

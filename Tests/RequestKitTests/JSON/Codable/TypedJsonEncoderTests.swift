@@ -8,9 +8,10 @@ import Testing
 private func expectSameEncoding<Value: Encodable>(
     _ value: Value, configure: (JSONEncoder) -> Void = { _ in }, sourceLocation: SourceLocation = #_sourceLocation
 ) throws {
-    for formatting: JSONEncoder.OutputFormatting in [[.sortedKeys], [.sortedKeys, .prettyPrinted],
-        [.sortedKeys, .withoutEscapingSlashes]]
-    {
+    for formatting: JSONEncoder.OutputFormatting in [
+        [.sortedKeys], [.sortedKeys, .prettyPrinted],
+        [.sortedKeys, .withoutEscapingSlashes],
+    ] {
         let foundation = JSONEncoder()
         configure(foundation)
         foundation.outputFormatting = formatting
@@ -36,7 +37,8 @@ private let benchmarkFolder = sharedDataFolder.appendingPathComponent("json-benc
 
 @Suite("TypedJsonEncoder against JSONEncoder")
 struct TypedJsonEncoderTests {
-    @Test("The benchmark models encode to the same bytes",
+    @Test(
+        "The benchmark models encode to the same bytes",
         .enabled(if: FileManager.default.fileExists(atPath: benchmarkFolder.path), "../shared/data is absent"))
     func encodesBenchmarkModels() throws {
         let twitter = try JSONDecoder().decode(
@@ -70,7 +72,8 @@ struct TypedJsonEncoderTests {
                 bool: true, string: "é/\t", double: 1e300, float: 0.1, int: .min, int8: -8, int16: 16, int32: 32,
                 int64: .max, uint: .max, uint8: 8, uint16: 16, uint32: 32, uint64: .max, optionalBool: nil,
                 optionalString: nil, optionalDouble: -0.0, optionalInt: 3))
-        try expectSameEncoding(Doubles(values: [1, 1.5, 1e-7, 1.2345678901234568e20, .leastNonzeroMagnitude, 0.1 + 0.2]))
+        try expectSameEncoding(
+            Doubles(values: [1, 1.5, 1e-7, 1.2345678901234568e20, .leastNonzeroMagnitude, 0.1 + 0.2]))
         try expectSameEncoding([[String: [Int]]()], configure: { _ in })
         try expectSameEncoding([[Int]](), configure: { _ in })
         try expectSameEncoding("top-level / string")
@@ -133,6 +136,8 @@ struct TypedJsonEncoderTests {
             let apple = 2
             let mango = [3]
         }
-        #expect(String(decoding: try TypedJsonEncoder().encode(Ordered()), as: UTF8.self) == #"{"zebra":1,"apple":2,"mango":[3]}"#)
+        #expect(
+            String(decoding: try TypedJsonEncoder().encode(Ordered()), as: UTF8.self)
+                == #"{"zebra":1,"apple":2,"mango":[3]}"#)
     }
 }
