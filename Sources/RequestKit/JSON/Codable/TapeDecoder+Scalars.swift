@@ -106,15 +106,21 @@ extension TapeDecoder {
         guard node.kind == .decimal else {
             throw mismatch(type, at: index, path: path, key: key)
         }
+        // As `JSONDecoder`: through the nearest double, which must be a whole number in range; from 2^53 on,
+        // where doubles skip integers, through the exact decimal with any fraction truncated.
         var parser = tape.parser(at: node.first)
-        if let parts = try? parser.scanNumber(), let double = parser.double(parts),
-            double.magnitude < 0x1p53, let value = Integer(exactly: double)
-        {
-            return value
+        if let parts = try? parser.scanNumber(), let double = parser.double(parts) {
+            guard let value = Integer(exactly: double) else {
+                throw unrepresentable(type, at: index, path: path, key: key)
+            }
+            if double.magnitude < 0x1p53 {
+                return value
+            }
         }
         let text = String(decoding: tape.text(of: node), as: UTF8.self)
         if let decimal = Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")), decimal.isFinite,
-            let value = Integer(decimal.description)
+            let integralDigits = decimal.description.split(separator: ".").first,
+            let value = Integer(integralDigits)
         {
             return value
         }

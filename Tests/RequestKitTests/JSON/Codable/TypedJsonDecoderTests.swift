@@ -139,6 +139,9 @@ struct TypedJsonDecoderTests {
         try expectSameDecoding([NestedOptionals].self, #"[{"c":{}},{"c":[]}]"#)
         try expectSameDecoding([Int?].self, "[1,null,3]")
         try expectSameDecoding([Int].self, "[1,null,3]")
+        // From 2^53 on, JSONDecoder truncates a fraction; below, it rejects one.
+        try expectSameDecoding([Int64].self, "[-121231231239053240.2, 12345678901234567.5, 1.5e17]")
+        try expectSameDecoding([Int64].self, "[-0.5]")
         try expectSameDecoding(Set<String>.self, #"["a","b","a"]"#)
         try expectSameDecoding([String: [Int]].self, #"{"a":[1],"b":[2,false]}"#)
     }
