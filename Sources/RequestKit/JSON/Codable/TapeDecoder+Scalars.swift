@@ -117,14 +117,34 @@ extension TapeDecoder {
                 return value
             }
         }
-        let text = String(decoding: tape.text(of: node), as: UTF8.self)
-        if let decimal = Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")), decimal.isFinite,
-            let integralDigits = decimal.description.split(separator: ".").first,
-            let value = Integer(integralDigits)
-        {
+        var digits = tape.parser(at: node.first)
+        if let parts = try? digits.scanNumber(), let value = Self.integer(Integer.self, from: parts) {
             return value
         }
         throw unrepresentable(type, at: index, path: path, key: key)
+    }
+
+    /// `JSONDecoder`'s conversion of a decimal to an integer: all the significant digits must fit a `UInt64`, a
+    /// negative exponent divides them (dropping the fraction), a positive one multiplies them, and the result
+    /// must fit the type.
+    static func integer<Integer: FixedWidthInteger>(
+        _ type: Integer.Type, from parts: JsonParser.NumberParts
+    )
+        -> Integer?
+    {
+        guard !parts.hasDroppedDigits, !parts.isNegative || Integer.isSigned else { return nil }
+        var magnitude = parts.significand
+        for _ in 0..<min(parts.exponent.magnitude, 40) {
+            if parts.exponent < 0 {
+                magnitude /= 10
+            } else {
+                let (product, overflow) = magnitude.multipliedReportingOverflow(by: 10)
+                guard !overflow else { return nil }
+                magnitude = product
+            }
+        }
+        guard let value = Integer(exactly: magnitude) else { return nil }
+        return parts.isNegative ? 0 - value : value
     }
 
     /// Reads a `Double` or `Float`; infinities and NaN only from strings named by the non-conforming float

@@ -142,6 +142,8 @@ struct TypedJsonDecoderTests {
         // From 2^53 on, JSONDecoder truncates a fraction; below, it rejects one.
         try expectSameDecoding([Int64].self, "[-121231231239053240.2, 12345678901234567.5, 1.5e17]")
         try expectSameDecoding([Int64].self, "[-0.5]")
+        try expectSameDecoding([Int64].self, "[2123117949273077266.23]")
+        try expectSameDecoding([Int64].self, "[-9223372036854775808.0]")
         try expectSameDecoding(Set<String>.self, #"["a","b","a"]"#)
         try expectSameDecoding([String: [Int]].self, #"{"a":[1],"b":[2,false]}"#)
     }
