@@ -8,7 +8,7 @@ extension JsonParser {
         var isNegative = false
         /// No fraction and no exponent.
         var isInteger = true
-        /// Digits beyond the first ones did not fit the significand.
+        /// Nonzero digits beyond the first ones did not fit the significand (dropped zeros keep it exact).
         var hasDroppedDigits = false
         /// The offset of the first byte (`-` or a digit).
         var start = 0
@@ -17,7 +17,7 @@ extension JsonParser {
     /// Parses a number; `position` is at its first byte (`-` or a digit).
     mutating func parseNumber() throws(JsonParsingError) -> Json {
         let parts = try scanNumber()
-        if parts.isInteger && !parts.hasDroppedDigits {
+        if parts.isInteger && !parts.hasDroppedDigits && parts.exponent == 0 {
             if parts.isNegative, parts.significand <= UInt64(Int64.max) + 1 {
                 return Json(storage: .integer(Int64(bitPattern: 0 &- parts.significand)))
             }
@@ -82,7 +82,8 @@ extension JsonParser {
                 if parts.significand <= Self.accumulationLimit {
                     parts.significand = parts.significand &* 10 &+ UInt64(digit)
                 } else {
-                    parts.hasDroppedDigits = true
+                    // A dropped zero changes nothing once the exponent counts it.
+                    parts.hasDroppedDigits = parts.hasDroppedDigits || digit != 0
                     parts.exponent += 1
                 }
                 position += 1
@@ -101,7 +102,7 @@ extension JsonParser {
                     parts.significand = parts.significand &* 10 &+ UInt64(digit)
                     parts.exponent -= 1
                 } else {
-                    parts.hasDroppedDigits = true
+                    parts.hasDroppedDigits = parts.hasDroppedDigits || digit != 0
                 }
                 position += 1
             }

@@ -144,6 +144,7 @@ struct TypedJsonDecoderTests {
         try expectSameDecoding([Int64].self, "[-0.5]")
         try expectSameDecoding([Int64].self, "[2123117949273077266.23]")
         try expectSameDecoding([Int64].self, "[-9223372036854775808.0]")
+        try expectSameDecoding([UInt64].self, "[10000000000000000000.000, 1000000000000000000000e-3]")
         try expectSameDecoding(Set<String>.self, #"["a","b","a"]"#)
         try expectSameDecoding([String: [Int]].self, #"{"a":[1],"b":[2,false]}"#)
     }
