@@ -9,27 +9,34 @@ private let benchmarkFolder = URL(fileURLWithPath: #filePath)
     .appendingPathComponent("shared/data/json-benchmark")
 
 /// Megabytes (10⁶ bytes) per second for `bytes` processed in `measurement`'s median time per operation.
-private func megabytesPerSecond(_ bytes: Int, _ measurement: Measurement) -> Double {
+func megabytesPerSecond(_ bytes: Int, _ measurement: Measurement) -> Double {
     Double(bytes) / (measurement.nanosecondsPerOperation / 1e9) / 1e6
 }
 
-private func row(_ cells: [String]) -> String {
+func row(_ cells: [String]) -> String {
     "| " + cells.joined(separator: " | ") + " |"
 }
 
 /// Parses, serializes and reads the benchmark documents with RequestKit's `Json` and with Foundation, and
 /// prints the medians as a Markdown table with ratios against `JSONSerialization` measured in the same run.
+/// The contents of `name`.json in the benchmark folder, or nil (with a note) when it is missing.
+func benchmarkDocument(_ name: String) -> Data? {
+    let url = benchmarkFolder.appendingPathComponent("\(name).json")
+    guard let data = try? Data(contentsOf: url) else {
+        print("skipped \(name).json: not found at \(url.path)")
+        return nil
+    }
+    return data
+}
+
 func runJSONBenchmarks() {
     print("\n## JSON\n")
     let files = ["twitter", "citm_catalog", "canada"]
     var documents: [(name: String, data: Data)] = []
     for name in files {
-        let url = benchmarkFolder.appendingPathComponent("\(name).json")
-        guard let data = try? Data(contentsOf: url) else {
-            print("skipped \(name).json: not found at \(url.path)")
-            continue
+        if let data = benchmarkDocument(name) {
+            documents.append((name, data))
         }
-        documents.append((name, data))
     }
     guard !documents.isEmpty else { return }
 

@@ -42,3 +42,33 @@ func blackHole<T>(_ value: T) {
 func formatted(_ value: Double, decimals: Int = 1) -> String {
     String(format: "%.\(decimals)f", value)
 }
+
+/// Times two operations in alternating rounds (after one warm-up round of each), so that a change in the
+/// machine's load during the run affects both alike; returns the median round of each.
+///
+/// ```swift
+/// let (ours, theirs) = measureAlternately(iterations: 5, { decodeWithOurs() }, { decodeWithTheirs() })
+/// ```
+func measureAlternately(
+    rounds: Int = 15, iterations: Int, _ first: () throws -> Void, _ second: () throws -> Void
+) rethrows -> (Measurement, Measurement) {
+    var samples: ([Double], [Double]) = ([], [])
+    for round in 0...rounds {
+        var start = DispatchTime.now().uptimeNanoseconds
+        for _ in 0..<iterations { try first() }
+        let firstElapsed = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+        start = DispatchTime.now().uptimeNanoseconds
+        for _ in 0..<iterations { try second() }
+        let secondElapsed = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+        if round > 0 {
+            samples.0.append(firstElapsed)
+            samples.1.append(secondElapsed)
+        }
+    }
+    samples.0.sort()
+    samples.1.sort()
+    return (
+        Measurement(name: "first", medianSeconds: samples.0[rounds / 2], iterationsPerRound: iterations),
+        Measurement(name: "second", medianSeconds: samples.1[rounds / 2], iterationsPerRound: iterations)
+    )
+}

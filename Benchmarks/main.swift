@@ -8,5 +8,6 @@ func wants(_ name: String) -> Bool { selected.isEmpty || selected.contains(name)
 print("RequestKit \(RequestKitInfo.version) benchmarks (medians)")
 if wants("building") { runRequestBuildingBenchmarks() }
 if wants("json") { runJSONBenchmarks() }
+if wants("codable") { runCodableBenchmarks() }
 if wants("transfers") { runTransfersBenchmarks() }
 if wants("transport") { runTransportBenchmarks() }

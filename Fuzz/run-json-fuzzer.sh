@@ -2,7 +2,7 @@
 # Builds the libFuzzer target for the JSON parser and runs it.
 #
 # Usage: Fuzz/run-json-fuzzer.sh [seconds=30] [corpus directory=Fuzz/corpus-json]
-# Crash inputs are written to Fuzz/out/. Only Sources/RequestKit/JSON/*.swift is compiled in, so the JSON
+# Crash inputs are written to Fuzz/out/. Only Sources/RequestKit/JSON (with Codable/) is compiled in, so the JSON
 # sources must not depend on the rest of RequestKit.
 set -euo pipefail
 
@@ -15,7 +15,8 @@ binary="$out/json-parser-fuzzer"
 mkdir -p "$corpus" "$out"
 swiftc -sanitize=fuzzer,address -parse-as-library -O \
     -module-name JSONParserFuzzer \
-    "$root"/Sources/RequestKit/JSON/*.swift "$root"/Fuzz/JSONParser/main.swift \
+    "$root"/Sources/RequestKit/JSON/*.swift "$root"/Sources/RequestKit/JSON/Codable/*.swift \
+    "$root"/Fuzz/JSONParser/main.swift \
     -o "$binary"
 
 # Seed the corpus with the conformance cases when they are available.

@@ -1,14 +1,26 @@
-// A libFuzzer target for the JSON parser, built with the JSON sources only (see Fuzz/run-json-fuzzer.sh).
+// A libFuzzer target for the JSON parser, the typed decoder and number conversion, built with the JSON sources
+// only (see Fuzz/run-json-fuzzer.sh).
 //
 // Every input is parsed. Whatever the bytes, parsing must return or throw, never crash or hang. When it
 // succeeds, the invariants of the round trip are checked: the compact and the pretty serializations must parse
 // again, to a value equal to the first (and equal values must hash alike), and serializing that value again must
-// give the same bytes.
+// give the same bytes. The typed decoder must reject what the parser rejects, and decode valid documents into
+// `Json` exactly as `JSONDecoder` does (or fail as it does); `TypedJsonEncoder` must write valid JSON. An input that reads as a number must convert to the double `strtod` gives.
+
+import Foundation
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzJSONParser(_ start: UnsafeRawPointer?, _ count: Int) -> CInt {
     let bytes = UnsafeRawBufferPointer(start: start, count: count)
-    guard let value = try? Json(parsing: bytes) else { return 0 }
+    checkNumberConversion(bytes)
+    let typed = try? TypedJsonDecoder().decode(Json.self, from: bytes)
+    guard let value = try? Json(parsing: bytes) else {
+        precondition(typed == nil, "The typed decoder accepts a document the parser rejects")
+        return 0
+    }
+    // Both fail alike on a number that no type holds (such as 1e400, beyond Double and Decimal).
+    let foundation = try? JSONDecoder().decode(Json.self, from: Data(bytes))
+    precondition(typed == foundation, "The typed decoder and JSONDecoder disagree")
     let compact = value.serializedBytes()
     let pretty = value.serializedBytes(options: [.prettyPrinted, .sortedKeys])
     guard let reparsed = try? Json(parsing: compact) else {
@@ -21,5 +33,24 @@ public func fuzzJSONParser(_ start: UnsafeRawPointer?, _ count: Int) -> CInt {
     precondition(reparsedPretty == value, "Pretty round trip changed the value")
     precondition(reparsed.hashValue == value.hashValue, "Equal values hash differently")
     precondition(reparsed.serializedBytes() == compact, "Serialization is not stable")
+    if let typed, let encoded = try? TypedJsonEncoder().encode(typed) {
+        precondition((try? Json(parsing: encoded)) != nil, "TypedJsonEncoder wrote invalid JSON")
+    }
     return 0
+}
+
+/// When the input is a JSON number with a fraction or an exponent, its double must be the one `strtod` gives.
+private func checkNumberConversion(_ bytes: UnsafeRawBufferPointer) {
+    guard bytes.count <= 64, bytes.allSatisfy({ (0x2B...0x65).contains($0) }) else { return }
+    let text = String(decoding: bytes, as: UTF8.self)
+    guard text.contains(where: { $0 == "." || $0 == "e" || $0 == "E" }), let parsed = try? Json(parsing: text),
+        let reference = Double(text)
+    else { return }
+    if let double = parsed.double {
+        precondition(
+            double.bitPattern == reference.bitPattern, "\(text) converts to \(double), strtod says \(reference)")
+    } else {
+        // Kept as text: only for a number that overflows, or underflows to zero without being zero.
+        precondition(!reference.isFinite || reference == 0, "\(text) was not converted; strtod says \(reference)")
+    }
 }

@@ -59,8 +59,9 @@ public struct Body: RequestComponent {
         }
     }
 
-    /// Sends a value encoded as JSON with the given encoder. The value is encoded now; a failure is reported
-    /// when the request is built.
+    /// Sends a value encoded as JSON with the given encoder's strategies. The value is encoded now, by
+    /// ``TypedJsonEncoder`` (the same JSON as `encoder` would write, with members in the order they are encoded);
+    /// a failure is reported when the request is built.
     ///
     /// ```swift
     /// let encoder = JSONEncoder()
@@ -83,7 +84,7 @@ public struct Body: RequestComponent {
 
     private static func encoded<Value: Encodable>(_ value: Value, with encoder: JSONEncoder) -> Checked<RequestBody> {
         do {
-            return .valid(RequestBody(try encoder.encode(value), contentType: .json))
+            return .valid(RequestBody(try encoder.encodeWithTypedEncoder(value), contentType: .json))
         } catch {
             return .invalid(
                 RequestProblem(.bodyEncodingFailed, "the \(Value.self) body could not be encoded as JSON: \(error)"))

@@ -104,7 +104,7 @@ extension Request {
         -> Request
     {
         var copy = self
-        copy.callbacks.errorBodyDecoder = { data in try? decoder.decode(E.self, from: data) }
+        copy.callbacks.errorBodyDecoder = { data in try? decoder.decodeWithTypedDecoder(E.self, from: data) }
         return copy
     }
 

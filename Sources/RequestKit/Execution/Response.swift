@@ -60,12 +60,16 @@ public struct Response: Sendable, CustomStringConvertible {
 
     /// Decodes the body as JSON into `type`. An empty body (a `204`, say) decodes into ``NoContent``.
     ///
+    /// Decoding runs on ``TypedJsonDecoder`` with the strategies of `decoder`, with the same results and errors
+    /// as `decoder` itself and several times faster; a decoder that `TypedJsonDecoder` cannot stand in for (JSON5,
+    /// a subclass) decodes on its own.
+    ///
     /// ```swift
     /// let todos = try response.decode([Todo].self)
     /// ```
     /// - Parameters:
     ///   - type: The type to decode.
-    ///   - decoder: The decoder to use.
+    ///   - decoder: The decoder whose strategies (keys, dates, data, floats, `userInfo`) to use.
     /// - Returns: The decoded value.
     /// - Throws: ``RequestError`` of kind ``RequestError/Kind/decoding``, keeping the decoder's error and the body.
     public func decode<T: Decodable>(
@@ -77,7 +81,7 @@ public struct Response: Sendable, CustomStringConvertible {
             return empty
         }
         do {
-            return try decoder.decode(T.self, from: body)
+            return try decoder.decodeWithTypedDecoder(T.self, from: body)
         } catch {
             throw RequestError.decoding(error, type: String(describing: T.self), response: self)
         }

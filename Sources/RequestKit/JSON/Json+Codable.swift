@@ -129,6 +129,6 @@ extension Json {
     )
         throws -> Value
     {
-        try decoder.decode(type, from: serializedData())
+        try decoder.decodeWithTypedDecoder(type, from: serializedData())
     }
 }

@@ -1,24 +1,74 @@
 extension JsonParser {
-    /// Exact powers of ten: every one up to 10²² is a `Double` without rounding.
-    private static let exactPowersOfTen: [Double] = [
-        1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
-        1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
-    ]
+    /// A number as read from its text: the significand's leading digits and the power of ten that scales them.
+    struct NumberParts {
+        /// The first digits of the significand, as many as fit a `UInt64` (at least 19).
+        var significand: UInt64 = 0
+        /// The power of ten: the written exponent, less the fraction digits kept, plus the integer digits dropped.
+        var exponent = 0
+        var isNegative = false
+        /// No fraction and no exponent.
+        var isInteger = true
+        /// Nonzero digits beyond the first ones did not fit the significand (dropped zeros keep it exact).
+        var hasDroppedDigits = false
+        /// The offset of the first byte (`-` or a digit).
+        var start = 0
+    }
 
     /// Parses a number; `position` is at its first byte (`-` or a digit).
     mutating func parseNumber() throws(JsonParsingError) -> Json {
-        let start = position
-        let isNegative = bytes[position] == UInt8(ascii: "-")
-        if isNegative {
+        let parts = try scanNumber()
+        if parts.isInteger && !parts.hasDroppedDigits && parts.exponent == 0 {
+            if parts.isNegative, parts.significand <= UInt64(Int64.max) + 1 {
+                return Json(storage: .integer(Int64(bitPattern: 0 &- parts.significand)))
+            }
+            if !parts.isNegative, parts.significand <= UInt64(Int64.max) {
+                return Json(storage: .integer(Int64(parts.significand)))
+            }
+        }
+        if !parts.isInteger, let value = double(parts), value.isFinite,
+            value != 0 || (parts.significand == 0 && !parts.hasDroppedDigits)
+        {
+            return Json(storage: .double(value))
+        }
+        // Beyond Int64 (an integer), or beyond Double (overflow to infinity, or underflow of a nonzero number).
+        return Json(storage: .numberText(text(from: parts.start)))
+    }
+
+    /// The number's text, from `start` to the current position.
+    func text(from start: Int) -> String {
+        String(decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<position]), as: UTF8.self)
+    }
+
+    /// The `Double` nearest to a number just scanned (`position` is past its last byte): converted without
+    /// `strtod` when at most the significand's first digits matter, from the text otherwise. Nil only when the
+    /// text does not convert, which valid JSON always does.
+    func double(_ parts: NumberParts) -> Double? {
+        if !parts.hasDroppedDigits {
+            if let value = DecimalToDouble.double(
+                significand: parts.significand, exponent: parts.exponent, isNegative: parts.isNegative)
+            {
+                return value
+            }
+        } else if let lower = DecimalToDouble.binaryBits(significand: parts.significand, exponent: parts.exponent),
+            let upper = DecimalToDouble.binaryBits(significand: parts.significand + 1, exponent: parts.exponent),
+            lower == upper
+        {
+            // The dropped digits lie between the two bounds, which round alike.
+            return Double(bitPattern: lower | (parts.isNegative ? 1 << 63 : 0))
+        }
+        return Double(text(from: parts.start))
+    }
+
+    /// Reads a number's grammar and digits; `position` is at its first byte and ends just past its last one.
+    mutating func scanNumber() throws(JsonParsingError) -> NumberParts {
+        var parts = NumberParts(start: position)
+        parts.isNegative = bytes[position] == UInt8(ascii: "-")
+        if parts.isNegative {
             position += 1
         }
         guard position < bytes.count else {
             throw error(.unexpectedEnd, expected: "a digit")
         }
-        // The significand's leading digits (at most 19), how many digits did not fit, and the power of ten.
-        var significand: UInt64 = 0
-        var hasDroppedDigits = false
-        var exponent = 0
         let first = bytes[position]
         if first == UInt8(ascii: "0") {
             position += 1
@@ -29,30 +79,30 @@ extension JsonParser {
             while position < bytes.count {
                 let digit = bytes[position] &- UInt8(ascii: "0")
                 if digit > 9 { break }
-                if significand <= Self.accumulationLimit {
-                    significand = significand &* 10 &+ UInt64(digit)
+                if parts.significand <= Self.accumulationLimit {
+                    parts.significand = parts.significand &* 10 &+ UInt64(digit)
                 } else {
-                    hasDroppedDigits = true
-                    exponent += 1
+                    // A dropped zero changes nothing once the exponent counts it.
+                    parts.hasDroppedDigits = parts.hasDroppedDigits || digit != 0
+                    parts.exponent += 1
                 }
                 position += 1
             }
         } else {
             throw error(.invalidNumber, expected: "a digit after '-'")
         }
-        var isInteger = true
         if position < bytes.count, bytes[position] == UInt8(ascii: ".") {
-            isInteger = false
+            parts.isInteger = false
             position += 1
             let fractionStart = position
             while position < bytes.count {
                 let digit = bytes[position] &- UInt8(ascii: "0")
                 if digit > 9 { break }
-                if significand <= Self.accumulationLimit {
-                    significand = significand &* 10 &+ UInt64(digit)
-                    exponent -= 1
+                if parts.significand <= Self.accumulationLimit {
+                    parts.significand = parts.significand &* 10 &+ UInt64(digit)
+                    parts.exponent -= 1
                 } else {
-                    hasDroppedDigits = true
+                    parts.hasDroppedDigits = parts.hasDroppedDigits || digit != 0
                 }
                 position += 1
             }
@@ -61,33 +111,11 @@ extension JsonParser {
             }
         }
         if position < bytes.count, bytes[position] | 0x20 == UInt8(ascii: "e") {
-            isInteger = false
+            parts.isInteger = false
             position += 1
-            exponent += try parseExponent()
+            parts.exponent += try parseExponent()
         }
-        if isInteger && !hasDroppedDigits {
-            if isNegative, significand <= UInt64(Int64.max) + 1 {
-                return Json(storage: .integer(Int64(bitPattern: 0 &- significand)))
-            }
-            if !isNegative, significand <= UInt64(Int64.max) {
-                return Json(storage: .integer(Int64(significand)))
-            }
-        }
-        if !isInteger, !hasDroppedDigits, significand <= 1 << 53, (-22...22).contains(exponent) {
-            var value = Double(significand)
-            if exponent < 0 {
-                value /= Self.exactPowersOfTen[-exponent]
-            } else {
-                value *= Self.exactPowersOfTen[exponent]
-            }
-            return Json(storage: .double(isNegative ? -value : value))
-        }
-        let text = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<position]), as: UTF8.self)
-        if !isInteger, let value = Double(text), value.isFinite, value != 0 || (significand == 0 && !hasDroppedDigits) {
-            return Json(storage: .double(value))
-        }
-        // Beyond Int64 (an integer), or beyond Double (overflow to infinity, or underflow of a nonzero number).
-        return Json(storage: .numberText(text))
+        return parts
     }
 
     /// The largest significand that can take one more digit without overflowing a `UInt64`.

@@ -1,6 +1,17 @@
 extension JsonParser {
     /// Parses a string; `position` is at the opening quote and ends just past the closing one.
     mutating func parseString() throws(JsonParsingError) -> String {
+        let start = position + 1
+        if let decoded = try scanString() {
+            return decoded
+        }
+        return String(decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<position - 1]), as: UTF8.self)
+    }
+
+    /// Validates a string and moves just past its closing quote; `position` is at the opening quote. Returns
+    /// the decoded string when it has escapes, nil when its content is the bytes between the quotes.
+    @inline(__always)
+    mutating func scanString() throws(JsonParsingError) -> String? {
         position += 1
         let start = position
         while true {
@@ -14,9 +25,8 @@ extension JsonParser {
             }
             let byte = bytes[position]
             if byte == UInt8(ascii: "\"") {
-                let string = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<position]), as: UTF8.self)
                 position += 1
-                return string
+                return nil
             } else if byte == UInt8(ascii: "\\") {
                 return try parseEscapedString(from: start)
             } else if byte < 0x20 {

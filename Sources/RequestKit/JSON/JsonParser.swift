@@ -98,7 +98,7 @@ struct JsonParser {
         }
     }
 
-    private mutating func expectKeyword(_ keyword: StaticString) throws(JsonParsingError) {
+    mutating func expectKeyword(_ keyword: StaticString) throws(JsonParsingError) {
         let length = keyword.utf8CodeUnitCount
         for offset in 0..<length {
             guard position < bytes.count else {
@@ -111,7 +111,7 @@ struct JsonParser {
         }
     }
 
-    private mutating func enterContainer() throws(JsonParsingError) {
+    mutating func enterContainer() throws(JsonParsingError) {
         depth += 1
         guard depth <= maximumDepth else {
             throw error(

@@ -90,16 +90,25 @@ struct JsonWriter {
     }
 
     private mutating func writeInteger(_ value: Int64) {
-        // Digits are produced from the last one into a 20-byte buffer: enough for "-9223372036854775808".
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
-            var magnitude = value.magnitude
+        Self.appendInteger(value.magnitude, isNegative: value < 0, to: &output)
+    }
+
+    private mutating func writeString(_ string: String) {
+        Self.appendString(string, escapingSlashes: false, to: &output)
+    }
+
+    /// Appends an integer's digits, after a minus sign when `isNegative`.
+    static func appendInteger(_ magnitude: UInt64, isNegative: Bool, to output: inout [UInt8]) {
+        // Digits are produced from the last one into a 21-byte buffer: enough for "-18446744073709551615".
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 21) { digits in
+            var magnitude = magnitude
             var start = digits.count
             repeat {
                 start -= 1
                 digits[start] = UInt8(ascii: "0") + UInt8(magnitude % 10)
                 magnitude /= 10
             } while magnitude > 0
-            if value < 0 {
+            if isNegative {
                 start -= 1
                 digits[start] = UInt8(ascii: "-")
             }
@@ -107,27 +116,32 @@ struct JsonWriter {
         }
     }
 
-    private mutating func writeString(_ string: String) {
+    /// Appends a string in quotes, escaping `"`, `\\` and control characters, and `/` when `escapingSlashes`
+    /// (as `JSONEncoder` does by default).
+    static func appendString(_ string: String, escapingSlashes: Bool, to output: inout [UInt8]) {
         var string = string
         string.withUTF8 { utf8 in
             output.append(UInt8(ascii: "\""))
             var runStart = 0
             for index in utf8.indices {
                 let byte = utf8[index]
-                guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
+                guard
+                    byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\")
+                        || (escapingSlashes && byte == UInt8(ascii: "/"))
+                else { continue }
                 output.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<index]))
                 runStart = index + 1
-                writeEscape(for: byte)
+                appendEscape(for: byte, to: &output)
             }
             output.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart...]))
             output.append(UInt8(ascii: "\""))
         }
     }
 
-    private mutating func writeEscape(for byte: UInt8) {
+    private static func appendEscape(for byte: UInt8, to output: inout [UInt8]) {
         output.append(UInt8(ascii: "\\"))
         switch byte {
-        case UInt8(ascii: "\""), UInt8(ascii: "\\"): output.append(byte)
+        case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): output.append(byte)
         case 0x08: output.append(UInt8(ascii: "b"))
         case 0x0C: output.append(UInt8(ascii: "f"))
         case 0x0A: output.append(UInt8(ascii: "n"))
@@ -135,7 +149,7 @@ struct JsonWriter {
         case 0x09: output.append(UInt8(ascii: "t"))
         default:
             let hexDigits: StaticString = "0123456789abcdef"
-            append("u00")
+            output.append(contentsOf: [UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0")])
             output.append(hexDigits.utf8Start[Int(byte >> 4)])
             output.append(hexDigits.utf8Start[Int(byte & 0x0F)])
         }

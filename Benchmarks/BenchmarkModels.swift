@@ -1,0 +1,1 @@
+../Tests/RequestKitTests/JSON/Codable/BenchmarkModels.swift

@@ -1,0 +1,68 @@
+import Foundation
+import RequestKit
+
+/// Typed decoding and encoding of the benchmark documents with RequestKit's `TypedJsonDecoder` and
+/// `TypedJsonEncoder` against Foundation's `JSONDecoder` and `JSONEncoder`, measured in the same run; prints
+/// medians in MB/s of JSON and the ratios.
+func runCodableBenchmarks() {
+    print("\n## Codable\n")
+    let twitter = benchmarkDocument("twitter")
+    let catalog = benchmarkDocument("citm_catalog")
+    guard let twitter, let catalog else {
+        print("skipped: the benchmark documents are missing")
+        return
+    }
+    print(row(["decode (MB/s of input)", "TypedJsonDecoder", "JSONDecoder", "ratio"]))
+    print(row(["---", "---:", "---:", "---:"]))
+    compareDecoding("twitter → TwitterSearch", twitter, as: TwitterSearch.self)
+    compareDecoding("citm_catalog → Catalog", catalog, as: Catalog.self)
+
+    print("")
+    print(row(["encode (MB/s of output)", "TypedJsonEncoder", "JSONEncoder", "ratio"]))
+    print(row(["---", "---:", "---:", "---:"]))
+    if let model = try? JSONDecoder().decode(TwitterSearch.self, from: twitter) {
+        compareEncoding("TwitterSearch → twitter", model)
+    }
+    if let model = try? JSONDecoder().decode(Catalog.self, from: catalog) {
+        compareEncoding("Catalog → citm_catalog", model)
+    }
+}
+
+private func compareEncoding<Value: Encodable>(_ name: String, _ value: Value) {
+    guard let ours = try? TypedJsonEncoder().encode(value), let theirs = try? JSONEncoder().encode(value) else {
+        print("skipped \(name): encoding failed")
+        return
+    }
+    let (oursTime, theirsTime) = measureAlternately(
+        iterations: 5,
+        { blackHole(try? TypedJsonEncoder().encode(value)) },
+        { blackHole(try? JSONEncoder().encode(value)) })
+    let oursSpeed = megabytesPerSecond(ours.count, oursTime)
+    let theirsSpeed = megabytesPerSecond(theirs.count, theirsTime)
+    print(
+        row([name, formatted(oursSpeed), formatted(theirsSpeed), formatted(oursSpeed / theirsSpeed, decimals: 2) + "×"])
+    )
+}
+
+private func compareDecoding<Value: Codable>(_ name: String, _ data: Data, as type: Value.Type) {
+    // Both decoders must give the same value before their speeds mean anything.
+    let sorted = JSONEncoder()
+    sorted.outputFormatting = .sortedKeys
+    guard let ours = try? TypedJsonDecoder().decode(Value.self, from: data),
+        let theirs = try? JSONDecoder().decode(Value.self, from: data),
+        let oursEncoded = try? sorted.encode(ours), let theirsEncoded = try? sorted.encode(theirs),
+        oursEncoded == theirsEncoded
+    else {
+        print("skipped \(name): the decoders disagree")
+        return
+    }
+    let (oursTime, theirsTime) = measureAlternately(
+        iterations: 5,
+        { blackHole(try? TypedJsonDecoder().decode(Value.self, from: data)) },
+        { blackHole(try? JSONDecoder().decode(Value.self, from: data)) })
+    let oursSpeed = megabytesPerSecond(data.count, oursTime)
+    let theirsSpeed = megabytesPerSecond(data.count, theirsTime)
+    print(
+        row([name, formatted(oursSpeed), formatted(theirsSpeed), formatted(oursSpeed / theirsSpeed, decimals: 2) + "×"])
+    )
+}

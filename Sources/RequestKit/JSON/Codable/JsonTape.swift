@@ -1,0 +1,315 @@
+import Foundation
+
+// A validated JSON document laid out for typed decoding.
+//
+// Design and data layout
+// ----------------------
+// `TypedJsonDecoder` does not build `Json` values. It validates the whole document once with `JsonParser`'s
+// string and number scanners (so invalid JSON fails before any value is decoded, as with `JSONDecoder`) and
+// records one `Node` per value in document order, a "tape":
+//
+// - a scalar node keeps the byte range of its text: a string's content between the quotes (and whether it has
+//   escapes), a number's text (and whether it is an integer), nothing more. Strings and numbers are converted
+//   only when a type asks for them, so members nobody decodes cost nothing beyond validation;
+// - an array node keeps its element count and the index of the node after its last descendant, so skipping a
+//   whole subtree is one read;
+// - an object node keeps its member count and the index after it; its members follow as key node, value node(s).
+//   `needsKeyTable` says that member lookup must go through decoded keys (a key with escapes, a repeated key, or
+//   a large object); otherwise keys are compared as raw bytes with the coding key's UTF-8. `hint` remembers
+//   where the last lookup ended, so members read in document order are found at the first comparison.
+//
+// The tape is a copy of the input plus the nodes, both allocated once and held through plain pointers (so reading
+// them costs no reference counting); a `JsonTape.Owner` frees them when the last decoder or container that a
+// type may keep beyond `decode` goes away.
+struct JsonTape {
+    enum Kind: UInt8 {
+        case null, `false`, `true`, integer, decimal, string, escapedString, array, object
+    }
+
+    struct Node {
+        var kind: Kind
+        /// For objects: member lookup must use decoded keys.
+        var needsKeyTable = false
+        /// For objects: the offset from the object's node to the key where the next lookup starts, 0 for none.
+        var hint: UInt32 = 0
+        /// Scalars: the offset of the first byte of the text (past the opening quote for strings).
+        /// Containers: the number of elements or members.
+        var first: Int
+        /// Scalars: the offset just past the text (the closing quote for strings).
+        /// Containers: the index of the node after the container's last descendant.
+        var second: Int
+
+        var isContainer: Bool { kind == .array || kind == .object }
+    }
+
+    let bytes: UnsafeMutableRawBufferPointer
+    /// The nodes, the root first, then a null node that stands for absent values (see `nullNode`). Read and
+    /// written through a pointer: the tape is only used by the decoding it was built for, on one thread.
+    let nodes: UnsafeMutableBufferPointer<Node>
+
+    /// A null node after the document's nodes, for a `superDecoder` of a key the object does not have.
+    var nullNode: Int { nodes.count - 1 }
+
+    /// Copies and validates `input`; a leading UTF-8 byte order mark is skipped.
+    init(copying input: UnsafeRawBufferPointer, maximumDepth: Int) throws(JsonParsingError) {
+        bytes = UnsafeMutableRawBufferPointer.allocate(byteCount: max(input.count, 1), alignment: 8)
+        bytes.copyMemory(from: input)
+        var builder = Builder(
+            parser: JsonParser(
+                bytes: UnsafeRawBufferPointer(rebasing: bytes[0..<input.count]), maximumDepth: maximumDepth))
+        builder.nodes.reserveCapacity(input.count / 8)
+        do {
+            try builder.parseDocument()
+        } catch {
+            bytes.deallocate()
+            throw error
+        }
+        builder.nodes.append(Node(kind: .null, first: 0, second: 0))
+        nodes = UnsafeMutableBufferPointer.allocate(capacity: builder.nodes.count)
+        _ = nodes.initialize(from: builder.nodes)
+    }
+
+    /// Frees the tape's memory when the last decoder using it is gone.
+    final class Owner {
+        let tape: JsonTape
+
+        init(_ tape: JsonTape) {
+            self.tape = tape
+        }
+
+        deinit {
+            tape.bytes.deallocate()
+            tape.nodes.deallocate()
+        }
+    }
+
+    /// The index of the node after `index` and its descendants.
+    @inline(__always)
+    func next(after index: Int) -> Int {
+        let node = nodes[index]
+        return node.isContainer ? node.second : index + 1
+    }
+
+    /// The raw bytes of a scalar node's text.
+    @inline(__always)
+    func text(of node: Node) -> UnsafeRawBufferPointer {
+        UnsafeRawBufferPointer(rebasing: bytes[node.first..<node.second])
+    }
+
+    /// Whether a scalar node's text is exactly `other`.
+    @inline(__always)
+    func text(of node: Node, equals other: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard node.second - node.first == other.count else { return false }
+        guard let base = bytes.baseAddress, let otherBase = other.baseAddress else { return other.isEmpty }
+        return memcmp(base + node.first, otherBase, other.count) == 0
+    }
+
+    /// A parser positioned at `offset`, for decoding a string with escapes or a number's digits again.
+    func parser(at offset: Int) -> JsonParser {
+        var parser = JsonParser(bytes: UnsafeRawBufferPointer(bytes), maximumDepth: 1)
+        parser.position = offset
+        return parser
+    }
+
+    /// The string value of a string node (content or key).
+    func string(at index: Int) -> String {
+        let node = nodes[index]
+        if node.kind == .escapedString {
+            var parser = parser(at: node.first - 1)
+            // The string was validated when the tape was built, so decoding it again cannot fail.
+            if let string = try? parser.parseString() { return string }
+        }
+        return String(decoding: text(of: node), as: UTF8.self)
+    }
+
+    /// Builds the nodes with `JsonParser`'s scanners.
+    private struct Builder {
+        var parser: JsonParser
+        var nodes: [Node] = []
+
+        mutating func parseDocument() throws(JsonParsingError) {
+            let bytes = parser.bytes
+            if bytes.count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF {
+                parser.position = 3
+            }
+            try parseValue()
+            parser.skipWhitespace()
+            guard parser.position == bytes.count else {
+                throw parser.error(.unexpectedCharacter, expected: "the end of the document")
+            }
+        }
+
+        mutating func parseValue() throws(JsonParsingError) {
+            parser.skipWhitespace()
+            guard parser.position < parser.bytes.count else {
+                throw parser.error(.unexpectedEnd, expected: "a value")
+            }
+            switch parser.bytes[parser.position] {
+            case UInt8(ascii: "\""):
+                try appendString()
+            case UInt8(ascii: "{"):
+                try parseObject()
+            case UInt8(ascii: "["):
+                try parseArray()
+            case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+                let start = parser.position
+                let parts = try parser.scanNumber()
+                nodes.append(Node(kind: parts.isInteger ? .integer : .decimal, first: start, second: parser.position))
+            case UInt8(ascii: "t"):
+                try parser.expectKeyword("true")
+                nodes.append(Node(kind: .true, first: parser.position - 4, second: parser.position))
+            case UInt8(ascii: "f"):
+                try parser.expectKeyword("false")
+                nodes.append(Node(kind: .false, first: parser.position - 5, second: parser.position))
+            case UInt8(ascii: "n"):
+                try parser.expectKeyword("null")
+                nodes.append(Node(kind: .null, first: parser.position - 4, second: parser.position))
+            default:
+                throw parser.error(.unexpectedCharacter, expected: "a value")
+            }
+        }
+
+        private mutating func appendString() throws(JsonParsingError) {
+            let start = parser.position + 1
+            let hasEscapes = try parser.scanString() != nil
+            nodes.append(Node(kind: hasEscapes ? .escapedString : .string, first: start, second: parser.position - 1))
+        }
+
+        private mutating func parseArray() throws(JsonParsingError) {
+            try parser.enterContainer()
+            let index = nodes.count
+            nodes.append(Node(kind: .array, first: 0, second: 0))
+            var count = 0
+            parser.skipWhitespace()
+            if parser.position < parser.bytes.count, parser.bytes[parser.position] == UInt8(ascii: "]") {
+                parser.position += 1
+            } else {
+                elements: while true {
+                    try parseValue()
+                    count += 1
+                    parser.skipWhitespace()
+                    guard parser.position < parser.bytes.count else {
+                        throw parser.error(.unexpectedEnd, expected: "',' or ']' after an array element")
+                    }
+                    switch parser.bytes[parser.position] {
+                    case UInt8(ascii: ","):
+                        parser.position += 1
+                    case UInt8(ascii: "]"):
+                        parser.position += 1
+                        break elements
+                    default:
+                        throw parser.error(.unexpectedCharacter, expected: "',' or ']' after an array element")
+                    }
+                }
+            }
+            parser.depth -= 1
+            nodes[index].first = count
+            nodes[index].second = nodes.count
+        }
+
+        private mutating func parseObject() throws(JsonParsingError) {
+            try parser.enterContainer()
+            let index = nodes.count
+            nodes.append(Node(kind: .object, first: 0, second: 0))
+            var count = 0
+            var hasEscapedKey = false
+            parser.skipWhitespace()
+            if parser.position < parser.bytes.count, parser.bytes[parser.position] == UInt8(ascii: "}") {
+                parser.position += 1
+            } else {
+                members: while true {
+                    parser.skipWhitespace()
+                    guard parser.position < parser.bytes.count else {
+                        throw parser.error(.unexpectedEnd, expected: "a string key")
+                    }
+                    guard parser.bytes[parser.position] == UInt8(ascii: "\"") else {
+                        throw parser.error(.unexpectedCharacter, expected: "a string key")
+                    }
+                    try appendString()
+                    hasEscapedKey = hasEscapedKey || nodes[nodes.count - 1].kind == .escapedString
+                    parser.skipWhitespace()
+                    guard parser.position < parser.bytes.count else {
+                        throw parser.error(.unexpectedEnd, expected: "':' after an object key")
+                    }
+                    guard parser.bytes[parser.position] == UInt8(ascii: ":") else {
+                        throw parser.error(.unexpectedCharacter, expected: "':' after an object key")
+                    }
+                    parser.position += 1
+                    try parseValue()
+                    count += 1
+                    parser.skipWhitespace()
+                    guard parser.position < parser.bytes.count else {
+                        throw parser.error(.unexpectedEnd, expected: "',' or '}' after an object member")
+                    }
+                    switch parser.bytes[parser.position] {
+                    case UInt8(ascii: ","):
+                        parser.position += 1
+                    case UInt8(ascii: "}"):
+                        parser.position += 1
+                        break members
+                    default:
+                        throw parser.error(.unexpectedCharacter, expected: "',' or '}' after an object member")
+                    }
+                }
+            }
+            parser.depth -= 1
+            nodes[index].first = count
+            nodes[index].second = nodes.count
+            nodes[index].needsKeyTable =
+                hasEscapedKey || count >= JsonObject.indexThreshold || (count > 1 && hasDuplicateKeys(object: index))
+        }
+
+        /// Whether two keys of the object at `index` (fewer than `JsonObject.indexThreshold` members, none
+        /// with escapes) have the same bytes. Fingerprints go into a 128-slot table on the stack; only keys with
+        /// equal fingerprints are compared byte by byte.
+        private func hasDuplicateKeys(object index: Int) -> Bool {
+            let count = nodes[index].first
+            let bytes = parser.bytes
+            return withUnsafeTemporaryAllocation(of: (fingerprint: UInt64, key: Int).self, capacity: count) { keys in
+                withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 128) { slots in
+                    slots.initialize(repeating: 0)
+                    var keyIndex = index + 1
+                    for member in 0..<count {
+                        let key = nodes[keyIndex]
+                        let text = UnsafeRawBufferPointer(rebasing: bytes[key.first..<key.second])
+                        let fingerprint = Self.fingerprint(of: text)
+                        keys[member] = (fingerprint, keyIndex)
+                        var slot = Int(truncatingIfNeeded: (fingerprint &* 0xFF51_AFD7_ED55_8CCD) &>> 57)
+                        while slots[slot] != 0 {
+                            let other = keys[Int(slots[slot]) - 1]
+                            if other.fingerprint == fingerprint {
+                                let otherKey = nodes[other.key]
+                                if text.elementsEqual(
+                                    UnsafeRawBufferPointer(rebasing: bytes[otherKey.first..<otherKey.second]))
+                                {
+                                    return true
+                                }
+                            }
+                            slot = (slot + 1) & 127
+                        }
+                        slots[slot] = UInt8(truncatingIfNeeded: member + 1)
+                        let valueIndex = keyIndex + 1
+                        keyIndex = nodes[valueIndex].isContainer ? nodes[valueIndex].second : valueIndex + 1
+                    }
+                    return false
+                }
+            }
+        }
+
+        /// The length of a key and up to its first and last eight bytes, mixed.
+        private static func fingerprint(of text: UnsafeRawBufferPointer) -> UInt64 {
+            let count = text.count
+            var head: UInt64 = 0
+            var tail: UInt64 = 0
+            if count >= 8 {
+                head = text.loadUnaligned(as: UInt64.self)
+                tail = text.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self)
+            } else {
+                for offset in 0..<count {
+                    head = head << 8 | UInt64(text[offset])
+                }
+            }
+            return head &* 0x9E37_79B9_7F4A_7C15 ^ tail ^ UInt64(truncatingIfNeeded: count) &<< 56
+        }
+    }
+}

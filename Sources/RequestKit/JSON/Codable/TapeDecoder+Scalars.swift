@@ -1,0 +1,186 @@
+import Foundation
+
+extension TapeDecoder {
+    /// `typeMismatch`, or `valueNotFound` for a null, as `JSONDecoder` reports a value of the wrong kind.
+    func mismatch(_ type: Any.Type, at index: Int, path: CodingPathNode, key: CodingPathNode.Component) -> DecodingError
+    {
+        let kind = tape.nodes[index].kind
+        let context = DecodingError.Context(
+            codingPath: path.keys(appending: key),
+            debugDescription: kind == .null
+                ? "Cannot get value of type \(type) -- found null value instead"
+                : "Expected to decode \(type) but found \(Self.describe(kind)) instead.")
+        return kind == .null ? .valueNotFound(type, context) : .typeMismatch(type, context)
+    }
+
+    static func describe(_ kind: JsonTape.Kind) -> String {
+        switch kind {
+        case .null: "null"
+        case .false, .true: "bool"
+        case .integer, .decimal: "number"
+        case .string, .escapedString: "a string"
+        case .array: "an array"
+        case .object: "a dictionary"
+        }
+    }
+
+    /// The error `JSONDecoder` throws for a number its type cannot hold: data corrupted, at the root.
+    func unrepresentable(
+        _ type: Any.Type, at index: Int, path: CodingPathNode, key: CodingPathNode.Component
+    )
+        -> DecodingError
+    {
+        let text = String(decoding: tape.text(of: tape.nodes[index]), as: UTF8.self)
+        let where_ = path.keys(appending: key).map(\.stringValue).joined(separator: ".")
+        return .dataCorrupted(
+            DecodingError.Context(
+                codingPath: [],
+                debugDescription: "The given data was not valid JSON: the number \(text) at '\(where_)' does not fit "
+                    + "in \(type)."))
+    }
+
+    func bool(at index: Int, path: CodingPathNode, key: CodingPathNode.Component) throws -> Bool {
+        switch tape.nodes[index].kind {
+        case .true: return true
+        case .false: return false
+        default:
+            // `JSONDecoder` reports a null where a Bool belongs as a type mismatch.
+            throw DecodingError.typeMismatch(
+                Bool.self,
+                DecodingError.Context(
+                    codingPath: path.keys(appending: key),
+                    debugDescription:
+                        "Expected to decode Bool but found \(Self.describe(tape.nodes[index].kind)) instead."))
+        }
+    }
+
+    func string(at index: Int, path: CodingPathNode, key: CodingPathNode.Component) throws -> String {
+        let node = tape.nodes[index]
+        switch node.kind {
+        case .string: return String(decoding: tape.text(of: node), as: UTF8.self)
+        case .escapedString: return tape.string(at: index)
+        default: throw mismatch(String.self, at: index, path: path, key: key)
+        }
+    }
+
+    /// Reads an integer: digits directly; a fraction or exponent that still gives a whole number in range, as
+    /// `JSONDecoder` accepts it (`1.0`, `1e2`).
+    func integer<Integer: FixedWidthInteger>(
+        _ type: Integer.Type, at index: Int, path: CodingPathNode, key: CodingPathNode.Component
+    ) throws -> Integer {
+        let node = tape.nodes[index]
+        if node.kind == .integer {
+            let text = tape.text(of: node)
+            let isNegative = text[0] == UInt8(ascii: "-")
+            var offset = isNegative ? 1 : 0
+            var magnitude: UInt64 = 0
+            var overflows = text.count - offset > 19
+            if !overflows {
+                while offset < text.count {
+                    magnitude = magnitude &* 10 &+ UInt64(text[offset] &- UInt8(ascii: "0"))
+                    offset += 1
+                }
+            } else if text.count - offset == 20 {
+                // Twenty digits may still fit a UInt64.
+                overflows = false
+                while offset < text.count, !overflows {
+                    let (times10, overflow) = magnitude.multipliedReportingOverflow(by: 10)
+                    let (sum, carry) = times10.addingReportingOverflow(UInt64(text[offset] &- UInt8(ascii: "0")))
+                    magnitude = sum
+                    overflows = overflow || carry
+                    offset += 1
+                }
+            }
+            if !overflows {
+                if !isNegative, let value = Integer(exactly: magnitude) {
+                    return value
+                }
+                if isNegative, magnitude <= UInt64(Int64.max) + 1,
+                    let value = Integer(exactly: Int64(bitPattern: 0 &- magnitude))
+                {
+                    return value
+                }
+            }
+            throw unrepresentable(type, at: index, path: path, key: key)
+        }
+        guard node.kind == .decimal else {
+            throw mismatch(type, at: index, path: path, key: key)
+        }
+        // As `JSONDecoder`: through the nearest double, which must be a whole number in range; from 2^53 on,
+        // where doubles skip integers, through the exact decimal with any fraction truncated.
+        var parser = tape.parser(at: node.first)
+        if let parts = try? parser.scanNumber(), let double = parser.double(parts) {
+            guard let value = Integer(exactly: double) else {
+                throw unrepresentable(type, at: index, path: path, key: key)
+            }
+            if double.magnitude < 0x1p53 {
+                return value
+            }
+        }
+        var digits = tape.parser(at: node.first)
+        if let parts = try? digits.scanNumber(), let value = Self.integer(Integer.self, from: parts) {
+            return value
+        }
+        throw unrepresentable(type, at: index, path: path, key: key)
+    }
+
+    /// `JSONDecoder`'s conversion of a decimal to an integer: all the significant digits must fit a `UInt64`, a
+    /// negative exponent divides them (dropping the fraction), a positive one multiplies them, and the result
+    /// must fit the type.
+    static func integer<Integer: FixedWidthInteger>(
+        _ type: Integer.Type, from parts: JsonParser.NumberParts
+    )
+        -> Integer?
+    {
+        guard !parts.hasDroppedDigits, !parts.isNegative || Integer.isSigned else { return nil }
+        var magnitude = parts.significand
+        for _ in 0..<min(parts.exponent.magnitude, 40) {
+            if parts.exponent < 0 {
+                magnitude /= 10
+            } else {
+                let (product, overflow) = magnitude.multipliedReportingOverflow(by: 10)
+                guard !overflow else { return nil }
+                magnitude = product
+            }
+        }
+        guard let value = Integer(exactly: magnitude) else { return nil }
+        return parts.isNegative ? 0 - value : value
+    }
+
+    /// Reads a `Double` or `Float`; infinities and NaN only from strings named by the non-conforming float
+    /// strategy. A number that overflows, or that underflows to zero without being zero, is rejected.
+    func floatingPoint<Float: BinaryFloatingPoint & LosslessStringConvertible>(
+        _ type: Float.Type, at index: Int, path: CodingPathNode, key: CodingPathNode.Component
+    ) throws -> Float {
+        let node = tape.nodes[index]
+        switch node.kind {
+        case .integer, .decimal:
+            var parser = tape.parser(at: node.first)
+            guard let parts = try? parser.scanNumber() else {
+                throw unrepresentable(type, at: index, path: path, key: key)
+            }
+            let value: Float?
+            if Float.self == Double.self {
+                value = parser.double(parts).map { Float($0) }
+            } else {
+                value = Float(String(decoding: tape.text(of: node), as: UTF8.self))
+            }
+            guard let value, value.isFinite, value != 0 || parts.significand == 0 else {
+                throw unrepresentable(type, at: index, path: path, key: key)
+            }
+            return value
+        case .string:
+            if case .convertFromString(let positiveInfinity, let negativeInfinity, let nan) =
+                options.nonConformingFloatDecodingStrategy
+            {
+                let text = tape.text(of: node)
+                if text.elementsEqual(positiveInfinity.utf8) { return .infinity }
+                if text.elementsEqual(negativeInfinity.utf8) { return -.infinity }
+                if text.elementsEqual(nan.utf8) { return .nan }
+            }
+            throw mismatch(type, at: index, path: path, key: key)
+        default:
+            throw mismatch(type, at: index, path: path, key: key)
+        }
+    }
+}

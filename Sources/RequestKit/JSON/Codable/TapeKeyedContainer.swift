@@ -1,0 +1,232 @@
+import Foundation
+
+/// The keyed container over one object of a `JsonTape`.
+///
+/// With the default key strategy and an object whose keys are plain, distinct and fewer than 64, a lookup
+/// compares the coding key's UTF-8 with the raw key bytes, starting where the previous lookup in this object
+/// ended; other objects go through a `KeyTable`.
+struct TapeKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
+    let decoder: TapeDecoder
+    let object: Int
+    let path: CodingPathNode
+    let table: KeyTable?
+
+    init(decoder: TapeDecoder, object: Int, path: CodingPathNode) throws {
+        guard decoder.tape.nodes[object].kind == .object else {
+            throw decoder.mismatch([String: Any].self, at: object, path: path, key: .none)
+        }
+        self.decoder = decoder
+        self.object = object
+        self.path = path
+        table =
+            decoder.usesDefaultKeys && !decoder.tape.nodes[object].needsKeyTable
+            ? nil : KeyTable(object: object, decoder: decoder, path: path)
+    }
+
+    var codingPath: [any CodingKey] { path.keys }
+
+    var allKeys: [Key] {
+        if let table {
+            return table.entries.compactMap { Key(stringValue: $0.key) }
+        }
+        let tape = decoder.tape
+        var keys: [Key] = []
+        var keyIndex = object + 1
+        for _ in 0..<tape.nodes[object].first {
+            if let key = Key(stringValue: tape.string(at: keyIndex)) {
+                keys.append(key)
+            }
+            keyIndex = tape.next(after: keyIndex + 1)
+        }
+        return keys
+    }
+
+    /// The node of the value for `key`, if the object has it.
+    func valueIndex(for key: Key) -> Int? {
+        if let table {
+            return table.value(for: key.stringValue)
+        }
+        let tape = decoder.tape
+        let objectNode = tape.nodes[object]
+        let count = objectNode.first
+        guard count > 0 else { return nil }
+        var wanted = key.stringValue
+        return wanted.withUTF8 { wanted -> Int? in
+            let firstKey = object + 1
+            var keyIndex = objectNode.hint == 0 ? firstKey : object + Int(objectNode.hint)
+            for _ in 0..<count {
+                if keyIndex >= objectNode.second {
+                    keyIndex = firstKey
+                }
+                let keyNode = tape.nodes[keyIndex]
+                let valueIndex = keyIndex + 1
+                let nextKey = tape.next(after: valueIndex)
+                if tape.text(of: keyNode, equals: wanted) {
+                    tape.nodes[object].hint = UInt32(truncatingIfNeeded: nextKey - object)
+                    return valueIndex
+                }
+                keyIndex = nextKey
+            }
+            return nil
+        }
+    }
+
+    private func require(_ key: Key) throws -> Int {
+        guard let index = valueIndex(for: key) else {
+            throw DecodingError.keyNotFound(
+                key,
+                DecodingError.Context(
+                    codingPath: path.keys,
+                    debugDescription: "No value associated with key \(key) (\"\(key.stringValue)\")."))
+        }
+        return index
+    }
+
+    /// The value's node, or nil when the key is missing or the value is null.
+    private func present(_ key: Key) -> Int? {
+        guard let index = valueIndex(for: key), decoder.tape.nodes[index].kind != .null else { return nil }
+        return index
+    }
+
+    func contains(_ key: Key) -> Bool {
+        valueIndex(for: key) != nil
+    }
+
+    func decodeNil(forKey key: Key) throws -> Bool {
+        decoder.tape.nodes[try require(key)].kind == .null
+    }
+
+    func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool {
+        try decoder.bool(at: try require(key), path: path, key: .key(key))
+    }
+
+    func decode(_ type: String.Type, forKey key: Key) throws -> String {
+        try decoder.string(at: try require(key), path: path, key: .key(key))
+    }
+
+    func decode(_ type: Double.Type, forKey key: Key) throws -> Double {
+        try decoder.floatingPoint(type, at: try require(key), path: path, key: .key(key))
+    }
+
+    func decode(_ type: Float.Type, forKey key: Key) throws -> Float {
+        try decoder.floatingPoint(type, at: try require(key), path: path, key: .key(key))
+    }
+
+    func decode(_ type: Int.Type, forKey key: Key) throws -> Int {
+        try decoder.integer(type, at: try require(key), path: path, key: .key(key))
+    }
+
+    func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 {
+        try decoder.integer(type, at: try require(key), path: path, key: .key(key))
+    }
+
+    func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 {
+        try decoder.integer(type, at: try require(key), path: path, key: .key(key))
+    }
+
+    func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 {
+        try decoder.integer(type, at: try require(key), path: path, key: .key(key))
+    }
+
+    func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 {
+        try decoder.integer(type, at: try require(key), path: path, key: .key(key))
+    }
+
+    func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt {
+        try decoder.integer(type, at: try require(key), path: path, key: .key(key))
+    }
+
+    func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 {
+        try decoder.integer(type, at: try require(key), path: path, key: .key(key))
+    }
+
+    func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 {
+        try decoder.integer(type, at: try require(key), path: path, key: .key(key))
+    }
+
+    func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 {
+        try decoder.integer(type, at: try require(key), path: path, key: .key(key))
+    }
+
+    func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 {
+        try decoder.integer(type, at: try require(key), path: path, key: .key(key))
+    }
+
+    func decode<Value: Decodable>(_ type: Value.Type, forKey key: Key) throws -> Value {
+        try decoder.unwrap(type, at: try require(key), path: path, key: .key(key))
+    }
+
+    func decodeIfPresent(_ type: Bool.Type, forKey key: Key) throws -> Bool? {
+        guard let index = present(key) else { return nil }
+        return try decoder.bool(at: index, path: path, key: .key(key))
+    }
+
+    func decodeIfPresent(_ type: String.Type, forKey key: Key) throws -> String? {
+        guard let index = present(key) else { return nil }
+        return try decoder.string(at: index, path: path, key: .key(key))
+    }
+
+    func decodeIfPresent(_ type: Double.Type, forKey key: Key) throws -> Double? {
+        guard let index = present(key) else { return nil }
+        return try decoder.floatingPoint(type, at: index, path: path, key: .key(key))
+    }
+
+    func decodeIfPresent(_ type: Int.Type, forKey key: Key) throws -> Int? {
+        guard let index = present(key) else { return nil }
+        return try decoder.integer(type, at: index, path: path, key: .key(key))
+    }
+
+    func decodeIfPresent(_ type: Int64.Type, forKey key: Key) throws -> Int64? {
+        guard let index = present(key) else { return nil }
+        return try decoder.integer(type, at: index, path: path, key: .key(key))
+    }
+
+    func decodeIfPresent<Value: Decodable>(_ type: Value.Type, forKey key: Key) throws -> Value? {
+        guard let index = present(key) else { return nil }
+        return try decoder.unwrap(type, at: index, path: path, key: .key(key))
+    }
+
+    func nestedContainer<NestedKey: CodingKey>(
+        keyedBy type: NestedKey.Type, forKey key: Key
+    ) throws
+        -> KeyedDecodingContainer<NestedKey>
+    {
+        let index = try require(key)
+        return KeyedDecodingContainer(
+            try TapeKeyedContainer<NestedKey>(decoder: decoder, object: index, path: path.appending(key)))
+    }
+
+    func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer {
+        let index = try require(key)
+        return try TapeUnkeyedContainer(decoder: decoder, array: index, path: path.appending(key))
+    }
+
+    func superDecoder() throws -> any Decoder {
+        superDecoder(key: JsonCodingKey.super, valueIndex: valueIndex(for: JsonCodingKey.super))
+    }
+
+    func superDecoder(forKey key: Key) throws -> any Decoder {
+        superDecoder(key: key, valueIndex: valueIndex(for: key))
+    }
+
+    /// A decoder for the value of `key`, or for null when the object has no such key, as `JSONDecoder` does.
+    private func superDecoder(key: any CodingKey, valueIndex: Int?) -> any Decoder {
+        decoder.superDecoder(at: valueIndex ?? decoder.tape.nullNode, path: path.appending(key))
+    }
+
+    /// `valueIndex(for:)` for a key of another type (the `super` key).
+    private func valueIndex(for key: JsonCodingKey) -> Int? {
+        if let table {
+            return table.value(for: key.stringValue)
+        }
+        let tape = decoder.tape
+        var keyIndex = object + 1
+        for _ in 0..<tape.nodes[object].first {
+            if tape.string(at: keyIndex) == key.stringValue {
+                return keyIndex + 1
+            }
+            keyIndex = tape.next(after: keyIndex + 1)
+        }
+        return nil
+    }
+}
