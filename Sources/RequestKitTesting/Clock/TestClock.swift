@@ -5,7 +5,7 @@ import RequestKit
 /// and `update(every:)`, event-stream reconnection delays and total deadlines, in RequestKit or in your own code.
 ///
 /// Code sleeping on a `TestClock` is suspended until the test calls ``advance(by:)`` (or ``advance(to:)`` or
-/// ``run()``) past its deadline; no real time passes. Hand it to RequestKit with `UseClock(clock)` on a request
+/// ``run(maxSteps:)``) past its deadline; no real time passes. Hand it to RequestKit with `UseClock(clock)` on a request
 /// or `configuration.clock = RequestClock(clock)` on a client. Before advancing, wait until the code under test
 /// has reached its sleep with ``waitForSleepers(count:timeout:)``, so the advance cannot come first:
 ///
@@ -93,7 +93,7 @@ public final class TestClock: Clock, Sendable {
     /// ```
     public init() {}
 
-    /// The current instant: moved only by ``advance(by:)``, ``advance(to:)`` and ``run()``.
+    /// The current instant: moved only by ``advance(by:)``, ``advance(to:)`` and ``run(maxSteps:)``.
     ///
     /// ```swift
     /// await clock.advance(by: .seconds(3))
