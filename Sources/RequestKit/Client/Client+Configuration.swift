@@ -34,9 +34,13 @@ extension Client {
         public var monitors: [any EventMonitor] = []
         /// A jar that stores the cookies responses set and sends them back, or nil for none.
         public var cookieJar: CookieJar?
+        /// How large a response may be: 64 MiB in memory by default, streams unbounded; see ``ResponseLimits``.
+        /// A request's ``MaxResponseSize`` overrides it.
+        public var responseLimits = ResponseLimits()
 
         /// Creates a configuration with the defaults: no default components, plain JSON coders, 2xx
-        /// validation, the shared transport, no interceptors, no retries, redirects followed, no cookie jar.
+        /// validation, the shared transport, no interceptors, no retries, redirects followed, no cookie jar, the
+        /// default ``ResponseLimits``.
         ///
         /// ```swift
         /// let configuration = Client.Configuration(baseURL: url)

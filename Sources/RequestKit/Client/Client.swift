@@ -92,6 +92,7 @@ public struct Client: Sendable {
         parts[option: RetryPolicyKey.self] = configuration.retryPolicy
         parts[option: RedirectPolicyKey.self] = configuration.redirectPolicy
         parts[option: CookieJarKey.self] = configuration.cookieJar
+        parts[option: ResponseLimitsKey.self] = configuration.responseLimits
         for component in configuration.defaults { component.apply(to: &parts) }
         request.request.root.apply(to: &parts)
         return parts

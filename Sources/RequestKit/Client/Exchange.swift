@@ -13,6 +13,7 @@ struct Exchange: Sendable {
     let retryPolicy: RetryPolicy
     let redirectPolicy: RedirectPolicy?
     let cookieJar: CookieJar?
+    let limits: ResponseLimits
 
     init(_ parts: RequestParts, transport: any Transport) {
         method = parts.method
@@ -22,6 +23,7 @@ struct Exchange: Sendable {
         retryPolicy = parts[option: RetryPolicyKey.self]
         redirectPolicy = parts[option: RedirectPolicyKey.self]
         cookieJar = parts[option: CookieJarKey.self]
+        limits = parts[option: ResponseLimitsKey.self]
     }
 
     /// Sends `original`, adapting each attempt and retrying as the interceptors and the policy decide.
@@ -36,7 +38,7 @@ struct Exchange: Sendable {
             for monitor in monitors { monitor.requestStarted(request, attempt: attempt) }
             let start = DispatchTime.now()
             let options = TransferOptions(
-                redirects: redirectPolicy, cookieJar: cookieJar, explicitCookies: explicitCookies)
+                redirects: redirectPolicy, cookieJar: cookieJar, explicitCookies: explicitCookies, limits: limits)
             let outcome = await send(request, options: options)
             let duration = Double(DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1e9
             switch outcome {
@@ -103,6 +105,11 @@ struct Exchange: Sendable {
             let response = try await TransferOptions.$current.withValue(options) {
                 try await transport.send(request)
             }
+            // The transports in this package stop reading at the limit; this holds it for any other transport.
+            var limiter = ResponseBodyLimiter(options.limits, isBuffered: true)
+            try limiter.add(
+                response.body.count,
+                response: Response(status: response.status, headers: response.headers, url: response.url))
             return .success(response)
         } catch {
             return .failure(RequestExecutor.requestError(for: error))

@@ -37,7 +37,8 @@ extension Exchange {
         let start = DispatchTime.now()
         var adapted = transfer
         adapted.urlRequest = request
-        let options = TransferOptions(redirects: redirectPolicy, cookieJar: cookieJar, explicitCookies: explicitCookies)
+        let options = TransferOptions(
+            redirects: redirectPolicy, cookieJar: cookieJar, explicitCookies: explicitCookies, limits: limits)
         do {
             try Task.checkCancellation()
             let result = try await TransferOptions.$current.withValue(options) {

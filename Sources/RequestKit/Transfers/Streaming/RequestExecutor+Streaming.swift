@@ -29,7 +29,8 @@ extension RequestExecutor {
         }
     }
 
-    /// Streams `parts` and collects the body, reporting download progress: `send` for streamed requests.
+    /// Streams `parts` and collects the body within the request's ``ResponseLimits/maxBodyBytes``, reporting
+    /// download progress: `send` for streamed requests. Leaving the loop at the limit closes the connection.
     static func sendStreaming(_ parts: RequestParts) async throws(RequestError) -> Response {
         let streaming = try await stream(parts)
         let label = "\(parts.method.rawValue) \((try? parts.resolvedURL())?.absoluteString ?? "")"
@@ -37,9 +38,11 @@ extension RequestExecutor {
         var response = streaming.head
         let total = streaming.expectedLength
         var body = Data()
+        var limiter = ResponseBodyLimiter(parts[option: ResponseLimitsKey.self], isBuffered: true)
         do {
             progress?(TransferProgress(completedBytes: 0, totalBytes: total))
             for try await chunk in streaming.body {
+                try limiter.add(chunk.count, response: response)
                 body.append(chunk)
                 progress?(TransferProgress(completedBytes: Int64(body.count), totalBytes: total))
             }
