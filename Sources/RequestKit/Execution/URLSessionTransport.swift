@@ -195,7 +195,14 @@ private final class TaskRegistry: @unchecked Sendable {
         return next
     }
 
+    /// Takes the head; a head with a malformed `Content-Length` fails the transfer and cancels the task.
     func received(_ response: URLResponse, for task: URLSessionTask) {
+        if let http = response as? HTTPURLResponse, let error = FoundationMapping.framingError(of: http) {
+            guard let transfer = lock.withLock({ transfers.removeValue(forKey: task.taskIdentifier) }) else { return }
+            transfer.continuation.resume(throwing: error)
+            task.cancel()
+            return
+        }
         lock.withLock {
             guard var transfer = transfers[task.taskIdentifier] else { return }
             let http = response as? HTTPURLResponse

@@ -24,7 +24,7 @@ struct ResponseBodyLimiter: Sendable {
     init(_ limits: ResponseLimits, isBuffered: Bool, decodedFrom head: HTTPHeaders? = nil) {
         maxBytes = isBuffered ? limits.maxBodyBytes : limits.maxStreamedBodyBytes
         ratio = limits.maxDecompressionRatio
-        if let head, Self.isCompressed(head), let length = head["Content-Length"].flatMap(Self.contentLength) {
+        if let head, Self.isCompressed(head), let length = head["Content-Length"].flatMap(HTTPSyntax.contentLength) {
             maxDecodedBytes = limits.maxDecodedBytes(forCompressed: length)
         } else {
             maxDecodedBytes = nil
@@ -50,12 +50,5 @@ struct ResponseBodyLimiter: Sendable {
             let token = $0.trimmingCharacters(in: .whitespaces).lowercased()
             return !token.isEmpty && token != "identity"
         }
-    }
-
-    /// A `Content-Length` value: digits only, nil otherwise.
-    static func contentLength(_ text: String) -> Int? {
-        let trimmed = text.trimmingCharacters(in: .whitespaces)
-        guard !trimmed.isEmpty, trimmed.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else { return nil }
-        return Int(trimmed)
     }
 }

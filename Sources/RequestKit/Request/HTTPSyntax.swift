@@ -75,6 +75,35 @@ enum HTTPSyntax {
         return String(decoding: bytes, as: UTF8.self)
     }
 
+    /// The value of a `Content-Length` field (RFC 9110, section 8.6): `1*DIGIT`, or a comma-separated list of
+    /// equal such values (what a proxy makes of duplicate fields); nil for anything else, such as `1 0`, `+5`,
+    /// `5, 6` or an empty value.
+    static func contentLength(_ value: String) -> Int? {
+        var length: Int?
+        for element in value.utf8.split(separator: UInt8(ascii: ","), omittingEmptySubsequences: false) {
+            guard let parsed = contentLengthElement(element), length == nil || length == parsed else { return nil }
+            length = parsed
+        }
+        return length
+    }
+
+    /// One element of a `Content-Length` list: `1*DIGIT` (at most 18 digits) with optional whitespace around it
+    /// and none inside; nil otherwise.
+    static func contentLengthElement(_ text: Substring.UTF8View) -> Int? {
+        let isWhitespace = { (byte: UInt8) in byte == 0x20 || byte == 0x09 }
+        guard let first = text.firstIndex(where: { !isWhitespace($0) }),
+            let last = text.lastIndex(where: { !isWhitespace($0) })
+        else { return nil }
+        var value = 0
+        var digits = 0
+        for byte in text[first...last] {
+            guard byte >= 0x30, byte <= 0x39, digits < 18 else { return nil }
+            value = value * 10 + Int(byte - 0x30)
+            digits += 1
+        }
+        return value
+    }
+
     private static let hexDigits: [UInt8] = Array("0123456789ABCDEF".utf8)
 }
 

@@ -85,7 +85,19 @@ final class StreamingRegistry: @unchecked Sendable {
         return next
     }
 
+    /// Hands the head to the caller; a head with a malformed `Content-Length` fails the transfer instead.
     func received(_ response: URLResponse, for task: URLSessionTask) {
+        if let http = response as? HTTPURLResponse, let error = FoundationMapping.framingError(of: http) {
+            guard let transfer = lock.withLock({ transfers.removeValue(forKey: task.taskIdentifier) }) else { return }
+            transfer.spool.close()
+            if let head = transfer.head {
+                head.resume(throwing: error)
+            } else {
+                transfer.body.finish(throwing: error)
+            }
+            task.cancel()
+            return
+        }
         let (head, streaming) = lock.withLock {
             () -> (CheckedContinuation<StreamingResponse, any Error>?, StreamingResponse?) in
             guard var transfer = transfers[task.taskIdentifier], let http = response as? HTTPURLResponse else {
