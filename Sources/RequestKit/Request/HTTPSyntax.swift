@@ -56,6 +56,22 @@ enum HTTPSyntax {
         return String(decoding: bytes, as: UTF8.self)
     }
 
+    /// Percent-encodes `text` as one path segment: as ``percentEncoded(_:)``, and `.` and `..` (which would
+    /// mean "this segment" and "the parent segment", RFC 3986 section 3.3) become `%2E` and `%2E%2E`, so a value
+    /// stays a segment and cannot climb out of the path it was put in.
+    static func pathSegment(_ text: String) -> String {
+        dotSegmentEncoded(percentEncoded(text))
+    }
+
+    /// `%2E` for `.` and `%2E%2E` for `..`; any other already-encoded segment as it is.
+    static func dotSegmentEncoded(_ segment: String) -> String {
+        switch segment {
+        case ".": "%2E"
+        case "..": "%2E%2E"
+        default: segment
+        }
+    }
+
     /// Encodes `text` for `application/x-www-form-urlencoded`: like ``percentEncoded(_:)`` but a space is `+`.
     static func formEncoded(_ text: String) -> String {
         if text.utf8.allSatisfy(isUnreserved) { return text }
