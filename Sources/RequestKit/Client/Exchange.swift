@@ -14,6 +14,7 @@ struct Exchange: Sendable {
     let redirectPolicy: RedirectPolicy?
     let cookieJar: CookieJar?
     let limits: ResponseLimits
+    let sensitiveData: SensitiveData
 
     init(_ parts: RequestParts, transport: any Transport) {
         method = parts.method
@@ -24,6 +25,7 @@ struct Exchange: Sendable {
         redirectPolicy = parts[option: RedirectPolicyKey.self]
         cookieJar = parts[option: CookieJarKey.self]
         limits = parts[option: ResponseLimitsKey.self]
+        sensitiveData = parts[option: SensitiveDataKey.self]
     }
 
     /// Sends `original`, adapting each attempt and retrying as the interceptors and the policy decide.
@@ -38,7 +40,8 @@ struct Exchange: Sendable {
             for monitor in monitors { monitor.requestStarted(request, attempt: attempt) }
             let start = DispatchTime.now()
             let options = TransferOptions(
-                redirects: redirectPolicy, cookieJar: cookieJar, explicitCookies: explicitCookies, limits: limits)
+                redirects: redirectPolicy, cookieJar: cookieJar, explicitCookies: explicitCookies, limits: limits,
+                sensitiveData: sensitiveData)
             let outcome = await send(request, options: options)
             let duration = Double(DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1e9
             switch outcome {

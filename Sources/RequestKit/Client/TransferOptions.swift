@@ -13,6 +13,8 @@ struct TransferOptions: Sendable {
     var explicitCookies: String?
     /// How large a response may be.
     var limits = ResponseLimits()
+    /// The headers a redirect to another origin drops, among others.
+    var sensitiveData = SensitiveData()
 
     /// The options of the attempt the current task is sending.
     @TaskLocal static var current = TransferOptions()

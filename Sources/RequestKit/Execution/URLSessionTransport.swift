@@ -7,7 +7,8 @@ import FoundationNetworking
 /// The default transport: one long-lived `URLSession` (FoundationNetworking over libcurl on Linux).
 ///
 /// Redirects follow the request's ``RedirectPolicy`` (`Redirects(_:)`, or a client's), following up to 10 by
-/// default; a redirect to another origin drops `Authorization`, `Cookie` and `Proxy-Authorization`.
+/// default; a redirect to another origin drops the sensitive headers (``SensitiveData``: `Authorization`,
+/// `Cookie`, `Proxy-Authorization`, `X-Api-Key`, `X-Auth-Token` and any the request or client adds).
 ///
 /// Every request shares ``shared``'s session and its connection pool; no session is made per call. The
 /// session keeps no cache and no cookies of its own, so each request sends exactly what it declares.
@@ -254,7 +255,7 @@ private final class TaskRegistry: @unchecked Sendable {
         var next = newRequest
         let isSameOrigin = RedirectPolicy.isSameOrigin(state.originalURL, newRequest.url)
         if !isSameOrigin {
-            for name in RedirectPolicy.credentialHeaders { next.setValue(nil, forHTTPHeaderField: name) }
+            for name in state.options.sensitiveData.headerNames { next.setValue(nil, forHTTPHeaderField: name) }
         }
         if let jar = state.options.cookieJar {
             if let url = response.url { jar.store(redirect.cookies, from: url) }

@@ -38,7 +38,8 @@ extension Exchange {
         var adapted = transfer
         adapted.urlRequest = request
         let options = TransferOptions(
-            redirects: redirectPolicy, cookieJar: cookieJar, explicitCookies: explicitCookies, limits: limits)
+            redirects: redirectPolicy, cookieJar: cookieJar, explicitCookies: explicitCookies, limits: limits,
+            sensitiveData: sensitiveData)
         do {
             try Task.checkCancellation()
             let result = try await TransferOptions.$current.withValue(options) {

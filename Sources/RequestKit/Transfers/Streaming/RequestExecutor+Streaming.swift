@@ -13,7 +13,6 @@ extension RequestExecutor {
         _ parts: RequestParts, bufferLimit: Int = TransferRequest.defaultBufferLimit
     ) async throws(RequestError) -> StreamingResponse {
         let urlRequest = try parts.makeURLRequest()
-        let label = "\(urlRequest.httpMethod ?? "GET") \(urlRequest.url?.absoluteString ?? "")"
         let exchange = Exchange(parts, transport: parts.transport ?? URLSessionTransport.shared)
         let transfer = TransferRequest(
             urlRequest, body: parts.body, uploadProgress: parts[option: UploadProgressKey.self],
@@ -25,7 +24,7 @@ extension RequestExecutor {
             try Task.checkCancellation()
             return try await exchange.stream(transfer)
         } catch {
-            throw requestError(for: error).describingRequest(label)
+            throw requestError(for: error).describingRequest(parts)
         }
     }
 
@@ -33,7 +32,6 @@ extension RequestExecutor {
     /// download progress: `send` for streamed requests. Leaving the loop at the limit closes the connection.
     static func sendStreaming(_ parts: RequestParts) async throws(RequestError) -> Response {
         let streaming = try await stream(parts)
-        let label = "\(parts.method.rawValue) \((try? parts.resolvedURL())?.absoluteString ?? "")"
         let progress = parts[option: DownloadProgressKey.self]
         var response = streaming.head
         let total = streaming.expectedLength
@@ -47,7 +45,7 @@ extension RequestExecutor {
                 progress?(TransferProgress(completedBytes: Int64(body.count), totalBytes: total))
             }
         } catch {
-            throw requestError(for: error).describingRequest(label)
+            throw requestError(for: error).describingRequest(parts)
         }
         response.body = body
         return response
