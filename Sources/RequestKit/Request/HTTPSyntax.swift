@@ -26,6 +26,17 @@ enum HTTPSyntax {
         value.utf8.first { ($0 < 0x20 && $0 != 0x09) || $0 == 0x7F }
     }
 
+    /// Whether `text` is an entity tag (RFC 9110, section 8.8.3): `"…"` or `W/"…"`, with no `"`, control
+    /// character or space inside, so that it can be sent back in `If-None-Match` exactly as received.
+    static func isEntityTag(_ text: String) -> Bool {
+        var bytes = text.utf8[...]
+        if bytes.starts(with: "W/".utf8) { bytes = bytes.dropFirst(2) }
+        guard bytes.count >= 2, bytes.first == UInt8(ascii: "\""), bytes.last == UInt8(ascii: "\"") else {
+            return false
+        }
+        return bytes.dropFirst().dropLast().allSatisfy { $0 == 0x21 || (0x23...0x7E).contains($0) || $0 >= 0x80 }
+    }
+
     /// Whether `byte` is unreserved in RFC 3986: `ALPHA / DIGIT / "-" / "." / "_" / "~"`.
     static func isUnreserved(_ byte: UInt8) -> Bool {
         switch byte {

@@ -8,8 +8,10 @@ extension BuiltInRoutes {
     ///   properly, so a client that reads it all fails. `length` (the default) sends `Content-Length`.
     /// - `endless?framing=chunked|close`: zero bytes, 64 KiB at a time, until the client goes away; chunked (the
     ///   default) or delimited by the end of the connection.
-    /// - `bad-validators`: `ETag: "a<0x01>b"` and `Last-Modified` with a control character, body `ok`.
-    /// - `bad-event-id`: an event stream whose first event has `id: a<0x01>b`, then events `1` and `2`.
+    /// - `bad-validators?syntax=1`: `ETag: "a<0x01>b"` and `Last-Modified` with a control character, body `ok`;
+    ///   with `syntax=1`, values that are valid header text but not validators: `ETag: a b`, `Last-Modified: soon`.
+    /// - `bad-event-id`: an event stream with `id: 1` and `data: first`, then `id: a<0x01>b` and `data: second`,
+    ///   then the connection closes.
     /// - `content-length?value=V`: `Content-Length: V` (percent-decoded, so `1%200` is `1 0`) and the body
     ///   `0123456789`, then the connection closes.
     func hostile(_ request: TestRequest, kind: String) -> TestResponse {
@@ -37,13 +39,18 @@ extension BuiltInRoutes {
                     while true { try writer.write(block) }
                 })
         case "bad-validators":
+            if request.queryValue("syntax") != nil {
+                return TestResponse(
+                    headers: [("Content-Type", "text/plain"), ("ETag", "a b"), ("Last-Modified", "soon")],
+                    body: .data(Data("ok".utf8)))
+            }
             return Self.raw(
                 "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nETag: \"a\u{01}b\"\r\n"
                     + "Last-Modified: Tue, 01 Jan 2030\u{01} 00:00:00 GMT\r\nContent-Length: 2\r\n\r\nok")
         case "bad-event-id":
             return Self.raw(
                 "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n\r\n"
-                    + "id: a\u{01}b\ndata: first\n\nid: 1\ndata: second\n\nid: 2\ndata: third\n\n")
+                    + "id: 1\ndata: first\n\nid: a\u{01}b\ndata: second\n\n")
         case "content-length":
             let value = request.queryValue("value") ?? ""
             return Self.raw("HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: \(value)\r\n\r\n0123456789")

@@ -57,6 +57,11 @@ public struct ConsoleLogger: EventMonitor {
         output("↻ retrying in \(Self.format(delay)) s (attempt \(nextAttempt))")
     }
 
+    public func serverValueDropped(_ field: String, value: String, from url: URL?) {
+        let source = url.map { " from " + sensitiveData.redacting($0.absoluteString) } ?? ""
+        output("⚠ dropped an invalid \(field)\(source): \(value.debugDescription)")
+    }
+
     /// Seconds with three decimals.
     static func format(_ seconds: Double) -> String {
         String(format: "%.3f", seconds)
