@@ -49,7 +49,8 @@ public struct FormPart: FormComponent {
         return text + "\r\n"
     }
 
-    /// A name escaped as the HTML standard's form encoding does: `"` as `%22`, CR as `%0D`, LF as `%0A`.
+    /// A name escaped as the HTML standard's form encoding does (`"` as `%22`, CR as `%0D`, LF as `%0A`), and
+    /// also NUL as `%00` and `\` as `%5C`, which a server reading a quoted-string would take as an escape.
     static func escaped(_ name: String) -> String {
         var result = ""
         for character in name.unicodeScalars {
@@ -57,6 +58,8 @@ public struct FormPart: FormComponent {
             case "\"": result += "%22"
             case "\r": result += "%0D"
             case "\n": result += "%0A"
+            case "\0": result += "%00"
+            case "\\": result += "%5C"
             default: result.unicodeScalars.append(character)
             }
         }
