@@ -11,15 +11,20 @@
 ///   with ``URLSessionTransport`` on Linux (where a transfer cannot be paused): 256 MiB by default.
 ///
 /// A response over a limit fails with a ``RequestError`` of kind ``RequestError/Kind/responseTooLarge`` and its
-/// connection is closed. Set the limits on a client, or per request with ``MaxResponseSize``:
+/// connection is closed. Set the limits on a client, per request with ``MaxResponseSize``, or replace all of
+/// them for one request by writing a `ResponseLimits` among its components:
 ///
 /// ```swift
 /// let client = Client(baseURL: url) { configuration in
 ///     configuration.responseLimits.maxBodyBytes = 8 << 20
 ///     configuration.responseLimits.maxStreamedBodyBytes = 4 << 30
 /// }
+/// let request = Request {
+///     Url("http://127.0.0.1:8080/stream/10")
+///     ResponseLimits(maxDecompressionRatio: 20, maxSpoolBytes: 16 << 20)
+/// }
 /// ```
-public struct ResponseLimits: Sendable, Hashable {
+public struct ResponseLimits: RequestComponent, Hashable {
     /// The largest body held in memory, in bytes, after decompression. 64 MiB by default.
     ///
     /// ```swift
@@ -62,6 +67,11 @@ public struct ResponseLimits: Sendable, Hashable {
         self.maxStreamedBodyBytes = maxStreamedBodyBytes.map { max(0, $0) }
         self.maxDecompressionRatio = max(1, maxDecompressionRatio)
         self.maxSpoolBytes = max(0, maxSpoolBytes)
+    }
+
+    /// Replaces the request's limits (the client's, or the defaults) with these.
+    public func apply(to parts: inout RequestParts) {
+        parts[option: ResponseLimitsKey.self] = self
     }
 
     /// The decoded bytes below which no ratio is checked, so that small bodies compress as well as they like.
