@@ -10,3 +10,4 @@ if wants("building") { runRequestBuildingBenchmarks() }
 if wants("json") { runJSONBenchmarks() }
 if wants("transfers") { runTransfersBenchmarks() }
 if wants("transport") { runTransportBenchmarks() }
+if wants("limits") { runLimitsBenchmarks() }

@@ -87,8 +87,9 @@ struct Exchange: Sendable {
         }
     }
 
-    /// The request with every interceptor applied.
-    private func adapted(_ original: URLRequest) async throws(RequestError) -> URLRequest {
+    /// The request with every interceptor applied, checked again as a built request is.
+    func adapted(_ original: URLRequest) async throws(RequestError) -> URLRequest {
+        guard !interceptors.isEmpty else { return original }
         var request = original
         for interceptor in interceptors {
             do {
@@ -97,6 +98,7 @@ struct Exchange: Sendable {
                 throw Self.interceptorError(error, action: "adapting the request")
             }
         }
+        try RequestParts.validateAdapted(request)
         return request
     }
 
@@ -119,7 +121,7 @@ struct Exchange: Sendable {
         }
     }
 
-    private static func interceptorError(_ error: any Error, action: String) -> RequestError {
+    static func interceptorError(_ error: any Error, action: String) -> RequestError {
         if let error = error as? RequestError { return error }
         if error is CancellationError { return RequestError.cancelled(underlyingError: error) }
         return RequestError(kind: .interceptorFailed, underlyingError: error, detail: "an interceptor failed \(action)")

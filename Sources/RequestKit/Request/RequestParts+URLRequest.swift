@@ -36,20 +36,7 @@ extension RequestParts {
             problems.append(
                 RequestProblem(.invalidMethod, "the method \"\(method.rawValue)\" is not a valid HTTP token"))
         }
-        for field in headers {
-            if !HTTPSyntax.isToken(field.name) {
-                problems.append(
-                    RequestProblem(
-                        .invalidHeaderName, "the header name \"\(Self.escaped(field.name))\" is not a valid token"))
-            }
-            if let byte = HTTPSyntax.invalidValueByte(in: field.value) {
-                problems.append(
-                    RequestProblem(
-                        .invalidHeaderValue,
-                        "the value of header \(Self.escaped(field.name)) contains a forbidden control character (0x"
-                            + String(byte, radix: 16, uppercase: true).leftPadded(to: 2) + ")"))
-            }
-        }
+        for field in headers { problems += Self.headerProblems(name: field.name, value: field.value) }
         var headers = self.headers
         if let body {
             if method == .get || method == .head {
@@ -76,6 +63,41 @@ extension RequestParts {
         }
         if let body, body.isInMemory { request.httpBody = body.data }
         return request
+    }
+
+    /// What is wrong with one header field: a name that is not a token, a value with a control character.
+    static func headerProblems(name: String, value: String) -> [RequestProblem] {
+        var problems: [RequestProblem] = []
+        if !HTTPSyntax.isToken(name) {
+            problems.append(
+                RequestProblem(.invalidHeaderName, "the header name \"\(Self.escaped(name))\" is not a valid token"))
+        }
+        if let byte = HTTPSyntax.invalidValueByte(in: value) {
+            problems.append(
+                RequestProblem(
+                    .invalidHeaderValue,
+                    "the value of header \(Self.escaped(name)) contains a forbidden control character (0x"
+                        + String(byte, radix: 16, uppercase: true).leftPadded(to: 2) + ")"))
+        }
+        return problems
+    }
+
+    /// Checks a request that interceptors changed after it was built: the same rules for the method and the
+    /// headers as ``makeURLRequest()``, so that no interceptor can put a control character on the wire through
+    /// either transport.
+    ///
+    /// - Throws: ``RequestError`` of kind ``RequestError/Kind/invalidRequest`` listing every problem.
+    static func validateAdapted(_ request: URLRequest) throws(RequestError) {
+        var problems: [RequestProblem] = []
+        if let method = request.httpMethod, !HTTPSyntax.isToken(method) {
+            problems.append(
+                RequestProblem(.invalidMethod, "an interceptor set the method \"\(Self.escaped(method))\", not a token")
+            )
+        }
+        for (name, value) in request.allHTTPHeaderFields ?? [:] {
+            problems += headerProblems(name: name, value: value)
+        }
+        if !problems.isEmpty { throw RequestError.invalidRequest(problems) }
     }
 
     /// The URL without user name and password, which become `Authorization: Basic` (RFC 7617), so both

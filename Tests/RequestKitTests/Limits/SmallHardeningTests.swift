@@ -78,3 +78,23 @@ struct SmallHardeningTests {
         #expect(big["\u{e9}"] == 1)
     }
 }
+
+@Suite("Multipart part headers")
+struct MultipartPartHeaderTests {
+    @Test("A part Content-Type with a control character is a request problem (found by the fuzzer)")
+    func controlInPartType() {
+        let error = #expect(throws: RequestError.self) {
+            try Request {
+                Url("http://h.test")
+                Method(.post)
+                Form {
+                    DataPart(
+                        "a", Data("x".utf8), filename: "q", type: MediaType(parsing: "text/plain\r\nX-Injected: 1"))
+                }
+            }.urlRequest()
+        }
+        #expect(
+            error?.problems.map(\.message)
+                == ["the Content-Type of form part \"a\" contains a forbidden control character (0x0D)"])
+    }
+}
