@@ -50,15 +50,18 @@ struct SmallHardeningTests {
         #expect(!(both?.description.contains(":b@") ?? true))
     }
 
-    @Test("Multipart names escape NUL and backslash as well as quotes and line breaks")
+    @Test("Multipart names escape NUL, every control character and backslash, as well as quotes and line breaks")
     func multipartNames() throws {
-        let form = Form { DataPart("a\u{0}b\\c\"d\r\ne", Data("x".utf8), filename: "f\\\u{0}.txt", type: .text) }
+        let form = Form {
+            DataPart("a\u{0}b\\c\"d\r\ne", Data("x".utf8), filename: "f\\\u{0}\u{10}\u{7F}.txt", type: .text)
+        }
         let request = try Request {
             Url("http://h.test"); Method(.post); form
         }.urlRequest()
         let body = String(decoding: request.httpBody ?? Data(), as: UTF8.self)
         #expect(
-            body.contains("Content-Disposition: form-data; name=\"a%00b%5Cc%22d%0D%0Ae\"; filename=\"f%5C%00.txt\"\r\n")
+            body.contains(
+                "Content-Disposition: form-data; name=\"a%00b%5Cc%22d%0D%0Ae\"; filename=\"f%5C%00%10%7F.txt\"\r\n")
         )
     }
 
