@@ -258,8 +258,22 @@ enum DocumentedCode {
         _ = feed
     }
 
-    // README.md, block 18
-    static func snippetREADME18() async throws {
+    // README.md, block 17
+    static func snippetREADME17() async throws {
+        let client = Client(baseURL: URL(fileURLWithPath: "/")) { configuration in
+            configuration.responseLimits.maxBodyBytes = 8 << 20          // data(), json(), decode()
+            configuration.responseLimits.maxStreamedBodyBytes = 4 << 30  // stream(), download(to:)
+        }
+        let thumbnail = Request {
+            Url("http://127.0.0.1:8080/bytes/1024")
+            MaxResponseSize(512 << 10)
+        }
+        _ = client
+        _ = thumbnail
+    }
+
+    // README.md, block 19
+    static func snippetREADME19() async throws {
         let todo = try await Request {
             Url("http://127.0.0.1:8080/todos/1")
             Using(HTTP1Transport.shared)
@@ -582,7 +596,7 @@ enum DocumentedCode {
     }
 }
 
-// README.md, block 17
+// README.md, block 18
 @Test func createsTodo() async throws {
     let server = try TestServer()
     defer { server.stop() }
@@ -807,7 +821,17 @@ for try await event in feed.events() {
     print(event.event, event.id ?? "-", event.data)
 }
 """#),
-    DocumentedSnippet(document: "README.md", index: 17, code: ##"""
+    DocumentedSnippet(document: "README.md", index: 17, code: #"""
+let client = Client(baseURL: URL(fileURLWithPath: "/")) { configuration in
+    configuration.responseLimits.maxBodyBytes = 8 << 20          // data(), json(), decode()
+    configuration.responseLimits.maxStreamedBodyBytes = 4 << 30  // stream(), download(to:)
+}
+let thumbnail = Request {
+    Url("http://127.0.0.1:8080/bytes/1024")
+    MaxResponseSize(512 << 10)
+}
+"""#),
+    DocumentedSnippet(document: "README.md", index: 18, code: ##"""
 @Test func createsTodo() async throws {
     let server = try TestServer()
     defer { server.stop() }
@@ -815,7 +839,7 @@ for try await event in feed.events() {
     #expect(server.requests.last?.body == Data(#"{"title":"x"}"#.utf8))
 }
 """##),
-    DocumentedSnippet(document: "README.md", index: 18, code: #"""
+    DocumentedSnippet(document: "README.md", index: 19, code: #"""
 let todo = try await Request {
     Url("http://127.0.0.1:8080/todos/1")
     Using(HTTP1Transport.shared)
