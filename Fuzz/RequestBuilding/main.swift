@@ -7,8 +7,8 @@
 // Whatever the bytes, building must return a request or throw an invalid-request error; it never crashes. When it
 // returns, the request must be safe to send: an http(s) URL with a host, no header name or value with a control
 // character, a method that is a token, every query value must come back exactly when percent-decoded, no path
-// segment is `.` or `..`, and every multipart part header is one line without a control character. A header an
-// interceptor adds passes the adapted-request check only when it is safe the same way.
+// segment is `.` or `..`, and every multipart part header is one line without a control character but tab. A
+// header an interceptor adds passes the adapted-request check only when it is safe the same way.
 
 import Foundation
 
@@ -100,13 +100,15 @@ private func checkHeaders(_ request: URLRequest) {
     }
 }
 
-/// Every part header of the form is one line with no control character, and there are exactly three: a
+/// Every part header of the form is one line with no control character but tab, and there are exactly three: a
 /// `Content-Disposition` line per part and the data part's `Content-Type` (the text field has none).
 private func checkFormHeaders(_ body: Data) {
     let lines = String(decoding: body, as: UTF8.self).components(separatedBy: "\r\n")
     let headers = lines.filter { $0.hasPrefix("Content-Disposition:") || $0.hasPrefix("Content-Type:") }
     precondition(headers.count == 3, "the form has \(headers.count) part header lines")
     for line in headers {
-        precondition(!line.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x7F }, "part header \(line)")
+        precondition(
+            !line.unicodeScalars.contains { ($0.value < 0x20 && $0.value != 0x09) || $0.value == 0x7F },
+            "part header \(line.debugDescription)")
     }
 }

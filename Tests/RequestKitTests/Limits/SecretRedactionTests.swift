@@ -20,16 +20,29 @@ struct SecretRedactionTests {
         }
         #expect(
             request.cURL
-                == "curl -X POST 'http://ann:<redacted>@h.test/v1/items?api_key=<redacted>&page=2&Token=<redacted>"
-                + "&sig=<redacted>' -H 'Accept: application/json' -H 'Content-Type: application/json' "
+                == "curl -X POST 'http://h.test/v1/items?api_key=<redacted>&page=2&Token=<redacted>"
+                + "&sig=<redacted>' -H 'Accept: application/json' -H 'Authorization: <redacted>' "
+                + "-H 'Content-Type: application/json' "
                 + "-H 'X-Api-Key: <redacted>' -H 'X-Auth-Token: <redacted>' -H 'X-Tenant-Secret: <redacted>' "
                 + #"--data-binary '{"user":"ann","password":"<redacted>","nested":{"secret":"<redacted>","list":[{"token":"<redacted>"}]}}'"#
         )
         let shown = request.cURL(redactingSecrets: false)
-        for secret in ["hunter2", "K1", "K2", "T1", "T2", "S1", "S2", "P1", "S3", "T3"] {
+        let basic = Data("ann:hunter2".utf8).base64EncodedString()
+        for secret in [basic, "K1", "K2", "T1", "T2", "S1", "S2", "P1", "S3", "T3"] {
             #expect(shown.contains(secret), "\(secret)")
             #expect(!request.cURL.contains(secret), "\(secret)")
         }
+    }
+
+    @Test("Any text: a URL password and sensitive query values are redacted, nothing else")
+    func text() {
+        let sensitive = SensitiveData()
+        #expect(
+            sensitive.redacting("GET http://u:p@h/x?api_key=1&page=2&key=&Token=t#f, then ftp://h/?secret=s ok")
+                == "GET http://u:<redacted>@h/x?api_key=<redacted>&page=2&key=&Token=<redacted>#f, then "
+                + "ftp://h/?secret=<redacted> ok")
+        #expect(sensitive.redacting("no URL here: a=1&b=2") == "no URL here: a=1&b=2")
+        #expect(sensitive.redacting("http://user@h/?page=1") == "http://user@h/?page=1")
     }
 
     @Test("Form bodies have sensitive fields redacted")
