@@ -37,9 +37,16 @@ extension Client {
         /// The clock retries, polling, event-stream reconnections and total deadlines wait on; the system's
         /// continuous clock by default, a `TestClock` in tests.
         public var clock = RequestClock.continuous
+        /// How large a response may be: 64 MiB in memory by default, streams unbounded; see ``ResponseLimits``.
+        /// A request's ``MaxResponseSize`` overrides it.
+        public var responseLimits = ResponseLimits()
+        /// The header and query parameter names whose values are secret: dropped on a redirect to another
+        /// origin, redacted in `cURL`, logs and errors. A request's ``Sensitive`` adds to it.
+        public var sensitiveData = SensitiveData()
 
         /// Creates a configuration with the defaults: no default components, plain JSON coders, 2xx
-        /// validation, the shared transport, no interceptors, no retries, redirects followed, no cookie jar.
+        /// validation, the shared transport, no interceptors, no retries, redirects followed, no cookie jar, the
+        /// default ``ResponseLimits``.
         ///
         /// ```swift
         /// let configuration = Client.Configuration(baseURL: url)

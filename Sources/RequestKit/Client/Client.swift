@@ -93,6 +93,8 @@ public struct Client: Sendable {
         parts[option: RedirectPolicyKey.self] = configuration.redirectPolicy
         parts[option: CookieJarKey.self] = configuration.cookieJar
         parts[option: RequestClockKey.self] = configuration.clock
+        parts[option: ResponseLimitsKey.self] = configuration.responseLimits
+        parts[option: SensitiveDataKey.self] = configuration.sensitiveData
         for component in configuration.defaults { component.apply(to: &parts) }
         request.request.root.apply(to: &parts)
         return parts
@@ -115,7 +117,8 @@ public struct Client: Sendable {
     /// ```
     public func cURL(for request: some RequestRepresentable) -> String {
         do {
-            return CURLCommand(try urlRequest(for: request), redactingSecrets: true).text
+            let parts = parts(for: request)
+            return CURLCommand(try parts.makeURLRequest(), redacting: parts[option: SensitiveDataKey.self]).text
         } catch {
             return "# " + error.description.replacingOccurrences(of: "\n", with: "\n# ")
         }
@@ -144,7 +147,7 @@ public struct Client: Sendable {
         do {
             try await parts.validation.validate(response)
         } catch {
-            throw request.request.callbacks.attachingErrorBody(to: error).describingRequest(Request.label(parts))
+            throw request.request.callbacks.attachingErrorBody(to: error).describingRequest(parts)
         }
         return response
     }
@@ -229,7 +232,7 @@ public struct Client: Sendable {
         do {
             return try transform()
         } catch {
-            throw error.describingRequest(Request.label(parts(for: request)))
+            throw error.describingRequest(parts(for: request))
         }
     }
 }

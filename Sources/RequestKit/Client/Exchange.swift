@@ -14,6 +14,8 @@ struct Exchange: Sendable {
     let redirectPolicy: RedirectPolicy?
     let cookieJar: CookieJar?
     let clock: RequestClock
+    let limits: ResponseLimits
+    let sensitiveData: SensitiveData
 
     init(_ parts: RequestParts, transport: any Transport) {
         method = parts.method
@@ -24,6 +26,8 @@ struct Exchange: Sendable {
         redirectPolicy = parts[option: RedirectPolicyKey.self]
         cookieJar = parts[option: CookieJarKey.self]
         clock = parts.clock
+        limits = parts[option: ResponseLimitsKey.self]
+        sensitiveData = parts[option: SensitiveDataKey.self]
     }
 
     /// Sends `original`, adapting each attempt and retrying as the interceptors and the policy decide.
@@ -38,7 +42,8 @@ struct Exchange: Sendable {
             for monitor in monitors { monitor.requestStarted(request, attempt: attempt) }
             let start = DispatchTime.now()
             let options = TransferOptions(
-                redirects: redirectPolicy, cookieJar: cookieJar, explicitCookies: explicitCookies)
+                redirects: redirectPolicy, cookieJar: cookieJar, explicitCookies: explicitCookies, limits: limits,
+                sensitiveData: sensitiveData)
             let outcome = await send(request, options: options)
             let duration = Double(DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1e9
             switch outcome {
@@ -84,8 +89,9 @@ struct Exchange: Sendable {
         }
     }
 
-    /// The request with every interceptor applied.
-    private func adapted(_ original: URLRequest) async throws(RequestError) -> URLRequest {
+    /// The request with every interceptor applied, checked again as a built request is.
+    func adapted(_ original: URLRequest) async throws(RequestError) -> URLRequest {
+        guard !interceptors.isEmpty else { return original }
         var request = original
         for interceptor in interceptors {
             do {
@@ -94,6 +100,7 @@ struct Exchange: Sendable {
                 throw Self.interceptorError(error, action: "adapting the request")
             }
         }
+        try RequestParts.validateAdapted(request)
         return request
     }
 
@@ -105,13 +112,18 @@ struct Exchange: Sendable {
             let response = try await TransferOptions.$current.withValue(options) {
                 try await transport.send(request)
             }
+            // The transports in this package stop reading at the limit; this holds it for any other transport.
+            var limiter = ResponseBodyLimiter(options.limits, isBuffered: true)
+            try limiter.add(
+                response.body.count,
+                response: Response(status: response.status, headers: response.headers, url: response.url))
             return .success(response)
         } catch {
             return .failure(RequestExecutor.requestError(for: error))
         }
     }
 
-    private static func interceptorError(_ error: any Error, action: String) -> RequestError {
+    static func interceptorError(_ error: any Error, action: String) -> RequestError {
         if let error = error as? RequestError { return error }
         if error is CancellationError { return RequestError.cancelled(underlyingError: error) }
         return RequestError(kind: .interceptorFailed, underlyingError: error, detail: "an interceptor failed \(action)")

@@ -22,6 +22,18 @@ enum FoundationMapping {
         return HTTPHeaders(fields)
     }
 
+    /// The error for a response head whose `Content-Length` breaks RFC 9110 (`1 0`, `+5`, disagreeing values),
+    /// which libcurl would read leniently; nil when it is absent or valid. Both transports reject the same heads.
+    static func framingError(of response: HTTPURLResponse) -> RequestError? {
+        guard let value = response.value(forHTTPHeaderField: "Content-Length"),
+            HTTPSyntax.contentLength(value) == nil
+        else { return nil }
+        let elements = value.utf8.split(separator: UInt8(ascii: ","), omittingEmptySubsequences: false)
+        let isConflict = elements.count > 1 && elements.allSatisfy { HTTPSyntax.contentLengthElement($0) != nil }
+        let error: HTTP1ParseError = isConflict ? .conflictingContentLength : .invalidContentLength
+        return RequestError.transport(error, detail: error.reason)
+    }
+
     /// A ``RequestError`` for what a URLSession task failed with.
     ///
     /// - Parameters:

@@ -12,7 +12,6 @@ enum RequestExecutor {
     static func send(_ parts: RequestParts) async throws(RequestError) -> Response {
         if needsStreaming(parts) { return try await sendStreaming(parts) }
         let urlRequest = try parts.makeURLRequest()
-        let label = "\(urlRequest.httpMethod ?? "GET") \(urlRequest.url?.absoluteString ?? "")"
         let exchange = Exchange(parts, transport: parts.transport ?? URLSessionTransport.shared)
         do {
             if let deadline = parts.resourceTimeout {
@@ -23,7 +22,7 @@ enum RequestExecutor {
             try Task.checkCancellation()
             return try await exchange.run(urlRequest)
         } catch {
-            throw requestError(for: error).describingRequest(label)
+            throw requestError(for: error).describingRequest(parts)
         }
     }
 
@@ -41,6 +40,12 @@ enum RequestExecutor {
             guard let first = try await group.next() else { throw CancellationError() }
             return first
         }
+    }
+
+    /// `"GET http://…"` for error messages, with the URL's secrets redacted: the one label of a request in errors.
+    static func label(_ parts: RequestParts) -> String? {
+        guard let url = try? parts.resolvedURL() else { return nil }
+        return "\(parts.method.rawValue) \(parts[option: SensitiveDataKey.self].redacting(url.absoluteString))"
     }
 
     /// Maps any error to a ``RequestError``.

@@ -26,7 +26,7 @@ extension RequestRepresentable {
         do {
             try await parts.validation.validate(response)
         } catch {
-            throw request.callbacks.attachingErrorBody(to: error).describingRequest(Self.label(parts))
+            throw request.callbacks.attachingErrorBody(to: error).describingRequest(parts)
         }
         return response
     }
@@ -73,13 +73,7 @@ extension RequestRepresentable {
         do {
             return try transform(response)
         } catch {
-            throw error.describingRequest(Self.label(request.parts()))
+            throw error.describingRequest(request.parts())
         }
-    }
-
-    /// `"GET http://…"` for error messages.
-    static func label(_ parts: RequestParts) -> String? {
-        guard let url = try? parts.resolvedURL() else { return nil }
-        return "\(parts.method.rawValue) \(url.absoluteString)"
     }
 }

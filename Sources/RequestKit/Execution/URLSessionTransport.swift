@@ -7,7 +7,8 @@ import FoundationNetworking
 /// The default transport: one long-lived `URLSession` (FoundationNetworking over libcurl on Linux).
 ///
 /// Redirects follow the request's ``RedirectPolicy`` (`Redirects(_:)`, or a client's), following up to 10 by
-/// default; a redirect to another origin drops `Authorization`, `Cookie` and `Proxy-Authorization`.
+/// default; a redirect to another origin drops the sensitive headers (``SensitiveData``: `Authorization`,
+/// `Cookie`, `Proxy-Authorization`, `X-Api-Key`, `X-Auth-Token` and any the request or client adds).
 ///
 /// Every request shares ``shared``'s session and its connection pool; no session is made per call. The
 /// session keeps no cache and no cookies of its own, so each request sends exactly what it declares.
@@ -145,11 +146,13 @@ private final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecke
 
 /// The state of every running transfer, keyed by task identifier.
 private final class TaskRegistry: @unchecked Sendable {
-    // Safe: every access to `transfers` holds `lock`.
+    // Safe: every access to `transfers` holds `lock`; `watchdog` is a `let` of a lock-guarded class.
     private let lock = NSLock()
     private var transfers: [Int: Transfer] = [:]
+    private lazy var watchdog = IdleWatchdog { [weak self] in self?.expireIdleTransfers() }
 
     private struct Transfer {
+        let task: URLSessionTask
         let continuation: CheckedContinuation<Response, any Error>
         let idleTimeout: TimeInterval
         var lastActivity = DispatchTime.now()
@@ -159,6 +162,7 @@ private final class TaskRegistry: @unchecked Sendable {
         var redirectFailure: RequestError?
         var isChallenged = false
         var response: HTTPURLResponse?
+        var limiter: ResponseBodyLimiter
         var body = Data()
     }
 
@@ -166,41 +170,80 @@ private final class TaskRegistry: @unchecked Sendable {
         _ task: URLSessionTask, idleTimeout: TimeInterval, options: TransferOptions, originalURL: URL?,
         continuation: CheckedContinuation<Response, any Error>
     ) {
-        lock.withLock {
+        let watchdog = lock.withLock {
             transfers[task.taskIdentifier] = Transfer(
-                continuation: continuation, idleTimeout: idleTimeout, options: options, originalURL: originalURL)
+                task: task, continuation: continuation, idleTimeout: idleTimeout, options: options,
+                originalURL: originalURL, limiter: ResponseBodyLimiter(options.limits, isBuffered: true))
+            return self.watchdog
         }
-        IdleWatchdog.watch(timeout: idleTimeout) { [weak self] in self?.expireIfIdle(task) }
+        watchdog.watch(timeout: idleTimeout)
     }
 
-    /// Fails the transfer with `.timedOut` and cancels the task when no bytes arrived for the whole idle timeout;
-    /// returns the seconds left to wait otherwise, or nil when the transfer is over.
-    private func expireIfIdle(_ task: URLSessionTask) -> TimeInterval? {
-        let outcome: (expired: Transfer?, remaining: TimeInterval?) = lock.withLock {
-            guard let transfer = transfers[task.taskIdentifier] else { return (nil, nil) }
-            let remaining = IdleWatchdog.remaining(of: transfer.idleTimeout, since: transfer.lastActivity)
-            guard remaining <= 0 else { return (nil, remaining) }
-            transfers.removeValue(forKey: task.taskIdentifier)
-            return (transfer, nil)
+    /// Fails with `.timedOut` (and cancels) every transfer that received no bytes for its whole idle timeout;
+    /// returns the seconds until the next one could expire, or nil when none is watched.
+    private func expireIdleTransfers() -> TimeInterval? {
+        var expired: [Transfer] = []
+        let next = lock.withLock { () -> TimeInterval? in
+            var next: TimeInterval?
+            for (identifier, transfer) in transfers where IdleWatchdog.isWatched(transfer.idleTimeout) {
+                let remaining = IdleWatchdog.remaining(of: transfer.idleTimeout, since: transfer.lastActivity)
+                if remaining <= 0 {
+                    transfers.removeValue(forKey: identifier)
+                    expired.append(transfer)
+                } else {
+                    next = IdleWatchdog.earlier(next, remaining)
+                }
+            }
+            return next
         }
-        if let expired = outcome.expired {
-            expired.continuation.resume(throwing: IdleWatchdog.timeoutError(expired.idleTimeout))
-            task.cancel()
+        for transfer in expired {
+            transfer.continuation.resume(throwing: IdleWatchdog.timeoutError(transfer.idleTimeout))
+            transfer.task.cancel()
         }
-        return outcome.remaining
+        return next
     }
 
+    /// Takes the head; a head with a malformed `Content-Length` fails the transfer and cancels the task.
     func received(_ response: URLResponse, for task: URLSessionTask) {
+        if let http = response as? HTTPURLResponse, let error = FoundationMapping.framingError(of: http) {
+            guard let transfer = lock.withLock({ transfers.removeValue(forKey: task.taskIdentifier) }) else { return }
+            transfer.continuation.resume(throwing: error)
+            task.cancel()
+            return
+        }
         lock.withLock {
-            transfers[task.taskIdentifier]?.response = response as? HTTPURLResponse
-            transfers[task.taskIdentifier]?.lastActivity = .now()
+            guard var transfer = transfers[task.taskIdentifier] else { return }
+            let http = response as? HTTPURLResponse
+            transfer.response = http
+            transfer.lastActivity = .now()
+            transfer.limiter = ResponseBodyLimiter(
+                transfer.options.limits, isBuffered: true, decodedFrom: http.map(FoundationMapping.headers(of:)))
+            transfers[task.taskIdentifier] = transfer
         }
     }
 
+    /// Collects body bytes; past the response limits, fails the transfer and cancels the task, which closes the
+    /// connection.
     func received(_ data: Data, for task: URLSessionTask) {
-        lock.withLock {
-            transfers[task.taskIdentifier]?.body.append(data)
-            transfers[task.taskIdentifier]?.lastActivity = .now()
+        let failed = lock.withLock { () -> (Transfer, RequestError)? in
+            guard var transfer = transfers[task.taskIdentifier] else { return nil }
+            do throws(RequestError) {
+                try transfer.limiter.add(data.count)
+            } catch {
+                transfers.removeValue(forKey: task.taskIdentifier)
+                return (transfer, error)
+            }
+            transfer.lastActivity = .now()
+            transfers[task.taskIdentifier] = nil
+            transfer.body.append(data)
+            transfers[task.taskIdentifier] = transfer
+            return nil
+        }
+        if let (transfer, error) = failed {
+            let head = transfer.response.map { FoundationMapping.response($0) }
+            transfer.continuation.resume(
+                throwing: RequestError(kind: error.kind, response: head, detail: error.detail))
+            task.cancel()
         }
     }
 
@@ -219,7 +262,7 @@ private final class TaskRegistry: @unchecked Sendable {
         var next = newRequest
         let isSameOrigin = RedirectPolicy.isSameOrigin(state.originalURL, newRequest.url)
         if !isSameOrigin {
-            for name in RedirectPolicy.credentialHeaders { next.setValue(nil, forHTTPHeaderField: name) }
+            for name in state.options.sensitiveData.headerNames { next.setValue(nil, forHTTPHeaderField: name) }
         }
         if let jar = state.options.cookieJar {
             if let url = response.url { jar.store(redirect.cookies, from: url) }
@@ -231,6 +274,7 @@ private final class TaskRegistry: @unchecked Sendable {
             lock.withLock {
                 transfers[task.taskIdentifier]?.response = nil
                 transfers[task.taskIdentifier]?.body = Data()
+                transfers[task.taskIdentifier]?.limiter = ResponseBodyLimiter(state.options.limits, isBuffered: true)
             }
             return request
         case .stop:

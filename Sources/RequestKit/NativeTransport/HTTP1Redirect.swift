@@ -9,7 +9,7 @@ import FoundationNetworking
 /// The next request is made the way URLSession makes it: 301, 302, 303, 307 and 308 with a `Location`; 303 turns
 /// any method but HEAD into GET, 301 and 302 turn POST into GET, and a request that becomes a GET loses its body
 /// and `Content-Type`. Then, as `URLSessionTransport` does, a redirect to another origin than the original
-/// request's drops `Authorization`, `Cookie` and `Proxy-Authorization`, the client's cookie jar stores the
+/// request's drops the sensitive headers (``SensitiveData``), the client's cookie jar stores the
 /// redirect's cookies and adds its own, and the request's ``RedirectPolicy`` (from `Redirects(_:)` or a client;
 /// otherwise the transport's configuration) decides.
 enum HTTP1Redirect {
@@ -44,7 +44,7 @@ enum HTTP1Redirect {
         let options = TransferOptions.current
         let isSameOrigin = RedirectPolicy.isSameOrigin(originalURL, next.url)
         if !isSameOrigin {
-            for name in RedirectPolicy.credentialHeaders { next.setValue(nil, forHTTPHeaderField: name) }
+            for name in options.sensitiveData.headerNames { next.setValue(nil, forHTTPHeaderField: name) }
         }
         if let jar = options.cookieJar {
             if let url = response.url { jar.store(response.cookies, from: url) }

@@ -55,7 +55,10 @@ extension HTTP1Transport {
         /// configuration.maxResponseHeaderCount = 50
         /// ```
         public var maxResponseHeaderCount = 100
-        /// The largest response body, in bytes, after decompression. 1 GiB by default.
+        /// The largest response body ``HTTP1Transport/send(_:)`` holds in memory, in bytes, after decompression: an
+        /// upper bound over the request's ``ResponseLimits/maxBodyBytes`` (64 MiB unless the request or its client
+        /// says otherwise), which applies when lower. `stream(_:)` and `download(to:)` are not bound by it, only by
+        /// ``ResponseLimits/maxStreamedBodyBytes``. 1 GiB by default.
         ///
         /// ```swift
         /// configuration.maxResponseBodyBytes = 10 << 20  // 10 MiB

@@ -84,23 +84,30 @@ extension HTTP1Transport {
     ) throws -> StreamingResponse {
         let framing: HTTP1ResponseHead.Framing
         let contentDecoder: HTTP1ContentDecoder?
+        let responseLimits = TransferOptions.current.limits
+        let bodyLimit = responseLimits.maxStreamedBodyBytes ?? .max
         do {
             framing = try head.framing(isHeadRequest: isHeadRequest)
             contentDecoder =
                 framing == .none
                 ? nil
                 : try HTTP1ContentDecoder(
-                    codings: head.tokens(of: "Content-Encoding"), maxBytes: configuration.maxResponseBodyBytes)
+                    codings: head.tokens(of: "Content-Encoding"), maxBytes: bodyLimit,
+                    maxRatio: responseLimits.maxDecompressionRatio,
+                    ratioAllowance: ResponseLimits.decompressionAllowance)
         } catch {
             pool.release(connection, isReusable: false)
             throw RequestError.transport(error, detail: error.reason)
         }
         let response = try response(head, body: Data(), url: url)
         let (stream, continuation) = ResponseBodyStream.makeStream(bufferLimit: bufferLimit)
+        var bodyLimits = limits.body
+        bodyLimits.maxBodyBytes = bodyLimit
         let pump = HTTP1BodyPump(
             connection: connection, pool: pool, head: head,
-            decoder: HTTP1BodyDecoder(framing: framing, limits: limits.body),
-            contentDecoder: contentDecoder, continuation: continuation, idleTimeout: idleTimeout)
+            decoder: HTTP1BodyDecoder(framing: framing, limits: bodyLimits),
+            contentDecoder: contentDecoder, continuation: continuation, idleTimeout: idleTimeout,
+            bodyLimit: responseLimits.maxStreamedBodyBytes, maxRatio: responseLimits.maxDecompressionRatio)
         connection.worker.async { pump.run() }
         return StreamingResponse(head: response, body: stream)
     }
@@ -119,13 +126,16 @@ private final class HTTP1BodyPump: @unchecked Sendable {
     let contentDecoder: HTTP1ContentDecoder?
     let continuation: ResponseBodyStream.Continuation
     let idleTimeout: Double
+    let bodyLimit: Int?
+    let maxRatio: Int
     let demand = DispatchSemaphore(value: 0)
     private let lock = NSLock()
     private var isReleased = false
 
     init(
         connection: HTTP1Connection, pool: HTTP1ConnectionPool, head: HTTP1ResponseHead, decoder: HTTP1BodyDecoder,
-        contentDecoder: HTTP1ContentDecoder?, continuation: ResponseBodyStream.Continuation, idleTimeout: Double
+        contentDecoder: HTTP1ContentDecoder?, continuation: ResponseBodyStream.Continuation, idleTimeout: Double,
+        bodyLimit: Int?, maxRatio: Int
     ) {
         self.connection = connection
         self.pool = pool
@@ -134,6 +144,8 @@ private final class HTTP1BodyPump: @unchecked Sendable {
         self.contentDecoder = contentDecoder
         self.continuation = continuation
         self.idleTimeout = idleTimeout
+        self.bodyLimit = bodyLimit
+        self.maxRatio = maxRatio
     }
 
     func run() {
@@ -160,7 +172,8 @@ private final class HTTP1BodyPump: @unchecked Sendable {
             let failure: RequestError =
                 connection.wasCancelled || error is CancellationError
                 ? RequestError.cancelled(underlyingError: error)
-                : HTTP1Transport.requestError(for: error, idleTimeout: idleTimeout, key: connection.key)
+                : HTTP1Transport.requestError(
+                    for: error, idleTimeout: idleTimeout, key: connection.key, bodyLimit: bodyLimit, maxRatio: maxRatio)
             continuation.finish(throwing: failure)
             release(isReusable: false)
         }

@@ -122,13 +122,17 @@ public final class HTTP1Transport: Transport {
         let head = try HTTP1RequestEncoder.head(of: request, target: target, bodyLength: body.count)
         let isHeadRequest = request.httpMethod == "HEAD"
         let idleTimeout = request.timeoutInterval
+        let responseLimits = TransferOptions.current.limits
+        let bodyLimit = min(configuration.maxResponseBodyBytes, responseLimits.maxBodyBytes)
         // On a kept-alive connection, the awaiting task writes a small request itself, so that the server works on
         // it while the connection's thread wakes up; when the server answers within microseconds (on the same
         // machine), it reads the response too, and no thread is woken at all.
         let startsInline = head.count + body.count <= 16 * 1024
-        let limits = limits
+        var bufferedLimits = self.limits
+        bufferedLimits.body.maxBodyBytes = max(0, bodyLimit)
+        let limits = bufferedLimits
         let (exchanged, connection) = try await lease(
-            target, request: request,
+            target, request: request, bodyLimit: bodyLimit,
             start: { (connection: HTTP1Connection) throws -> HTTP1InlineStart<HTTP1Connection.Exchanged> in
                 guard startsInline else { return .none }
                 let sent = try connection.send(head: head, body: body, idleTimeout: idleTimeout, waitsForSpace: false)
@@ -155,7 +159,9 @@ public final class HTTP1Transport: Transport {
             }
         }
         pool.release(connection, isReusable: exchanged.isReusable)
-        return try response(exchanged.head, body: exchanged.body, url: url)
+        return try response(
+            exchanged.head, body: exchanged.body, url: url, maxBytes: bodyLimit,
+            maxRatio: responseLimits.maxDecompressionRatio)
     }
 
     /// Runs `job` on a pooled connection to `target` (connected first if it is new) and returns its result with
@@ -166,7 +172,7 @@ public final class HTTP1Transport: Transport {
     /// On a reused connection, `start` runs first on the awaiting task (it must not block); when it finishes the
     /// job itself, the connection's thread is not involved, and otherwise `job` gets what it did.
     func lease<T: Sendable>(
-        _ target: HTTP1RequestEncoder.Target, request: URLRequest,
+        _ target: HTTP1RequestEncoder.Target, request: URLRequest, bodyLimit: Int? = nil,
         start: (HTTP1Connection) throws -> HTTP1InlineStart<T> = { _ in .none },
         _ job: @escaping @Sendable (HTTP1Connection, HTTP1InlineStart<T>) throws -> T
     ) async throws -> (T, HTTP1Connection) {
@@ -219,7 +225,7 @@ public final class HTTP1Transport: Transport {
                         detail: "the kept-alive connection closed before a response, and the request was not retried "
                             + (hasRetried ? "twice" : "because \(method) is not idempotent"))
                 }
-                throw Self.requestError(for: error, idleTimeout: idleTimeout, key: target.key)
+                throw Self.requestError(for: error, idleTimeout: idleTimeout, key: target.key, bodyLimit: bodyLimit)
             }
         }
     }
@@ -237,7 +243,10 @@ public final class HTTP1Transport: Transport {
         }
     }
 
-    func response(_ head: HTTP1ResponseHead, body: Data, url: URL) throws -> Response {
+    /// The response for a head and its raw body, decoding the body within `maxBytes` and `maxRatio`.
+    func response(
+        _ head: HTTP1ResponseHead, body: Data, url: URL, maxBytes: Int = .max, maxRatio: Int = .max
+    ) throws -> Response {
         var fields: [HTTPHeader] = []
         fields.reserveCapacity(head.fields.count)
         for field in head.fields { fields.append(HTTPHeader(name: field.name, value: field.value)) }
@@ -245,15 +254,34 @@ public final class HTTP1Transport: Transport {
         do {
             if !body.isEmpty,
                 let decoder = try HTTP1ContentDecoder(
-                    codings: head.tokens(of: "Content-Encoding"), maxBytes: configuration.maxResponseBodyBytes)
+                    codings: head.tokens(of: "Content-Encoding"), maxBytes: maxBytes, maxRatio: maxRatio,
+                    ratioAllowance: ResponseLimits.decompressionAllowance)
             {
                 decoded = try decoder.decode(body)
                 try decoder.finish()
             }
         } catch {
-            throw RequestError.transport(error, detail: "the body could not be decoded")
+            let headOnly = Response(status: HTTPStatus(code: head.status), headers: HTTPHeaders(fields), url: url)
+            throw Self.limitError(error, bodyLimit: maxBytes, maxRatio: maxRatio, response: headOnly)
+                ?? RequestError.transport(error, detail: "the body could not be decoded")
         }
         return Response(status: HTTPStatus(code: head.status), headers: HTTPHeaders(fields), body: decoded, url: url)
+    }
+
+    /// The ``RequestError/Kind/responseTooLarge`` error for a parse error that means a limit was passed.
+    static func limitError(
+        _ error: HTTP1ParseError, bodyLimit: Int?, maxRatio: Int?, response: Response? = nil
+    ) -> RequestError? {
+        switch error {
+        case .bodyTooLarge:
+            let detail = bodyLimit.map { RequestError.responseTooLarge(limit: $0).detail } ?? nil
+            return RequestError(kind: .responseTooLarge, response: response, underlyingError: error, detail: detail)
+        case .decompressionRatioExceeded:
+            let detail = maxRatio.map { RequestError.decompressionRatioExceeded($0).detail } ?? nil
+            return RequestError(kind: .responseTooLarge, response: response, underlyingError: error, detail: detail)
+        default:
+            return nil
+        }
     }
 
     static func isIdempotent(_ method: String) -> Bool {
@@ -262,14 +290,15 @@ public final class HTTP1Transport: Transport {
 
     /// The ``RequestError`` for a failure during an exchange on a connection to `key`.
     static func requestError(
-        for error: any Error, idleTimeout: Double, key: HTTP1ConnectionKey
+        for error: any Error, idleTimeout: Double, key: HTTP1ConnectionKey, bodyLimit: Int? = nil, maxRatio: Int? = nil
     ) -> RequestError {
         let seconds = FoundationMapping.seconds(idleTimeout)
         switch error {
         case let error as RequestError:
             return error
         case let error as HTTP1ParseError:
-            return RequestError.transport(error, detail: error.reason)
+            return limitError(error, bodyLimit: bodyLimit, maxRatio: maxRatio)
+                ?? RequestError.transport(error, detail: error.reason)
         case HTTP1Socket.Failure.timedOut:
             return RequestError.timedOut("no data for \(seconds) s")
         case HTTP1Socket.Failure.system(let posix):

@@ -36,20 +36,7 @@ extension RequestParts {
             problems.append(
                 RequestProblem(.invalidMethod, "the method \"\(method.rawValue)\" is not a valid HTTP token"))
         }
-        for field in headers {
-            if !HTTPSyntax.isToken(field.name) {
-                problems.append(
-                    RequestProblem(
-                        .invalidHeaderName, "the header name \"\(Self.escaped(field.name))\" is not a valid token"))
-            }
-            if let byte = HTTPSyntax.invalidValueByte(in: field.value) {
-                problems.append(
-                    RequestProblem(
-                        .invalidHeaderValue,
-                        "the value of header \(Self.escaped(field.name)) contains a forbidden control character (0x"
-                            + String(byte, radix: 16, uppercase: true).leftPadded(to: 2) + ")"))
-            }
-        }
+        for field in headers { problems += Self.headerProblems(name: field.name, value: field.value) }
         var headers = self.headers
         if let body {
             if method == .get || method == .head {
@@ -67,7 +54,8 @@ extension RequestParts {
             }
         }
 
-        guard let url, problems.isEmpty else { throw RequestError.invalidRequest(problems) }
+        let sent = url.map { Self.movingCredentials(of: $0, into: &headers, problems: &problems) }
+        guard let url = sent, problems.isEmpty else { throw RequestError.invalidRequest(problems) }
         var request = URLRequest(url: url, timeoutInterval: timeout ?? Self.defaultTimeout)
         request.httpMethod = method.rawValue
         for field in headers {
@@ -75,6 +63,69 @@ extension RequestParts {
         }
         if let body, body.isInMemory { request.httpBody = body.data }
         return request
+    }
+
+    /// What is wrong with one header field: a name that is not a token, a value with a control character.
+    static func headerProblems(name: String, value: String) -> [RequestProblem] {
+        var problems: [RequestProblem] = []
+        if !HTTPSyntax.isToken(name) {
+            problems.append(
+                RequestProblem(.invalidHeaderName, "the header name \"\(Self.escaped(name))\" is not a valid token"))
+        }
+        if let byte = HTTPSyntax.invalidValueByte(in: value) {
+            problems.append(
+                RequestProblem(
+                    .invalidHeaderValue,
+                    "the value of header \(Self.escaped(name)) contains a forbidden control character (0x"
+                        + String(byte, radix: 16, uppercase: true).leftPadded(to: 2) + ")"))
+        }
+        return problems
+    }
+
+    /// Checks a request that interceptors changed after it was built: the same rules for the method and the
+    /// headers as ``makeURLRequest()``, so that no interceptor can put a control character on the wire through
+    /// either transport.
+    ///
+    /// - Throws: ``RequestError`` of kind ``RequestError/Kind/invalidRequest`` listing every problem.
+    static func validateAdapted(_ request: URLRequest) throws(RequestError) {
+        var problems: [RequestProblem] = []
+        if let method = request.httpMethod, !HTTPSyntax.isToken(method) {
+            problems.append(
+                RequestProblem(.invalidMethod, "an interceptor set the method \"\(Self.escaped(method))\", not a token")
+            )
+        }
+        for (name, value) in request.allHTTPHeaderFields ?? [:] {
+            problems += headerProblems(name: name, value: value)
+        }
+        if !problems.isEmpty { throw RequestError.invalidRequest(problems) }
+    }
+
+    /// The URL without user name and password, which become `Authorization: Basic` (RFC 7617), so both
+    /// transports send them the same way and neither drops them. A user name with `:`, or credentials in a URL
+    /// of a request that sets `Authorization` itself, is a problem instead.
+    private static func movingCredentials(
+        of url: URL, into headers: inout HTTPHeaders, problems: inout [RequestProblem]
+    ) -> URL {
+        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: true),
+            components.user != nil || components.password != nil
+        else { return url }
+        let user = components.user ?? ""
+        let password = components.password ?? ""
+        components.user = nil
+        components.password = nil
+        if headers.contains("Authorization") {
+            problems.append(
+                RequestProblem(
+                    .invalidComponent, "the URL has credentials and the request sets Authorization; keep one of them"))
+        } else if user.contains(":") {
+            problems.append(
+                RequestProblem(
+                    .invalidComponent, "the user name in the URL contains \":\", which basic auth cannot send"))
+        } else {
+            headers.set(
+                "Authorization", Header.Authorization.Credentials.basic(username: user, password: password).headerValue)
+        }
+        return components.url ?? url
     }
 
     /// Resolves the URL, appending problems; nil when there is no usable URL.

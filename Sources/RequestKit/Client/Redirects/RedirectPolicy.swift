@@ -6,8 +6,10 @@ import FoundationNetworking
 
 /// What the URLSession transport does with a redirect (a 3xx with `Location`).
 ///
-/// Whatever the policy, a redirect to another origin (scheme, host and port) drops `Authorization`, `Cookie`
-/// and `Proxy-Authorization` before the policy sees the new request; same-origin redirects keep them.
+/// Whatever the policy, a redirect to another origin (scheme, host and port) drops the sensitive headers
+/// (``SensitiveData``: `Authorization`, `Cookie`, `Proxy-Authorization`, `X-Api-Key`, `X-Auth-Token` and any
+/// the request or client adds) before the policy sees the new request; same-origin redirects keep them. A
+/// cookie jar then adds exactly its own cookies for the new URL.
 ///
 /// ```swift
 /// Redirects(.follow(limit: 5))
@@ -56,9 +58,6 @@ public struct RedirectPolicy: Sendable {
     ) -> RedirectPolicy {
         RedirectPolicy { response, request, _ in decide(response, request).map(Decision.follow) ?? .stop }
     }
-
-    /// The headers dropped when a redirect leaves the origin.
-    static let credentialHeaders = ["Authorization", "Cookie", "Proxy-Authorization"]
 
     /// Whether two URLs share scheme, host and port (default ports filled in).
     static func isSameOrigin(_ first: URL?, _ second: URL?) -> Bool {

@@ -7,12 +7,15 @@ import FoundationNetworking
 /// The state of every download task, keyed by task identifier: where the finished file goes, progress, the
 /// idle watchdog's clock, and the caller waiting for the head.
 final class DownloadRegistry: @unchecked Sendable {
-    // Safe: every access to `downloads` holds `lock`.
+    // Safe: every access to `downloads` and `watchdog` holds `lock`.
     private let lock = NSLock()
     private var downloads: [Int: Download] = [:]
+    private lazy var watchdog = IdleWatchdog { [weak self] in self?.expireIdleDownloads() }
 
     private struct Download {
+        let task: URLSessionTask
         let file: URL
+        let limits: ResponseLimits
         let idleTimeout: TimeInterval
         let progress: (@Sendable (TransferProgress) -> Void)?
         let bodyFailure: BodyReadFailure
@@ -25,39 +28,68 @@ final class DownloadRegistry: @unchecked Sendable {
     }
 
     func register(
-        _ task: URLSessionTask, file: URL, idleTimeout: TimeInterval,
+        _ task: URLSessionTask, file: URL, idleTimeout: TimeInterval, limits: ResponseLimits,
         progress: (@Sendable (TransferProgress) -> Void)?, bodyFailure: BodyReadFailure,
         continuation: CheckedContinuation<Response, any Error>
     ) {
-        lock.withLock {
+        let watchdog = lock.withLock {
             downloads[task.taskIdentifier] = Download(
-                file: file, idleTimeout: idleTimeout, progress: progress, bodyFailure: bodyFailure,
-                continuation: continuation)
+                task: task, file: file, limits: limits, idleTimeout: idleTimeout, progress: progress,
+                bodyFailure: bodyFailure, continuation: continuation)
+            return self.watchdog
         }
-        IdleWatchdog.watch(timeout: idleTimeout) { [weak self] in self?.expireIfIdle(task) }
+        watchdog.watch(timeout: idleTimeout)
     }
 
-    /// Fails the download with `.timedOut` and cancels the task when no bytes arrived for the whole idle timeout;
-    /// returns the seconds left to wait otherwise, or nil when the download is over.
-    private func expireIfIdle(_ task: URLSessionTask) -> TimeInterval? {
-        let outcome: (expired: Download?, remaining: TimeInterval?) = lock.withLock {
-            guard let download = downloads[task.taskIdentifier] else { return (nil, nil) }
-            let remaining = IdleWatchdog.remaining(of: download.idleTimeout, since: download.lastActivity)
-            guard remaining <= 0 else { return (nil, remaining) }
-            downloads.removeValue(forKey: task.taskIdentifier)
-            return (download, nil)
+    /// Fails with `.timedOut` (and cancels) every download that received no bytes for its whole idle timeout;
+    /// returns the seconds until the next one could expire, or nil when none is watched.
+    private func expireIdleDownloads() -> TimeInterval? {
+        var expired: [Download] = []
+        let next = lock.withLock { () -> TimeInterval? in
+            var next: TimeInterval?
+            for (identifier, download) in downloads where IdleWatchdog.isWatched(download.idleTimeout) {
+                let remaining = IdleWatchdog.remaining(of: download.idleTimeout, since: download.lastActivity)
+                if remaining <= 0 {
+                    downloads.removeValue(forKey: identifier)
+                    expired.append(download)
+                } else {
+                    next = IdleWatchdog.earlier(next, remaining)
+                }
+            }
+            return next
         }
-        if let expired = outcome.expired {
-            expired.continuation.resume(throwing: IdleWatchdog.timeoutError(expired.idleTimeout))
-            task.cancel()
+        for download in expired {
+            download.continuation.resume(throwing: IdleWatchdog.timeoutError(download.idleTimeout))
+            download.task.cancel()
         }
-        return outcome.remaining
+        return next
     }
 
+    /// Reports progress; a body past ``ResponseLimits/maxStreamedBodyBytes`` or the decompression ratio fails
+    /// the download and cancels the task.
     func wrote(_ total: Int64, expected: Int64, for task: URLSessionTask) {
+        var failed: (Download, RequestError)?
         let progress = lock.withLock { () -> (@Sendable (TransferProgress) -> Void)? in
-            downloads[task.taskIdentifier]?.lastActivity = .now()
-            return downloads[task.taskIdentifier]?.progress
+            guard var download = downloads[task.taskIdentifier] else { return nil }
+            download.lastActivity = .now()
+            var limiter = ResponseBodyLimiter(
+                download.limits, isBuffered: false,
+                decodedFrom: (task.response as? HTTPURLResponse).map(FoundationMapping.headers(of:)))
+            do throws(RequestError) {
+                try limiter.add(Int(clamping: total))
+            } catch {
+                downloads.removeValue(forKey: task.taskIdentifier)
+                failed = (download, error)
+                return nil
+            }
+            downloads[task.taskIdentifier] = download
+            return download.progress
+        }
+        if let (download, error) = failed {
+            let head = (task.response as? HTTPURLResponse).map { FoundationMapping.response($0) }
+            download.continuation.resume(throwing: RequestError(kind: error.kind, response: head, detail: error.detail))
+            task.cancel()
+            return
         }
         progress?(TransferProgress(completedBytes: total, totalBytes: expected >= 0 ? expected : nil))
     }

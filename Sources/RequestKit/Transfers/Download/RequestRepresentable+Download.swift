@@ -72,7 +72,7 @@ extension RequestRepresentable {
             }
         } catch {
             try? FileManager.default.removeItem(at: temporary)
-            throw RequestExecutor.requestError(for: error).describingRequest(Self.label(parts))
+            throw RequestExecutor.requestError(for: error).describingRequest(parts)
         }
         return streaming.head
     }
@@ -123,7 +123,7 @@ extension RequestRepresentable {
             return head
         } catch {
             try? FileManager.default.removeItem(at: temporary)
-            throw RequestExecutor.requestError(for: error).describingRequest(Self.label(parts))
+            throw RequestExecutor.requestError(for: error).describingRequest(parts)
         }
     }
 }

@@ -86,6 +86,16 @@ public struct Form: RequestComponent {
         where !FileManager.default.isReadableFile(atPath: url.path) || RequestBody.fileSize(url) == nil {
             parts.report(RequestBody.unreadableFileProblem(url))
         }
+        for part in self.parts {
+            guard let type = part.contentType, let byte = HTTPSyntax.invalidValueByte(in: type.description) else {
+                continue
+            }
+            parts.report(
+                RequestProblem(
+                    .invalidHeaderValue,
+                    "the Content-Type of form part \"\(FormPart.escaped(part.name))\" contains a forbidden control "
+                        + "character (0x" + String(byte, radix: 16, uppercase: true).leftPadded(to: 2) + ")"))
+        }
         parts.body = body
     }
 

@@ -18,26 +18,16 @@ extension Exchange {
         _ transfer: TransferRequest, head: (Result) -> Response,
         _ operation: @escaping @Sendable (TransferRequest) async throws -> Result
     ) async throws(RequestError) -> Result {
-        var request = transfer.urlRequest
-        for interceptor in interceptors {
-            do {
-                request = try await interceptor.adapt(request)
-            } catch let error as RequestError {
-                throw error
-            } catch {
-                if error is CancellationError { throw RequestError.cancelled(underlyingError: error) }
-                throw RequestError(
-                    kind: .interceptorFailed, underlyingError: error,
-                    detail: "an interceptor failed adapting the request")
-            }
-        }
+        var request = try await adapted(transfer.urlRequest)
         let explicitCookies = request.value(forHTTPHeaderField: "Cookie")
         cookieJar?.addCookies(to: &request)
         for monitor in monitors { monitor.requestStarted(request, attempt: 1) }
         let start = DispatchTime.now()
         var adapted = transfer
         adapted.urlRequest = request
-        let options = TransferOptions(redirects: redirectPolicy, cookieJar: cookieJar, explicitCookies: explicitCookies)
+        let options = TransferOptions(
+            redirects: redirectPolicy, cookieJar: cookieJar, explicitCookies: explicitCookies, limits: limits,
+            sensitiveData: sensitiveData)
         do {
             try Task.checkCancellation()
             let result = try await TransferOptions.$current.withValue(options) {

@@ -13,7 +13,6 @@ extension RequestExecutor {
         _ parts: RequestParts, bufferLimit: Int = TransferRequest.defaultBufferLimit
     ) async throws(RequestError) -> StreamingResponse {
         let urlRequest = try parts.makeURLRequest()
-        let label = "\(urlRequest.httpMethod ?? "GET") \(urlRequest.url?.absoluteString ?? "")"
         let exchange = Exchange(parts, transport: parts.transport ?? URLSessionTransport.shared)
         let transfer = TransferRequest(
             urlRequest, body: parts.body, uploadProgress: parts[option: UploadProgressKey.self],
@@ -27,26 +26,28 @@ extension RequestExecutor {
             try Task.checkCancellation()
             return try await exchange.stream(transfer)
         } catch {
-            throw requestError(for: error).describingRequest(label)
+            throw requestError(for: error).describingRequest(parts)
         }
     }
 
-    /// Streams `parts` and collects the body, reporting download progress: `send` for streamed requests.
+    /// Streams `parts` and collects the body within the request's ``ResponseLimits/maxBodyBytes``, reporting
+    /// download progress: `send` for streamed requests. Leaving the loop at the limit closes the connection.
     static func sendStreaming(_ parts: RequestParts) async throws(RequestError) -> Response {
         let streaming = try await stream(parts)
-        let label = "\(parts.method.rawValue) \((try? parts.resolvedURL())?.absoluteString ?? "")"
         let progress = parts[option: DownloadProgressKey.self]
         var response = streaming.head
         let total = streaming.expectedLength
         var body = Data()
+        var limiter = ResponseBodyLimiter(parts[option: ResponseLimitsKey.self], isBuffered: true)
         do {
             progress?(TransferProgress(completedBytes: 0, totalBytes: total))
             for try await chunk in streaming.body {
+                try limiter.add(chunk.count, response: response)
                 body.append(chunk)
                 progress?(TransferProgress(completedBytes: Int64(body.count), totalBytes: total))
             }
         } catch {
-            throw requestError(for: error).describingRequest(label)
+            throw requestError(for: error).describingRequest(parts)
         }
         response.body = body
         return response

@@ -11,11 +11,13 @@ import FoundationNetworking
 /// cannot pause a transfer, so there the bytes that keep arriving go to a ``BodySpool`` file and are fed to the
 /// consumer as it drains; the end of the transfer waits until the spool is empty.
 final class StreamingRegistry: @unchecked Sendable {
-    // Safe: every access to `transfers` holds `lock`.
+    // Safe: every access to `transfers` and `watchdog` holds `lock`.
     private let lock = NSLock()
     private var transfers: [Int: Transfer] = [:]
+    private lazy var watchdog = IdleWatchdog { [weak self] in self?.expireIdleTransfers() }
 
     private struct Transfer {
+        let task: URLSessionTask
         var head: CheckedContinuation<StreamingResponse, any Error>?
         let stream: ResponseBodyStream
         let body: ResponseBodyStream.Continuation
@@ -25,50 +27,77 @@ final class StreamingRegistry: @unchecked Sendable {
         var isPaused = false
         var isChallenged = false
         var response: HTTPURLResponse?
-        let spool = BodySpool()
+        let limits: ResponseLimits
+        var limiter: ResponseBodyLimiter
+        let spool: BodySpool
         /// The transfer's end, held back while spooled bytes wait: the error, or nil for success.
         var pendingEnd: RequestError??
     }
 
     func register(
-        _ task: URLSessionTask, idleTimeout: TimeInterval, head: CheckedContinuation<StreamingResponse, any Error>,
-        stream: ResponseBodyStream, body: ResponseBodyStream.Continuation, bodyFailure: BodyReadFailure
+        _ task: URLSessionTask, idleTimeout: TimeInterval, limits: ResponseLimits,
+        head: CheckedContinuation<StreamingResponse, any Error>, stream: ResponseBodyStream,
+        body: ResponseBodyStream.Continuation, bodyFailure: BodyReadFailure
     ) {
-        lock.withLock {
+        let watchdog = lock.withLock {
             transfers[task.taskIdentifier] = Transfer(
-                head: head, stream: stream, body: body, idleTimeout: idleTimeout, bodyFailure: bodyFailure)
+                task: task, head: head, stream: stream, body: body, idleTimeout: idleTimeout, bodyFailure: bodyFailure,
+                limits: limits, limiter: ResponseBodyLimiter(limits, isBuffered: false),
+                spool: BodySpool(maxBytes: limits.maxSpoolBytes))
+            return self.watchdog
         }
-        IdleWatchdog.watch(timeout: idleTimeout) { [weak self] in self?.expireIfIdle(task) }
+        watchdog.watch(timeout: idleTimeout)
     }
 
-    /// Fails a transfer with `.timedOut` when no bytes arrived for the whole idle timeout while it was reading;
-    /// time spent paused for backpressure does not count. Returns the seconds left to wait, or nil when over.
-    private func expireIfIdle(_ task: URLSessionTask) -> TimeInterval? {
-        let outcome: (expired: Transfer?, remaining: TimeInterval?) = lock.withLock {
-            guard var transfer = transfers[task.taskIdentifier] else { return (nil, nil) }
-            if transfer.isPaused {
-                transfer.lastActivity = .now()
-                transfers[task.taskIdentifier] = transfer
-                return (nil, transfer.idleTimeout)
+    /// Fails with `.timedOut` every transfer that received no bytes for its whole idle timeout while it was
+    /// reading (time paused for backpressure does not count); returns the seconds until the next check is due,
+    /// or nil when no transfer is watched.
+    private func expireIdleTransfers() -> TimeInterval? {
+        var expired: [Transfer] = []
+        let next = lock.withLock { () -> TimeInterval? in
+            var next: TimeInterval?
+            for (identifier, transfer) in transfers where IdleWatchdog.isWatched(transfer.idleTimeout) {
+                if transfer.isPaused {
+                    transfers[identifier]?.lastActivity = .now()
+                    next = IdleWatchdog.earlier(next, transfer.idleTimeout)
+                    continue
+                }
+                let remaining = IdleWatchdog.remaining(of: transfer.idleTimeout, since: transfer.lastActivity)
+                if remaining <= 0 {
+                    transfers.removeValue(forKey: identifier)
+                    expired.append(transfer)
+                } else {
+                    next = IdleWatchdog.earlier(next, remaining)
+                }
             }
-            let remaining = IdleWatchdog.remaining(of: transfer.idleTimeout, since: transfer.lastActivity)
-            guard remaining <= 0 else { return (nil, remaining) }
-            transfers.removeValue(forKey: task.taskIdentifier)
-            return (transfer, nil)
+            return next
         }
-        if let expired = outcome.expired {
-            let error = IdleWatchdog.timeoutError(expired.idleTimeout)
-            if let head = expired.head {
+        for transfer in expired {
+            transfer.spool.close()
+            let error = IdleWatchdog.timeoutError(transfer.idleTimeout)
+            if let head = transfer.head {
                 head.resume(throwing: error)
             } else {
-                expired.body.finish(throwing: error)
+                transfer.body.finish(throwing: error)
             }
-            task.cancel()
+            transfer.task.cancel()
         }
-        return outcome.remaining
+        return next
     }
 
+    /// Hands the head to the caller; a head with a malformed `Content-Length` fails the transfer instead.
     func received(_ response: URLResponse, for task: URLSessionTask) {
+        if let http = response as? HTTPURLResponse, let error = FoundationMapping.framingError(of: http) {
+            guard let transfer = lock.withLock({ transfers.removeValue(forKey: task.taskIdentifier) }) else { return }
+            transfer.spool.close()
+            if let head = transfer.head {
+                head.resume(throwing: error)
+            } else {
+                transfer.body.finish(throwing: error)
+            }
+            task.cancel()
+            return
+        }
         let (head, streaming) = lock.withLock {
             () -> (CheckedContinuation<StreamingResponse, any Error>?, StreamingResponse?) in
             guard var transfer = transfers[task.taskIdentifier], let http = response as? HTTPURLResponse else {
@@ -76,6 +105,8 @@ final class StreamingRegistry: @unchecked Sendable {
             }
             transfer.lastActivity = .now()
             transfer.response = http
+            transfer.limiter = ResponseBodyLimiter(
+                transfer.limits, isBuffered: false, decodedFrom: FoundationMapping.headers(of: http))
             let head = transfer.head
             transfer.head = nil
             transfers[task.taskIdentifier] = transfer
@@ -85,19 +116,29 @@ final class StreamingRegistry: @unchecked Sendable {
     }
 
     /// Hands data to the consumer, or to the spool while the consumer's buffer is full. The lock is held across
-    /// the yield and the pause so a resume from the consumer cannot slip in between and be lost.
+    /// the yield and the pause so a resume from the consumer cannot slip in between and be lost. A body past the
+    /// response limits, or a spool past its bound, fails the stream and cancels the task.
     func received(_ data: Data, for task: URLSessionTask) {
-        let failed = lock.withLock { () -> Transfer? in
+        let failed = lock.withLock { () -> (Transfer, RequestError)? in
             guard var transfer = transfers[task.taskIdentifier] else { return nil }
             transfer.lastActivity = .now()
+            do throws(RequestError) {
+                try transfer.limiter.add(data.count)
+            } catch {
+                transfers.removeValue(forKey: task.taskIdentifier)
+                return (transfer, error)
+            }
             defer { transfers[task.taskIdentifier] = transfer }
             #if canImport(FoundationNetworking)
             if transfer.isPaused || !transfer.spool.isEmpty {
                 do {
                     try transfer.spool.append(data)
+                } catch let error as RequestError {
+                    transfers.removeValue(forKey: task.taskIdentifier)
+                    return (transfer, error)
                 } catch {
                     transfers.removeValue(forKey: task.taskIdentifier)
-                    return transfer
+                    return (transfer, RequestError.transport(error, detail: "spooling the body to disk failed"))
                 }
                 return nil
             }
@@ -110,10 +151,13 @@ final class StreamingRegistry: @unchecked Sendable {
             }
             return nil
         }
-        if let failed {
-            failed.spool.close()
-            failed.body.finish(
-                throwing: RequestError.transport(CocoaError(.fileWriteUnknown), detail: "spooling failed"))
+        if let (transfer, error) = failed {
+            transfer.spool.close()
+            if let head = transfer.head {
+                head.resume(throwing: error)
+            } else {
+                transfer.body.finish(throwing: error)
+            }
             task.cancel()
         }
     }

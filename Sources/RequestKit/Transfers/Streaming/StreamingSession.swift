@@ -63,10 +63,11 @@ final class StreamingSession: Sendable {
         let urlRequest = try Self.prepare(request, bodyFailure: bodyFailure)
         let task = session.downloadTask(with: urlRequest)
         let downloads = self.downloads
+        let limits = TransferOptions.current.limits
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Response, any Error>) in
                 downloads.register(
-                    task, file: file, idleTimeout: urlRequest.timeoutInterval, progress: progress,
+                    task, file: file, idleTimeout: urlRequest.timeoutInterval, limits: limits, progress: progress,
                     bodyFailure: bodyFailure, continuation: continuation)
                 task.resume()
             }
@@ -85,11 +86,13 @@ final class StreamingSession: Sendable {
         continuation.onDemand = { registry.resumeReading(task) }
         continuation.onTermination = { task.cancel() }
         let idleTimeout = urlRequest.timeoutInterval
+        let limits = TransferOptions.current.limits
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation {
                 (headContinuation: CheckedContinuation<StreamingResponse, any Error>) in
                 registry.register(
-                    task, idleTimeout: idleTimeout, head: headContinuation, stream: stream, body: continuation,
+                    task, idleTimeout: idleTimeout, limits: limits, head: headContinuation, stream: stream,
+                    body: continuation,
                     bodyFailure: bodyFailure)
                 task.resume()
             }
