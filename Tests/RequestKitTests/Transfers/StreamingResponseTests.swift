@@ -139,12 +139,12 @@ struct StreamingResponseTests {
             TestResponse(
                 body: .stream { writer in
                     try writer.write("first")
-                    try writer.sleep(for: .seconds(10))
+                    try writer.sleep(for: .seconds(30))
                 })
         }
         let response = try await Request {
             Url(server.url("/stall"))
-            Timeout(1)
+            Timeout(3)
         }.stream()
         var received = Data()
         let error = try await #require(throws: RequestError.self) {
