@@ -17,7 +17,9 @@ if [ ! -x "$venv/bin/gunicorn" ] || ! "$venv/bin/python" -c "import httpbin" 2>/
 fi
 
 port="$("$venv/bin/python" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()')"
-"$venv/bin/gunicorn" -k gthread --threads 16 --keep-alive 5 --timeout 60 -b "127.0.0.1:$port" httpbin:app \
+# A long keep-alive: a client's pooled connection that sits idle through a slow stretch (the thread sanitizer, a busy
+# machine) must not be closed under a POST, which no client may resend.
+"$venv/bin/gunicorn" -k gthread --threads 16 --keep-alive 120 --timeout 60 -b "127.0.0.1:$port" httpbin:app \
     >"$log" 2>&1 &
 pid=$!
 
