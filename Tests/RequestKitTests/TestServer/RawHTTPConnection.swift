@@ -26,15 +26,11 @@ final class RawHTTPConnection: Sendable {
         connection = try BlockingHTTPConnection(port: port, timeout: timeout)
     }
 
-    /// Runs `body` on a new thread and suspends until it returns.
+    /// Runs `body` on a thread of its own and suspends until it returns.
     private func perform<T: Sendable>(
         _ body: @escaping @Sendable (BlockingHTTPConnection) throws -> T
     ) async throws -> T {
-        try await withCheckedThrowingContinuation { continuation in
-            let thread = Thread { [connection] in continuation.resume(with: Result { try body(connection) }) }
-            thread.name = "RequestKitTests.RawHTTPConnection"
-            thread.start()
-        }
+        try await offThePool { [connection] in try body(connection) }
     }
 
     /// Sends `text` as UTF-8.

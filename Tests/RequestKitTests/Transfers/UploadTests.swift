@@ -9,7 +9,7 @@ struct UploadTests {
     func fileBody(_ transport: WireTransport) async throws {
         let server = try TestServer()
         defer { server.stop() }
-        let contents = await offThePool { TestPayload.randomBytes(count: 3 * 1024 * 1024 + 17, seed: 42) }
+        let contents = try await offThePool { TestPayload.randomBytes(count: 3 * 1024 * 1024 + 17, seed: 42) }
         let file = try TemporaryFile(contents: contents)
         defer { file.remove() }
         let progress = ProgressLog()
@@ -21,7 +21,7 @@ struct UploadTests {
             UploadProgress { progress.append($0) }
         }.json()
         #expect(json["bytes"].int == contents.count)
-        #expect(json["sha256"].string == (await offThePool { SHA256Digest.hex(of: contents) }))
+        #expect(json["sha256"].string == (try await offThePool { SHA256Digest.hex(of: contents) }))
         let received = try #require(server.requests.last)
         #if canImport(FoundationNetworking)
         // FoundationNetworking streams a file body with chunked coding; HTTP1Transport sends its length.
