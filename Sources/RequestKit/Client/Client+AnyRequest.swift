@@ -18,10 +18,9 @@ extension Client {
     /// ```
     /// - Throws: ``RequestError``.
     public func response<Value>(for request: AnyRequest<Value>) async throws(RequestError) -> TypedResponse<Value> {
-        let response = try await validatedResponse(for: request)
         let decoder = configuration.decoder
-        let value = try mapping(request) { () throws(RequestError) in try response.decode(Value.self, decoder: decoder)
+        return try await self.request(request).validatedResponse { response, _ throws(RequestError) in
+            TypedResponse(value: try response.decode(Value.self, decoder: decoder), response: response)
         }
-        return TypedResponse(value: value, response: response)
     }
 }

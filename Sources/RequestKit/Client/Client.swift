@@ -76,26 +76,39 @@ public struct Client: Sendable {
         return copy
     }
 
+    /// The request as this client sends it: the client's defaults and features first, then the request's own
+    /// components. Every way of sending works on it, so the client adds nothing to learn.
+    ///
+    /// ```swift
+    /// let users = client.request(Request { Path("users") })
+    /// for try await line in try await client.request(Request { Path("logs") }).stream().lines { print(line) }
+    /// try await client.request(Request { Path("export") }).download(to: fileURL)
+    /// for try await event in client.request(Request { Path("events") }).events() { print(event.data) }
+    /// ```
+    public func request(_ request: some RequestRepresentable) -> ClientRequest {
+        let request = request.request
+        return ClientRequest(
+            request: Request(
+                root: ComponentList(components: [ClientDefaults(configuration: configuration), request.root]),
+                callbacks: request.callbacks))
+    }
+
+    /// A typed request as this client sends it, decoding with the client's decoder.
+    ///
+    /// ```swift
+    /// let todos = try await client.request(AnyRequest<[Todo]> { Path("todos") }).value()
+    /// ```
+    public func request<Value>(_ request: AnyRequest<Value>) -> AnyRequest<Value> {
+        AnyRequest(self.request(request.request).request, decoder: configuration.decoder)
+    }
+
     /// The parts of a request as this client sends it: its defaults first, then the request's components.
     ///
     /// ```swift
     /// let parts = client.parts(for: Request { Path("users") })
     /// ```
     public func parts(for request: some RequestRepresentable) -> RequestParts {
-        var parts = RequestParts()
-        parts[option: BaseURLKey.self] = configuration.baseURL
-        parts[option: JSONEncoderKey.self] = configuration.encoder
-        parts.validation = configuration.validation
-        parts.transport = configuration.transport
-        parts[option: InterceptorsKey.self] = configuration.interceptors
-        parts[option: EventMonitorsKey.self] = configuration.monitors
-        parts[option: RetryPolicyKey.self] = configuration.retryPolicy
-        parts[option: RedirectPolicyKey.self] = configuration.redirectPolicy
-        parts[option: CookieJarKey.self] = configuration.cookieJar
-        parts[option: RequestClockKey.self] = configuration.clock
-        for component in configuration.defaults { component.apply(to: &parts) }
-        request.request.root.apply(to: &parts)
-        return parts
+        self.request(request).request.parts()
     }
 
     /// Builds the Foundation request this client would send (before interceptors adapt it).
@@ -121,7 +134,7 @@ public struct Client: Sendable {
         }
     }
 
-    /// Sends a request and returns the response, whatever its status.
+    /// Sends a request and returns the response, whatever its status: `request(_:)` then `send()`.
     ///
     /// ```swift
     /// let response = try await client.send(Request { Path("status", 404) })
@@ -129,7 +142,7 @@ public struct Client: Sendable {
     /// ```
     /// - Throws: ``RequestError``: invalid request, transport failure, timeout, cancellation.
     public func send(_ request: some RequestRepresentable) async throws(RequestError) -> Response {
-        try await RequestExecutor.send(parts(for: request))
+        try await self.request(request).send()
     }
 
     /// Sends a request and validates the response (the client's validation, or the request's `Validate`).
@@ -139,14 +152,7 @@ public struct Client: Sendable {
     /// ```
     /// - Throws: ``RequestError``; an unacceptable status keeps the response and any decoded error body.
     public func validatedResponse(for request: some RequestRepresentable) async throws(RequestError) -> Response {
-        let parts = parts(for: request)
-        let response = try await RequestExecutor.send(parts)
-        do {
-            try await parts.validation.validate(response)
-        } catch {
-            throw request.request.callbacks.attachingErrorBody(to: error).describingRequest(Request.label(parts))
-        }
-        return response
+        try await self.request(request).validatedResponse()
     }
 
     /// Sends a request, validates the response and returns its body.
@@ -156,7 +162,7 @@ public struct Client: Sendable {
     /// ```
     /// - Throws: ``RequestError``.
     public func data(_ request: some RequestRepresentable) async throws(RequestError) -> Data {
-        try await validatedResponse(for: request).body
+        try await self.request(request).data()
     }
 
     /// Sends a request, validates the response and returns its body as text.
@@ -166,8 +172,7 @@ public struct Client: Sendable {
     /// ```
     /// - Throws: ``RequestError``, including a body that is not valid text in its charset.
     public func string(_ request: some RequestRepresentable) async throws(RequestError) -> String {
-        let response = try await validatedResponse(for: request)
-        return try mapping(request) { () throws(RequestError) in try response.string() }
+        try await self.request(request).string()
     }
 
     /// Sends a request, validates the response and parses its body as JSON.
@@ -177,8 +182,7 @@ public struct Client: Sendable {
     /// ```
     /// - Throws: ``RequestError``, including a body that is not JSON.
     public func json(_ request: some RequestRepresentable) async throws(RequestError) -> Json {
-        let response = try await validatedResponse(for: request)
-        return try mapping(request) { () throws(RequestError) in try response.json() }
+        try await self.request(request).json()
     }
 
     /// Sends a request, validates the response and decodes its body with the client's decoder. An empty body
@@ -191,9 +195,7 @@ public struct Client: Sendable {
     public func decode<T: Decodable>(
         _ request: some RequestRepresentable, as type: T.Type = T.self
     ) async throws(RequestError) -> T {
-        let response = try await validatedResponse(for: request)
-        let decoder = configuration.decoder
-        return try mapping(request) { () throws(RequestError) in try response.decode(T.self, decoder: decoder) }
+        try await self.request(request).decode(T.self)
     }
 
     /// Sends an endpoint and returns its decoded output. A non-success status throws a ``RequestError`` that
@@ -215,21 +217,10 @@ public struct Client: Sendable {
     /// ```
     /// - Throws: ``RequestError``.
     public func response<E: Endpoint>(for endpoint: E) async throws(RequestError) -> TypedResponse<E.Output> {
-        let request = endpoint.request.decodingErrorBody(as: E.ErrorBody.self, decoder: configuration.decoder)
-        let response = try await validatedResponse(for: request)
         let decoder = configuration.decoder
-        let value = try mapping(request) { () throws(RequestError) in try endpoint.decode(response, decoder: decoder) }
-        return TypedResponse(value: value, response: response)
-    }
-
-    /// Runs a transform of a response, naming the request in any error it throws.
-    func mapping<T>(
-        _ request: some RequestRepresentable, _ transform: () throws(RequestError) -> T
-    ) throws(RequestError) -> T {
-        do {
-            return try transform()
-        } catch {
-            throw error.describingRequest(Request.label(parts(for: request)))
+        let request = self.request(endpoint.request.decodingErrorBody(as: E.ErrorBody.self, decoder: decoder))
+        return try await request.validatedResponse { response, _ throws(RequestError) in
+            TypedResponse(value: try endpoint.decode(response, decoder: decoder), response: response)
         }
     }
 }

@@ -5,4 +5,6 @@ extension RequestError.Kind {
     public static let interceptorFailed = Self("interceptorFailed")
     /// A redirect chain was longer than the redirect policy allows.
     public static let tooManyRedirects = Self("tooManyRedirects")
+    /// A redirect pointed somewhere RequestKit does not follow: a URL that is not http or https.
+    public static let redirectRefused = Self("redirectRefused")
 }

@@ -21,14 +21,7 @@ extension RequestRepresentable {
     /// - Throws: ``RequestError``; an unacceptable status keeps the status, headers and body, and the decoded
     ///   error body when ``Request/decodingErrorBody(as:decoder:)`` named a type.
     public func validatedResponse() async throws(RequestError) -> Response {
-        let parts = request.parts()
-        let response = try await RequestExecutor.send(parts)
-        do {
-            try await parts.validation.validate(response)
-        } catch {
-            throw request.callbacks.attachingErrorBody(to: error).describingRequest(Self.label(parts))
-        }
-        return response
+        try await validatedResponse { response, _ throws(RequestError) in response }
     }
 
     /// Sends the request, validates the response and returns its body.
@@ -48,7 +41,7 @@ extension RequestRepresentable {
     /// ```
     /// - Throws: ``RequestError``, including a body that is not valid text in its charset.
     public func string() async throws(RequestError) -> String {
-        try await validatedResponse(then: { response throws(RequestError) in try response.string() })
+        try await validatedResponse { response, _ throws(RequestError) in try response.string() }
     }
 
     /// Sends the request, validates the response and decodes its JSON body.
@@ -56,24 +49,35 @@ extension RequestRepresentable {
     /// ```swift
     /// let todo = try await Request { Url("http://127.0.0.1:8080/todos/1") }.decode(Todo.self)
     /// ```
+    /// - Parameters:
+    ///   - type: The type to decode.
+    ///   - decoder: The decoder; by default a client's (for ``Client/request(_:)``), or a plain `JSONDecoder`.
     /// - Throws: ``RequestError``, including a decoding failure that keeps the decoder's error and the body.
     public func decode<T: Decodable>(
-        _ type: T.Type = T.self, decoder: JSONDecoder = JSONDecoder()
+        _ type: T.Type = T.self, decoder: JSONDecoder? = nil
     )
         async throws(RequestError) -> T
     {
-        try await validatedResponse(then: { response throws(RequestError) in
-            try response.decode(T.self, decoder: decoder)
-        })
+        try await validatedResponse { response, parts throws(RequestError) in
+            try response.decode(T.self, decoder: decoder ?? parts[option: JSONDecoderKey.self] ?? JSONDecoder())
+        }
     }
 
     /// Sends, validates and transforms the response, naming the request in any error the transform throws.
-    func validatedResponse<T>(then transform: (Response) throws(RequestError) -> T) async throws(RequestError) -> T {
-        let response = try await validatedResponse()
+    func validatedResponse<T>(
+        then transform: (Response, RequestParts) throws(RequestError) -> T
+    ) async throws(RequestError) -> T {
+        let parts = request.parts()
+        let response = try await RequestExecutor.send(parts)
         do {
-            return try transform(response)
+            try await parts.validation.validate(response)
         } catch {
-            throw error.describingRequest(Self.label(request.parts()))
+            throw request.callbacks.attachingErrorBody(to: error).describingRequest(Self.label(parts))
+        }
+        do {
+            return try transform(response, parts)
+        } catch {
+            throw error.describingRequest(Self.label(parts))
         }
     }
 

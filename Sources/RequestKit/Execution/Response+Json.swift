@@ -38,7 +38,7 @@ extension RequestRepresentable {
     /// ```
     /// - Throws: ``RequestError``, including a body that is not JSON.
     public func json() async throws(RequestError) -> Json {
-        try await validatedResponse(then: { response throws(RequestError) in try response.json() })
+        try await validatedResponse { response, _ throws(RequestError) in try response.json() }
     }
 }
 

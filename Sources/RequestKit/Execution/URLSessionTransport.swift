@@ -80,11 +80,10 @@ public final class URLSessionTransport: Transport {
         try Task.checkCancellation()
         let task = session.dataTask(with: request)
         let idleTimeout = request.timeoutInterval
-        let options = TransferOptions.current
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Response, any Error>) in
                 registry.register(
-                    task, idleTimeout: idleTimeout, options: options, originalURL: request.url,
+                    task, idleTimeout: idleTimeout, originalURL: request.url,
                     continuation: continuation)
                 task.resume()
             }
@@ -115,12 +114,12 @@ private final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecke
         registry.received(data, for: dataTask)
     }
 
-    /// Applies the request's redirect policy, after dropping credentials on a redirect to another origin.
+    /// Returns the redirect as the response: the request pipeline follows redirects, for every transport.
     func urlSession(
         _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
         newRequest request: URLRequest, completionHandler: @escaping (URLRequest?) -> Void
     ) {
-        completionHandler(registry.redirect(task, response: response, newRequest: request))
+        completionHandler(nil)
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
@@ -153,7 +152,6 @@ private final class TaskRegistry: @unchecked Sendable {
         let continuation: CheckedContinuation<Response, any Error>
         let idleTimeout: TimeInterval
         var lastActivity = DispatchTime.now()
-        let options: TransferOptions
         let originalURL: URL?
         var redirectCount = 0
         var redirectFailure: RequestError?
@@ -163,12 +161,12 @@ private final class TaskRegistry: @unchecked Sendable {
     }
 
     func register(
-        _ task: URLSessionTask, idleTimeout: TimeInterval, options: TransferOptions, originalURL: URL?,
+        _ task: URLSessionTask, idleTimeout: TimeInterval, originalURL: URL?,
         continuation: CheckedContinuation<Response, any Error>
     ) {
         lock.withLock {
             transfers[task.taskIdentifier] = Transfer(
-                continuation: continuation, idleTimeout: idleTimeout, options: options, originalURL: originalURL)
+                continuation: continuation, idleTimeout: idleTimeout, originalURL: originalURL)
         }
         IdleWatchdog.watch(timeout: idleTimeout) { [weak self] in self?.expireIfIdle(task) }
     }
@@ -201,46 +199,6 @@ private final class TaskRegistry: @unchecked Sendable {
         lock.withLock {
             transfers[task.taskIdentifier]?.body.append(data)
             transfers[task.taskIdentifier]?.lastActivity = .now()
-        }
-    }
-
-    /// The request to send for a redirect, or nil to finish with the redirect response.
-    func redirect(_ task: URLSessionTask, response: HTTPURLResponse, newRequest: URLRequest) -> URLRequest? {
-        let state: (options: TransferOptions, originalURL: URL?, count: Int)? = lock.withLock {
-            guard let transfer = transfers[task.taskIdentifier] else { return nil }
-            transfers[task.taskIdentifier]?.redirectCount += 1
-            transfers[task.taskIdentifier]?.lastActivity = .now()
-            return (transfer.options, transfer.originalURL, transfer.redirectCount + 1)
-        }
-        guard let state else { return nil }
-        let redirect = Response(
-            status: HTTPStatus(code: response.statusCode), headers: FoundationMapping.headers(of: response),
-            url: response.url)
-        var next = newRequest
-        let isSameOrigin = RedirectPolicy.isSameOrigin(state.originalURL, newRequest.url)
-        if !isSameOrigin {
-            for name in RedirectPolicy.credentialHeaders { next.setValue(nil, forHTTPHeaderField: name) }
-        }
-        if let jar = state.options.cookieJar {
-            if let url = response.url { jar.store(redirect.cookies, from: url) }
-            next.setValue(isSameOrigin ? state.options.explicitCookies : nil, forHTTPHeaderField: "Cookie")
-            jar.addCookies(to: &next)
-        }
-        switch (state.options.redirects ?? .follow).decide(redirect, next, state.count) {
-        case .follow(let request):
-            lock.withLock {
-                transfers[task.taskIdentifier]?.response = nil
-                transfers[task.taskIdentifier]?.body = Data()
-            }
-            return request
-        case .stop:
-            return nil
-        case .fail(let limit):
-            lock.withLock {
-                transfers[task.taskIdentifier]?.redirectFailure = RequestError(
-                    kind: .tooManyRedirects, response: redirect, detail: "more than \(limit) redirects")
-            }
-            return nil
         }
     }
 

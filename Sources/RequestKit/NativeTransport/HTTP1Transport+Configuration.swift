@@ -29,20 +29,6 @@ extension HTTP1Transport {
         /// configuration.connectTimeout = 2
         /// ```
         public var connectTimeout: Double = 10
-        /// Whether redirects (301, 302, 303, 307, 308) are followed when the request has no ``RedirectPolicy`` of
-        /// its own (`Redirects(_:)` or a client's). `true` by default.
-        ///
-        /// ```swift
-        /// configuration.followsRedirects = false  // 3xx responses come back as they are
-        /// ```
-        public var followsRedirects = true
-        /// The most redirects followed for one request before it fails with `.tooManyRedirects`, when the request
-        /// has no ``RedirectPolicy`` of its own. 10 by default, as ``RedirectPolicy/follow``.
-        ///
-        /// ```swift
-        /// configuration.maxRedirects = 5
-        /// ```
-        public var maxRedirects = 10
         /// The largest response head (status line and headers), in bytes. 64 KiB by default.
         ///
         /// ```swift

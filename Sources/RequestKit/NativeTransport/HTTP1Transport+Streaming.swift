@@ -11,7 +11,7 @@ extension HTTP1Transport {
     /// A body of known length is sent with `Content-Length`, one of unknown length with chunked coding. The
     /// connection's thread stops reading while the consumer's buffer is full (``TransferRequest/bufferLimit``),
     /// so a slow consumer slows the server down instead of filling memory; abandoning the stream or cancelling
-    /// the consuming task closes the connection. Redirects are followed as in ``send(_:)``.
+    /// the consuming task closes the connection. A redirect is returned as it is.
     ///
     /// ```swift
     /// let response = try await HTTP1Transport.shared.stream(TransferRequest(URLRequest(url: logURL)))
@@ -21,41 +21,12 @@ extension HTTP1Transport {
     /// - Returns: The response head and its body stream.
     /// - Throws: ``RequestError``.
     public func stream(_ request: TransferRequest) async throws -> StreamingResponse {
-        var current = request
-        var redirectCount = 0
-        while true {
-            guard let url = current.urlRequest.url, let scheme = url.scheme?.lowercased() else {
-                throw RequestError.transport(URLError(.badURL), detail: "the request has no URL")
-            }
-            if scheme == "https" { return try await configuration.secureTransport.stream(current) }
-            guard scheme == "http" else {
-                throw RequestError.transport(URLError(.unsupportedURL), detail: "HTTP1Transport sends http URLs only")
-            }
-            let (head, connection) = try await streamHead(current, url: url)
-            if HTTP1Redirect.statuses.contains(head.status) {
-                redirectCount += 1
-                let decision: HTTP1Redirect.Decision
-                do {
-                    decision = try HTTP1Redirect.decide(
-                        after: try response(head, body: Data(), url: url), to: current.urlRequest,
-                        originalURL: request.urlRequest.url, count: redirectCount, configuration: configuration)
-                } catch {
-                    pool.release(connection, isReusable: false)
-                    throw error
-                }
-                if case .follow(let next) = decision {
-                    pool.release(connection, isReusable: false)
-                    let keepsBody = next.httpMethod == current.urlRequest.httpMethod
-                    current = TransferRequest(
-                        next, body: keepsBody ? current.body : nil, uploadProgress: current.uploadProgress,
-                        bufferLimit: current.bufferLimit)
-                    continue
-                }
-            }
-            return try streamBody(
-                head, on: connection, isHeadRequest: current.urlRequest.httpMethod == "HEAD", url: url,
-                idleTimeout: current.urlRequest.timeoutInterval, bufferLimit: current.bufferLimit)
-        }
+        let url = try httpURL(of: request.urlRequest)
+        if url.scheme?.lowercased() == "https" { return try await configuration.secureTransport.stream(request) }
+        let (head, connection) = try await streamHead(request, url: url)
+        return try streamBody(
+            head, on: connection, isHeadRequest: request.urlRequest.httpMethod == "HEAD", url: url,
+            idleTimeout: request.urlRequest.timeoutInterval, bufferLimit: request.bufferLimit)
     }
 
     /// Sends the request and reads the response head, returning the connection still leased.

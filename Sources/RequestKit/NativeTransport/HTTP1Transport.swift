@@ -12,8 +12,8 @@ import FoundationNetworking
 /// ``Configuration/idleConnectionTimeout``, and checked before reuse: a request whose kept-alive connection turns
 /// out closed by the server is sent again once on a new connection when its method is idempotent, and fails
 /// with a clear ``RequestError`` otherwise. Responses are parsed defensively (size limits, strict framing,
-/// duplicate headers kept in wire order), gzip and deflate bodies are decompressed, and redirects are followed
-/// as URLSession follows them. The idle timeout is the request's `timeoutInterval`; cancelling the task closes
+/// duplicate headers kept in wire order), and gzip and deflate bodies are decompressed. Redirects come back as
+/// they are: the request pipeline follows them, as it does for every transport. The idle timeout is the request's `timeoutInterval`; cancelling the task closes
 /// the connection at once.
 ///
 /// `https://` requests go to ``Configuration/secureTransport`` (URLSession by default): TLS needs a library
@@ -83,36 +83,31 @@ public final class HTTP1Transport: Transport {
     /// ```
     public var idleConnectionCount: Int { pool.idleCount }
 
-    /// Sends `request` and reads the whole response, following redirects; `https` requests go to
-    /// ``Configuration/secureTransport``.
+    /// Sends `request` and reads the whole response; `https` requests go to ``Configuration/secureTransport``.
+    /// A redirect is returned as it is: the request pipeline follows redirects, for every transport.
     ///
     /// ```swift
     /// let response = try await HTTP1Transport.shared.send(URLRequest(url: healthURL))
     /// ```
     /// - Parameter request: The request; its `timeoutInterval` is the idle timeout.
-    /// - Returns: The final response, its body decompressed when the server compressed it.
+    /// - Returns: The response, its body decompressed when the server compressed it.
     /// - Throws: ``RequestError``: `.transport` (with an ``HTTP1ParseError`` for a malformed response),
     ///   `.timedOut` or `.cancelled`.
     public func send(_ request: URLRequest) async throws -> Response {
-        var current = request
-        var redirectCount = 0
-        while true {
-            guard let url = current.url, let scheme = url.scheme?.lowercased() else {
-                throw RequestError.transport(URLError(.badURL), detail: "the request has no URL")
-            }
-            if scheme == "https" { return try await configuration.secureTransport.send(current) }
-            guard scheme == "http" else {
-                throw RequestError.transport(URLError(.unsupportedURL), detail: "HTTP1Transport sends http URLs only")
-            }
-            let response = try await exchange(current, url: url)
-            guard HTTP1Redirect.statuses.contains(response.statusCode) else { return response }
-            redirectCount += 1
-            let decision = try HTTP1Redirect.decide(
-                after: response, to: current, originalURL: request.url, count: redirectCount,
-                configuration: configuration)
-            guard case .follow(let next) = decision else { return response }
-            current = next
+        let url = try httpURL(of: request)
+        if url.scheme?.lowercased() == "https" { return try await configuration.secureTransport.send(request) }
+        return try await exchange(request, url: url)
+    }
+
+    /// The URL of `request`, which must be http or https.
+    func httpURL(of request: URLRequest) throws(RequestError) -> URL {
+        guard let url = request.url, let scheme = url.scheme?.lowercased() else {
+            throw RequestError.transport(URLError(.badURL), detail: "the request has no URL")
         }
+        guard scheme == "http" || scheme == "https" else {
+            throw RequestError.transport(URLError(.unsupportedURL), detail: "HTTP1Transport sends http URLs only")
+        }
+        return url
     }
 
     /// Sends one request (no redirects) and reads its whole response.

@@ -46,9 +46,9 @@ public struct AnyRequest<Value: Decodable & Sendable>: RequestRepresentable {
     /// - Returns: The decoded value.
     /// - Throws: ``RequestError``: unacceptable status, decoding failure (with the body), transport, timeout.
     public func value() async throws(RequestError) -> Value {
-        try await validatedResponse(then: { response throws(RequestError) in
+        try await validatedResponse { response, _ throws(RequestError) in
             try response.decode(Value.self, decoder: decoder)
-        })
+        }
     }
 
     /// Calls `handler` with the decoded value when the request succeeds; a decoding failure goes to `onError`.

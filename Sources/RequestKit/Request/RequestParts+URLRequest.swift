@@ -36,20 +36,6 @@ extension RequestParts {
             problems.append(
                 RequestProblem(.invalidMethod, "the method \"\(method.rawValue)\" is not a valid HTTP token"))
         }
-        for field in headers {
-            if !HTTPSyntax.isToken(field.name) {
-                problems.append(
-                    RequestProblem(
-                        .invalidHeaderName, "the header name \"\(Self.escaped(field.name))\" is not a valid token"))
-            }
-            if let byte = HTTPSyntax.invalidValueByte(in: field.value) {
-                problems.append(
-                    RequestProblem(
-                        .invalidHeaderValue,
-                        "the value of header \(Self.escaped(field.name)) contains a forbidden control character (0x"
-                            + String(byte, radix: 16, uppercase: true).leftPadded(to: 2) + ")"))
-            }
-        }
         var headers = self.headers
         if let body {
             if method == .get || method == .head {
@@ -67,6 +53,9 @@ extension RequestParts {
             }
         }
 
+        for field in headers {
+            problems += RequestProblem.header(name: field.name, value: field.value)
+        }
         guard let url, problems.isEmpty else { throw RequestError.invalidRequest(problems) }
         var request = URLRequest(url: url, timeoutInterval: timeout ?? Self.defaultTimeout)
         request.httpMethod = method.rawValue

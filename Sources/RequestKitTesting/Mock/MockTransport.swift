@@ -84,6 +84,23 @@ public final class MockTransport: Transport, @unchecked Sendable {
         if response.url == nil { response.url = request.url }
         return response
     }
+
+    /// Answers a streamed request as ``send(_:)`` does: a body read from files is read into memory first (so
+    /// ``requests`` shows it as `httpBody`), and the response body arrives as one chunk.
+    ///
+    /// ```swift
+    /// let streaming = try await mock.stream(TransferRequest(URLRequest(url: url)))
+    /// ```
+    public func stream(_ request: TransferRequest) async throws -> StreamingResponse {
+        var urlRequest = request.urlRequest
+        if let reader = try request.makeBodyReader() {
+            var body = Data()
+            while let block = try reader.read(upTo: 1 << 20) { body.append(block) }
+            urlRequest.httpBody = body
+        }
+        let response = try await send(urlRequest)
+        return StreamingResponse(head: response, body: ResponseBodyStream(response.body))
+    }
 }
 
 /// A `MockTransport` received more requests than it had queued responses.

@@ -52,6 +52,10 @@ public struct BearerAuthenticator: Interceptor {
                 detail: "refreshing the bearer token after a 401 failed")
         }
         guard let token = current else { return request }
+        // Foundation drops a header value with a control character without a word, so check first.
+        if let problem = RequestProblem.header(name: "Authorization", value: "Bearer \(token)").first {
+            throw RequestError.invalidRequest([problem])
+        }
         var request = request
         request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
         return request

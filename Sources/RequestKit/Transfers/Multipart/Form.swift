@@ -82,11 +82,28 @@ public struct Form: RequestComponent {
     }
 
     public func apply(to parts: inout RequestParts) {
-        for case .file(let url) in self.parts.map(\.content)
-        where !FileManager.default.isReadableFile(atPath: url.path) || RequestBody.fileSize(url) == nil {
-            parts.report(RequestBody.unreadableFileProblem(url))
-        }
+        for problem in problems { parts.report(problem) }
         parts.body = body
+    }
+
+    /// What keeps this form from being sent: unreadable files, part media types with control characters.
+    var problems: [RequestProblem] {
+        var problems: [RequestProblem] = []
+        for case .file(let url) in parts.map(\.content)
+        where !FileManager.default.isReadableFile(atPath: url.path) || RequestBody.fileSize(url) == nil {
+            problems.append(RequestBody.unreadableFileProblem(url))
+        }
+        for part in parts {
+            guard let type = part.contentType?.description, let byte = HTTPSyntax.invalidValueByte(in: type) else {
+                continue
+            }
+            problems.append(
+                RequestProblem(
+                    .invalidHeaderValue,
+                    "the Content-Type of form part \"\(RequestParts.escaped(part.name))\" contains a forbidden control "
+                        + "character (0x" + String(byte, radix: 16, uppercase: true).leftPadded(to: 2) + ")"))
+        }
+        return problems
     }
 
     private static func inMemoryContent(of parts: [FormPart]) -> [Data] {
@@ -113,6 +130,10 @@ extension Body {
     /// Body(form: Form { Field("title", "Report"); FilePart("file", url: reportURL, type: .pdf) })
     /// ```
     public init(form: Form) {
-        self.init(form.body)
+        if let problem = form.problems.first {
+            self.init(problem: problem)
+        } else {
+            self.init(form.body)
+        }
     }
 }

@@ -4,25 +4,39 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// Sends built requests: picks the transport, runs the exchange (cookies, interceptors, monitors, redirects,
-/// retries), enforces the total deadline over every attempt and turns every failure into a ``RequestError``
-/// that names the request.
+/// The front of the request pipeline, which every way of sending goes through: builds and checks the request,
+/// picks the transport, runs the ``Exchange`` (interceptors, cookies, monitors, redirects, retries) under the
+/// total deadline, and turns every failure into a ``RequestError`` that names the request.
 enum RequestExecutor {
-    /// Builds and sends `parts`, returning the response whatever its status.
+    /// Builds and sends `parts`, returning the response with its whole body, whatever its status. Download
+    /// progress, when asked for, is reported as the body arrives.
     static func send(_ parts: RequestParts) async throws(RequestError) -> Response {
-        if needsStreaming(parts) { return try await sendStreaming(parts) }
+        try await run(parts, sink: .memory(progress: parts[option: DownloadProgressKey.self])).response
+    }
+
+    /// Builds and sends `parts`, returning at the response head with the body still streaming. The total
+    /// deadline covers the head only.
+    static func stream(
+        _ parts: RequestParts, bufferLimit: Int = TransferRequest.defaultBufferLimit
+    ) async throws(RequestError) -> StreamingResponse {
+        let delivery = try await run(parts, sink: .consumer(bufferLimit: bufferLimit))
+        return StreamingResponse(head: delivery.response, body: delivery.body ?? ResponseBodyStream(Data()))
+    }
+
+    /// Runs the exchange of `parts` into `sink`.
+    private static func run(_ parts: RequestParts, sink: ResponseSink) async throws(RequestError) -> Delivery {
         let urlRequest = try parts.makeURLRequest()
-        let label = "\(urlRequest.httpMethod ?? "GET") \(urlRequest.url?.absoluteString ?? "")"
         let exchange = Exchange(parts, transport: parts.transport ?? URLSessionTransport.shared)
         do {
             if let deadline = parts.resourceTimeout {
                 return try await withDeadline(seconds: deadline, clock: parts.clock) {
-                    try await exchange.run(urlRequest)
+                    try await exchange.run(urlRequest, sink: sink)
                 }
             }
             try Task.checkCancellation()
-            return try await exchange.run(urlRequest)
+            return try await exchange.run(urlRequest, sink: sink)
         } catch {
+            let label = "\(urlRequest.httpMethod ?? "GET") \(urlRequest.url?.absoluteString ?? "")"
             throw requestError(for: error).describingRequest(label)
         }
     }
@@ -35,7 +49,7 @@ enum RequestExecutor {
             group.addTask { try await operation() }
             group.addTask {
                 try await clock.sleep(seconds: seconds)
-                throw RequestError.timedOut("the total deadline of \(seconds) s passed")
+                throw RequestError.timedOut("the total deadline of \(FoundationMapping.seconds(seconds)) s passed")
             }
             defer { group.cancelAll() }
             guard let first = try await group.next() else { throw CancellationError() }

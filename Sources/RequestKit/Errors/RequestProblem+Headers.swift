@@ -1,0 +1,22 @@
+extension RequestProblem {
+    /// What is wrong with a header, if anything: a name that is not a token, a value with a control character.
+    ///
+    /// Control characters are made visible in the message (`\r`, `\n`, `\0`), so it shows what was sent.
+    static func header(name: String, value: String) -> [RequestProblem] {
+        var problems: [RequestProblem] = []
+        if !HTTPSyntax.isToken(name) {
+            problems.append(
+                RequestProblem(
+                    .invalidHeaderName,
+                    "the header name \"\(RequestParts.escaped(name))\" is not a valid token"))
+        }
+        if let byte = HTTPSyntax.invalidValueByte(in: value) {
+            problems.append(
+                RequestProblem(
+                    .invalidHeaderValue,
+                    "the value of header \(RequestParts.escaped(name)) contains a forbidden control character (0x"
+                        + String(byte, radix: 16, uppercase: true).leftPadded(to: 2) + ")"))
+        }
+        return problems
+    }
+}

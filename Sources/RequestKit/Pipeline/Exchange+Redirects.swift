@@ -1,0 +1,90 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+extension Exchange {
+    /// The statuses that redirect.
+    static let redirectStatuses: Set<Int> = [301, 302, 303, 307, 308]
+
+    /// Sends `first` and follows its redirects: the one place RequestKit follows a redirect, for every verb and
+    /// every transport (transports return a 3xx as it is).
+    ///
+    /// Each hop is checked before it is sent (``OutgoingRequestCheck``), its cookies go to the jar, and the next
+    /// request is made as browsers make it: 303 turns any method but HEAD into GET, 301 and 302 turn POST into GET,
+    /// and a request that becomes a GET loses its body and `Content-Type`; 307 and 308 keep the method and send the
+    /// body again. A redirect to another origin (scheme, host or port) than `first`'s drops `Authorization`,
+    /// `Cookie` and `Proxy-Authorization`; the jar then adds its own cookies for the new URL. The policy then
+    /// decides; a redirect it follows must go to an http or https URL.
+    func follow(
+        _ first: URLRequest, explicitCookies: String?, sink: ResponseSink
+    ) async -> Result<Delivery, RequestError> {
+        var request = first
+        var body = self.body
+        var count = 0
+        // A request nothing changed since it was built was checked when it was built.
+        let isChanged = !interceptors.isEmpty || cookieJar != nil
+        while true {
+            if isChanged || count > 0 {
+                do {
+                    try OutgoingRequestCheck.validate(request)
+                } catch {
+                    return .failure(error)
+                }
+            }
+            let outcome = await transfer(request, body: body, sink: sink)
+            guard case .success(let delivery) = outcome else { return outcome }
+            let response = delivery.response
+            if let cookieJar, let url = response.url ?? request.url { cookieJar.store(response.cookies, from: url) }
+            guard Self.redirectStatuses.contains(response.statusCode), let location = response.headers["Location"],
+                let current = request.url, let target = URL(string: location, relativeTo: current)?.absoluteURL
+            else { return outcome }
+            count += 1
+
+            var next = request
+            next.url = target
+            let method = request.httpMethod ?? "GET"
+            var keepsBody = true
+            let status = response.statusCode
+            if (status == 303 && method != "HEAD") || ((status == 301 || status == 302) && method == "POST") {
+                next.httpMethod = "GET"
+                next.httpBody = nil
+                next.setValue(nil, forHTTPHeaderField: "Content-Type")
+                next.setValue(nil, forHTTPHeaderField: "Content-Length")
+                keepsBody = false
+            }
+            let isSameOrigin = RedirectPolicy.isSameOrigin(first.url, target)
+            if !isSameOrigin {
+                for name in RedirectPolicy.credentialHeaders { next.setValue(nil, forHTTPHeaderField: name) }
+            }
+            if let cookieJar {
+                next.setValue(isSameOrigin ? explicitCookies : nil, forHTTPHeaderField: "Cookie")
+                cookieJar.addCookies(to: &next)
+            }
+            var head = response
+            head.body = Data()
+            switch redirectPolicy.decide(head, next, count) {
+            case .stop:
+                return outcome
+            case .fail(let limit):
+                await delivery.discard()
+                return .failure(
+                    RequestError(kind: .tooManyRedirects, response: head, detail: "more than \(limit) redirects"))
+            case .follow(let decided):
+                let scheme = decided.url?.scheme?.lowercased()
+                guard scheme == "http" || scheme == "https" else {
+                    await delivery.discard()
+                    return .failure(
+                        RequestError(
+                            kind: .redirectRefused, response: head,
+                            detail: "the redirect to \"\(decided.url?.absoluteString ?? location)\" was not followed: "
+                                + "only http and https URLs are"))
+                }
+                await delivery.discard()
+                if !keepsBody || decided.httpMethod != request.httpMethod { body = nil }
+                request = decided
+            }
+        }
+    }
+}

@@ -1,0 +1,160 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// One request's trip through the pipeline, the same for every verb and every transport: interceptors adapt
+/// each attempt, the cookie jar adds and stores cookies, monitors see each attempt, redirects are followed as
+/// the policy says (``Exchange/follow(_:explicitCookies:sink:)``), what is sent is checked
+/// (``OutgoingRequestCheck``), and the interceptors and the retry policy decide whether to try again.
+///
+/// The body goes to a ``ResponseSink``: collected in memory, or handed to the caller as a stream. A retry can
+/// happen until the caller has the body: after a failed attempt, or on a status the policy retries.
+struct Exchange: Sendable {
+    let method: HTTPMethod
+    let transport: any Transport
+    let body: RequestBody?
+    let uploadProgress: (@Sendable (TransferProgress) -> Void)?
+    let interceptors: [any Interceptor]
+    let monitors: [any EventMonitor]
+    let retryPolicy: RetryPolicy
+    let redirectPolicy: RedirectPolicy
+    let cookieJar: CookieJar?
+    let clock: RequestClock
+
+    init(_ parts: RequestParts, transport: any Transport) {
+        method = parts.method
+        self.transport = transport
+        body = parts.body
+        uploadProgress = parts[option: UploadProgressKey.self]
+        interceptors = parts[option: InterceptorsKey.self]
+        monitors = parts[option: EventMonitorsKey.self]
+        retryPolicy = parts[option: RetryPolicyKey.self]
+        redirectPolicy = parts[option: RedirectPolicyKey.self] ?? .follow
+        cookieJar = parts[option: CookieJarKey.self]
+        clock = parts.clock
+    }
+
+    /// Sends `original`, adapting each attempt and retrying as the interceptors and the policy decide.
+    func run(_ original: URLRequest, sink: ResponseSink) async throws(RequestError) -> Delivery {
+        var attempt = 1
+        var policyAttempt = 1
+        var retriesByInterceptor = Array(repeating: 0, count: interceptors.count)
+        while true {
+            var request = try await adapted(original)
+            let explicitCookies = request.value(forHTTPHeaderField: "Cookie")
+            cookieJar?.addCookies(to: &request)
+            for monitor in monitors { monitor.requestStarted(request, attempt: attempt) }
+            let start = DispatchTime.now()
+            let delivered = await follow(request, explicitCookies: explicitCookies, sink: sink)
+            let outcome = delivered.map(\.response)
+            if !monitors.isEmpty {
+                let duration = Double(DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1e9
+                for monitor in monitors {
+                    switch outcome {
+                    case .success(let response):
+                        monitor.responseReceived(response, for: request, duration: duration, attempt: attempt)
+                    case .failure(let error):
+                        monitor.requestFailed(error, for: request, duration: duration, attempt: attempt)
+                    }
+                }
+            }
+            if case .failure(let error) = outcome,
+                error.kind == .cancelled || error.kind == .invalidRequest || Task.isCancelled
+            {
+                throw error
+            }
+
+            var delay: Double?
+            for (index, interceptor) in interceptors.enumerated() {
+                let context = RetryContext(attempt: attempt, previousRetries: retriesByInterceptor[index])
+                let decision: RetryDecision
+                do {
+                    decision = try await interceptor.retry(request, outcome: outcome, context: context)
+                } catch {
+                    await delivered.discard()
+                    throw Self.interceptorError(error, action: "deciding about a retry")
+                }
+                if let seconds = decision.delay {
+                    delay = seconds
+                    retriesByInterceptor[index] += 1
+                    break
+                }
+            }
+            if delay == nil, let seconds = retryPolicy.delay(after: outcome, method: method, attempt: policyAttempt) {
+                delay = seconds
+                policyAttempt += 1
+            }
+            guard let delay else { return try delivered.get() }
+            await delivered.discard()
+            attempt += 1
+            for monitor in monitors { monitor.requestRetrying(request, nextAttempt: attempt, delay: delay) }
+            do {
+                try await clock.sleep(seconds: delay)
+            } catch {
+                throw RequestError.cancelled(underlyingError: error)
+            }
+        }
+    }
+
+    /// One hop through the transport: the body from memory or streamed, delivered to `sink`.
+    func transfer(
+        _ request: URLRequest, body: RequestBody?, sink: ResponseSink
+    ) async -> Result<Delivery, RequestError> {
+        do {
+            try Task.checkCancellation()
+            switch sink {
+            case .memory(let progress):
+                if progress == nil, uploadProgress == nil, body?.isInMemory ?? true {
+                    return .success(Delivery(response: try await transport.send(request), body: nil))
+                }
+                let streaming = try await transport.stream(
+                    TransferRequest(request, body: body, uploadProgress: uploadProgress))
+                var response = streaming.head
+                response.body = try await Self.collect(streaming, progress: progress)
+                return .success(Delivery(response: response, body: nil))
+            case .consumer(let bufferLimit):
+                let streaming = try await transport.stream(
+                    TransferRequest(request, body: body, uploadProgress: uploadProgress, bufferLimit: bufferLimit))
+                return .success(Delivery(response: streaming.head, body: streaming.body))
+            }
+        } catch {
+            return .failure(RequestExecutor.requestError(for: error))
+        }
+    }
+
+    /// Reads a whole streamed body, reporting progress as it arrives.
+    private static func collect(
+        _ streaming: StreamingResponse, progress: (@Sendable (TransferProgress) -> Void)?
+    ) async throws -> Data {
+        guard let progress else { return try await streaming.collect() }
+        let total = streaming.expectedLength
+        var body = Data()
+        progress(TransferProgress(completedBytes: 0, totalBytes: total))
+        for try await chunk in streaming.body {
+            body.append(chunk)
+            progress(TransferProgress(completedBytes: Int64(body.count), totalBytes: total))
+        }
+        return body
+    }
+
+    /// The request with every interceptor applied.
+    private func adapted(_ original: URLRequest) async throws(RequestError) -> URLRequest {
+        var request = original
+        for interceptor in interceptors {
+            do {
+                request = try await interceptor.adapt(request)
+            } catch {
+                throw Self.interceptorError(error, action: "adapting the request")
+            }
+        }
+        return request
+    }
+
+    private static func interceptorError(_ error: any Error, action: String) -> RequestError {
+        if let error = error as? RequestError { return error }
+        if error is CancellationError { return RequestError.cancelled(underlyingError: error) }
+        return RequestError(kind: .interceptorFailed, underlyingError: error, detail: "an interceptor failed \(action)")
+    }
+}

@@ -1,0 +1,35 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The last check of a request before a transport sees it: whatever changed it after it was built (interceptors,
+/// an authenticator, the cookie jar, a redirect policy), nothing that cannot be sent safely goes out.
+///
+/// It checks the method, every header name (a token) and value (no control characters: CR, LF and NUL would let
+/// a value add headers of its own), and the URL (http or https, with a host). A failure is a ``RequestError`` of
+/// kind ``RequestError/Kind/invalidRequest`` naming each bad header, and nothing is sent.
+enum OutgoingRequestCheck {
+    /// Throws when `request` cannot be sent as it is.
+    static func validate(_ request: URLRequest) throws(RequestError) {
+        var problems: [RequestProblem] = []
+        let method = request.httpMethod ?? "GET"
+        if !HTTPSyntax.isToken(method) {
+            problems.append(
+                RequestProblem(
+                    .invalidMethod, "the method \"\(RequestParts.escaped(method))\" is not a valid HTTP token"))
+        }
+        let scheme = request.url?.scheme?.lowercased()
+        if scheme != "http" && scheme != "https" || (request.url?.host ?? "").isEmpty {
+            problems.append(
+                RequestProblem(
+                    .unsupportedScheme,
+                    "the URL \"\(request.url?.absoluteString ?? "")\" is not an http or https URL with a host"))
+        }
+        for (name, value) in (request.allHTTPHeaderFields ?? [:]).sorted(by: { $0.key < $1.key }) {
+            problems += RequestProblem.header(name: name, value: value)
+        }
+        if !problems.isEmpty { throw RequestError.invalidRequest(problems) }
+    }
+}
