@@ -50,8 +50,12 @@ final class HTTP1ConnectionPool: @unchecked Sendable {
     /// Leases a connection to `key`: an idle one that is still open, a new unconnected one when the host is under
     /// its limit, or the next one released when it is not.
     ///
-    /// - Throws: `CancellationError` when the task is cancelled while waiting.
-    func acquire(_ key: HTTP1ConnectionKey) async throws -> HTTP1Connection {
+    /// - Parameters:
+    ///   - key: The host and port.
+    ///   - timeout: The longest wait for a connection to come free, in seconds.
+    /// - Throws: `CancellationError` when the task is cancelled while waiting, ``HTTP1PoolWaitTimeout`` when no
+    ///   connection came free within `timeout`.
+    func acquire(_ key: HTTP1ConnectionKey, timeout: Double) async throws -> HTTP1Connection {
         let (leased, stale) = lock.withLock { () -> (HTTP1Connection?, [HTTP1Connection]) in
             var state = hosts[key, default: HostState()]
             defer { hosts[key] = state }
@@ -69,10 +73,10 @@ final class HTTP1ConnectionPool: @unchecked Sendable {
         }
         for connection in stale { connection.closeSocket() }
         if let leased { return leased }
-        return try await wait(for: key)
+        return try await wait(for: key, timeout: timeout)
     }
 
-    private func wait(for key: HTTP1ConnectionKey) async throws -> HTTP1Connection {
+    private func wait(for key: HTTP1ConnectionKey, timeout: Double) async throws -> HTTP1Connection {
         let id = lock.withLock {
             nextWaiterID += 1
             return nextWaiterID
@@ -84,14 +88,24 @@ final class HTTP1ConnectionPool: @unchecked Sendable {
                     hosts[key, default: HostState()].waiters.append(Waiter(id: id, continuation: continuation))
                     return false
                 }
-                if isCancelled { continuation.resume(throwing: CancellationError()) }
+                if isCancelled {
+                    continuation.resume(throwing: CancellationError())
+                } else if timeout.isFinite, timeout < 1e6 {
+                    Self.evictionQueue.asyncAfter(deadline: .now() + max(0, timeout)) { [weak self] in
+                        self?.removeWaiter(id, for: key)?.continuation.resume(throwing: HTTP1PoolWaitTimeout())
+                    }
+                }
             }
         } onCancel: {
-            let removed: Waiter? = lock.withLock {
-                guard let index = hosts[key]?.waiters.firstIndex(where: { $0.id == id }) else { return nil }
-                return hosts[key]?.waiters.remove(at: index)
-            }
-            removed?.continuation.resume(throwing: CancellationError())
+            removeWaiter(id, for: key)?.continuation.resume(throwing: CancellationError())
+        }
+    }
+
+    /// Takes a waiter out of its host's queue, if it is still waiting.
+    private func removeWaiter(_ id: Int, for key: HTTP1ConnectionKey) -> Waiter? {
+        lock.withLock {
+            guard let index = hosts[key]?.waiters.firstIndex(where: { $0.id == id }) else { return nil }
+            return hosts[key]?.waiters.remove(at: index)
         }
     }
 

@@ -173,7 +173,12 @@ public final class HTTP1Transport: Transport {
             if Task.isCancelled { throw RequestError.cancelled(underlyingError: CancellationError()) }
             let connection: HTTP1Connection
             do {
-                connection = try await pool.acquire(target.key)
+                connection = try await pool.acquire(target.key, timeout: idleTimeout)
+            } catch is HTTP1PoolWaitTimeout {
+                throw RequestError.timedOut(
+                    "no connection to \(target.key.host) port \(target.key.port) came free within "
+                        + "\(FoundationMapping.seconds(idleTimeout)) s (at most \(configuration.maxConnectionsPerHost) "
+                        + "per host)")
             } catch {
                 throw RequestError.cancelled(underlyingError: error)
             }

@@ -56,6 +56,22 @@ struct HTTP1TransportPoolTests {
         #expect(server.stats.totalConnections == 1)
     }
 
+    @Test("A request waiting for a pooled connection times out after its idle timeout, naming the limit")
+    func waitTimesOut() async throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        let transport = HTTP1Transport { $0.maxConnectionsPerHost = 1 }
+        let held = try await transport.stream(
+            TransferRequest(URLRequest(url: server.url("/drip?duration=20&numbytes=20"))))
+        var waiting = URLRequest(url: server.url("/get"))
+        waiting.timeoutInterval = 0.5
+        let error = try await #require(throws: RequestError.self) { try await transport.send(waiting) }
+        #expect(error.kind == .timedOut)
+        #expect(error.detail?.contains("came free within 0.5 s (at most 1 per host)") == true, "\(error)")
+        #expect(server.requests.map(\.path) == ["/drip"])
+        _ = held
+    }
+
     @Test("Idle connections are closed after the idle timeout")
     func idleEviction() async throws {
         let server = try TestServer()
