@@ -358,8 +358,8 @@ enum DocumentedCode {
         }
     }
 
-    // Sources/RequestKit/RequestKit.docc/Clients.md, block 2
-    static func snippetClients2() async throws {
+    // Sources/RequestKit/RequestKit.docc/Clients.md, block 3
+    static func snippetClients3() async throws {
         let client = Client(baseURL: baseURL) { configuration in
             configuration.encoder.keyEncodingStrategy = .convertToSnakeCase   // used by Body(value)
             configuration.decoder.keyDecodingStrategy = .convertFromSnakeCase
@@ -370,8 +370,8 @@ enum DocumentedCode {
         _ = client
     }
 
-    // Sources/RequestKit/RequestKit.docc/Clients.md, block 3
-    static func snippetClients3() async throws {
+    // Sources/RequestKit/RequestKit.docc/Clients.md, block 4
+    static func snippetClients4() async throws {
         struct APIProblem: Decodable, Sendable {
             let message: String
         }
@@ -395,8 +395,8 @@ enum DocumentedCode {
         }
     }
 
-    // Sources/RequestKit/RequestKit.docc/Clients.md, block 4
-    static func snippetClients4() async throws {
+    // Sources/RequestKit/RequestKit.docc/Clients.md, block 5
+    static func snippetClients5() async throws {
         let client = try Client(baseURL: "https://api.example.com/v1/") { configuration in
             configuration.useBearerToken(savedToken) { _ in try await fetchNewToken() }
             configuration.retryPolicy = .exponential(maxAttempts: 4, baseDelay: .milliseconds(200))
@@ -833,6 +833,19 @@ func clientExample(baseURL: URL, token: String) async throws {
     print(health, member.displayName)
 }
 
+// Sources/RequestKit/RequestKit.docc/Clients.md, block 2
+func clientVerbs(client: Client, file: URL) async throws {
+    let logs = try await client.request(Request { Path("logs") }).stream()
+    for try await line in logs.lines { print(line) }
+    try await client.request(Request { Path("export") }).download(to: file)
+    for try await event in client.request(Request { Path("events") }).events() { print(event.data) }
+    let both = try await RequestGroup {
+        client.request(Request { Path("a") })
+        client.request(Request { Path("b") })
+    }.send()
+    print(both.count)
+}
+
 // Sources/RequestKit/RequestKit.docc/Recipes.md, block 8
 
 struct TodoService {
@@ -1207,6 +1220,19 @@ func clientExample(baseURL: URL, token: String) async throws {
 }
 """#),
     DocumentedSnippet(document: "Sources/RequestKit/RequestKit.docc/Clients.md", index: 2, code: #"""
+func clientVerbs(client: Client, file: URL) async throws {
+    let logs = try await client.request(Request { Path("logs") }).stream()
+    for try await line in logs.lines { print(line) }
+    try await client.request(Request { Path("export") }).download(to: file)
+    for try await event in client.request(Request { Path("events") }).events() { print(event.data) }
+    let both = try await RequestGroup {
+        client.request(Request { Path("a") })
+        client.request(Request { Path("b") })
+    }.send()
+    print(both.count)
+}
+"""#),
+    DocumentedSnippet(document: "Sources/RequestKit/RequestKit.docc/Clients.md", index: 3, code: #"""
 let client = Client(baseURL: baseURL) { configuration in
     configuration.encoder.keyEncodingStrategy = .convertToSnakeCase   // used by Body(value)
     configuration.decoder.keyDecodingStrategy = .convertFromSnakeCase
@@ -1215,7 +1241,7 @@ let client = Client(baseURL: baseURL) { configuration in
     configuration.cookieJar = CookieJar()
 }
 """#),
-    DocumentedSnippet(document: "Sources/RequestKit/RequestKit.docc/Clients.md", index: 3, code: #"""
+    DocumentedSnippet(document: "Sources/RequestKit/RequestKit.docc/Clients.md", index: 4, code: #"""
 struct APIProblem: Decodable, Sendable {
     let message: String
 }
@@ -1238,7 +1264,7 @@ func profile(_ client: Client) async {
     }
 }
 """#),
-    DocumentedSnippet(document: "Sources/RequestKit/RequestKit.docc/Clients.md", index: 4, code: #"""
+    DocumentedSnippet(document: "Sources/RequestKit/RequestKit.docc/Clients.md", index: 5, code: #"""
 let client = try Client(baseURL: "https://api.example.com/v1/") { configuration in
     configuration.useBearerToken(savedToken) { _ in try await fetchNewToken() }
     configuration.retryPolicy = .exponential(maxAttempts: 4, baseDelay: .milliseconds(200))

@@ -16,6 +16,10 @@ import Foundation
 /// ```
 public struct ClientRequest: RequestRepresentable {
     /// The request with the client's defaults applied first.
+    ///
+    /// ```swift
+    /// let parts = client.request(Request { Path("users") }).request.parts()
+    /// ```
     public let request: Request
 }
 
