@@ -16,16 +16,22 @@ func runTransportBenchmarks() {
     let rounds = Int(ProcessInfo.processInfo.environment["REQUESTKIT_BENCH_ROUNDS"] ?? "") ?? 7
     let configuration = URLSessionTransport.defaultConfiguration()
     configuration.httpMaximumConnectionsPerHost = 16
-    let transports: [(String, any Transport)] = [
-        ("URLSession", URLSessionTransport(configuration: configuration)),
-        ("HTTP1", HTTP1Transport { $0.maxConnectionsPerHost = 16 }),
+    let http1 = HTTP1Transport { $0.maxConnectionsPerHost = 16 }
+    // The last contender calls the transport itself, without the request pipeline: the DSL's overhead is the ratio
+    // of "HTTP1" to it, paired by round.
+    let transports: [(String, any Transport, Bool)] = [
+        ("URLSession", URLSessionTransport(configuration: configuration), false),
+        ("HTTP1", http1, false),
+        ("HTTP1 direct", http1, true),
     ]
     print("\nTransport: GET \(url.absoluteString), medians of \(rounds) rounds")
     var results: [String: [TransportSample]] = [:]
     for round in 0...rounds {
-        for (name, transport) in transports {
-            let sequential = TransportSample.measure(url, transport, tasks: 1, requestsPerTask: 2_000)
-            let concurrent = TransportSample.measure(url, transport, tasks: 16, requestsPerTask: 250)
+        for (name, transport, direct) in transports {
+            let sequential = TransportSample.measure(
+                url, transport, direct: direct, tasks: 1, requestsPerTask: 2_000)
+            let concurrent = TransportSample.measure(
+                url, transport, direct: direct, tasks: 16, requestsPerTask: 250)
             // Round 0 warms connections and code paths up and is not counted.
             if round > 0 {
                 results["\(name) sequential", default: []].append(sequential)
@@ -37,12 +43,23 @@ func runTransportBenchmarks() {
     print("|---|---|---|---|---|")
     for mode in ["sequential", "16 tasks"] {
         let baseline = TransportSample.median(results["URLSession \(mode)"] ?? [])
-        for (name, _) in transports {
+        for (name, _, _) in transports {
             let median = TransportSample.median(results["\(name) \(mode)"] ?? [])
             let ratio = baseline.requestsPerSecond > 0 ? median.requestsPerSecond / baseline.requestsPerSecond : 0
             print(
                 "| \(name) | \(mode) | \(formatted(median.requestsPerSecond, decimals: 0)) | "
                     + "\(formatted(median.cpuMicrosecondsPerRequest)) | \(formatted(ratio, decimals: 2))× |")
+        }
+    }
+    for mode in ["sequential", "16 tasks"] {
+        let pipeline = results["HTTP1 \(mode)"] ?? []
+        let direct = results["HTTP1 direct \(mode)"] ?? []
+        let ratios = zip(pipeline, direct).map { $0.requestsPerSecond / max($1.requestsPerSecond, 1) }.sorted()
+        if !ratios.isEmpty {
+            print(
+                "DSL over HTTP1 ÷ HTTP1Transport.send, \(mode): \(formatted(ratios[ratios.count / 2], decimals: 3))× "
+                    + "(median of \(ratios.count) paired rounds; range \(formatted(ratios[0], decimals: 3))–"
+                    + "\(formatted(ratios[ratios.count - 1], decimals: 3)))")
         }
     }
     for (threads, connections) in [(1, 1), (2, 16)] {
@@ -58,7 +75,9 @@ private struct TransportSample {
     var cpuMicrosecondsPerRequest: Double
 
     /// Sends `tasks × requestsPerTask` requests, `tasks` at a time, and times them.
-    static func measure(_ url: URL, _ transport: any Transport, tasks: Int, requestsPerTask: Int) -> TransportSample {
+    static func measure(
+        _ url: URL, _ transport: any Transport, direct: Bool, tasks: Int, requestsPerTask: Int
+    ) -> TransportSample {
         let total = tasks * requestsPerTask
         let cpuBefore = processCPUSeconds()
         let start = DispatchTime.now().uptimeNanoseconds
@@ -68,9 +87,10 @@ private struct TransportSample {
                     group.addTask {
                         var failures = 0
                         for _ in 0..<requestsPerTask {
-                            let response = try? await Request {
-                                Url(url); Using(transport)
-                            }.send()
+                            let response =
+                                direct
+                                ? try? await transport.send(URLRequest(url: url))
+                                : try? await Request { Url(url); Using(transport) }.send()
                             if response?.statusCode != 200 || response?.body.count != 118 { failures += 1 }
                         }
                         return failures
