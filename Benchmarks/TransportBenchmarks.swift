@@ -90,7 +90,9 @@ private struct TransportSample {
                             let response =
                                 direct
                                 ? try? await transport.send(URLRequest(url: url))
-                                : try? await Request { Url(url); Using(transport) }.send()
+                                : try? await Request {
+                                    Url(url); Using(transport)
+                                }.send()
                             if response?.statusCode != 200 || response?.body.count != 118 { failures += 1 }
                         }
                         return failures

@@ -3,7 +3,7 @@ import Foundation
 /// A request as a ``Client`` sends it: the client's base URL, defaults and features (interceptors, retries,
 /// redirects, monitors, cookies, transport, clock, coders) applied before the request's own components.
 ///
-/// Make one with ``Client/request(_:)``. It is a request like any other: `send`, `data`, `decode`, `stream`,
+/// Make one with `client.request(_:)`. It is a request like any other: `send`, `data`, `decode`, `stream`,
 /// `download(to:)`, `events()`, `poll(every:)`, groups and chains all work on it, through the same pipeline.
 /// `decode(_:)` uses the client's decoder.
 ///

@@ -51,7 +51,7 @@ extension RequestRepresentable {
     /// ```
     /// - Parameters:
     ///   - type: The type to decode.
-    ///   - decoder: The decoder; by default a client's (for ``Client/request(_:)``), or a plain `JSONDecoder`.
+    ///   - decoder: The decoder; by default a client's (for `client.request(_:)`), or a plain `JSONDecoder`.
     /// - Throws: ``RequestError``, including a decoding failure that keeps the decoder's error and the body.
     public func decode<T: Decodable>(
         _ type: T.Type = T.self, decoder: JSONDecoder? = nil

@@ -8,12 +8,25 @@ extension Transport {
     /// The default buffered send: streams the request with ``stream(_:)`` and collects the whole body.
     ///
     /// ```swift
-    /// let response = try await mockTransport.send(URLRequest(url: healthURL))
+    /// let response = try await mockTransport.send(TransferRequest(URLRequest(url: healthURL)))
     /// ```
-    public func send(_ request: URLRequest) async throws -> Response {
-        let streaming = try await stream(TransferRequest(request))
+    public func send(_ request: TransferRequest) async throws -> Response {
+        let streaming = try await stream(request)
         var response = streaming.head
         response.body = try await streaming.collect()
         return response
+    }
+
+    /// Sends a request whose body (if any) is `httpBody`, and returns the complete response: the transport on
+    /// its own, without the request pipeline (no redirects, retries, cookies or interceptors).
+    ///
+    /// ```swift
+    /// let response = try await HTTP1Transport.shared.send(URLRequest(url: healthURL))
+    /// ```
+    /// - Parameter request: The request.
+    /// - Returns: The response, whatever its status.
+    /// - Throws: ``RequestError``, or any error the transport throws.
+    public func send(_ request: URLRequest) async throws -> Response {
+        try await send(TransferRequest(request))
     }
 }

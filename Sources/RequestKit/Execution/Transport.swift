@@ -15,8 +15,8 @@ import FoundationNetworking
 /// deadline, retries, redirects (a transport returns a 3xx as it is, and never follows it), validation of what
 /// is sent, and buffering a whole body. So a custom transport gets every one of RequestKit's guarantees for free.
 ///
-/// ``stream(_:)`` is the one requirement. ``send(_:)`` is an optional faster path for a body that is all in memory
-/// on both sides; its default streams and collects.
+/// ``stream(_:)`` is the one requirement. `send(_:)` is an optional faster path for a response
+/// read whole into memory; its default streams and collects.
 ///
 /// ```swift
 /// struct Recording: Transport {
@@ -61,16 +61,16 @@ public protocol Transport: Sendable {
     /// - Throws: ``RequestError``, or any error, which is reported as a transport failure.
     func stream(_ request: TransferRequest) async throws -> StreamingResponse
 
-    /// Sends `request`, whose body (if any) is `httpBody`, and returns the complete response, whatever its status;
-    /// a 3xx is returned as it is. The default implementation calls ``stream(_:)`` and collects the body.
+    /// Sends `request` and returns the complete response, whatever its status; a 3xx is returned as it is. The
+    /// default implementation calls ``stream(_:)`` and collects the body.
     ///
     /// ```swift
-    /// let response = try await transport.send(URLRequest(url: healthURL))
+    /// let response = try await transport.send(TransferRequest(URLRequest(url: healthURL)))
     /// ```
-    /// - Parameter request: The request to send.
+    /// - Parameter request: The request head, its body and how to report progress.
     /// - Returns: The response.
     /// - Throws: ``RequestError``, or any error, which is reported as a transport failure.
-    func send(_ request: URLRequest) async throws -> Response
+    func send(_ request: TransferRequest) async throws -> Response
 }
 
 /// Sends a request through a specific transport instead of the default.

@@ -16,7 +16,7 @@ import FoundationNetworking
 /// do); further requests to that host wait for one, however unrelated they are. A ``RequestGroup`` runs four
 /// requests at once by default, so slow requests in a group leave room for others; for more parallel
 /// requests to one host, raise the limit with ``init(maxConnectionsPerHost:)``.
-/// Cancelling the task that awaits ``send(_:)`` cancels the transfer and closes its connection.
+/// Cancelling the task that awaits a request cancels the transfer and closes its connection.
 ///
 /// ```swift
 /// let transport = URLSessionTransport(configuration: .ephemeral)
@@ -76,14 +76,24 @@ public final class URLSessionTransport: Transport {
         return configuration
     }
 
-    public func send(_ request: URLRequest) async throws -> Response {
+    public func send(_ request: TransferRequest) async throws -> Response {
+        var urlRequest = request.urlRequest
+        if let body = request.body {
+            guard body.isInMemory, request.uploadProgress == nil else {
+                let streaming = try await stream(request)
+                var response = streaming.head
+                response.body = try await streaming.collect()
+                return response
+            }
+            urlRequest.httpBody = body.data
+        }
         try Task.checkCancellation()
-        let task = session.dataTask(with: request)
-        let idleTimeout = request.timeoutInterval
+        let task = session.dataTask(with: urlRequest)
+        let idleTimeout = urlRequest.timeoutInterval
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Response, any Error>) in
                 registry.register(
-                    task, idleTimeout: idleTimeout, originalURL: request.url,
+                    task, idleTimeout: idleTimeout, originalURL: urlRequest.url,
                     continuation: continuation)
                 task.resume()
             }

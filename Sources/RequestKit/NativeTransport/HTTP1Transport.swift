@@ -87,16 +87,27 @@ public final class HTTP1Transport: Transport {
     /// A redirect is returned as it is: the request pipeline follows redirects, for every transport.
     ///
     /// ```swift
-    /// let response = try await HTTP1Transport.shared.send(URLRequest(url: healthURL))
+    /// let response = try await HTTP1Transport.shared.send(TransferRequest(URLRequest(url: healthURL)))
     /// ```
-    /// - Parameter request: The request; its `timeoutInterval` is the idle timeout.
+    /// - Parameter request: The request; its `timeoutInterval` is the idle timeout. A body read from files, or
+    ///   one whose upload progress is reported, is streamed as ``stream(_:)`` streams it.
     /// - Returns: The response, its body decompressed when the server compressed it.
     /// - Throws: ``RequestError``: `.transport` (with an ``HTTP1ParseError`` for a malformed response),
     ///   `.timedOut` or `.cancelled`.
-    public func send(_ request: URLRequest) async throws -> Response {
-        let url = try httpURL(of: request)
+    public func send(_ request: TransferRequest) async throws -> Response {
+        var urlRequest = request.urlRequest
+        let url = try httpURL(of: urlRequest)
         if url.scheme?.lowercased() == "https" { return try await configuration.secureTransport.send(request) }
-        return try await exchange(request, url: url)
+        if let body = request.body {
+            guard body.isInMemory, request.uploadProgress == nil else {
+                let streaming = try await stream(request)
+                var response = streaming.head
+                response.body = try await streaming.collect()
+                return response
+            }
+            urlRequest.httpBody = body.data
+        }
+        return try await exchange(urlRequest, url: url)
     }
 
     /// The URL of `request`, which must be http or https.

@@ -106,11 +106,11 @@ struct Exchange: Sendable {
             try Task.checkCancellation()
             switch sink {
             case .memory(let progress):
-                if progress == nil, uploadProgress == nil, body?.isInMemory ?? true {
-                    return .success(Delivery(response: try await transport.send(request), body: nil))
+                let transfer = TransferRequest(request, body: body, uploadProgress: uploadProgress)
+                guard let progress else {
+                    return .success(Delivery(response: try await transport.send(transfer), body: nil))
                 }
-                let streaming = try await transport.stream(
-                    TransferRequest(request, body: body, uploadProgress: uploadProgress))
+                let streaming = try await transport.stream(transfer)
                 var response = streaming.head
                 response.body = try await Self.collect(streaming, progress: progress)
                 return .success(Delivery(response: response, body: nil))
@@ -126,9 +126,8 @@ struct Exchange: Sendable {
 
     /// Reads a whole streamed body, reporting progress as it arrives.
     private static func collect(
-        _ streaming: StreamingResponse, progress: (@Sendable (TransferProgress) -> Void)?
+        _ streaming: StreamingResponse, progress: @Sendable (TransferProgress) -> Void
     ) async throws -> Data {
-        guard let progress else { return try await streaming.collect() }
         let total = streaming.expectedLength
         var body = Data()
         progress(TransferProgress(completedBytes: 0, totalBytes: total))

@@ -66,11 +66,23 @@ public final class MockTransport: Transport, @unchecked Sendable {
         lock.withLock { recorded }
     }
 
-    public func send(_ request: URLRequest) async throws -> Response {
-        lock.withLock { recorded.append(request) }
+    /// Records the request (a body read from files is read into memory first, so ``requests`` shows it as
+    /// `httpBody`) and answers it from the handler or the queue.
+    ///
+    /// ```swift
+    /// let response = try await mock.send(TransferRequest(URLRequest(url: url)))
+    /// ```
+    public func send(_ request: TransferRequest) async throws -> Response {
+        var urlRequest = request.urlRequest
+        if let reader = try request.makeBodyReader() {
+            var body = Data()
+            while let block = try reader.read(upTo: 1 << 20) { body.append(block) }
+            urlRequest.httpBody = body
+        }
+        lock.withLock { recorded.append(urlRequest) }
         if let handler {
-            var response = try await handler(request)
-            if response.url == nil { response.url = request.url }
+            var response = try await handler(urlRequest)
+            if response.url == nil { response.url = urlRequest.url }
             return response
         }
         let next: Result<Response, RequestError>? = lock.withLock {
@@ -81,24 +93,17 @@ public final class MockTransport: Transport, @unchecked Sendable {
                 MockTransportExhausted(), detail: "MockTransport has no queued response for this request")
         }
         var response = try next.get()
-        if response.url == nil { response.url = request.url }
+        if response.url == nil { response.url = urlRequest.url }
         return response
     }
 
-    /// Answers a streamed request as ``send(_:)`` does: a body read from files is read into memory first (so
-    /// ``requests`` shows it as `httpBody`), and the response body arrives as one chunk.
+    /// Answers a streamed request as `send(_:)` does, the response body arriving as one chunk.
     ///
     /// ```swift
     /// let streaming = try await mock.stream(TransferRequest(URLRequest(url: url)))
     /// ```
     public func stream(_ request: TransferRequest) async throws -> StreamingResponse {
-        var urlRequest = request.urlRequest
-        if let reader = try request.makeBodyReader() {
-            var body = Data()
-            while let block = try reader.read(upTo: 1 << 20) { body.append(block) }
-            urlRequest.httpBody = body
-        }
-        let response = try await send(urlRequest)
+        let response = try await send(request)
         return StreamingResponse(head: response, body: ResponseBodyStream(response.body))
     }
 }
