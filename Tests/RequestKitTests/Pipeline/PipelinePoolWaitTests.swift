@@ -24,7 +24,9 @@ struct PipelinePoolWaitTests {
         }
         let limited = transport.limited(toConnectionsPerHost: 1)
         let holder = Task {
-            let held = try await Request { Url(server.url("/hold")); Using(limited) }.stream()
+            let held = try await Request {
+                Url(server.url("/hold")); Using(limited)
+            }.stream()
             for try await _ in held.body {}
         }
         defer { holder.cancel() }

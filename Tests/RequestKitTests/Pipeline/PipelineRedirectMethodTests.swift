@@ -31,7 +31,9 @@ struct PipelineRedirectMethodTests {
         }
     }
 
-    @Test("303 turns a POST into a GET with no body and no Content-Type", arguments: Verb.allCases, TransportKind.allCases)
+    @Test(
+        "303 turns a POST into a GET with no body and no Content-Type", arguments: Verb.allCases, TransportKind.allCases
+    )
     func seeOther(_ verb: Verb, _ transport: TransportKind) async throws {
         let server = try TestServer()
         defer { server.stop() }
