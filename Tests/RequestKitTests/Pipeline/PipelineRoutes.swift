@@ -26,7 +26,7 @@ enum PipelineRoutes {
         return .json(finalJSON)
     }
 
-    /// The target of a built-in `/redirect-to` on `server` that sends the client to `location` with `status`.
+    /// The path and query of the built-in `/redirect-to` route, answering with `status` and `Location: location`.
     static func redirect(to location: String, status: Int = 302) -> String {
         var components = URLComponents()
         components.queryItems = [
