@@ -1,0 +1,40 @@
+import Foundation
+import RequestKit
+import RequestKitTesting
+import Testing
+
+/// Guarantee 7: a request's timeout also covers the wait for a pooled connection.
+@Suite("Pipeline: timeouts cover the wait for a connection")
+struct PipelinePoolWaitTests {
+    @Test(
+        "With the only connection held by an open stream, a request with Timeout(1) to that host times out",
+        arguments: Verb.allCases, TransportKind.allCases)
+    func timeoutCoversPoolWait(_ verb: Verb, _ transport: TransportKind) async throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        PipelineRoutes.final(on: server, at: "/target")
+        server.route("/hold") { _ in
+            TestResponse(
+                headers: [("Content-Type", "text/plain")],
+                body: .stream { writer in
+                    try writer.write(Data("held".utf8))
+                    let deadline = ContinuousClock.now + .seconds(30)
+                    while ContinuousClock.now < deadline { try writer.sleep(for: .milliseconds(20)) }
+                })
+        }
+        let limited = transport.limited(toConnectionsPerHost: 1)
+        let holder = Task {
+            let held = try await Request {
+                Url(server.url("/hold")); Using(limited)
+            }.stream()
+            for try await _ in held.body {}
+        }
+        defer { holder.cancel() }
+        try #require(await server.waitForRequests(count: 1, timeout: .seconds(10)), "the stream never opened")
+
+        let call = PipelineCall(server: server, target: "/target", components: [Timeout(1)])
+        let observed = await verb.perform(call, on: limited)
+
+        #expect(observed.error?.kind == .timedOut, "\(observed)")
+    }
+}
