@@ -15,10 +15,12 @@ public struct Timeout: RequestComponent {
     /// Which limit to set.
     public let kind: Kind
 
-    /// Sets a limit in seconds. A limit that is not positive is reported when the request is built.
+    /// Sets a limit in seconds. `.infinity` means no limit; a limit that is not positive (or NaN) is reported
+    /// when the request is built. Huge limits are fine: every wait is clamped, never converted with a trap.
     ///
     /// ```swift
     /// Timeout(2.5)
+    /// Timeout(.infinity, for: .resource)   // no total deadline
     /// ```
     public init(_ seconds: Double, for kind: Kind = .request) {
         self.seconds = seconds
@@ -26,8 +28,13 @@ public struct Timeout: RequestComponent {
     }
 
     public func apply(to parts: inout RequestParts) {
-        guard seconds > 0, seconds.isFinite else {
+        guard seconds > 0 else {
             parts.report(RequestProblem(.invalidComponent, "a timeout must be a positive number, not \(seconds)"))
+            return
+        }
+        guard seconds.isFinite else {
+            if kind != .request { parts.resourceTimeout = nil }
+            if kind != .resource { parts.timeout = .infinity }
             return
         }
         switch kind {

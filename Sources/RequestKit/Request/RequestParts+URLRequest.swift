@@ -57,7 +57,9 @@ extension RequestParts {
             problems += RequestProblem.header(name: field.name, value: field.value)
         }
         guard let url, problems.isEmpty else { throw RequestError.invalidRequest(problems) }
-        var request = URLRequest(url: url, timeoutInterval: timeout ?? Self.defaultTimeout)
+        // No limit (`.infinity`) and huge limits become a finite one that never expires in practice, which every
+        // transport can hold without an overflowing conversion.
+        var request = URLRequest(url: url, timeoutInterval: min(timeout ?? Self.defaultTimeout, 1e9))
         request.httpMethod = method.rawValue
         for field in headers {
             request.addValue(field.value, forHTTPHeaderField: field.name)

@@ -22,17 +22,6 @@ struct PipelineHeaderInjectionTests {
         Injection(label: "an interceptor's header name with CR LF", names: ["X-T"], method: nil, payload: nil) { _ in
             [Intercept(HeaderSetter(name: "X-T\r\nX-Injected", value: "yes"))]
         },
-        Injection(label: "an interceptor's header value with LF", names: ["X-T"], method: nil, payload: nil) { _ in
-            [Intercept(HeaderSetter(name: "X-T", value: "a\nb"))]
-        },
-        Injection(label: "an interceptor's header value with NUL", names: ["X-T"], method: nil, payload: nil) { _ in
-            [Intercept(HeaderSetter(name: "X-T", value: "a\0b"))]
-        },
-        Injection(label: "a cookie jar's cookie with CR LF", names: ["Cookie"], method: nil, payload: nil) { server in
-            let jar = CookieJar()
-            jar.store([ResponseCookie(name: "session", value: "a\r\nX-Injected: yes")], from: server.url("/"))
-            return [UseCookies(jar)]
-        },
         Injection(
             label: "a body's content type with CR LF", names: ["Content-Type"], method: .post,
             payload: .bytes(Data("hi".utf8), contentType: injectedType)
@@ -42,6 +31,45 @@ struct PipelineHeaderInjectionTests {
             payload: .formPart(Data("hi".utf8), type: injectedType)
         ) { _ in [] },
     ]
+
+    /// Values that Foundation on Linux drops as they are set (`URLRequest.setValue` discards a value with CR, LF or
+    /// NUL), and a cookie the jar refuses to store: they cannot be reported, but must never reach the wire.
+    static let droppedBeforeRequestKitSeesThem: [Injection] = [
+        Injection(label: "an interceptor's header value with LF", names: ["X-T"], method: nil, payload: nil) { _ in
+            [Intercept(HeaderSetter(name: "X-T", value: "a\nX-Injected: yes"))]
+        },
+        Injection(label: "an interceptor's header value with NUL", names: ["X-T"], method: nil, payload: nil) { _ in
+            [Intercept(HeaderSetter(name: "X-T", value: "a\0b"))]
+        },
+        Injection(label: "a cookie jar's cookie with CR LF", names: ["Cookie"], method: nil, payload: nil) { server in
+            let jar = CookieJar()
+            jar.store([ResponseCookie(name: "session", value: "a\r\nX-Injected: yes")], from: server.url("/"))
+            return [UseCookies(jar)]
+        },
+    ]
+
+    @Test(
+        "A header value with CR, LF or NUL never reaches the wire: rejected, or dropped before it is set",
+        arguments: Verb.allCases, TransportKind.allCases)
+    func neverOnTheWire(_ verb: Verb, _ transport: TransportKind) async throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        PipelineRoutes.final(on: server, at: "/dropped/*")
+        for (index, injection) in Self.droppedBeforeRequestKitSeesThem.enumerated() {
+            let call = PipelineCall(
+                server: server, target: "/dropped/\(index)", method: injection.method, payload: injection.payload,
+                components: injection.components(server))
+            let observed = await verb.perform(call, on: transport.shared)
+            if let error = observed.error, error.kind != .invalidRequest {
+                Issue.record("\(injection.label): expected success or .invalidRequest, got \(observed)")
+            }
+        }
+        let leaked = server.requests.filter { request in
+            request.headers.contains { ["x-t", "x-injected", "cookie"].contains($0.name.lowercased()) }
+        }
+        #expect(leaked.isEmpty, "\(leaked.map { "\($0.path) \($0.headers)" })")
+        #expect(server.stats.rejectedRequests == 0)
+    }
 
     @Test(
         "A header with CR, LF or NUL added after building is an invalid request, and nothing reaches the server",

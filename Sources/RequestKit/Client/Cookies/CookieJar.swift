@@ -50,7 +50,8 @@ public final class CookieJar: Sendable {
             .map(\.cookie)
     }
 
-    /// Stores the cookies of a response received from `url`.
+    /// Stores the cookies of a response received from `url`. A cookie whose name is not a token, or whose value
+    /// has a control character (which could never be sent), is ignored, as RFC 6265 asks.
     ///
     /// ```swift
     /// jar.store(response.cookies, from: response.url!)
@@ -60,6 +61,8 @@ public final class CookieJar: Sendable {
         let now = Date()
         for cookie in cookies {
             if let domain = cookie.domain, host != domain, !host.hasSuffix("." + domain) { continue }
+            // A name or value with a control character could never be sent (RFC 6265's cookie-octet has none).
+            if !HTTPSyntax.isToken(cookie.name) || HTTPSyntax.invalidValueByte(in: cookie.value) != nil { continue }
             let expiry: Date? =
                 if let maxAge = cookie.maxAge { now.addingTimeInterval(Double(maxAge)) } else { cookie.expires }
             let stored = StoredCookie(
