@@ -9,9 +9,8 @@ extension RequestRepresentable {
     /// left as it was. `progress` runs as bytes are written, with `Content-Length` as the total when sent;
     /// ``DownloadProgress`` components are called too.
     ///
-    /// With ``URLSessionTransport`` the body is written by a URLSession download task, on Linux as on Apple
-    /// platforms, which keeps memory bounded (FoundationNetworking cannot pause a data task). Other transports
-    /// go through ``Transport/stream(_:)``.
+    /// The body streams through the request pipeline like every other verb's (redirects, retries before the
+    /// first byte is written, the deadline until the head arrives), at most about 1 MiB of it in memory at a time.
     ///
     /// ```swift
     /// let destination = URL(fileURLWithPath: "/tmp/archive.tar")
@@ -32,14 +31,6 @@ extension RequestRepresentable {
         let report = parts[option: DownloadProgressKey.self]
         let temporary = destination.deletingLastPathComponent().appendingPathComponent(
             ".\(destination.lastPathComponent).\(UUID().uuidString).download")
-        if let transport = (parts.transport ?? URLSessionTransport.shared) as? URLSessionTransport {
-            return try await downloadWithTask(
-                parts, transport: transport, temporary: temporary, destination: destination,
-                progress: { value in
-                    progress?(value)
-                    report?(value)
-                })
-        }
         let streaming = try await stream()
         let total = streaming.expectedLength
         do {
@@ -60,7 +51,7 @@ extension RequestRepresentable {
                 progress?(current)
                 report?(current)
             }
-            if let total, written != total {
+            if let total, written != total, streaming.head.headers["Content-Encoding"] == nil {
                 throw RequestError.transport(
                     URLError(.networkConnectionLost), detail: "the body ended after \(written) of \(total) bytes")
             }
@@ -75,55 +66,5 @@ extension RequestRepresentable {
             throw RequestExecutor.requestError(for: error).describingRequest(Self.label(parts))
         }
         return streaming.head
-    }
-
-    /// The URLSession path: a download task writes the body to `temporary` as it arrives, then the head is
-    /// validated and the file renamed over `destination`.
-    private func downloadWithTask(
-        _ parts: RequestParts, transport: URLSessionTransport, temporary: URL, destination: URL,
-        progress: @escaping @Sendable (TransferProgress) -> Void
-    ) async throws(RequestError) -> Response {
-        let urlRequest = try parts.makeURLRequest()
-        let transfer = TransferRequest(
-            urlRequest, body: parts.body, uploadProgress: parts[option: UploadProgressKey.self])
-        do {
-            let exchange = Exchange(parts, transport: transport)
-            let operation: @Sendable () async throws -> Response = {
-                try await exchange.perform(transfer, head: { $0 }) { adapted in
-                    try await transport.streaming.download(adapted, into: temporary, progress: progress)
-                }
-            }
-            var head: Response
-            if let deadline = parts.resourceTimeout {
-                head = try await RequestExecutor.withDeadline(seconds: deadline, clock: parts.clock, operation)
-            } else {
-                head = try await operation()
-            }
-            do {
-                try await parts.validation.validate(head)
-            } catch {
-                let handle = try? FileHandle(forReadingFrom: temporary)
-                head.body = (try? handle?.read(upToCount: 1 << 20)) ?? Data()
-                try? handle?.close()
-                throw request.callbacks.attachingErrorBody(to: error)
-            }
-            let size = RequestBody.fileSize(temporary) ?? 0
-            if let expected = head.headers["Content-Length"].flatMap({ Int64($0) }),
-                head.headers["Content-Encoding"] == nil,
-                size != expected
-            {
-                throw RequestError.transport(
-                    URLError(.networkConnectionLost), detail: "the body ended after \(size) of \(expected) bytes")
-            }
-            guard rename(temporary.path, destination.path) == 0 else {
-                throw RequestError.transport(
-                    POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO),
-                    detail: "cannot move the download to \"\(destination.path)\"")
-            }
-            return head
-        } catch {
-            try? FileManager.default.removeItem(at: temporary)
-            throw RequestExecutor.requestError(for: error).describingRequest(Self.label(parts))
-        }
     }
 }
