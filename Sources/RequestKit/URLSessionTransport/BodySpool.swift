@@ -18,12 +18,18 @@ import Darwin
 /// even one that crashes, and its space is freed when the spool is closed. Used only under its
 /// ``TransferRegistry``'s lock.
 final class BodySpool {
+    private let directory: URL
     private var descriptor: Int32 = -1
     private var writeOffset: Int64 = 0
     private var readOffset: Int64 = 0
 
     /// Whether bytes are waiting.
     var isEmpty: Bool { readOffset == writeOffset }
+
+    /// A spool whose file, once needed, is created (and at once unlinked) in `directory`.
+    init(directory: URL = FileManager.default.temporaryDirectory) {
+        self.directory = directory
+    }
 
     deinit { close() }
 
@@ -86,8 +92,7 @@ final class BodySpool {
     /// The file's descriptor, creating the file on first use and unlinking it at once.
     private func openDescriptor() throws -> Int32 {
         if descriptor >= 0 { return descriptor }
-        let directory = FileManager.default.temporaryDirectory.path
-        var template = Array("\(directory)/requestkit-spool-XXXXXX".utf8CString)
+        var template = Array("\(directory.path)/requestkit-spool-XXXXXX".utf8CString)
         let created = template.withUnsafeMutableBufferPointer { buffer -> Int32 in
             guard let base = buffer.baseAddress else { return -1 }
             let descriptor = mkstemp(base)

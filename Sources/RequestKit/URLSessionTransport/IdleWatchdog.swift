@@ -66,7 +66,8 @@ final class IdleWatchdog: @unchecked Sendable {
     /// less once it has.
     static func remaining(of timeout: TimeInterval, since lastActivity: DispatchTime, now: DispatchTime) -> TimeInterval
     {
-        let idle = now.uptimeNanoseconds >= lastActivity.uptimeNanoseconds
+        let idle =
+            now.uptimeNanoseconds >= lastActivity.uptimeNanoseconds
             ? now.uptimeNanoseconds - lastActivity.uptimeNanoseconds : 0
         return timeout - Double(idle) / 1e9
     }

@@ -124,7 +124,9 @@ final class TransferRegistry: @unchecked Sendable {
                     try spool.append(data)
                 } catch {
                     transfers.removeValue(forKey: task.taskIdentifier)
-                    return (transfer, RequestError.transport(error, detail: "spooling the response body to disk failed"))
+                    return (
+                        transfer, RequestError.transport(error, detail: "spooling the response body to disk failed")
+                    )
                 }
                 return nil
             }
