@@ -75,6 +75,17 @@ struct URLSessionAdapterTests {
         #expect(server.requests.map { "\($0.method) \($0.path)" } == ["POST /redirect-to"])
     }
 
+    @Test(
+        "A 401 with a Basic challenge comes back as the response, not a wait for credentials", arguments: Mode.allCases)
+    func basicChallenge(_ mode: Mode) async throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        let response = try await exchange(URLRequest(url: server.url("/basic-auth/user/pass")), mode)
+        #expect(response.statusCode == 401)
+        #expect(response.headers["WWW-Authenticate"] == #"Basic realm="Fake Realm""#)
+        #expect(server.requests.map(\.path) == ["/basic-auth/user/pass"])
+    }
+
     @Test("send(TransferRequest) reads a file body and collects the response", arguments: Mode.allCases)
     func fileBody(_ mode: Mode) async throws {
         let server = try TestServer()
