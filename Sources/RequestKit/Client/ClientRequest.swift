@@ -42,8 +42,3 @@ struct ClientDefaults: RequestComponent {
         for component in configuration.defaults { component.apply(to: &parts) }
     }
 }
-
-/// The decoder `decode(_:)` uses when the call names none: a client's.
-enum JSONDecoderKey: RequestOptionKey {
-    static let defaultValue: JSONDecoder? = nil
-}

@@ -120,7 +120,7 @@ struct Exchange: Sendable {
                 return .success(Delivery(response: streaming.head, body: streaming.body))
             }
         } catch {
-            return .failure(RequestExecutor.requestError(for: error))
+            return .failure(RequestError.wrapping(error))
         }
     }
 

@@ -37,7 +37,7 @@ enum RequestExecutor {
             return try await exchange.run(urlRequest, sink: sink)
         } catch {
             let label = "\(urlRequest.httpMethod ?? "GET") \(urlRequest.url?.absoluteString ?? "")"
-            throw requestError(for: error).describingRequest(label)
+            throw RequestError.wrapping(error).describingRequest(label)
         }
     }
 
@@ -54,15 +54,6 @@ enum RequestExecutor {
             defer { group.cancelAll() }
             guard let first = try await group.next() else { throw CancellationError() }
             return first
-        }
-    }
-
-    /// Maps any error to a ``RequestError``.
-    static func requestError(for error: any Error) -> RequestError {
-        switch error {
-        case let error as RequestError: error
-        case let error as CancellationError: RequestError.cancelled(underlyingError: error)
-        default: RequestError.transport(error)
         }
     }
 }

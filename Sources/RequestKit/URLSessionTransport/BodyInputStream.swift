@@ -49,7 +49,7 @@ final class BodyInputStream: InputStream {
                     pending = block
                 } catch {
                     failure = error
-                    failureRecord.record(RequestExecutor.requestError(for: error))
+                    failureRecord.record(RequestError.wrapping(error))
                     status = .error
                     return -1
                 }

@@ -11,7 +11,7 @@ import FoundationNetworking
 /// the thread that removed it owns it and finishes it (resumes its continuation, closes its spool).
 final class RegisteredTransfer {
     /// Where the response goes.
-    enum Delivery {
+    enum Destination {
         /// `send`: the body collects in ``RegisteredTransfer/collected``; the caller gets the whole response when
         /// the task completes.
         case whole(CheckedContinuation<Response, any Error>)
@@ -25,13 +25,13 @@ final class RegisteredTransfer {
     let task: URLSessionTask
     let idleTimeout: TimeInterval
     let bodyFailure: BodyReadFailure
-    var delivery: Delivery
+    var destination: Destination
     var lastActivity = DispatchTime.now()
     /// The response head, once received (or kept from an authentication challenge).
     var response: HTTPURLResponse?
     /// Whether FoundationNetworking asked for credentials; the challenge was cancelled to return the 401.
     var isChallenged = false
-    /// The body so far, for ``Delivery/whole(_:)``.
+    /// The body so far, for ``Destination/whole(_:)``.
     var collected = Data()
     /// Whether the consumer's buffer is full, so the task is suspended (Apple platforms) or spooling (Linux).
     var isPaused = false
@@ -40,11 +40,11 @@ final class RegisteredTransfer {
     /// The transfer's end, held back while spooled bytes wait for the consumer: the error, or nil for success.
     var pendingEnd: RequestError??
 
-    init(task: URLSessionTask, idleTimeout: TimeInterval, bodyFailure: BodyReadFailure, delivery: Delivery) {
+    init(task: URLSessionTask, idleTimeout: TimeInterval, bodyFailure: BodyReadFailure, destination: Destination) {
         self.task = task
         self.idleTimeout = idleTimeout
         self.bodyFailure = bodyFailure
-        self.delivery = delivery
+        self.destination = destination
     }
 
     /// Whether spooled bytes still wait for the consumer.
@@ -55,7 +55,7 @@ final class RegisteredTransfer {
     func finish(with error: RequestError?) {
         spool?.close()
         spool = nil
-        switch delivery {
+        switch destination {
         case .whole(let continuation):
             if let error {
                 continuation.resume(throwing: error)

@@ -32,10 +32,10 @@ final class TransferRegistry: @unchecked Sendable {
     /// Adds a task that is about to be resumed, and makes sure its idle timeout is watched.
     func register(
         _ task: URLSessionTask, idleTimeout: TimeInterval, bodyFailure: BodyReadFailure,
-        delivery: RegisteredTransfer.Delivery
+        destination: RegisteredTransfer.Destination
     ) {
         let transfer = RegisteredTransfer(
-            task: task, idleTimeout: idleTimeout, bodyFailure: bodyFailure, delivery: delivery)
+            task: task, idleTimeout: idleTimeout, bodyFailure: bodyFailure, destination: destination)
         lock.withLock { transfers[task.taskIdentifier] = transfer }
         watchdog.watch(timeout: idleTimeout)
     }
@@ -95,9 +95,10 @@ final class TransferRegistry: @unchecked Sendable {
             guard let transfer = transfers[task.taskIdentifier] else { return nil }
             transfer.lastActivity = .now()
             transfer.response = response as? HTTPURLResponse
-            guard let http = transfer.response, case .stream(.some(let head), let body, let stream) = transfer.delivery
+            guard let http = transfer.response,
+                case .stream(.some(let head), let body, let stream) = transfer.destination
             else { return nil }
-            transfer.delivery = .stream(head: nil, body: body, stream: stream)
+            transfer.destination = .stream(head: nil, body: body, stream: stream)
             return (head, http, stream)
         }
         if let (head, http, stream) = ready {
@@ -112,7 +113,7 @@ final class TransferRegistry: @unchecked Sendable {
         let failed = lock.withLock { () -> (RegisteredTransfer, RequestError)? in
             guard let transfer = transfers[task.taskIdentifier] else { return nil }
             transfer.lastActivity = .now()
-            guard case .stream(_, let body, _) = transfer.delivery else {
+            guard case .stream(_, let body, _) = transfer.destination else {
                 transfer.collected.append(data)
                 return nil
             }
@@ -154,7 +155,7 @@ final class TransferRegistry: @unchecked Sendable {
     private func resumeReading(_ identifier: Int) {
         let ended = lock.withLock { () -> (RegisteredTransfer, RequestError?)? in
             guard let transfer = transfers[identifier], transfer.isPaused,
-                case .stream(_, let body, _) = transfer.delivery
+                case .stream(_, let body, _) = transfer.destination
             else { return nil }
             transfer.isPaused = false
             transfer.lastActivity = .now()
@@ -204,7 +205,7 @@ final class TransferRegistry: @unchecked Sendable {
         let end = lock.withLock { () -> RequestError?? in
             guard transfers[task.taskIdentifier] === transfer else { return .none }
             let end = transfer.isChallenged && transfer.response != nil ? nil : failure
-            if transfer.hasSpooledBytes, case .stream(.none, let body, _) = transfer.delivery, !body.isTerminated {
+            if transfer.hasSpooledBytes, case .stream(.none, let body, _) = transfer.destination, !body.isTerminated {
                 transfer.pendingEnd = .some(end)
                 return .none
             }

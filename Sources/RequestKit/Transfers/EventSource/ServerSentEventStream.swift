@@ -73,7 +73,7 @@ public struct ServerSentEventStream: AsyncSequence, Sendable {
                         connectionEnded(nil)
                     }
                 } catch {
-                    let failure = RequestExecutor.requestError(for: error)
+                    let failure = RequestError.wrapping(error)
                     if failure.isCancelled || Task.isCancelled {
                         isFinished = true
                         throw failure

@@ -124,7 +124,7 @@ public struct ResponseBodyStream: AsyncSequence, Sendable {
         /// continuation.finish(throwing: RequestError.transport(URLError(.networkConnectionLost)))
         /// ```
         public func finish(throwing error: (any Error)? = nil) {
-            buffer.finish(error.map(RequestExecutor.requestError(for:)))
+            buffer.finish(error.map(RequestError.wrapping))
         }
 
         /// Runs when the consumer has drained a full buffer to below half: the producer may read again.

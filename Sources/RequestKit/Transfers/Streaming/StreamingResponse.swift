@@ -60,7 +60,7 @@ public struct StreamingResponse: AsyncSequence, Sendable {
                 data.append(chunk)
             }
         } catch {
-            throw RequestExecutor.requestError(for: error)
+            throw RequestError.wrapping(error)
         }
         return data
     }

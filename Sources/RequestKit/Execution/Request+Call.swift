@@ -1,23 +1,5 @@
 import Foundation
 
-/// The handlers a request runs when it is sent with `call()`, and how it decodes error bodies.
-struct Callbacks: Sendable {
-    var statusCode: [@Sendable (Int) -> Void] = []
-    var response: [@Sendable (Response) throws(RequestError) -> Void] = []
-    var error: [@Sendable (RequestError) -> Void] = []
-    var errorBodyDecoder: (@Sendable (Data) -> (any Sendable)?)?
-
-    /// The error with the decoded error body attached, when a decoder is set and the body decodes.
-    func attachingErrorBody(to error: RequestError) -> RequestError {
-        guard let decode = errorBodyDecoder, let body = error.responseBody,
-            let decoded = decode(body)
-        else { return error }
-        var copy = error
-        copy.decodedErrorBody = decoded
-        return copy
-    }
-}
-
 extension Request {
     /// Calls `handler` with the response body when the request succeeds.
     ///
@@ -176,32 +158,4 @@ extension Request {
             queue.async { continuation.resume(returning: work()) }
         }
     }
-}
-
-/// A request started with `call()`: cancel it, or wait until its handlers have run.
-///
-/// ```swift
-/// let handle = request.onData { print($0) }.call()
-/// handle.cancel()
-/// await handle.wait()
-/// ```
-public struct RequestHandle: Sendable {
-    let task: Task<Void, Never>
-
-    /// Cancels the request; the error handlers receive a `.cancelled` error.
-    ///
-    /// ```swift
-    /// handle.cancel()
-    /// ```
-    public func cancel() { task.cancel() }
-
-    /// Whether ``cancel()`` was called.
-    public var isCancelled: Bool { task.isCancelled }
-
-    /// Waits until the request is done and every handler has run.
-    ///
-    /// ```swift
-    /// await handle.wait()
-    /// ```
-    public func wait() async { await task.value }
 }
