@@ -161,7 +161,7 @@ struct URLSessionAdapterTests {
         let error = try await #require(throws: RequestError.self) {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Response, any Error>) in
                 registry.register(
-                    task, idleTimeout: timeout, bodyFailure: BodyReadFailure(), delivery: .whole(continuation))
+                    task, idleTimeout: timeout, bodyFailure: BodyReadFailure(), destination: .whole(continuation))
             }
         }
         return (error, clock.now)
