@@ -37,9 +37,17 @@ extension Client {
         /// The clock retries, polling, event-stream reconnections and total deadlines wait on; the system's
         /// continuous clock by default, a `TestClock` in tests.
         public var clock = RequestClock.continuous
+        /// How large a response may be: 64 MiB in memory by default, streams unbounded; see ``ResponseLimits``.
+        /// A request's ``MaxResponseSize`` or ``ResponseLimits`` component overrides it.
+        ///
+        /// ```swift
+        /// configuration.responseLimits.maxBodyBytes = 8 << 20
+        /// ```
+        public var responseLimits = ResponseLimits()
 
         /// Creates a configuration with the defaults: no default components, plain JSON coders, 2xx
-        /// validation, the shared transport, no interceptors, no retries, redirects followed, no cookie jar.
+        /// validation, the shared transport, no interceptors, no retries, redirects followed, no cookie jar, the
+        /// default ``ResponseLimits``.
         ///
         /// ```swift
         /// let configuration = Client.Configuration(baseURL: url)
