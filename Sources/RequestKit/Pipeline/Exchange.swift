@@ -115,6 +115,7 @@ struct Exchange: Sendable {
                     request, body: body, uploadProgress: uploadProgress, responseLimits: responseLimits)
                 guard let progress else {
                     let response = try await transport.send(transfer)
+                    try IncomingResponseCheck.validate(response)
                     // The transports in this package stop reading at the limit; this holds it for any other.
                     if response.body.count > responseLimits.maxBodyBytes {
                         var head = response
@@ -124,6 +125,7 @@ struct Exchange: Sendable {
                     return .success(Delivery(response: response, body: nil))
                 }
                 let streaming = try await transport.stream(transfer)
+                try Self.check(streaming)
                 var response = streaming.head
                 response.body = try await Self.collect(
                     streaming, upTo: responseLimits.maxBodyBytes, progress: progress)
@@ -133,10 +135,21 @@ struct Exchange: Sendable {
                     TransferRequest(
                         request, body: body, uploadProgress: uploadProgress, bufferLimit: bufferLimit,
                         responseLimits: responseLimits))
+                try Self.check(streaming)
                 return .success(Delivery(response: streaming.head, body: streaming.body))
             }
         } catch {
             return .failure(RequestExecutor.requestError(for: error))
+        }
+    }
+
+    /// Checks a streamed response's head (``IncomingResponseCheck``), stopping its body when it fails.
+    private static func check(_ streaming: StreamingResponse) throws(RequestError) {
+        do {
+            try IncomingResponseCheck.validate(streaming.head)
+        } catch {
+            streaming.body.buffer.terminate()
+            throw error
         }
     }
 
