@@ -44,6 +44,13 @@ extension Client {
         /// configuration.responseLimits.maxBodyBytes = 8 << 20
         /// ```
         public var responseLimits = ResponseLimits()
+        /// The header and query parameter names whose values are secret: dropped on a redirect to another
+        /// origin (headers), redacted in `cURL`, logs and error descriptions. A request's ``Sensitive`` adds to it.
+        ///
+        /// ```swift
+        /// configuration.sensitiveData.headerNames.insert("x-tenant-secret")
+        /// ```
+        public var sensitiveData = SensitiveData()
 
         /// Creates a configuration with the defaults: no default components, plain JSON coders, 2xx
         /// validation, the shared transport, no interceptors, no retries, redirects followed, no cookie jar, the

@@ -40,6 +40,7 @@ struct ClientDefaults: RequestComponent {
         parts[option: CookieJarKey.self] = configuration.cookieJar
         parts[option: RequestClockKey.self] = configuration.clock
         parts[option: ResponseLimitsKey.self] = configuration.responseLimits
+        parts[option: SensitiveDataKey.self] = configuration.sensitiveData
         for component in configuration.defaults { component.apply(to: &parts) }
     }
 }

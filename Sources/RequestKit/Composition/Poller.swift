@@ -94,7 +94,7 @@ struct Poller: Sendable {
         do throws(RequestError) {
             try await parts.validation.validate(response)
         } catch {
-            let failure = request.callbacks.attachingErrorBody(to: error).describingRequest(Request.label(parts))
+            let failure = request.callbacks.attachingErrorBody(to: error).describingRequest(parts)
             return Tick(result: .failed(failure), sent: .success(response))
         }
         self.entityTag = response.headers["ETag"]

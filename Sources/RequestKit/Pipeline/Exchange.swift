@@ -26,6 +26,7 @@ struct Exchange: Sendable {
     let cookieJar: CookieJar?
     let clock: RequestClock
     let responseLimits: ResponseLimits
+    let sensitiveData: SensitiveData
 
     init(_ parts: RequestParts, transport: any Transport) {
         method = parts.method
@@ -39,6 +40,7 @@ struct Exchange: Sendable {
         cookieJar = parts[option: CookieJarKey.self]
         clock = parts.clock
         responseLimits = parts[option: ResponseLimitsKey.self]
+        sensitiveData = parts[option: SensitiveDataKey.self]
     }
 
     /// Sends `original`, adapting each attempt and retrying as the interceptors and the policy decide.

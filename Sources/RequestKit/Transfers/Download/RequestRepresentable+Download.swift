@@ -63,7 +63,7 @@ extension RequestRepresentable {
             }
         } catch {
             try? FileManager.default.removeItem(at: temporary)
-            throw RequestExecutor.requestError(for: error).describingRequest(Self.label(parts))
+            throw RequestExecutor.requestError(for: error).describingRequest(parts)
         }
         return streaming.head
     }

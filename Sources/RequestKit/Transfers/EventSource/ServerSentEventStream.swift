@@ -135,7 +135,6 @@ public struct ServerSentEventStream: AsyncSequence, Sendable {
 
         /// Ends the stream on 204, and fails it on another status or content type than an event stream's.
         private mutating func check(_ streaming: StreamingResponse) async throws(RequestError) {
-            let label = "\(parts.method.rawValue) \((try? parts.resolvedURL())?.absoluteString ?? "")"
             if streaming.head.statusCode == 204 {
                 isFinished = true
                 return
@@ -144,14 +143,14 @@ public struct ServerSentEventStream: AsyncSequence, Sendable {
             guard response.statusCode == 200 else {
                 isFinished = true
                 response.body = (try? await streaming.collect(upTo: 64 * 1024)) ?? Data()
-                throw RequestError.unacceptableStatus(response).describingRequest(label)
+                throw RequestError.unacceptableStatus(response).describingRequest(parts)
             }
             guard response.contentType?.essence == MediaType.eventStream.essence else {
                 isFinished = true
                 let type = response.headers["Content-Type"] ?? "none"
                 throw RequestError.validationFailed(
                     response, reason: "the Content-Type is \(type), not text/event-stream"
-                ).describingRequest(label)
+                ).describingRequest(parts)
             }
         }
     }
