@@ -69,6 +69,7 @@ public struct ServerSentEventStream: AsyncSequence, Sendable {
                         body = current
                         pending = parser.parse(chunk)
                         if !pending.isEmpty { reconnectsWithoutEvent = 0 }
+                        reportIgnoredEventIDs()
                     } else {
                         connectionEnded(nil)
                     }
@@ -81,6 +82,18 @@ public struct ServerSentEventStream: AsyncSequence, Sendable {
                     connectionEnded(failure)
                 }
             }
+        }
+
+        /// Tells the monitors about event IDs the parser ignored because they could not be sent back.
+        private mutating func reportIgnoredEventIDs() {
+            guard !parser.ignoredEventIDs.isEmpty else { return }
+            let url = try? parts.resolvedURL()
+            for value in parser.ignoredEventIDs {
+                for monitor in parts[option: EventMonitorsKey.self] {
+                    monitor.serverValueDropped("event id", value: value, from: url)
+                }
+            }
+            parser.ignoredEventIDs = []
         }
 
         private mutating func connectionEnded(_ failure: RequestError?) {
