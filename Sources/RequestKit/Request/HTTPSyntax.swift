@@ -26,15 +26,18 @@ enum HTTPSyntax {
         value.utf8.first { ($0 < 0x20 && $0 != 0x09) || $0 == 0x7F }
     }
 
-    /// Whether `text` is an entity tag (RFC 9110, section 8.8.3): `"…"` or `W/"…"`, with no `"`, control
-    /// character or space inside, so that it can be sent back in `If-None-Match` exactly as received.
+    /// Whether `text` is an entity tag (RFC 9110, section 8.8.3) that can be sent back in `If-None-Match` exactly
+    /// as received: `"…"` or `W/"…"`, or the bare opaque tag some servers send without quotes (httpbin's `abc`),
+    /// with no `"`, control character or space in the tag.
     static func isEntityTag(_ text: String) -> Bool {
         var bytes = text.utf8[...]
         if bytes.starts(with: "W/".utf8) { bytes = bytes.dropFirst(2) }
-        guard bytes.count >= 2, bytes.first == UInt8(ascii: "\""), bytes.last == UInt8(ascii: "\"") else {
+        if bytes.count >= 2, bytes.first == UInt8(ascii: "\""), bytes.last == UInt8(ascii: "\"") {
+            bytes = bytes.dropFirst().dropLast()
+        } else if bytes.isEmpty {
             return false
         }
-        return bytes.dropFirst().dropLast().allSatisfy { $0 == 0x21 || (0x23...0x7E).contains($0) || $0 >= 0x80 }
+        return bytes.allSatisfy { $0 == 0x21 || (0x23...0x7E).contains($0) || $0 >= 0x80 }
     }
 
     /// Whether `byte` is unreserved in RFC 3986: `ALPHA / DIGIT / "-" / "." / "_" / "~"`.

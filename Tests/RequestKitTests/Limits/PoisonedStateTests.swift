@@ -37,6 +37,22 @@ struct PoisonedStateTests {
         }
     }
 
+    @Test("A bare ETag without quotes, as httpbin sends it, is sent back as it came", arguments: WireTransport.all)
+    func bareEntityTag(_ transport: WireTransport) async throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        server.route("/bare") { _ in TestResponse(status: 200, headers: [("ETag", "abc")], body: .data(Data("ok".utf8)))
+        }
+        let dropped = Dropped()
+        for await _ in Request({
+            Url(server.url("/bare"))
+            Using(transport.transport)
+            Monitor(dropped)
+        }).poll(every: .milliseconds(10), maxCount: 2) {}
+        #expect(server.requests.map { $0.header("If-None-Match") } == [nil, "abc"])
+        #expect(dropped.all == [])
+    }
+
     @Test(
         "An ETag with a control character never turns later polls into invalid requests", arguments: WireTransport.all)
     func pollControlCharacters(_ transport: WireTransport) async throws {
