@@ -11,3 +11,4 @@ if wants("json") { runJSONBenchmarks() }
 if wants("codable") { runCodableBenchmarks() }
 if wants("transfers") { runTransfersBenchmarks() }
 if wants("transport") { runTransportBenchmarks() }
+if wants("limits") { runLimitsBenchmarks() }

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Builds the libFuzzer target for request building (URLs, paths, queries, headers, methods) and runs it.
+# Builds the libFuzzer target for request building (every component that reaches the wire, and the outgoing
+# check of what an interceptor adds) and runs it.
 #
 # Usage: Fuzz/run-request-fuzzer.sh [seconds=30] [corpus directory=Fuzz/corpus-request]
 # Crash inputs are written to Fuzz/out/. Every RequestKit source is compiled in.

@@ -293,8 +293,22 @@ enum DocumentedCode {
         }
     }
 
-    // README.md, block 21
-    static func snippetREADME21() async throws {
+    // README.md, block 20
+    static func snippetREADME20() async throws {
+        let client = Client(baseURL: URL(fileURLWithPath: "/")) { configuration in
+            configuration.responseLimits.maxBodyBytes = 8 << 20          // data(), json(), decode()
+            configuration.responseLimits.maxStreamedBodyBytes = 4 << 30  // stream(), download(to:)
+        }
+        let thumbnail = Request {
+            Url("http://127.0.0.1:8080/bytes/1024")
+            MaxResponseSize(512 << 10)
+        }
+        _ = client
+        _ = thumbnail
+    }
+
+    // README.md, block 22
+    static func snippetREADME22() async throws {
         let todo = try await Request {
             Url("http://127.0.0.1:8080/todos/1")
             Using(HTTP1Transport.shared)
@@ -792,7 +806,7 @@ enum DocumentedCode {
     }
 }
 
-// README.md, block 20
+// README.md, block 21
 @Test func retriesAfterTheServersDelay() async throws {
     let server = try TestServer()
     defer { server.stop() }
@@ -1123,7 +1137,17 @@ do {
     print("saving failed: \(error.localizedDescription)")   // or error.requestError?.statusCode
 }
 """#),
-    DocumentedSnippet(document: "README.md", index: 20, code: ##"""
+    DocumentedSnippet(document: "README.md", index: 20, code: #"""
+let client = Client(baseURL: URL(fileURLWithPath: "/")) { configuration in
+    configuration.responseLimits.maxBodyBytes = 8 << 20          // data(), json(), decode()
+    configuration.responseLimits.maxStreamedBodyBytes = 4 << 30  // stream(), download(to:)
+}
+let thumbnail = Request {
+    Url("http://127.0.0.1:8080/bytes/1024")
+    MaxResponseSize(512 << 10)
+}
+"""#),
+    DocumentedSnippet(document: "README.md", index: 21, code: ##"""
 @Test func retriesAfterTheServersDelay() async throws {
     let server = try TestServer()
     defer { server.stop() }
@@ -1146,7 +1170,7 @@ do {
     #expect(server.requests.last?.body == Data(#"{"title":"x"}"#.utf8))
 }
 """##),
-    DocumentedSnippet(document: "README.md", index: 21, code: #"""
+    DocumentedSnippet(document: "README.md", index: 22, code: #"""
 let todo = try await Request {
     Url("http://127.0.0.1:8080/todos/1")
     Using(HTTP1Transport.shared)

@@ -37,9 +37,24 @@ extension Client {
         /// The clock retries, polling, event-stream reconnections and total deadlines wait on; the system's
         /// continuous clock by default, a `TestClock` in tests.
         public var clock = RequestClock.continuous
+        /// How large a response may be: 64 MiB in memory by default, streams unbounded; see ``ResponseLimits``.
+        /// A request's ``MaxResponseSize`` or ``ResponseLimits`` component overrides it.
+        ///
+        /// ```swift
+        /// configuration.responseLimits.maxBodyBytes = 8 << 20
+        /// ```
+        public var responseLimits = ResponseLimits()
+        /// The header and query parameter names whose values are secret: dropped on a redirect to another
+        /// origin (headers), redacted in `cURL`, logs and error descriptions. A request's ``Sensitive`` adds to it.
+        ///
+        /// ```swift
+        /// configuration.sensitiveData.headerNames.insert("x-tenant-secret")
+        /// ```
+        public var sensitiveData = SensitiveData()
 
         /// Creates a configuration with the defaults: no default components, plain JSON coders, 2xx
-        /// validation, the shared transport, no interceptors, no retries, redirects followed, no cookie jar.
+        /// validation, the shared transport, no interceptors, no retries, redirects followed, no cookie jar, the
+        /// default ``ResponseLimits``.
         ///
         /// ```swift
         /// let configuration = Client.Configuration(baseURL: url)

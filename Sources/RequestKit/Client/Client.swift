@@ -128,7 +128,8 @@ public struct Client: Sendable {
     /// ```
     public func cURL(for request: some RequestRepresentable) -> String {
         do {
-            return CURLCommand(try urlRequest(for: request), redactingSecrets: true).text
+            let parts = parts(for: request)
+            return CURLCommand(try parts.makeURLRequest(), redacting: parts[option: SensitiveDataKey.self]).text
         } catch {
             return "# " + error.description.replacingOccurrences(of: "\n", with: "\n# ")
         }

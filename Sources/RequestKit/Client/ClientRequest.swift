@@ -39,6 +39,8 @@ struct ClientDefaults: RequestComponent {
         parts[option: RedirectPolicyKey.self] = configuration.redirectPolicy
         parts[option: CookieJarKey.self] = configuration.cookieJar
         parts[option: RequestClockKey.self] = configuration.clock
+        parts[option: ResponseLimitsKey.self] = configuration.responseLimits
+        parts[option: SensitiveDataKey.self] = configuration.sensitiveData
         for component in configuration.defaults { component.apply(to: &parts) }
     }
 }

@@ -94,11 +94,26 @@ struct Poller: Sendable {
         do throws(RequestError) {
             try await parts.validation.validate(response)
         } catch {
-            let failure = request.callbacks.attachingErrorBody(to: error).describingRequest(Request.label(parts))
+            let failure = request.callbacks.attachingErrorBody(to: error).describingRequest(parts)
             return Tick(result: .failed(failure), sent: .success(response))
         }
-        self.entityTag = response.headers["ETag"]
-        self.lastModified = response.headers["Last-Modified"]
+        self.entityTag = Self.validator("ETag", of: response, parts: parts, isValid: HTTPSyntax.isEntityTag)
+        self.lastModified = Self.validator("Last-Modified", of: response, parts: parts) {
+            HTTPSyntax.invalidValueByte(in: $0) == nil && HTTPDateFormat.date(from: $0) != nil
+        }
         return Tick(result: .changed(response), sent: .success(response))
+    }
+
+    /// A validator of the response to send back in the next request, or nil when there is none or it is not
+    /// valid (reported to the monitors), so one bad value from the server never breaks later requests.
+    private static func validator(
+        _ name: String, of response: Response, parts: RequestParts, isValid: (String) -> Bool
+    ) -> String? {
+        guard let value = response.headers[name] else { return nil }
+        if isValid(value) { return value }
+        for monitor in parts[option: EventMonitorsKey.self] {
+            monitor.serverValueDropped(name, value: value, from: response.url)
+        }
+        return nil
     }
 }

@@ -24,7 +24,8 @@ public struct RequestError: Error, Sendable, CustomStringConvertible {
     public let response: Response?
     /// The error that caused this one: the transport's, the decoder's, a validator's.
     public let underlyingError: (any Error)?
-    /// The method and URL of the request, when known (`"GET http://…"`).
+    /// The method and URL of the request, when known (`"GET http://…"`), with secrets in the URL redacted (see
+    /// ``SensitiveData``).
     public internal(set) var request: String?
     /// The error body decoded into the type the caller named, when it decoded.
     public internal(set) var decodedErrorBody: (any Sendable)?
@@ -36,6 +37,8 @@ public struct RequestError: Error, Sendable, CustomStringConvertible {
     /// if error.connectionFailure == .connectionRefused { print("is the server running?") }
     /// ```
     public let connectionFailure: ConnectionFailure?
+    /// What ``description`` redacts: the request's sensitive names, or the defaults.
+    var redaction = SensitiveData()
 
     /// Creates an error. Transports and custom components use the static factories instead.
     init(
@@ -73,7 +76,11 @@ public struct RequestError: Error, Sendable, CustomStringConvertible {
     /// ```
     public func errorBody<T>(as type: T.Type) -> T? { decodedErrorBody as? T }
 
-    public var description: String {
+    /// What went wrong, for a person: the kind, the request, the detail, the underlying error and a preview of
+    /// the body, with every secret a URL in it carries redacted (see ``SensitiveData``).
+    public var description: String { redaction.redacting(unredactedDescription) }
+
+    private var unredactedDescription: String {
         var text: String
         switch kind {
         case .invalidRequest:
@@ -265,6 +272,16 @@ extension RequestError {
         guard self.request == nil, let request else { return self }
         var copy = self
         copy.request = request
+        return copy
+    }
+
+    /// A copy that names the request `parts` build, redacted by their ``SensitiveData``, which its description
+    /// redacts by too.
+    func describingRequest(_ parts: RequestParts) -> RequestError {
+        guard request == nil else { return self }
+        var copy = self
+        copy.redaction = parts[option: SensitiveDataKey.self]
+        copy.request = RequestExecutor.label(parts)
         return copy
     }
 }

@@ -131,7 +131,7 @@ extension Request {
             do {
                 try await parts.validation.validate(response)
             } catch {
-                failure = callbacks.attachingErrorBody(to: error).describingRequest(Self.label(parts))
+                failure = callbacks.attachingErrorBody(to: error).describingRequest(parts)
             }
             if failure == nil {
                 failure = await Self.perform(on: queue) { () -> RequestError? in
@@ -139,7 +139,7 @@ extension Request {
                         for handler in callbacks.response { try handler(response) }
                         return nil
                     } catch {
-                        return error.describingRequest(Self.label(parts))
+                        return error.describingRequest(parts)
                     }
                 }
             }

@@ -72,18 +72,12 @@ extension RequestRepresentable {
         do {
             try await parts.validation.validate(response)
         } catch {
-            throw request.callbacks.attachingErrorBody(to: error).describingRequest(Self.label(parts))
+            throw request.callbacks.attachingErrorBody(to: error).describingRequest(parts)
         }
         do {
             return try transform(response, parts)
         } catch {
-            throw error.describingRequest(Self.label(parts))
+            throw error.describingRequest(parts)
         }
-    }
-
-    /// `"GET http://…"` for error messages.
-    static func label(_ parts: RequestParts) -> String? {
-        guard let url = try? parts.resolvedURL() else { return nil }
-        return "\(parts.method.rawValue) \(url.absoluteString)"
     }
 }

@@ -5,7 +5,9 @@ import FoundationNetworking
 #endif
 
 extension Transport {
-    /// The default buffered send: streams the request with ``stream(_:)`` and collects the whole body.
+    /// The default buffered send: streams the request with ``stream(_:)`` and collects the whole body, up to the
+    /// request's ``ResponseLimits/maxBodyBytes`` (a longer body fails with a ``RequestError`` of kind
+    /// ``RequestError/Kind/responseTooLarge`` and the stream is stopped, which closes the connection).
     ///
     /// ```swift
     /// let response = try await mockTransport.send(TransferRequest(URLRequest(url: healthURL)))
@@ -13,7 +15,7 @@ extension Transport {
     public func send(_ request: TransferRequest) async throws -> Response {
         let streaming = try await stream(request)
         var response = streaming.head
-        response.body = try await streaming.collect()
+        response.body = try await streaming.collect(upTo: request.responseLimits.maxBodyBytes)
         return response
     }
 

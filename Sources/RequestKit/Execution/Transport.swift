@@ -43,6 +43,10 @@ import FoundationNetworking
 ///   to a temporary file instead; a socket-based transport should simply stop reading the socket.) When the
 ///   consumer stops early (cancels its task or drops the sequence), the `onTermination` handler runs: the
 ///   transport must then close the connection.
+/// - **Response limits**: ``TransferRequest/responseLimits`` says how large the response may be. A transport
+///   that can should stop reading and close the connection past a limit, failing with
+///   ``RequestError/responseTooLarge(limit:response:)``. The pipeline holds a body collected in memory to
+///   ``ResponseLimits/maxBodyBytes`` whatever the transport does, but only once `send(_:)` has returned it.
 /// - **Errors**: before the head, `stream(_:)` throws; afterwards, the transport finishes the stream with the
 ///   error. Throw ``RequestError`` where you can say what happened (`.timedOut`, `.cancelled`, `.transport`); any
 ///   other error is wrapped as a transport failure. The idle timeout (`urlRequest.timeoutInterval`) counts time

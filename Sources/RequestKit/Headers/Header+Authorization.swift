@@ -20,6 +20,10 @@ extension Header {
         public init(_ credentials: Credentials) { self.credentials = credentials }
 
         public func apply(to parts: inout RequestParts) {
+            if let problem = credentials.problem {
+                parts.report(problem)
+                return
+            }
             parts.headers.set("Authorization", credentials.headerValue)
         }
 
@@ -31,14 +35,25 @@ extension Header {
         public struct Credentials: Sendable, Hashable {
             /// The full header value, such as `Bearer abc`.
             public let headerValue: String
+            /// Why these credentials cannot be sent, reported when the request is built.
+            let problem: RequestProblem?
 
-            /// HTTP Basic: `username:password` in Base64 (RFC 7617).
+            init(headerValue: String, problem: RequestProblem? = nil) {
+                self.headerValue = headerValue
+                self.problem = problem
+            }
+
+            /// HTTP Basic: `username:password` in Base64 (RFC 7617). A user name containing `:` cannot be sent
+            /// (the server would split it there), so it is reported as a problem when the request is built.
             ///
             /// ```swift
             /// .basic(username: "ann", password: "s3cret")
             /// ```
             public static func basic(username: String, password: String) -> Self {
-                Self(headerValue: "Basic " + Data("\(username):\(password)".utf8).base64EncodedString())
+                Self(
+                    headerValue: "Basic " + Data("\(username):\(password)".utf8).base64EncodedString(),
+                    problem: username.contains(":")
+                        ? RequestProblem(.invalidComponent, "a basic-auth user name cannot contain \":\"") : nil)
             }
 
             /// A bearer token (RFC 6750).

@@ -18,8 +18,10 @@
 /// body.serializedString()   // {"title":"foo","userId":1,"tags":["a"],"draft":null,"author":{"name":"Ada"}}
 /// ```
 ///
-/// Object keys keep the order in which they were parsed or written. Two values are equal when they have the
-/// same kind and content; numbers compare by value (`1` equals `1.0`), objects ignore key order.
+/// Object keys keep the order in which they were parsed or written, and are compared by their exact Unicode
+/// code points, not by Swift's canonical equivalence: `{"é":1,"e\u0301":2}` has two members, so two keys a
+/// server spelled differently never shadow each other. Two values are equal when they have the same kind and
+/// content; numbers compare by value (`1` equals `1.0`), objects ignore key order.
 ///
 /// Members named like an accessor (`string`, `int`, `int64`, `uint64`, `double`, `bool`, `array`, `object`,
 /// `entries`, `isNull`, `isMissing`, `description`) resolve to the accessor; reach such keys with the key

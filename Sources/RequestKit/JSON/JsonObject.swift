@@ -4,13 +4,17 @@
 /// less than hashing every key while parsing. From `indexThreshold` entries on, a `[String: Int]` from key to
 /// position is kept up to date, so that lookups and duplicate detection stay O(1) per key even for objects with
 /// many thousands of keys, and hostile input cannot make parsing quadratic.
+///
+/// Keys are compared by their exact Unicode code points (their UTF-8 bytes), not by Swift's canonical
+/// equivalence: `{"é":1,"e\u0301":2}` has two members, as it has for every other JSON parser, so two keys a
+/// server sent differently can never shadow each other.
 struct JsonObject: Sendable {
     /// The entry count from which the hash index is maintained. `hasDuplicateKeys()` relies on it being at most
     /// 127, so that its 128-slot table always has a free slot.
     static let indexThreshold = 64
 
     private(set) var entries: [(key: String, value: Json)]
-    private var index: [String: Int]?
+    private var index: [ExactKey: Int]?
 
     init(capacity: Int = 0) {
         entries = []
@@ -22,9 +26,9 @@ struct JsonObject: Sendable {
     /// The position of `key` in `entries`, if present.
     func position(of key: String) -> Int? {
         if let index {
-            return index[key]
+            return index[ExactKey(key)]
         }
-        return entries.firstIndex { $0.key == key }
+        return entries.firstIndex { $0.key.utf8.elementsEqual(key.utf8) }
     }
 
     subscript(key: String) -> Json? {
@@ -41,7 +45,7 @@ struct JsonObject: Sendable {
         }
         entries.append((key: key, value: value))
         if index != nil {
-            index?[key] = entries.count - 1
+            index?[ExactKey(key)] = entries.count - 1
         } else if entries.count >= Self.indexThreshold {
             buildIndex()
         }
@@ -62,9 +66,10 @@ struct JsonObject: Sendable {
             if hasDuplicateKeys() { removeDuplicates() }
             return
         }
-        var positions = [String: Int](minimumCapacity: count)
+        var positions = [ExactKey: Int](minimumCapacity: count)
         var hasDuplicates = false
-        for position in 0..<count where positions.updateValue(position, forKey: entries[position].key) != nil {
+        for position in 0..<count
+        where positions.updateValue(position, forKey: ExactKey(entries[position].key)) != nil {
             hasDuplicates = true
         }
         if hasDuplicates {
@@ -90,7 +95,9 @@ struct JsonObject: Sendable {
                     var slot = Int(truncatingIfNeeded: (fingerprint &* 0xFF51_AFD7_ED55_8CCD) &>> 57)
                     while slots[slot] != 0 {
                         let other = Int(slots[slot]) - 1
-                        if fingerprints[other] == fingerprint && entries[other].key == entries[position].key {
+                        if fingerprints[other] == fingerprint
+                            && entries[other].key.utf8.elementsEqual(entries[position].key.utf8)
+                        {
                             return true
                         }
                         slot = (slot + 1) & 127
@@ -143,10 +150,24 @@ struct JsonObject: Sendable {
     }
 
     private mutating func buildIndex() {
-        var positions = [String: Int](minimumCapacity: entries.count)
+        var positions = [ExactKey: Int](minimumCapacity: entries.count)
         for position in entries.indices {
-            positions[entries[position].key] = position
+            positions[ExactKey(entries[position].key)] = position
         }
         index = positions
+    }
+}
+
+/// A key that is equal to another only when their UTF-8 bytes are, and hashes those bytes.
+private struct ExactKey: Hashable, Sendable {
+    let text: String
+
+    init(_ text: String) { self.text = text }
+
+    static func == (left: ExactKey, right: ExactKey) -> Bool { left.text.utf8.elementsEqual(right.text.utf8) }
+
+    func hash(into hasher: inout Hasher) {
+        var text = text
+        text.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
     }
 }

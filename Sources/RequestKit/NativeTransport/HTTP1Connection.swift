@@ -157,7 +157,13 @@ final class HTTP1Connection: @unchecked Sendable {
                     continue
                 }
                 let framing = try head.framing(isHeadRequest: isHeadRequest)
-                if case .length(let count) = framing { progress.body.reserveCapacity(min(count, 1 << 24)) }
+                if case .length(let count) = framing {
+                    // A body announced over the limit fails before any of it is read.
+                    if count > limits.body.maxBodyBytes {
+                        throw HTTP1ResponseTooLarge(head: head, isRatio: false, limit: limits.body.maxBodyBytes)
+                    }
+                    progress.body.reserveCapacity(min(count, 1 << 24))
+                }
                 progress.head = head
                 progress.decoder = HTTP1BodyDecoder(framing: framing, limits: limits.body)
                 break
@@ -174,12 +180,17 @@ final class HTTP1Connection: @unchecked Sendable {
             hasReceivedResponseBytes = true
             bufferEnd += count
         }
-        guard var decoder = progress.decoder else { throw HTTP1ParseError.truncatedHead }
+        guard var decoder = progress.decoder, let head = progress.head else { throw HTTP1ParseError.truncatedHead }
         defer { progress.decoder = decoder }
         while !decoder.isComplete {
             if bufferEnd > bufferStart {
                 let available = UnsafeRawBufferPointer(rebasing: buffer[bufferStart..<bufferEnd])
-                bufferStart += try decoder.decode(available, into: &progress.body)
+                do {
+                    bufferStart += try decoder.decode(available, into: &progress.body)
+                } catch {
+                    guard error == .bodyTooLarge else { throw error }
+                    throw HTTP1ResponseTooLarge(head: head, isRatio: false, limit: limits.body.maxBodyBytes)
+                }
                 if decoder.isComplete { break }
             }
             compactBuffer()

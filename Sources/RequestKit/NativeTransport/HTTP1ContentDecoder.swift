@@ -6,17 +6,31 @@ import Foundation
 /// or raw as some servers send it, told apart by the first two bytes). Any other coding is an error rather than
 /// bytes the caller cannot read.
 ///
+/// Two guards bound what a small compressed body can make the client hold (a "gzip bomb"): the decoded total
+/// (`maxBytes`), and its ratio to the bytes received (`maxRatio`, once past `ratioAllowance` bytes). Inflating
+/// stops as soon as either is passed, so at most one 64 KiB block is produced beyond them.
+///
 /// Used by one thread at a time: the one reading the response.
 final class HTTP1ContentDecoder {
     private let stages: [Inflater]
     private let maxBytes: Int
+    private let maxRatio: Int
+    private let ratioAllowance: Int
+    private var receivedBytes = 0
     private var producedBytes = 0
 
     /// A decoder for the codings of a `Content-Encoding` header, in the order they were applied; `nil` when
     /// there is nothing to undo.
     ///
+    /// - Parameters:
+    ///   - codings: The codings, in the order they were applied.
+    ///   - maxBytes: The most decoded bytes.
+    ///   - maxRatio: How many times the bytes received the decoded bytes may be, once past `ratioAllowance`.
+    ///   - ratioAllowance: The decoded bytes allowed whatever the ratio.
     /// - Throws: ``HTTP1ParseError`` for a coding other than gzip, deflate and identity.
-    init?(codings: [String], maxBytes: Int) throws(HTTP1ParseError) {
+    init?(
+        codings: [String], maxBytes: Int, maxRatio: Int = .max, ratioAllowance: Int = 1 << 20
+    ) throws(HTTP1ParseError) {
         var stages: [Inflater] = []
         for coding in codings.reversed() {
             switch coding {
@@ -28,17 +42,31 @@ final class HTTP1ContentDecoder {
         }
         if stages.isEmpty { return nil }
         self.stages = stages
-        self.maxBytes = maxBytes
+        self.maxBytes = max(0, maxBytes)
+        self.maxRatio = max(1, maxRatio)
+        self.ratioAllowance = max(0, ratioAllowance)
     }
 
     /// Decodes the next piece of the body.
     ///
-    /// - Throws: ``HTTP1ParseError`` for corrupt data or a decoded body over the limit.
+    /// - Throws: ``HTTP1ParseError`` for corrupt data, a decoded body over the limit
+    ///   (``HTTP1ParseError/bodyTooLarge``) or one that expands too much
+    ///   (``HTTP1ParseError/decompressionRatioExceeded``).
     func decode(_ piece: Data) throws(HTTP1ParseError) -> Data {
+        receivedBytes += piece.count
+        let (product, overflow) = receivedBytes.multipliedReportingOverflow(by: maxRatio)
+        let ratioBound = overflow ? Int.max : max(ratioAllowance, product)
+        let isRatioTighter = ratioBound < maxBytes
+        let limit = min(maxBytes, ratioBound) - producedBytes
         var data = piece
-        for stage in stages {
-            data = try stage.inflate(data, limit: maxBytes - producedBytes)
+        do {
+            for stage in stages {
+                data = try stage.inflate(data, limit: limit)
+            }
+        } catch {
+            throw error == .bodyTooLarge && isRatioTighter ? .decompressionRatioExceeded : error
         }
+        guard data.count <= limit else { throw isRatioTighter ? .decompressionRatioExceeded : .bodyTooLarge }
         producedBytes += data.count
         return data
     }

@@ -83,8 +83,8 @@ struct HTTP1ResponseHead: Sendable, Equatable {
         }
         var length: Int?
         for field in fields where Self.equalsIgnoringCase(field.name, "Content-Length") {
-            for part in field.value.split(separator: ",", omittingEmptySubsequences: false) {
-                let parsed = try Self.contentLength(part.utf8)
+            for part in field.value[...].split(separator: ",", omittingEmptySubsequences: false) {
+                guard let parsed = HTTPSyntax.contentLengthElement(part.utf8) else { throw .invalidContentLength }
                 if let length, length != parsed { throw .conflictingContentLength }
                 length = parsed
             }
@@ -98,19 +98,6 @@ struct HTTP1ResponseHead: Sendable, Equatable {
     var hasAmbiguousFraming: Bool {
         fields.contains { Self.equalsIgnoringCase($0.name, "Transfer-Encoding") }
             && fields.contains { Self.equalsIgnoringCase($0.name, "Content-Length") }
-    }
-
-    private static func contentLength(_ text: Substring.UTF8View) throws(HTTP1ParseError) -> Int {
-        var value = 0
-        var digits = 0
-        for byte in text {
-            if byte == 0x20 || byte == 0x09 { continue }
-            guard byte >= 0x30, byte <= 0x39, digits < 18 else { throw .invalidContentLength }
-            value = value * 10 + Int(byte - 0x30)
-            digits += 1
-        }
-        guard digits > 0 else { throw .invalidContentLength }
-        return value
     }
 
     static func equalsIgnoringCase(_ a: String, _ b: String) -> Bool {

@@ -41,7 +41,10 @@ extension HTTP1Transport {
         /// configuration.maxResponseHeaderCount = 50
         /// ```
         public var maxResponseHeaderCount = 100
-        /// The largest response body, in bytes, after decompression. 1 GiB by default.
+        /// The largest response body ``HTTP1Transport/send(_:)`` holds in memory, in bytes, after decompression: an
+        /// upper bound over the request's ``ResponseLimits/maxBodyBytes`` (64 MiB unless the request or its client
+        /// says otherwise), which applies when lower. ``HTTP1Transport/stream(_:)`` (and so `download(to:)`) is
+        /// bounded only by ``ResponseLimits/maxStreamedBodyBytes``. 1 GiB by default.
         ///
         /// ```swift
         /// configuration.maxResponseBodyBytes = 10 << 20  // 10 MiB
@@ -66,7 +69,6 @@ extension HTTP1Transport {
             var limits = HTTP1Limits()
             limits.head.maxHeadBytes = max(1024, maxResponseHeadBytes)
             limits.head.maxFields = max(1, maxResponseHeaderCount)
-            limits.body.maxBodyBytes = max(0, maxResponseBodyBytes)
             return limits
         }
     }

@@ -13,6 +13,11 @@ extension HTTP1Transport {
     /// so a slow consumer slows the server down instead of filling memory; abandoning the stream or cancelling
     /// the consuming task closes the connection. A redirect is returned as it is.
     ///
+    /// The body is bounded only by ``TransferRequest/responseLimits``: its
+    /// ``ResponseLimits/maxStreamedBodyBytes`` (none by default) and, for a compressed body, its
+    /// ``ResponseLimits/maxDecompressionRatio``. Past either, the stream fails with a ``RequestError`` of kind
+    /// ``RequestError/Kind/responseTooLarge`` that keeps the response head, and the connection is closed.
+    ///
     /// ```swift
     /// let response = try await HTTP1Transport.shared.stream(TransferRequest(URLRequest(url: logURL)))
     /// for try await piece in response { print(piece.count) }
@@ -26,7 +31,8 @@ extension HTTP1Transport {
         let (head, connection) = try await streamHead(request, url: url)
         return try streamBody(
             head, on: connection, isHeadRequest: request.urlRequest.httpMethod == "HEAD", url: url,
-            idleTimeout: request.urlRequest.timeoutInterval, bufferLimit: request.bufferLimit)
+            idleTimeout: request.urlRequest.timeoutInterval, bufferLimit: request.bufferLimit,
+            responseLimits: request.responseLimits)
     }
 
     /// Sends the request and reads the response head, returning the connection still leased.
@@ -51,29 +57,34 @@ extension HTTP1Transport {
     /// Starts the connection's thread pumping the body into a bounded stream, and returns the response at once.
     private func streamBody(
         _ head: HTTP1ResponseHead, on connection: HTTP1Connection, isHeadRequest: Bool, url: URL,
-        idleTimeout: Double, bufferLimit: Int
+        idleTimeout: Double, bufferLimit: Int, responseLimits: ResponseLimits
     ) throws -> StreamingResponse {
         let framing: HTTP1ResponseHead.Framing
         let contentDecoder: HTTP1ContentDecoder?
+        let bodyLimit = responseLimits.maxStreamedBodyBytes ?? .max
         do {
             framing = try head.framing(isHeadRequest: isHeadRequest)
             contentDecoder =
                 framing == .none
                 ? nil
                 : try HTTP1ContentDecoder(
-                    codings: head.tokens(of: "Content-Encoding"), maxBytes: configuration.maxResponseBodyBytes)
+                    codings: head.tokens(of: "Content-Encoding"), maxBytes: bodyLimit,
+                    maxRatio: responseLimits.maxDecompressionRatio,
+                    ratioAllowance: ResponseLimits.decompressionAllowance)
         } catch {
             pool.release(connection, isReusable: false)
             throw RequestError.transport(error, detail: error.reason)
         }
-        let response = try response(head, body: Data(), url: url)
         let (stream, continuation) = ResponseBodyStream.makeStream(bufferLimit: bufferLimit)
+        var bodyLimits = limits.body
+        bodyLimits.maxBodyBytes = bodyLimit
         let pump = HTTP1BodyPump(
-            connection: connection, pool: pool, head: head,
-            decoder: HTTP1BodyDecoder(framing: framing, limits: limits.body),
-            contentDecoder: contentDecoder, continuation: continuation, idleTimeout: idleTimeout)
+            connection: connection, pool: pool, head: head, url: url,
+            decoder: HTTP1BodyDecoder(framing: framing, limits: bodyLimits),
+            contentDecoder: contentDecoder, continuation: continuation, idleTimeout: idleTimeout,
+            bodyLimit: bodyLimit, maxRatio: responseLimits.maxDecompressionRatio)
         connection.worker.async { pump.run() }
-        return StreamingResponse(head: response, body: stream)
+        return StreamingResponse(head: Self.response(head, url: url), body: stream)
     }
 }
 
@@ -86,25 +97,32 @@ private final class HTTP1BodyPump: @unchecked Sendable {
     let connection: HTTP1Connection
     let pool: HTTP1ConnectionPool
     let head: HTTP1ResponseHead
+    let url: URL
     var decoder: HTTP1BodyDecoder
     let contentDecoder: HTTP1ContentDecoder?
     let continuation: ResponseBodyStream.Continuation
     let idleTimeout: Double
+    let bodyLimit: Int
+    let maxRatio: Int
     let demand = DispatchSemaphore(value: 0)
     private let lock = NSLock()
     private var isReleased = false
 
     init(
-        connection: HTTP1Connection, pool: HTTP1ConnectionPool, head: HTTP1ResponseHead, decoder: HTTP1BodyDecoder,
-        contentDecoder: HTTP1ContentDecoder?, continuation: ResponseBodyStream.Continuation, idleTimeout: Double
+        connection: HTTP1Connection, pool: HTTP1ConnectionPool, head: HTTP1ResponseHead, url: URL,
+        decoder: HTTP1BodyDecoder, contentDecoder: HTTP1ContentDecoder?, continuation: ResponseBodyStream.Continuation,
+        idleTimeout: Double, bodyLimit: Int, maxRatio: Int
     ) {
         self.connection = connection
         self.pool = pool
         self.head = head
+        self.url = url
         self.decoder = decoder
         self.contentDecoder = contentDecoder
         self.continuation = continuation
         self.idleTimeout = idleTimeout
+        self.bodyLimit = bodyLimit
+        self.maxRatio = maxRatio
     }
 
     func run() {
@@ -128,10 +146,15 @@ private final class HTTP1BodyPump: @unchecked Sendable {
             continuation.finish()
             release(isReusable: connection.isReusable(after: head, decoder))
         } catch {
-            let failure: RequestError =
-                connection.wasCancelled || error is CancellationError
-                ? RequestError.cancelled(underlyingError: error)
-                : HTTP1Transport.requestError(for: error, idleTimeout: idleTimeout, key: connection.key)
+            let failure: RequestError
+            if connection.wasCancelled || error is CancellationError {
+                failure = RequestError.cancelled(underlyingError: error)
+            } else if let tooLarge = HTTP1ResponseTooLarge(error, head: head, bodyLimit: bodyLimit, maxRatio: maxRatio)
+            {
+                failure = tooLarge.requestError(url: url)
+            } else {
+                failure = HTTP1Transport.requestError(for: error, idleTimeout: idleTimeout, key: connection.key)
+            }
             continuation.finish(throwing: failure)
             release(isReusable: false)
         }

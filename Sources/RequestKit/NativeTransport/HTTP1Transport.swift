@@ -93,21 +93,29 @@ public final class HTTP1Transport: Transport {
     ///   one whose upload progress is reported, is streamed as ``stream(_:)`` streams it.
     /// - Returns: The response, its body decompressed when the server compressed it.
     /// - Throws: ``RequestError``: `.transport` (with an ``HTTP1ParseError`` for a malformed response),
-    ///   `.timedOut` or `.cancelled`.
+    ///   `.responseTooLarge` (with the response head) when the body passes ``TransferRequest/responseLimits``'
+    ///   ``ResponseLimits/maxBodyBytes`` (or ``Configuration/maxResponseBodyBytes``, when lower) or expands more
+    ///   than its ``ResponseLimits/maxDecompressionRatio``, `.timedOut` or `.cancelled`. Reading stops at the
+    ///   limit and the connection is closed.
     public func send(_ request: TransferRequest) async throws -> Response {
         var urlRequest = request.urlRequest
         let url = try httpURL(of: urlRequest)
         if url.scheme?.lowercased() == "https" { return try await configuration.secureTransport.send(request) }
+        let bodyLimit = max(0, min(configuration.maxResponseBodyBytes, request.responseLimits.maxBodyBytes))
         if let body = request.body {
             guard body.isInMemory, request.uploadProgress == nil else {
-                let streaming = try await stream(request)
+                // Streamed, the body is held to the buffered limit as it arrives.
+                var streamed = request
+                streamed.responseLimits.maxStreamedBodyBytes = bodyLimit
+                let streaming = try await stream(streamed)
                 var response = streaming.head
-                response.body = try await streaming.collect()
+                response.body = try await streaming.collect(upTo: bodyLimit)
                 return response
             }
             urlRequest.httpBody = body.data
         }
-        return try await exchange(urlRequest, url: url)
+        return try await exchange(
+            urlRequest, url: url, bodyLimit: bodyLimit, maxRatio: request.responseLimits.maxDecompressionRatio)
     }
 
     /// The URL of `request`, which must be http or https.
@@ -121,8 +129,9 @@ public final class HTTP1Transport: Transport {
         return url
     }
 
-    /// Sends one request (no redirects) and reads its whole response.
-    private func exchange(_ request: URLRequest, url: URL) async throws -> Response {
+    /// Sends one request (no redirects) and reads its whole response, of at most `bodyLimit` bytes once decoded
+    /// (and on the wire) and expanding at most `maxRatio` times.
+    private func exchange(_ request: URLRequest, url: URL, bodyLimit: Int, maxRatio: Int) async throws -> Response {
         let target = try HTTP1RequestEncoder.target(of: url)
         let body = HTTP1RequestEncoder.body(of: request)
         let head = try HTTP1RequestEncoder.head(of: request, target: target, bodyLength: body.count)
@@ -132,7 +141,9 @@ public final class HTTP1Transport: Transport {
         // it while the connection's thread wakes up; when the server answers within microseconds (on the same
         // machine), it reads the response too, and no thread is woken at all.
         let startsInline = head.count + body.count <= 16 * 1024
-        let limits = limits
+        var bufferedLimits = self.limits
+        bufferedLimits.body.maxBodyBytes = bodyLimit
+        let limits = bufferedLimits
         let (exchanged, connection) = try await lease(
             target, request: request,
             start: { (connection: HTTP1Connection) throws -> HTTP1InlineStart<HTTP1Connection.Exchanged> in
@@ -161,7 +172,7 @@ public final class HTTP1Transport: Transport {
             }
         }
         pool.release(connection, isReusable: exchanged.isReusable)
-        return try response(exchanged.head, body: exchanged.body, url: url)
+        return try response(exchanged.head, body: exchanged.body, url: url, bodyLimit: bodyLimit, maxRatio: maxRatio)
     }
 
     /// Runs `job` on a pooled connection to `target` (connected first if it is new) and returns its result with
@@ -230,7 +241,7 @@ public final class HTTP1Transport: Transport {
                         detail: "the kept-alive connection closed before a response, and the request was not retried "
                             + (hasRetried ? "twice" : "because \(method) is not idempotent"))
                 }
-                throw Self.requestError(for: error, idleTimeout: idleTimeout, key: target.key)
+                throw Self.requestError(for: error, idleTimeout: idleTimeout, key: target.key, url: request.url)
             }
         }
     }
@@ -248,37 +259,53 @@ public final class HTTP1Transport: Transport {
         }
     }
 
-    func response(_ head: HTTP1ResponseHead, body: Data, url: URL) throws -> Response {
+    /// The response for a head and its raw body, decoding the body within `bodyLimit` bytes and `maxRatio`.
+    func response(
+        _ head: HTTP1ResponseHead, body: Data, url: URL, bodyLimit: Int, maxRatio: Int
+    ) throws(RequestError) -> Response {
+        var response = Self.response(head, url: url)
+        guard !body.isEmpty else { return response }
+        do {
+            if let decoder = try HTTP1ContentDecoder(
+                codings: head.tokens(of: "Content-Encoding"), maxBytes: bodyLimit, maxRatio: maxRatio,
+                ratioAllowance: ResponseLimits.decompressionAllowance)
+            {
+                response.body = try decoder.decode(body)
+                try decoder.finish()
+            } else {
+                response.body = body
+            }
+        } catch {
+            if let tooLarge = HTTP1ResponseTooLarge(error, head: head, bodyLimit: bodyLimit, maxRatio: maxRatio) {
+                throw tooLarge.requestError(url: url)
+            }
+            throw RequestError.transport(error, detail: "the body could not be decoded")
+        }
+        return response
+    }
+
+    /// The response for a head, with an empty body.
+    static func response(_ head: HTTP1ResponseHead, url: URL?) -> Response {
         var fields: [HTTPHeader] = []
         fields.reserveCapacity(head.fields.count)
         for field in head.fields { fields.append(HTTPHeader(name: field.name, value: field.value)) }
-        var decoded = body
-        do {
-            if !body.isEmpty,
-                let decoder = try HTTP1ContentDecoder(
-                    codings: head.tokens(of: "Content-Encoding"), maxBytes: configuration.maxResponseBodyBytes)
-            {
-                decoded = try decoder.decode(body)
-                try decoder.finish()
-            }
-        } catch {
-            throw RequestError.transport(error, detail: "the body could not be decoded")
-        }
-        return Response(status: HTTPStatus(code: head.status), headers: HTTPHeaders(fields), body: decoded, url: url)
+        return Response(status: HTTPStatus(code: head.status), headers: HTTPHeaders(fields), url: url)
     }
 
     static func isIdempotent(_ method: String) -> Bool {
         ["GET", "HEAD", "PUT", "DELETE", "OPTIONS", "TRACE"].contains(method)
     }
 
-    /// The ``RequestError`` for a failure during an exchange on a connection to `key`.
+    /// The ``RequestError`` for a failure during an exchange on a connection to `key` for `url`.
     static func requestError(
-        for error: any Error, idleTimeout: Double, key: HTTP1ConnectionKey
+        for error: any Error, idleTimeout: Double, key: HTTP1ConnectionKey, url: URL? = nil
     ) -> RequestError {
         let seconds = FoundationMapping.seconds(idleTimeout)
         switch error {
         case let error as RequestError:
             return error
+        case let error as HTTP1ResponseTooLarge:
+            return error.requestError(url: url)
         case let error as HTTP1ParseError:
             return RequestError.transport(error, detail: error.reason)
         case HTTP1Socket.Failure.timedOut:

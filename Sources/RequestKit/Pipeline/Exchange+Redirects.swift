@@ -15,7 +15,9 @@ extension Exchange {
     /// request is made as browsers make it: 303 turns any method but HEAD into GET, 301 and 302 turn POST into GET,
     /// and a request that becomes a GET loses its body and `Content-Type`; 307 and 308 keep the method and send the
     /// body again. A redirect to another origin (scheme, host or port) than `first`'s drops `Authorization`,
-    /// `Cookie` and `Proxy-Authorization`; the jar then adds its own cookies for the new URL. The policy then
+    /// `Cookie` and `Proxy-Authorization`, and every other sensitive header (``SensitiveData``: `X-Api-Key`,
+    /// `X-Auth-Token` and the names a client or ``Sensitive`` adds); the jar then adds its own cookies for the new
+    /// URL. The policy then
     /// decides; a redirect it follows must go to an http or https URL.
     func follow(
         _ first: URLRequest, explicitCookies: String?, sink: ResponseSink
@@ -57,6 +59,7 @@ extension Exchange {
             let isSameOrigin = RedirectPolicy.isSameOrigin(first.url, target)
             if !isSameOrigin {
                 for name in RedirectPolicy.credentialHeaders { next.setValue(nil, forHTTPHeaderField: name) }
+                for name in sensitiveData.headerNames { next.setValue(nil, forHTTPHeaderField: name) }
             }
             if let cookieJar {
                 next.setValue(isSameOrigin ? explicitCookies : nil, forHTTPHeaderField: "Cookie")

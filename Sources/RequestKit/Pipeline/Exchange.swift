@@ -11,6 +11,9 @@ import FoundationNetworking
 ///
 /// The body goes to a ``ResponseSink``: collected in memory, or handed to the caller as a stream. A retry can
 /// happen until the caller has the body: after a failed attempt, or on a status the policy retries.
+///
+/// Every hop carries the request's ``ResponseLimits`` to the transport (``TransferRequest/responseLimits``), and a
+/// body collected in memory is held to ``ResponseLimits/maxBodyBytes`` here too, whatever the transport.
 struct Exchange: Sendable {
     let method: HTTPMethod
     let transport: any Transport
@@ -22,6 +25,8 @@ struct Exchange: Sendable {
     let redirectPolicy: RedirectPolicy
     let cookieJar: CookieJar?
     let clock: RequestClock
+    let responseLimits: ResponseLimits
+    let sensitiveData: SensitiveData
 
     init(_ parts: RequestParts, transport: any Transport) {
         method = parts.method
@@ -34,6 +39,8 @@ struct Exchange: Sendable {
         redirectPolicy = parts[option: RedirectPolicyKey.self] ?? .follow
         cookieJar = parts[option: CookieJarKey.self]
         clock = parts.clock
+        responseLimits = parts[option: ResponseLimitsKey.self]
+        sensitiveData = parts[option: SensitiveDataKey.self]
     }
 
     /// Sends `original`, adapting each attempt and retrying as the interceptors and the policy decide.
@@ -106,17 +113,31 @@ struct Exchange: Sendable {
             try Task.checkCancellation()
             switch sink {
             case .memory(let progress):
-                let transfer = TransferRequest(request, body: body, uploadProgress: uploadProgress)
+                let transfer = TransferRequest(
+                    request, body: body, uploadProgress: uploadProgress, responseLimits: responseLimits)
                 guard let progress else {
-                    return .success(Delivery(response: try await transport.send(transfer), body: nil))
+                    let response = try await transport.send(transfer)
+                    try IncomingResponseCheck.validate(response)
+                    // The transports in this package stop reading at the limit; this holds it for any other.
+                    if response.body.count > responseLimits.maxBodyBytes {
+                        var head = response
+                        head.body = Data()
+                        throw RequestError.responseTooLarge(limit: responseLimits.maxBodyBytes, response: head)
+                    }
+                    return .success(Delivery(response: response, body: nil))
                 }
                 let streaming = try await transport.stream(transfer)
+                try Self.check(streaming)
                 var response = streaming.head
-                response.body = try await Self.collect(streaming, progress: progress)
+                response.body = try await Self.collect(
+                    streaming, upTo: responseLimits.maxBodyBytes, progress: progress)
                 return .success(Delivery(response: response, body: nil))
             case .consumer(let bufferLimit):
                 let streaming = try await transport.stream(
-                    TransferRequest(request, body: body, uploadProgress: uploadProgress, bufferLimit: bufferLimit))
+                    TransferRequest(
+                        request, body: body, uploadProgress: uploadProgress, bufferLimit: bufferLimit,
+                        responseLimits: responseLimits))
+                try Self.check(streaming)
                 return .success(Delivery(response: streaming.head, body: streaming.body))
             }
         } catch {
@@ -124,16 +145,34 @@ struct Exchange: Sendable {
         }
     }
 
-    /// Reads a whole streamed body, reporting progress as it arrives.
+    /// Checks a streamed response's head (``IncomingResponseCheck``), stopping its body when it fails.
+    private static func check(_ streaming: StreamingResponse) throws(RequestError) {
+        do {
+            try IncomingResponseCheck.validate(streaming.head)
+        } catch {
+            streaming.body.buffer.terminate()
+            throw error
+        }
+    }
+
+    /// Reads a whole streamed body of at most `limit` bytes, reporting progress as it arrives; a longer body stops
+    /// the stream (which closes the connection) and fails with ``RequestError/Kind/responseTooLarge``.
     private static func collect(
-        _ streaming: StreamingResponse, progress: @Sendable (TransferProgress) -> Void
+        _ streaming: StreamingResponse, upTo limit: Int, progress: @Sendable (TransferProgress) -> Void
     ) async throws -> Data {
         let total = streaming.expectedLength
         var body = Data()
+        var limiter = ResponseBodyLimiter(maxBytes: limit)
         progress(TransferProgress(completedBytes: 0, totalBytes: total))
-        for try await chunk in streaming.body {
-            body.append(chunk)
-            progress(TransferProgress(completedBytes: Int64(body.count), totalBytes: total))
+        do {
+            for try await chunk in streaming.body {
+                try limiter.add(chunk.count, response: streaming.head)
+                body.append(chunk)
+                progress(TransferProgress(completedBytes: Int64(body.count), totalBytes: total))
+            }
+        } catch {
+            streaming.body.buffer.terminate()
+            throw error
         }
         return body
     }

@@ -36,9 +36,15 @@ enum RequestExecutor {
             try Task.checkCancellation()
             return try await exchange.run(urlRequest, sink: sink)
         } catch {
-            let label = "\(urlRequest.httpMethod ?? "GET") \(urlRequest.url?.absoluteString ?? "")"
-            throw RequestError.wrapping(error).describingRequest(label)
+            throw RequestError.wrapping(error).describingRequest(parts)
         }
+    }
+
+    /// `"GET http://…"` for error messages, with the URL's secrets redacted (``SensitiveData``): the one label of
+    /// a request in errors.
+    static func label(_ parts: RequestParts) -> String? {
+        guard let url = try? parts.resolvedURL() else { return nil }
+        return "\(parts.method.rawValue) \(parts[option: SensitiveDataKey.self].redacting(url.absoluteString))"
     }
 
     /// Runs `operation`, failing with a timeout when it takes longer than `seconds` on `clock`.

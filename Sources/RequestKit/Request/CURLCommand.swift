@@ -5,13 +5,17 @@ import FoundationNetworking
 #endif
 
 /// Renders a Foundation request as a curl command line, quoting for POSIX shells.
+///
+/// With a ``SensitiveData`` to redact by, the values of sensitive headers, a password in the URL, sensitive query
+/// parameters and sensitive members of JSON and form bodies print as `<redacted>`.
 struct CURLCommand {
-    /// Headers whose values are replaced by `<redacted>` unless the caller asks otherwise.
-    static let secretHeaders: Set<String> = ["authorization", "cookie", "proxy-authorization"]
-
     let text: String
 
-    init(_ request: URLRequest, redactingSecrets: Bool) {
+    /// - Parameters:
+    ///   - request: The request.
+    ///   - sensitive: What to redact, or nil to show everything.
+    ///   - includesBody: Whether to show the body; when false, only its size is given in a comment.
+    init(_ request: URLRequest, redacting sensitive: SensitiveData?, includesBody: Bool = true) {
         var words = ["curl"]
         let method = request.httpMethod ?? "GET"
         if method == "HEAD" {
@@ -19,14 +23,22 @@ struct CURLCommand {
         } else if method != "GET" {
             words += ["-X", method]
         }
-        words.append(Self.quoted(request.url?.absoluteString ?? ""))
+        let url = request.url?.absoluteString ?? ""
+        words.append(Self.quoted(sensitive?.redacting(url) ?? url))
         let fields = (request.allHTTPHeaderFields ?? [:]).sorted { $0.key.lowercased() < $1.key.lowercased() }
         for (name, value) in fields {
-            let shown = redactingSecrets && Self.secretHeaders.contains(name.lowercased()) ? "<redacted>" : value
+            let shown = sensitive?.isSensitive(header: name) == true ? SensitiveData.placeholder : value
             words += ["-H", Self.quoted("\(name): \(shown)")]
         }
         if let body = request.httpBody, !body.isEmpty {
-            if let text = String(data: body, encoding: .utf8) {
+            if !includesBody {
+                words.append("# \(body.count) bytes of body not shown")
+            } else if let sensitive,
+                let redacted = sensitive.redactedBody(
+                    body, contentType: request.value(forHTTPHeaderField: "Content-Type"))
+            {
+                words += ["--data-binary", Self.quoted(redacted)]
+            } else if let text = String(data: body, encoding: .utf8) {
                 words += ["--data-binary", Self.quoted(text)]
             } else {
                 words += ["--data-binary", "@-", "# \(body.count) bytes of binary data on standard input"]

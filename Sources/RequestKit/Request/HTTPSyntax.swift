@@ -26,6 +26,20 @@ enum HTTPSyntax {
         value.utf8.first { ($0 < 0x20 && $0 != 0x09) || $0 == 0x7F }
     }
 
+    /// Whether `text` is an entity tag (RFC 9110, section 8.8.3) that can be sent back in `If-None-Match` exactly
+    /// as received: `"…"` or `W/"…"`, or the bare opaque tag some servers send without quotes (httpbin's `abc`),
+    /// with no `"`, control character or space in the tag.
+    static func isEntityTag(_ text: String) -> Bool {
+        var bytes = text.utf8[...]
+        if bytes.starts(with: "W/".utf8) { bytes = bytes.dropFirst(2) }
+        if bytes.count >= 2, bytes.first == UInt8(ascii: "\""), bytes.last == UInt8(ascii: "\"") {
+            bytes = bytes.dropFirst().dropLast()
+        } else if bytes.isEmpty {
+            return false
+        }
+        return bytes.allSatisfy { $0 == 0x21 || (0x23...0x7E).contains($0) || $0 >= 0x80 }
+    }
+
     /// Whether `byte` is unreserved in RFC 3986: `ALPHA / DIGIT / "-" / "." / "_" / "~"`.
     static func isUnreserved(_ byte: UInt8) -> Bool {
         switch byte {
@@ -56,6 +70,22 @@ enum HTTPSyntax {
         return String(decoding: bytes, as: UTF8.self)
     }
 
+    /// Percent-encodes `text` as one path segment: as ``percentEncoded(_:)``, and `.` and `..` (which would
+    /// mean "this segment" and "the parent segment", RFC 3986 section 3.3) become `%2E` and `%2E%2E`, so a value
+    /// stays a segment and cannot climb out of the path it was put in.
+    static func pathSegment(_ text: String) -> String {
+        dotSegmentEncoded(percentEncoded(text))
+    }
+
+    /// `%2E` for `.` and `%2E%2E` for `..`; any other already-encoded segment as it is.
+    static func dotSegmentEncoded(_ segment: String) -> String {
+        switch segment {
+        case ".": "%2E"
+        case "..": "%2E%2E"
+        default: segment
+        }
+    }
+
     /// Encodes `text` for `application/x-www-form-urlencoded`: like ``percentEncoded(_:)`` but a space is `+`.
     static func formEncoded(_ text: String) -> String {
         if text.utf8.allSatisfy(isUnreserved) { return text }
@@ -73,6 +103,35 @@ enum HTTPSyntax {
             }
         }
         return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// The value of a `Content-Length` field (RFC 9110, section 8.6): `1*DIGIT`, or a comma-separated list of
+    /// equal such values (what a proxy makes of duplicate fields); nil for anything else, such as `1 0`, `+5`,
+    /// `5, 6` or an empty value.
+    static func contentLength(_ value: String) -> Int? {
+        var length: Int?
+        for element in value.utf8.split(separator: UInt8(ascii: ","), omittingEmptySubsequences: false) {
+            guard let parsed = contentLengthElement(element), length == nil || length == parsed else { return nil }
+            length = parsed
+        }
+        return length
+    }
+
+    /// One element of a `Content-Length` list: `1*DIGIT` (at most 18 digits) with optional whitespace around it
+    /// and none inside; nil otherwise.
+    static func contentLengthElement(_ text: Substring.UTF8View) -> Int? {
+        let isWhitespace = { (byte: UInt8) in byte == 0x20 || byte == 0x09 }
+        guard let first = text.firstIndex(where: { !isWhitespace($0) }),
+            let last = text.lastIndex(where: { !isWhitespace($0) })
+        else { return nil }
+        var value = 0
+        var digits = 0
+        for byte in text[first...last] {
+            guard byte >= 0x30, byte <= 0x39, digits < 18 else { return nil }
+            value = value * 10 + Int(byte - 0x30)
+            digits += 1
+        }
+        return value
     }
 
     private static let hexDigits: [UInt8] = Array("0123456789ABCDEF".utf8)

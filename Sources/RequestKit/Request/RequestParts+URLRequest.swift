@@ -56,7 +56,8 @@ extension RequestParts {
         for field in headers {
             problems += RequestProblem.header(name: field.name, value: field.value)
         }
-        guard let url, problems.isEmpty else { throw RequestError.invalidRequest(problems) }
+        let sent = url.map { Self.movingCredentials(of: $0, into: &headers, problems: &problems) }
+        guard let url = sent, problems.isEmpty else { throw RequestError.invalidRequest(problems) }
         // No limit (`.infinity`) and huge limits become a finite one that never expires in practice, which every
         // transport can hold without an overflowing conversion.
         var request = URLRequest(url: url, timeoutInterval: min(timeout ?? Self.defaultTimeout, 1e9))
@@ -66,6 +67,34 @@ extension RequestParts {
         }
         if let body, body.isInMemory { request.httpBody = body.data }
         return request
+    }
+
+    /// The URL without user name and password, which become `Authorization: Basic` (RFC 7617): the one place URL
+    /// credentials are handled, so every transport sends them the same way and none drops them. A user name with
+    /// `:`, or credentials in the URL of a request that sets `Authorization` itself, is a problem instead.
+    private static func movingCredentials(
+        of url: URL, into headers: inout HTTPHeaders, problems: inout [RequestProblem]
+    ) -> URL {
+        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: true),
+            components.user != nil || components.password != nil
+        else { return url }
+        let user = components.user ?? ""
+        let password = components.password ?? ""
+        components.user = nil
+        components.password = nil
+        if headers.contains("Authorization") {
+            problems.append(
+                RequestProblem(
+                    .invalidComponent, "the URL has credentials and the request sets Authorization; keep one of them"))
+        } else if user.contains(":") {
+            problems.append(
+                RequestProblem(
+                    .invalidComponent, "the user name in the URL contains \":\", which basic auth cannot send"))
+        } else {
+            headers.set(
+                "Authorization", Header.Authorization.Credentials.basic(username: user, password: password).headerValue)
+        }
+        return components.url ?? url
     }
 
     /// Resolves the URL, appending problems; nil when there is no usable URL.

@@ -29,8 +29,10 @@ extension RequestRepresentable {
         try request.parts().makeURLRequest()
     }
 
-    /// A copy-pasteable curl command, with `Authorization`, `Cookie` and `Proxy-Authorization` values
-    /// redacted. An invalid request gives a comment listing its problems.
+    /// A copy-pasteable curl command with secrets redacted (see ``SensitiveData``): sensitive headers such as
+    /// `Authorization`, `Cookie` and `X-Api-Key`, a password in the URL, sensitive query parameters such as
+    /// `api_key`, and sensitive members of JSON and form bodies such as `password`. An invalid request gives a
+    /// comment listing its problems.
     ///
     /// ```swift
     /// print(request.cURL)
@@ -45,7 +47,10 @@ extension RequestRepresentable {
     /// ```
     public func cURL(redactingSecrets: Bool) -> String {
         do {
-            return CURLCommand(try urlRequest(), redactingSecrets: redactingSecrets).text
+            let parts = request.parts()
+            return CURLCommand(
+                try parts.makeURLRequest(), redacting: redactingSecrets ? parts[option: SensitiveDataKey.self] : nil
+            ).text
         } catch {
             return "# " + error.description.replacingOccurrences(of: "\n", with: "\n# ")
         }

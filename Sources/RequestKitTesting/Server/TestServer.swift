@@ -50,6 +50,7 @@ import Foundation
 /// | `/etag/{etag}`, `/cache`, `/cache/{seconds}` | `ETag`, `Last-Modified`, `Cache-Control`; `304` when conditional |
 /// | `/sequence/{codes}?retry_after=S` | the n-th request to the path gets the n-th code, with `X-Attempt` |
 /// | `/fault/{kind}` | `close`, `truncate`, `malformed-status`, `bad-chunk`, `hang`, `hang-body` |
+/// | `/hostile/{kind}` | `gzip-bomb`, `endless`, `bad-validators`, `bad-event-id`, `content-length` |
 ///
 /// Anything else is `404` with the text `not found: {path}`. Malformed requests get a `400` (or `413`, `414`,
 /// `431`, `501`, `505`, `408`) whose text says what was wrong, and the connection closes.

@@ -1,4 +1,5 @@
 import Foundation
+import RequestKitTesting
 import Testing
 
 @testable import RequestKit
@@ -138,5 +139,72 @@ struct HTTP1ResponseParserTests {
         #expect(body == Data("abc".utf8))
         #expect(decoder.isComplete)
         #expect(try decode("until the end", framing: .untilClose) == Data("until the end".utf8))
+    }
+}
+
+@Suite("Content-Length framing")
+struct ContentLengthFramingTests {
+    func framing(_ values: [String]) throws -> HTTP1ResponseHead.Framing {
+        try HTTP1ResponseHead(
+            minorVersion: 1, status: 200, reason: "", fields: values.map { .init(name: "Content-Length", value: $0) }
+        ).framing(isHeadRequest: false)
+    }
+
+    @Test("Content-Length is 1*DIGIT with whitespace only around it; duplicates must agree")
+    func strictLength() throws {
+        #expect(try framing(["10"]) == .length(10))
+        #expect(try framing(["10", "10"]) == .length(10))
+        #expect(try framing([" 10 , 10"]) == .length(10))
+        for value in ["1 0", "1\t0", "", " ", "+5", "0x5", "5,", ",5", "5;", "1_000", "١٠"] {
+            #expect(throws: HTTP1ParseError.invalidContentLength, "\(value)") { try framing([value]) }
+        }
+        #expect(throws: HTTP1ParseError.conflictingContentLength) { try framing(["10", "11"]) }
+        #expect(throws: HTTP1ParseError.conflictingContentLength) { try framing(["10, 11"]) }
+    }
+
+    @Test(
+        "A bad Content-Length on the wire is a transport error, never a guess, on every transport",
+        arguments: WireTransport.all)
+    func onTheWire(_ transport: WireTransport) async throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        for value in ["1%200", "1%2C2", "%2B10", "0x1"] {
+            do {
+                let body = try await Request {
+                    Url(server.url("/hostile/content-length?value=\(value)"))
+                    Using(transport.transport)
+                }.data()
+                Issue.record("\(value) was read as \(body.count) bytes")
+            } catch {
+                #expect(error.kind == .transport, "\(value)")
+                let expected = value == "1%2C2" ? "conflicting Content-Length values" : "invalid Content-Length"
+                #expect(error.detail == expected, "\(value): \(error)")
+            }
+        }
+    }
+
+    @Test("The pipeline refuses a malformed Content-Length from any transport, and keeps the head")
+    func anyTransport() async throws {
+        for (value, detail) in [("1 0", "invalid Content-Length"), ("5, 6", "conflicting Content-Length values")] {
+            let mock = MockTransport { _ in Response(status: .ok, headers: ["Content-Length": value], body: Data()) }
+            for stream in [false, true] {
+                let request = Request {
+                    Url("http://127.0.0.1:9/x")
+                    Using(mock)
+                }
+                let error = await #expect(throws: RequestError.self) {
+                    if stream { _ = try await request.stream() } else { _ = try await request.send() }
+                }
+                #expect(error?.kind == .transport, "\(value)")
+                #expect(error?.detail == detail, "\(value)")
+                #expect(error?.responseHeaders?["Content-Length"] == value, "\(value)")
+            }
+        }
+        let mock = MockTransport { _ in Response(status: .ok, headers: ["Content-Length": " 2 "], body: Data("ok".utf8))
+        }
+        #expect(
+            try await Request {
+                Url("http://127.0.0.1:9/x"); Using(mock)
+            }.string() == "ok")
     }
 }

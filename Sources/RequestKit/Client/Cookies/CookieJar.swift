@@ -7,9 +7,17 @@ import FoundationNetworking
 /// Stores the cookies responses set and sends the matching ones with later requests, like a browser.
 ///
 /// Attach one to a ``Client`` (``Client/Configuration/cookieJar``) or to a request with `UseCookies(jar)`.
-/// Matching follows RFC 6265: domain (host-only unless `Domain` is set), path prefix, `Secure` only over
-/// HTTPS, and expiry by `Max-Age` or `Expires`. A cookie set again replaces the old one; an expired one
-/// deletes it. Cookies the request sets itself with `Cookie` come first.
+/// Storing and matching follow RFC 6265:
+///
+/// - A cookie is host-only unless it has a `Domain`, which must domain-match the host that set it (the host
+///   itself or a parent of it) and have at least two labels: `Domain=com` or `Domain=localhost` from another
+///   host is ignored. A host that is an IP address only ever gets host-only cookies (a `Domain` other than the
+///   address itself is ignored), so `Domain=0.0.1` from `127.0.0.1` never reaches `10.0.0.1`.
+/// - A `Secure` cookie is stored only from an HTTPS response and sent only over HTTPS.
+/// - Path prefix matching, and expiry by `Max-Age` (which wins) or `Expires`.
+///
+/// A cookie set again replaces the old one; an expired one deletes it. Cookies the request sets itself with
+/// `Cookie` come first. Redirects follow the same rules: each hop gets exactly the jar's cookies for its URL.
 ///
 /// ```swift
 /// let jar = CookieJar()
@@ -57,19 +65,41 @@ public final class CookieJar: Sendable {
     /// jar.store(response.cookies, from: response.url!)
     /// ```
     public func store(_ cookies: [ResponseCookie], from url: URL) {
-        guard let host = url.host?.lowercased() else { return }
+        guard let host = url.host?.lowercased(), !host.isEmpty else { return }
+        let isSecure = url.scheme?.lowercased() == "https"
         let now = Date()
         for cookie in cookies {
-            if let domain = cookie.domain, host != domain, !host.hasSuffix("." + domain) { continue }
+            if cookie.isSecure && !isSecure { continue }
+            guard let scope = Self.domainScope(of: cookie, host: host) else { continue }
             // A name or value with a control character could never be sent (RFC 6265's cookie-octet has none).
             if !HTTPSyntax.isToken(cookie.name) || HTTPSyntax.invalidValueByte(in: cookie.value) != nil { continue }
             let expiry: Date? =
                 if let maxAge = cookie.maxAge { now.addingTimeInterval(Double(maxAge)) } else { cookie.expires }
             let stored = StoredCookie(
-                cookie: cookie, domain: cookie.domain ?? host, isHostOnly: cookie.domain == nil,
+                cookie: cookie, domain: scope.domain, isHostOnly: scope.isHostOnly,
                 path: cookie.path ?? Self.defaultPath(for: url), expiry: expiry)
             storage.replace(stored, now: now)
         }
+    }
+
+    /// The domain a cookie from `host` is stored under and whether it is host-only, or nil when its `Domain`
+    /// may not be set by `host` (RFC 6265 section 5.3, steps 4 to 6).
+    static func domainScope(of cookie: ResponseCookie, host: String) -> (domain: String, isHostOnly: Bool)? {
+        guard let domain = cookie.domain, domain != host else { return (host, true) }
+        if isIPAddress(host) { return nil }
+        guard host.hasSuffix("." + domain), domain.contains("."), !domain.hasSuffix(".") else { return nil }
+        return (domain, false)
+    }
+
+    /// Whether `host` is an IPv4 or IPv6 address rather than a name (RFC 6265 section 5.1.3).
+    static func isIPAddress(_ host: String) -> Bool {
+        if host.contains(":") { return true }
+        let labels = host.split(separator: ".", omittingEmptySubsequences: false)
+        return labels.count == 4
+            && labels.allSatisfy { label in
+                !label.isEmpty && label.count <= 3 && label.allSatisfy(\.isASCII)
+                    && Int(label).map { (0...255).contains($0) } == true
+            }
     }
 
     /// Removes every cookie.

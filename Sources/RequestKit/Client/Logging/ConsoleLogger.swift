@@ -6,8 +6,10 @@ import FoundationNetworking
 
 /// Logs every attempt: the request as a curl command with secrets redacted, then its status, size and duration.
 ///
-/// `Authorization`, `Cookie` and `Proxy-Authorization` values print as `<redacted>`. Lines go to standard
-/// output unless another destination is given.
+/// Secrets print as `<redacted>` (see ``SensitiveData``): sensitive headers such as `Authorization`, `Cookie`
+/// and `X-Api-Key`, a password in the URL, and sensitive query parameters such as `api_key`. Request bodies are
+/// not logged (only their size) unless `logsBodies` is true, and then with sensitive JSON and form members
+/// redacted. Lines go to standard output unless another destination is given.
 ///
 /// ```swift
 /// let client = Client(baseURL: url) { $0.monitors = [ConsoleLogger()] }
@@ -16,19 +18,31 @@ import FoundationNetworking
 /// ```
 public struct ConsoleLogger: EventMonitor {
     private let output: @Sendable (String) -> Void
+    private let sensitiveData: SensitiveData
+    private let logsBodies: Bool
 
     /// Creates a logger writing each line to `output` (standard output by default).
     ///
     /// ```swift
     /// let logger = ConsoleLogger { line in FileHandle.standardError.write(Data((line + "\n").utf8)) }
+    /// let verbose = ConsoleLogger(logsBodies: true, sensitiveData: SensitiveData(queryNames: ["sig"]))
     /// ```
-    public init(output: @escaping @Sendable (String) -> Void = { print($0) }) {
+    /// - Parameters:
+    ///   - logsBodies: Whether to print request bodies (with sensitive members redacted); false by default.
+    ///   - sensitiveData: What to redact; the defaults unless given.
+    ///   - output: Where each line goes.
+    public init(
+        logsBodies: Bool = false, sensitiveData: SensitiveData = SensitiveData(),
+        output: @escaping @Sendable (String) -> Void = { print($0) }
+    ) {
         self.output = output
+        self.sensitiveData = sensitiveData
+        self.logsBodies = logsBodies
     }
 
     public func requestStarted(_ request: URLRequest, attempt: Int) {
         let retry = attempt > 1 ? " (attempt \(attempt))" : ""
-        output("→ " + CURLCommand(request, redactingSecrets: true).text + retry)
+        output("→ " + CURLCommand(request, redacting: sensitiveData, includesBody: logsBodies).text + retry)
     }
 
     public func responseReceived(_ response: Response, for request: URLRequest, duration: Double, attempt: Int) {
@@ -36,11 +50,16 @@ public struct ConsoleLogger: EventMonitor {
     }
 
     public func requestFailed(_ error: RequestError, for request: URLRequest, duration: Double, attempt: Int) {
-        output("✗ \(error.kind) after \(Self.format(duration)) s: \(error)")
+        output(sensitiveData.redacting("✗ \(error.kind) after \(Self.format(duration)) s: \(error)"))
     }
 
     public func requestRetrying(_ request: URLRequest, nextAttempt: Int, delay: Double) {
         output("↻ retrying in \(Self.format(delay)) s (attempt \(nextAttempt))")
+    }
+
+    public func serverValueDropped(_ field: String, value: String, from url: URL?) {
+        let source = url.map { " from " + sensitiveData.redacting($0.absoluteString) } ?? ""
+        output("⚠ dropped an invalid \(field)\(source): \(value.debugDescription)")
     }
 
     /// Seconds with three decimals.

@@ -26,6 +26,9 @@ public protocol EventMonitor: Sendable {
     func requestFailed(_ error: RequestError, for request: URLRequest, duration: Double, attempt: Int)
     /// The request will be sent again after `delay` seconds, as attempt `nextAttempt`.
     func requestRetrying(_ request: URLRequest, nextAttempt: Int, delay: Double)
+    /// A value the server sent to be echoed in later requests (an `ETag` or `Last-Modified` for polling, an
+    /// event `id` for `Last-Event-ID`) was dropped because it is not valid there; later requests go without it.
+    func serverValueDropped(_ field: String, value: String, from url: URL?)
 }
 
 /// Empty defaults, so a monitor implements only the events it needs.
@@ -46,4 +49,6 @@ extension EventMonitor {
     public func requestFailed(_ error: RequestError, for request: URLRequest, duration: Double, attempt: Int) {}
     /// Does nothing.
     public func requestRetrying(_ request: URLRequest, nextAttempt: Int, delay: Double) {}
+    /// Does nothing.
+    public func serverValueDropped(_ field: String, value: String, from url: URL?) {}
 }

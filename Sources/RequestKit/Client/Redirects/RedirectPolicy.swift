@@ -4,10 +4,12 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// What the URLSession transport does with a redirect (a 3xx with `Location`).
+/// What the request pipeline does with a redirect (a 3xx with `Location`), on every transport.
 ///
 /// Whatever the policy, a redirect to another origin (scheme, host and port) drops `Authorization`, `Cookie`
-/// and `Proxy-Authorization` before the policy sees the new request; same-origin redirects keep them.
+/// and `Proxy-Authorization`, and every other sensitive header (``SensitiveData``: `X-Api-Key`, `X-Auth-Token` and
+/// any the request or client adds), before the policy sees the new request; same-origin redirects keep them. A
+/// cookie jar then adds exactly its own cookies for the new URL.
 ///
 /// ```swift
 /// Redirects(.follow(limit: 5))
@@ -57,7 +59,7 @@ public struct RedirectPolicy: Sendable {
         RedirectPolicy { response, request, _ in decide(response, request).map(Decision.follow) ?? .stop }
     }
 
-    /// The headers dropped when a redirect leaves the origin.
+    /// The headers a redirect that leaves the origin always drops, whatever ``SensitiveData`` says.
     static let credentialHeaders = ["Authorization", "Cookie", "Proxy-Authorization"]
 
     /// Whether two URLs share scheme, host and port (default ports filled in).

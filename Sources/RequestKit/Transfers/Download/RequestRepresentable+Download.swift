@@ -63,7 +63,7 @@ extension RequestRepresentable {
             }
         } catch {
             try? FileManager.default.removeItem(at: temporary)
-            throw RequestError.wrapping(error).describingRequest(Self.label(parts))
+            throw RequestError.wrapping(error).describingRequest(parts)
         }
         return streaming.head
     }

@@ -4,7 +4,8 @@ import Foundation
 ///
 /// Lines end with CRLF, LF or CR (also when split across chunks); a leading byte order mark is dropped; lines
 /// starting with `:` are comments; a field's value loses one leading space; `data` lines are joined with `"\n"`;
-/// an `id` containing NUL is ignored and the last event ID persists across events; `retry` counts only when it
+/// an `id` containing NUL, or any other control character but tab (which could not be sent back in a
+/// `Last-Event-ID` header), is ignored and the last event ID persists across events; `retry` counts only when it
 /// is all ASCII digits; a blank line dispatches the event, unless it has no data; an unfinished event at the end
 /// of the stream is discarded.
 ///
@@ -24,6 +25,8 @@ public struct ServerSentEventParser: Sendable {
 
     /// The last event ID: the most recent `id` field seen, which reconnections send as `Last-Event-ID`.
     public private(set) var lastEventID: String?
+    /// The `id` values ignored since the stream last took them, to report to monitors.
+    var ignoredEventIDs: [String] = []
     /// The reconnection time in milliseconds from the most recent valid `retry` field, if any.
     public private(set) var reconnectionTime: Int?
 
@@ -96,7 +99,11 @@ public struct ServerSentEventParser: Sendable {
             data += value
             hasData = true
         case "id":
-            if !value.unicodeScalars.contains("\0") { lastEventIDBuffer = String(value) }
+            if HTTPSyntax.invalidValueByte(in: String(value)) == nil {
+                lastEventIDBuffer = String(value)
+            } else {
+                ignoredEventIDs.append(String(value))
+            }
         case "retry":
             if !value.isEmpty, value.utf8.allSatisfy({ (48...57).contains($0) }), let milliseconds = Int(value) {
                 reconnectionTime = milliseconds

@@ -69,6 +69,7 @@ public struct ServerSentEventStream: AsyncSequence, Sendable {
                         body = current
                         pending = parser.parse(chunk)
                         if !pending.isEmpty { reconnectsWithoutEvent = 0 }
+                        reportIgnoredEventIDs()
                     } else {
                         connectionEnded(nil)
                     }
@@ -81,6 +82,18 @@ public struct ServerSentEventStream: AsyncSequence, Sendable {
                     connectionEnded(failure)
                 }
             }
+        }
+
+        /// Tells the monitors about event IDs the parser ignored because they could not be sent back.
+        private mutating func reportIgnoredEventIDs() {
+            guard !parser.ignoredEventIDs.isEmpty else { return }
+            let url = try? parts.resolvedURL()
+            for value in parser.ignoredEventIDs {
+                for monitor in parts[option: EventMonitorsKey.self] {
+                    monitor.serverValueDropped("event id", value: value, from: url)
+                }
+            }
+            parser.ignoredEventIDs = []
         }
 
         private mutating func connectionEnded(_ failure: RequestError?) {
@@ -135,7 +148,6 @@ public struct ServerSentEventStream: AsyncSequence, Sendable {
 
         /// Ends the stream on 204, and fails it on another status or content type than an event stream's.
         private mutating func check(_ streaming: StreamingResponse) async throws(RequestError) {
-            let label = "\(parts.method.rawValue) \((try? parts.resolvedURL())?.absoluteString ?? "")"
             if streaming.head.statusCode == 204 {
                 isFinished = true
                 return
@@ -144,14 +156,14 @@ public struct ServerSentEventStream: AsyncSequence, Sendable {
             guard response.statusCode == 200 else {
                 isFinished = true
                 response.body = (try? await streaming.collect(upTo: 64 * 1024)) ?? Data()
-                throw RequestError.unacceptableStatus(response).describingRequest(label)
+                throw RequestError.unacceptableStatus(response).describingRequest(parts)
             }
             guard response.contentType?.essence == MediaType.eventStream.essence else {
                 isFinished = true
                 let type = response.headers["Content-Type"] ?? "none"
                 throw RequestError.validationFailed(
                     response, reason: "the Content-Type is \(type), not text/event-stream"
-                ).describingRequest(label)
+                ).describingRequest(parts)
             }
         }
     }

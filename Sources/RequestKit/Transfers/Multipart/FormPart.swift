@@ -49,15 +49,17 @@ public struct FormPart: FormComponent {
         return text + "\r\n"
     }
 
-    /// A name escaped as the HTML standard's form encoding does: `"` as `%22`, CR as `%0D`, LF as `%0A`.
+    /// A name escaped as the HTML standard's form encoding does (`"` as `%22`, CR as `%0D`, LF as `%0A`), and
+    /// also `\` as `%5C` (a server reading a quoted-string would take it as an escape) and every other control
+    /// character, NUL included, as `%XX`, so a part header is always one line of text.
     static func escaped(_ name: String) -> String {
         var result = ""
         for character in name.unicodeScalars {
-            switch character {
-            case "\"": result += "%22"
-            case "\r": result += "%0D"
-            case "\n": result += "%0A"
-            default: result.unicodeScalars.append(character)
+            switch character.value {
+            case 0x22, 0x5C, 0x00..<0x20, 0x7F:
+                result += "%" + String(character.value, radix: 16, uppercase: true).leftPadded(to: 2)
+            default:
+                result.unicodeScalars.append(character)
             }
         }
         return result

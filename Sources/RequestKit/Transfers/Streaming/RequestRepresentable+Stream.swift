@@ -32,7 +32,7 @@ extension RequestRepresentable {
             } catch {
                 failure = error
             }
-            throw request.callbacks.attachingErrorBody(to: failure).describingRequest(Self.label(parts))
+            throw request.callbacks.attachingErrorBody(to: failure).describingRequest(parts)
         }
         return streaming
     }

@@ -48,18 +48,19 @@ public struct StreamingResponse: AsyncSequence, Sendable {
     /// ```
     /// - Parameter limit: The most bytes to accept.
     /// - Returns: The body.
-    /// - Throws: ``RequestError`` from the transfer, or a transport error when the body is longer than `limit`.
+    /// - Throws: ``RequestError`` from the transfer, or one of kind ``RequestError/Kind/responseTooLarge`` when
+    ///   the body is longer than `limit` (the connection is then closed).
     public func collect(upTo limit: Int = .max) async throws(RequestError) -> Data {
         var data = Data()
+        var limiter = ResponseBodyLimiter(maxBytes: limit)
         do {
             for try await chunk in body {
-                guard data.count + chunk.count <= limit else {
-                    throw RequestError.transport(
-                        URLError(.dataLengthExceedsMaximum), detail: "the body is longer than \(limit) bytes")
-                }
+                try limiter.add(chunk.count, response: head)
                 data.append(chunk)
             }
         } catch {
+            // Stops the transfer now rather than when the last copy of the stream is dropped.
+            body.buffer.terminate()
             throw RequestError.wrapping(error)
         }
         return data

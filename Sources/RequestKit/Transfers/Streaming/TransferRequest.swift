@@ -4,8 +4,8 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// What ``Transport/stream(_:)`` sends: the request head, a body that may live on disk, and how to report
-/// upload progress and bound the response buffer.
+/// What ``Transport/stream(_:)`` sends: the request head, a body that may live on disk, how to report upload
+/// progress and bound the response buffer, and how large the response may be.
 ///
 /// ```swift
 /// var request = TransferRequest(urlRequest, body: try RequestBody(file: archiveURL))
@@ -21,6 +21,22 @@ public struct TransferRequest: Sendable {
     public var uploadProgress: (@Sendable (TransferProgress) -> Void)?
     /// How many bytes of response body may wait, unread, before the transport stops reading from the network.
     public var bufferLimit: Int
+    /// How large the response may be: the request's ``ResponseLimits`` (from ``MaxResponseSize``, a client's
+    /// ``Client/Configuration/responseLimits``, or the defaults).
+    ///
+    /// A transport that can, stops reading and closes the connection as soon as a limit is passed, failing with a
+    /// ``RequestError`` of kind ``RequestError/Kind/responseTooLarge``: ``ResponseLimits/maxBodyBytes`` in
+    /// ``Transport/send(_:)``, ``ResponseLimits/maxStreamedBodyBytes`` in ``Transport/stream(_:)``, and
+    /// ``ResponseLimits/maxDecompressionRatio`` where it undoes a `Content-Encoding`. The pipeline checks
+    /// ``ResponseLimits/maxBodyBytes`` again on whatever `send` returns, so a transport that ignores it is still
+    /// bounded, though only after it has read the body.
+    ///
+    /// ```swift
+    /// var request = TransferRequest(URLRequest(url: url))
+    /// request.responseLimits.maxBodyBytes = 1 << 20
+    /// let response = try await HTTP1Transport.shared.send(request)
+    /// ```
+    public var responseLimits: ResponseLimits
 
     /// The buffer limit used when none is given: 1 MiB.
     public static let defaultBufferLimit = 1 << 20
@@ -35,14 +51,17 @@ public struct TransferRequest: Sendable {
     ///   - body: The body; nil for none.
     ///   - uploadProgress: The upload progress handler.
     ///   - bufferLimit: The response buffer bound in bytes; 1 MiB by default.
+    ///   - responseLimits: How large the response may be; the defaults of ``ResponseLimits`` unless given.
     public init(
         _ urlRequest: URLRequest, body: RequestBody? = nil,
-        uploadProgress: (@Sendable (TransferProgress) -> Void)? = nil, bufferLimit: Int = Self.defaultBufferLimit
+        uploadProgress: (@Sendable (TransferProgress) -> Void)? = nil, bufferLimit: Int = Self.defaultBufferLimit,
+        responseLimits: ResponseLimits = ResponseLimits()
     ) {
         self.urlRequest = urlRequest
         self.body = body
         self.uploadProgress = uploadProgress
         self.bufferLimit = max(1, bufferLimit)
+        self.responseLimits = responseLimits
     }
 
     /// A reader over ``body`` that reports to ``uploadProgress`` as it goes; nil when there is no body.

@@ -1,0 +1,29 @@
+import Foundation
+
+extension RequestError.Kind {
+    /// The response was larger than a ``ResponseLimits`` bound: its body, or its decompressed expansion.
+    public static let responseTooLarge = Self("responseTooLarge")
+}
+
+extension RequestError {
+    /// A response body over `limit` bytes.
+    ///
+    /// ```swift
+    /// throw RequestError.responseTooLarge(limit: 1 << 20)
+    /// ```
+    /// - Parameters:
+    ///   - limit: The limit that was passed, in bytes.
+    ///   - response: The response head, when known.
+    public static func responseTooLarge(limit: Int, response: Response? = nil) -> RequestError {
+        RequestError(
+            kind: .responseTooLarge, response: response,
+            detail: "the response body is larger than the limit of \(limit) bytes")
+    }
+
+    /// A compressed body that expands more than `ratio` times.
+    static func decompressionRatioExceeded(_ ratio: Int, response: Response? = nil) -> RequestError {
+        RequestError(
+            kind: .responseTooLarge, response: response,
+            detail: "the compressed response body expands more than \(ratio) times")
+    }
+}

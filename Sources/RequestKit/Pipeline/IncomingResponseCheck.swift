@@ -1,0 +1,21 @@
+import Foundation
+
+/// The first check of a response head the pipeline gets from a transport, whatever the transport: a
+/// `Content-Length` must be `1*DIGIT` (RFC 9110, section 8.6), with whitespace only around it, and duplicate values
+/// must agree, so that no transport's leniency (`1 0` read as 10, `+5`, `5, 6`) decides where a body ends.
+/// ``HTTP1Transport`` applies the same rule while it parses; this holds it for every other transport.
+enum IncomingResponseCheck {
+    /// Throws a ``RequestError`` of kind ``RequestError/Kind/transport`` when `response` has a malformed
+    /// `Content-Length`.
+    static func validate(_ response: Response) throws(RequestError) {
+        let values = response.headers.values(for: "Content-Length")
+        guard !values.isEmpty, HTTPSyntax.contentLength(values.joined(separator: ",")) == nil else { return }
+        let elements = values.flatMap { $0.utf8.split(separator: UInt8(ascii: ","), omittingEmptySubsequences: false) }
+        let isConflict = elements.count > 1 && elements.allSatisfy { HTTPSyntax.contentLengthElement($0) != nil }
+        var head = response
+        head.body = Data()
+        throw RequestError(
+            kind: .transport, response: head, underlyingError: URLError(.badServerResponse),
+            detail: isConflict ? "conflicting Content-Length values" : "invalid Content-Length")
+    }
+}

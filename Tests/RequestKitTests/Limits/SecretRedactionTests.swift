@@ -1,0 +1,152 @@
+import Foundation
+import RequestKit
+import RequestKitTesting
+import Testing
+
+@Suite("Secrets kept out of output")
+struct SecretRedactionTests {
+    @Test("cURL redacts sensitive headers, the URL password, sensitive query values and JSON members")
+    func curl() {
+        let request = Request {
+            Url("http://ann:hunter2@h.test/v1/items?api_key=K1&page=2&Token=T1&sig=S1")
+            Header.Any(key: "X-Api-Key", value: "K2")
+            Header.Any(key: "X-Auth-Token", value: "T2")
+            Header.Any(key: "X-Tenant-Secret", value: "S2")
+            Header.Accept(.json)
+            Method(.post)
+            Body(json: ["user": "ann", "password": "P1", "nested": ["secret": "S3", "list": [["token": "T3"]]]])
+            Sensitive(headers: "X-Tenant-Secret")
+            Sensitive(queries: "sig")
+        }
+        #expect(
+            request.cURL
+                == "curl -X POST 'http://h.test/v1/items?api_key=<redacted>&page=2&Token=<redacted>"
+                + "&sig=<redacted>' -H 'Accept: application/json' -H 'Authorization: <redacted>' "
+                + "-H 'Content-Type: application/json' "
+                + "-H 'X-Api-Key: <redacted>' -H 'X-Auth-Token: <redacted>' -H 'X-Tenant-Secret: <redacted>' "
+                + #"--data-binary '{"user":"ann","password":"<redacted>","nested":{"secret":"<redacted>","list":[{"token":"<redacted>"}]}}'"#
+        )
+        let shown = request.cURL(redactingSecrets: false)
+        let basic = Data("ann:hunter2".utf8).base64EncodedString()
+        for secret in [basic, "K1", "K2", "T1", "T2", "S1", "S2", "P1", "S3", "T3"] {
+            #expect(shown.contains(secret), "\(secret)")
+            #expect(!request.cURL.contains(secret), "\(secret)")
+        }
+    }
+
+    @Test("Any text: a URL password and sensitive query values are redacted, nothing else")
+    func text() {
+        let sensitive = SensitiveData()
+        #expect(
+            sensitive.redacting("GET http://u:p@h/x?api_key=1&page=2&key=&Token=t#f, then ftp://h/?secret=s ok")
+                == "GET http://u:<redacted>@h/x?api_key=<redacted>&page=2&key=&Token=<redacted>#f, then "
+                + "ftp://h/?secret=<redacted> ok")
+        #expect(sensitive.redacting("no URL here: a=1&b=2") == "no URL here: a=1&b=2")
+        #expect(sensitive.redacting("http://user@h/?page=1") == "http://user@h/?page=1")
+    }
+
+    @Test("Form bodies have sensitive fields redacted")
+    func formBody() {
+        let request = Request {
+            Url("http://h.test/login")
+            Method(.post)
+            Body(form: ["user": "ann", "password": "P 1", "access_token": "T"])
+        }
+        #expect(request.cURL.hasSuffix("--data-binary 'access_token=<redacted>&password=<redacted>&user=ann'"))
+    }
+
+    @Test("A client's sensitive names redact its cURL")
+    func clientNames() throws {
+        let client = Client(baseURL: try #require(URL(string: "http://h.test/api"))) { configuration in
+            configuration.sensitiveData.queryNames.insert("session")
+            configuration.sensitiveData.headerNames.insert("x-session")
+        }
+        let text = client.cURL(
+            for: Request {
+                Path("me"); Query("session", value: "abc"); Header.Any(key: "X-Session", value: "def")
+            })
+        #expect(text == "curl 'http://h.test/api/me?session=<redacted>' -H 'X-Session: <redacted>'")
+    }
+
+    @Test("ConsoleLogger prints no body unless asked, and redacts the URL")
+    func logger() async throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        let lines = Lines()
+        let client = Client(baseURL: server.url("/")) { configuration in
+            configuration.monitors = [ConsoleLogger { lines.append($0) }]
+        }
+        _ = try await client.send(
+            Request {
+                Path("anything"); Query("api_key", value: "K1"); Method(.post); Body(json: ["password": "P1"])
+            })
+        let first = try #require(lines.all.first)
+        #expect(first.contains("api_key=<redacted>"))
+        #expect(first.hasSuffix("# 17 bytes of body not shown"))
+        #expect(!lines.all.joined().contains("K1") && !lines.all.joined().contains("P1"))
+        let verbose = Lines()
+        let loud = Client(baseURL: server.url("/")) { configuration in
+            configuration.monitors = [ConsoleLogger(logsBodies: true) { verbose.append($0) }]
+        }
+        _ = try await loud.send(
+            Request {
+                Path("anything"); Method(.post); Body(json: ["password": "P1", "a": 1])
+            })
+        #expect(verbose.all.first?.hasSuffix(#"--data-binary '{"password":"<redacted>","a":1}'"#) == true)
+    }
+
+    @Test("Error descriptions redact the URL, also where the underlying error quotes it", arguments: WireTransport.all)
+    func errorDescription(_ transport: WireTransport) async throws {
+        let down = try RefusingPort()
+        let url = down.url("/anything")
+        let error = try await #require(throws: RequestError.self) {
+            try await Request {
+                Url(url)
+                Using(transport.transport)
+                Query("access_token", value: "T1")
+                Query("page", value: "2")
+                Timeout(5)
+            }.data()
+        }
+        #expect(error.request == "GET \(url.absoluteString)?access_token=<redacted>&page=2")
+        #expect(!error.description.contains("T1"))
+        #expect(error.description.contains("access_token=<redacted>&page=2"))
+    }
+
+    @Test("A cross-origin redirect drops every sensitive header, custom ones too", arguments: WireTransport.all)
+    func crossOriginRedirect(_ transport: WireTransport) async throws {
+        let first = try TestServer()
+        defer { first.stop() }
+        let second = try TestServer()
+        defer { second.stop() }
+        let target = second.url("/anything/landed").absoluteString
+        _ = try await Request {
+            Url(first.url("/redirect-to"))
+            Query("url", value: target)
+            Using(transport.transport)
+            Header.Any(key: "X-Api-Key", value: "K")
+            Header.Any(key: "X-Auth-Token", value: "T")
+            Header.Any(key: "X-Tenant-Secret", value: "S")
+            Header.Authorization(.bearer("B"))
+            Header.Any(key: "X-Plain", value: "kept")
+            Sensitive(headers: "X-Tenant-Secret")
+        }.send()
+        let landed = try #require(second.requests.last)
+        #expect(landed.path == "/anything/landed")
+        for name in ["X-Api-Key", "X-Auth-Token", "X-Tenant-Secret", "Authorization", "Cookie"] {
+            #expect(landed.header(name) == nil, "\(name)")
+        }
+        #expect(landed.header("X-Plain") == "kept")
+        #expect(first.requests.last?.header("X-Tenant-Secret") == "S")
+    }
+}
+
+/// Lines a logger wrote, collected across threads.
+final class Lines: @unchecked Sendable {
+    // Safe: `lines` is only touched while holding `lock`.
+    private let lock = NSLock()
+    private var lines: [String] = []
+
+    func append(_ line: String) { lock.withLock { lines.append(line) } }
+    var all: [String] { lock.withLock { lines } }
+}
