@@ -40,13 +40,6 @@ enum RequestExecutor {
         }
     }
 
-    /// `"GET http://…"` for error messages, with the URL's secrets redacted (``SensitiveData``): the one label of
-    /// a request in errors.
-    static func label(_ parts: RequestParts) -> String? {
-        guard let url = try? parts.resolvedURL() else { return nil }
-        return "\(parts.method.rawValue) \(parts[option: SensitiveDataKey.self].redacting(url.absoluteString))"
-    }
-
     /// Runs `operation`, failing with a timeout when it takes longer than `seconds` on `clock`.
     static func withDeadline<T: Sendable>(
         seconds: Double, clock: RequestClock, _ operation: @escaping @Sendable () async throws -> T

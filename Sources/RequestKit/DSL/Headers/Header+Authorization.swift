@@ -51,7 +51,7 @@ extension Header {
             /// ```
             public static func basic(username: String, password: String) -> Self {
                 Self(
-                    headerValue: "Basic " + Data("\(username):\(password)".utf8).base64EncodedString(),
+                    headerValue: HTTPSyntax.basicCredentials(username: username, password: password),
                     problem: username.contains(":")
                         ? RequestProblem(.invalidComponent, "a basic-auth user name cannot contain \":\"") : nil)
             }

@@ -281,7 +281,7 @@ extension RequestError {
         guard request == nil else { return self }
         var copy = self
         copy.redaction = parts[option: SensitiveDataKey.self]
-        copy.request = RequestExecutor.label(parts)
+        copy.request = parts.label
         return copy
     }
 }

@@ -91,8 +91,7 @@ extension RequestParts {
                 RequestProblem(
                     .invalidComponent, "the user name in the URL contains \":\", which basic auth cannot send"))
         } else {
-            headers.set(
-                "Authorization", Header.Authorization.Credentials.basic(username: user, password: password).headerValue)
+            headers.set("Authorization", HTTPSyntax.basicCredentials(username: user, password: password))
         }
         return components.url ?? url
     }
