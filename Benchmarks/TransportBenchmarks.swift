@@ -153,7 +153,7 @@ private func processCPUSeconds() -> Double {
 }
 
 /// Runs `operation` to completion from synchronous code.
-private func runBlocking<T: Sendable>(_ operation: @escaping @Sendable () async -> T) -> T {
+func runBlocking<T: Sendable>(_ operation: @escaping @Sendable () async -> T) -> T {
     let box = ResultBox<T>()
     let done = DispatchSemaphore(value: 0)
     Task {

@@ -10,5 +10,6 @@ if wants("building") { runRequestBuildingBenchmarks() }
 if wants("json") { runJSONBenchmarks() }
 if wants("codable") { runCodableBenchmarks() }
 if wants("transfers") { runTransfersBenchmarks() }
+if wants("pipeline") { runPipelineBenchmarks() }
 if wants("transport") { runTransportBenchmarks() }
 if wants("limits") { runLimitsBenchmarks() }

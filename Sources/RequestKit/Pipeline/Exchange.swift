@@ -50,8 +50,11 @@ struct Exchange: Sendable {
         var retriesByInterceptor = Array(repeating: 0, count: interceptors.count)
         while true {
             var request = try await adapted(original)
-            let explicitCookies = request.value(forHTTPHeaderField: "Cookie")
-            cookieJar?.addCookies(to: &request)
+            var explicitCookies: String?
+            if let cookieJar {
+                explicitCookies = request.value(forHTTPHeaderField: "Cookie")
+                cookieJar.addCookies(to: &request)
+            }
             for monitor in monitors { monitor.requestStarted(request, attempt: attempt) }
             let start = DispatchTime.now()
             let delivered = await follow(request, explicitCookies: explicitCookies, sink: sink)

@@ -8,6 +8,14 @@ enum IncomingResponseCheck {
     /// Throws a ``RequestError`` of kind ``RequestError/Kind/transport`` when `response` has a malformed
     /// `Content-Length`.
     static func validate(_ response: Response) throws(RequestError) {
+        // The common case, one value of plain digits, is settled without allocating.
+        var count = 0
+        var isPlainDigits = false
+        for field in response.headers where field.hasName("Content-Length") {
+            count += 1
+            isPlainDigits = !field.value.isEmpty && field.value.utf8.allSatisfy { $0 >= 0x30 && $0 <= 0x39 }
+        }
+        if count == 0 || (count == 1 && isPlainDigits) { return }
         let values = response.headers.values(for: "Content-Length")
         guard !values.isEmpty, HTTPSyntax.contentLength(values.joined(separator: ",")) == nil else { return }
         let elements = values.flatMap { $0.utf8.split(separator: UInt8(ascii: ","), omittingEmptySubsequences: false) }

@@ -61,7 +61,8 @@ extension RequestParts {
         // No limit (`.infinity`) and huge limits become a finite one that never expires in practice, which every
         // transport can hold without an overflowing conversion.
         var request = URLRequest(url: url, timeoutInterval: min(timeout ?? Self.defaultTimeout, 1e9))
-        request.httpMethod = method.rawValue
+        // GET is URLRequest's own method; setting it costs a case-insensitive comparison in FoundationNetworking.
+        if method != .get { request.httpMethod = method.rawValue }
         for field in headers {
             request.addValue(field.value, forHTTPHeaderField: field.name)
         }
@@ -75,7 +76,8 @@ extension RequestParts {
     private static func movingCredentials(
         of url: URL, into headers: inout HTTPHeaders, problems: inout [RequestProblem]
     ) -> URL {
-        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: true),
+        guard url.user != nil || url.password != nil,
+            var components = URLComponents(url: url, resolvingAgainstBaseURL: true),
             components.user != nil || components.password != nil
         else { return url }
         let user = components.user ?? ""
