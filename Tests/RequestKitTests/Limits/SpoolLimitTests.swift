@@ -12,9 +12,7 @@ struct SpoolLimitTests {
         return (names ?? []).filter { $0.hasPrefix("requestkit-spool-") }
     }
 
-    @Test(
-        "A consumer that lags more than maxSpoolBytes fails the stream; the spool file never has a name",
-        .disabled(urlSessionEnforcesNoLimitsYet))
+    @Test("A consumer that lags more than maxSpoolBytes fails the stream; the spool file never has a name")
     func bounded() async throws {
         let server = try TestServer()
         defer { server.stop() }
@@ -34,6 +32,9 @@ struct SpoolLimitTests {
         } catch let error as RequestError {
             #expect(error.kind == .responseTooLarge)
             #expect(error.detail == "the stream's consumer fell more than the spool limit of 2097152 bytes behind")
+            #expect(error.statusCode == 200)
+            #expect(error.responseHeaders?["Content-Length"] == String(256 << 20))
+            #expect(error.responseBody == Data())
         }
         #expect(received < 8 << 20)
     }
