@@ -132,6 +132,15 @@ struct ResponseLimitsTests {
             ])
     }
 
+    /// The query that paces an endless body for `transport`. FoundationNetworking cancels a task only once the work
+    /// queue every session shares is free, and a loopback server sending as fast as the socket takes it keeps that
+    /// queue busy (seconds in a debug build, many minutes under the thread sanitizer), stalling every other
+    /// URLSession transfer in the process. A real server is held back by the network; here a 1 ms pause between
+    /// 64 KiB blocks does the same.
+    static func pace(_ transport: WireTransport) -> String {
+        transport.transport is URLSessionTransport ? "&pause=1" : ""
+    }
+
     @Test(
         "An endless body sent to data() stops at the limit, chunked or delimited by close", arguments: WireTransport.all
     )
@@ -141,7 +150,7 @@ struct ResponseLimitsTests {
         for framing in ["chunked", "close"] {
             let error = await Self.failure {
                 try await Request {
-                    Url(server.url("/hostile/endless?framing=\(framing)"))
+                    Url(server.url("/hostile/endless?framing=\(framing)\(Self.pace(transport))"))
                     Using(transport.transport)
                     MaxResponseSize(4 << 20)
                 }.data()
