@@ -6,8 +6,7 @@ import RequestKitTesting
 /// `limits --child …`) so that its peak resident set (`VmHWM`) measures that load alone; the loopback server
 /// runs in the parent. The baseline is a child that makes one small request and exits.
 ///
-/// - a 10 GiB gzip bomb and an endless chunked body sent to `data()`: a typed error, and the peak (over
-///   ``HTTP1Transport`` only until URLSessionTransport stops reading at the limits);
+/// - a 10 GiB gzip bomb and an endless chunked body sent to `data()`: a typed error, and the peak;
 /// - 100,000 sequential requests: the resident set (`VmRSS`) after 10,000 (warm-up) and at the end;
 /// - ten 1 GiB downloads in a row: the peak of each.
 func runLimitsBenchmarks() {
@@ -28,21 +27,17 @@ func runLimitsBenchmarks() {
         for transport in ["URLSession", "HTTP1"] {
             let baseline = try runLimitsChild("baseline", transport, server.url("/get"))
             var runs: [(String, LimitsChildResult)] = [("baseline (one small request)", baseline)]
-            // URLSessionTransport does not stop reading at the limits yet: there, these two would grow without
-            // bound until the machine runs out of memory.
-            if transport == "HTTP1" {
-                runs.append(
-                    (
-                        "data() of a 10 GiB gzip bomb",
-                        try runLimitsChild("data", transport, server.url("/hostile/gzip-bomb?bytes=\(10 << 30)"))
-                    ))
-                runs.append(
-                    (
-                        "data() of an endless chunked body",
-                        try runLimitsChild("data", transport, server.url("/hostile/endless"))
-                    )
+            runs.append(
+                (
+                    "data() of a 10 GiB gzip bomb",
+                    try runLimitsChild("data", transport, server.url("/hostile/gzip-bomb?bytes=\(10 << 30)"))
+                ))
+            runs.append(
+                (
+                    "data() of an endless chunked body",
+                    try runLimitsChild("data", transport, server.url("/hostile/endless"))
                 )
-            }
+            )
             runs.append(
                 ("100,000 sequential GET /get", try runLimitsChild("sequential", transport, server.url("/get"))))
             var downloads: [(String, LimitsChildResult)] = []

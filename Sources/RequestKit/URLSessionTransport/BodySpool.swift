@@ -26,6 +26,9 @@ final class BodySpool {
     /// Whether bytes are waiting.
     var isEmpty: Bool { readOffset == writeOffset }
 
+    /// How many bytes are waiting: the size the file holds for them.
+    var waitingBytes: Int { Int(writeOffset - readOffset) }
+
     /// A spool whose file, once needed, is created (and at once unlinked) in `directory`.
     init(directory: URL = FileManager.default.temporaryDirectory) {
         self.directory = directory

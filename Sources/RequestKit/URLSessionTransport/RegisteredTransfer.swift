@@ -25,10 +25,18 @@ final class RegisteredTransfer {
     let task: URLSessionTask
     let idleTimeout: TimeInterval
     let bodyFailure: BodyReadFailure
+    /// The request's limits.
+    let limits: ResponseLimits
     var destination: Destination
     var lastActivity = DispatchTime.now()
     /// The response head, once received (or kept from an authentication challenge).
-    var response: HTTPURLResponse?
+    var response: HTTPURLResponse? {
+        didSet { bound = ReceivedBodyBound(limits: limits, isWhole: isWhole, head: response) }
+    }
+    /// How many body bytes may arrive: from ``limits``, and from the head once it is known.
+    private(set) var bound: ReceivedBodyBound
+    /// The body bytes received so far, whether collected, handed to the consumer or spooled.
+    var receivedBytes = 0
     /// Whether FoundationNetworking asked for credentials; the challenge was cancelled to return the 401.
     var isChallenged = false
     /// The body so far, for ``Destination/whole(_:)``.
@@ -40,11 +48,32 @@ final class RegisteredTransfer {
     /// The transfer's end, held back while spooled bytes wait for the consumer: the error, or nil for success.
     var pendingEnd: RequestError??
 
-    init(task: URLSessionTask, idleTimeout: TimeInterval, bodyFailure: BodyReadFailure, destination: Destination) {
+    init(
+        task: URLSessionTask, idleTimeout: TimeInterval, bodyFailure: BodyReadFailure, limits: ResponseLimits,
+        destination: Destination
+    ) {
         self.task = task
         self.idleTimeout = idleTimeout
         self.bodyFailure = bodyFailure
+        self.limits = limits
         self.destination = destination
+        let isWhole = if case .whole = destination { true } else { false }
+        self.bound = ReceivedBodyBound(limits: limits, isWhole: isWhole, head: nil)
+    }
+
+    /// Whether the body is collected in memory for `send`, rather than streamed.
+    var isWhole: Bool {
+        if case .whole = destination { return true }
+        return false
+    }
+
+    /// Counts `count` more body bytes; returns the ``RequestError/Kind/responseTooLarge`` error, keeping the
+    /// head, once they pass ``bound``.
+    func count(_ count: Int) -> RequestError? {
+        let (total, overflow) = receivedBytes.addingReportingOverflow(count)
+        receivedBytes = overflow ? .max : total
+        guard receivedBytes > bound.maxBytes else { return nil }
+        return bound.error(response: response.map { FoundationMapping.response($0) })
     }
 
     /// Whether spooled bytes still wait for the consumer.

@@ -16,6 +16,11 @@ import FoundationNetworking
 /// taken only by the delegate's callbacks, by the caller registering its task and by work on ``queue``; never by
 /// a cancellation or termination handler, which may run while the Swift runtime holds a lock of its own: those
 /// hand their work to ``queue``.
+///
+/// **Cancelling a task** waits, in FoundationNetworking, for the work queue that every session's transfers share,
+/// and a server that keeps sending (an endless body, a bomb) can keep that queue busy for seconds. So a task is
+/// cancelled on ``cancellations`` (``stop(_:)``), never on the delegate's queue or on ``queue``: the transfer is
+/// finished at once, the bytes that still arrive find no transfer and are dropped, and no other transfer waits.
 final class TransferRegistry: @unchecked Sendable {
     // Safe: `transfers`, and every transfer it holds, are read and written only while holding `lock`.
     private let lock = NSLock()
@@ -23,6 +28,8 @@ final class TransferRegistry: @unchecked Sendable {
     private let watchdog: IdleWatchdog
     /// Runs the idle timer, cancellations and the draining of spools, off the callers' threads.
     let queue = DispatchQueue(label: "RequestKit.URLSessionTransport.registry")
+    /// Runs `URLSessionTask.cancel()`, which may wait (see the type's discussion).
+    private let cancellations = DispatchQueue(label: "RequestKit.URLSessionTransport.cancellations")
 
     init() {
         watchdog = IdleWatchdog(queue: queue)
@@ -31,11 +38,11 @@ final class TransferRegistry: @unchecked Sendable {
 
     /// Adds a task that is about to be resumed, and makes sure its idle timeout is watched.
     func register(
-        _ task: URLSessionTask, idleTimeout: TimeInterval, bodyFailure: BodyReadFailure,
+        _ task: URLSessionTask, idleTimeout: TimeInterval, bodyFailure: BodyReadFailure, limits: ResponseLimits,
         destination: RegisteredTransfer.Destination
     ) {
         let transfer = RegisteredTransfer(
-            task: task, idleTimeout: idleTimeout, bodyFailure: bodyFailure, destination: destination)
+            task: task, idleTimeout: idleTimeout, bodyFailure: bodyFailure, limits: limits, destination: destination)
         lock.withLock { transfers[task.taskIdentifier] = transfer }
         watchdog.watch(timeout: idleTimeout)
     }
@@ -50,7 +57,12 @@ final class TransferRegistry: @unchecked Sendable {
     private func cancel(_ identifier: Int) {
         guard let transfer = lock.withLock({ transfers.removeValue(forKey: identifier) }) else { return }
         transfer.finish(with: RequestError.cancelled(underlyingError: CancellationError()))
-        transfer.task.cancel()
+        stop(transfer.task)
+    }
+
+    /// Cancels `task`, which closes its connection, on ``cancellations``.
+    func stop(_ task: URLSessionTask) {
+        cancellations.async { task.cancel() }
     }
 
     /// Fails with `.timedOut` (and cancels) every transfer that received nothing for its whole idle timeout while
@@ -83,7 +95,7 @@ final class TransferRegistry: @unchecked Sendable {
         }
         for transfer in expired {
             transfer.finish(with: IdleWatchdog.timeoutError(transfer.idleTimeout))
-            transfer.task.cancel()
+            stop(transfer.task)
         }
         return next
     }
@@ -109,19 +121,33 @@ final class TransferRegistry: @unchecked Sendable {
     /// Collects body bytes for `send`; for `stream`, hands them to the consumer, or to the spool while the
     /// consumer's buffer is full. The lock is held across the yield and the pause so that a resume from the
     /// consumer cannot slip in between and be lost.
+    ///
+    /// Stops the transfer (cancelling its task, which closes the connection) as soon as the body passes its
+    /// ``ReceivedBodyBound`` or, on Linux, the spool would pass ``ResponseLimits/maxSpoolBytes``: it fails with
+    /// ``RequestError/Kind/responseTooLarge``, keeping the response head.
     func received(_ data: Data, for task: URLSessionTask) {
         let failed = lock.withLock { () -> (RegisteredTransfer, RequestError)? in
             guard let transfer = transfers[task.taskIdentifier] else { return nil }
             transfer.lastActivity = .now()
+            if let error = transfer.count(data.count) {
+                transfers.removeValue(forKey: task.taskIdentifier)
+                return (transfer, error)
+            }
             guard case .stream(_, let body, _) = transfer.destination else {
                 transfer.collected.append(data)
                 return nil
             }
             #if canImport(FoundationNetworking)
             if transfer.isPaused || transfer.hasSpooledBytes {
+                let spool = transfer.spool ?? BodySpool()
+                transfer.spool = spool
+                let limit = transfer.limits.maxSpoolBytes
+                guard data.count <= limit - spool.waitingBytes else {
+                    transfers.removeValue(forKey: task.taskIdentifier)
+                    let head = transfer.response.map { FoundationMapping.response($0) }
+                    return (transfer, RequestError.spoolLimitExceeded(limit, response: head))
+                }
                 do {
-                    let spool = transfer.spool ?? BodySpool()
-                    transfer.spool = spool
                     try spool.append(data)
                 } catch {
                     transfers.removeValue(forKey: task.taskIdentifier)
@@ -142,7 +168,7 @@ final class TransferRegistry: @unchecked Sendable {
         }
         if let (transfer, error) = failed {
             transfer.finish(with: error)
-            task.cancel()
+            stop(task)
         }
     }
 
@@ -180,7 +206,7 @@ final class TransferRegistry: @unchecked Sendable {
         }
         if let (transfer, error) = ended {
             transfer.finish(with: error)
-            if error != nil { transfer.task.cancel() }
+            if error != nil { stop(transfer.task) }
         }
     }
 

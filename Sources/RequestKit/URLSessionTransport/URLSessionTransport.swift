@@ -99,7 +99,7 @@ public final class URLSessionTransport: Transport {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Response, any Error>) in
                 registry.register(
                     task, idleTimeout: urlRequest.timeoutInterval, bodyFailure: bodyFailure,
-                    destination: .whole(continuation))
+                    limits: request.responseLimits, destination: .whole(continuation))
                 Self.start(task, registry: registry)
             }
         } onCancel: {
@@ -139,7 +139,7 @@ public final class URLSessionTransport: Transport {
                 (head: CheckedContinuation<StreamingResponse, any Error>) in
                 registry.register(
                     task, idleTimeout: urlRequest.timeoutInterval, bodyFailure: bodyFailure,
-                    destination: .stream(head: head, body: body, stream: stream))
+                    limits: request.responseLimits, destination: .stream(head: head, body: body, stream: stream))
                 Self.start(task, registry: registry)
             }
         } onCancel: {

@@ -6,8 +6,9 @@ extension BuiltInRoutes {
     /// - `gzip-bomb?bytes=N&framing=length|chunked`: `Content-Encoding: gzip` whose body inflates to about `N`
     ///   zero bytes (10 GiB by default) while only about `N / 1032` bytes are sent; the stream never ends
     ///   properly, so a client that reads it all fails. `length` (the default) sends `Content-Length`.
-    /// - `endless?framing=chunked|close`: zero bytes, 64 KiB at a time, until the client goes away; chunked (the
-    ///   default) or delimited by the end of the connection.
+    /// - `endless?framing=chunked|close&pause=ms`: zero bytes, 64 KiB at a time, until the client goes away; chunked
+    ///   (the default) or delimited by the end of the connection; with `pause`, that many milliseconds (0 to 1000)
+    ///   between blocks instead of as fast as the socket takes them.
     /// - `bad-validators?syntax=1`: `ETag: "a<0x01>b"` and `Last-Modified` with a control character, body `ok`;
     ///   with `syntax=1`, values that are valid header text but not validators: `ETag: a b`, `Last-Modified: soon`.
     /// - `bad-event-id`: an event stream with `id: 1` and `data: first`, then `id: a<0x01>b` and `data: second`,
@@ -22,7 +23,11 @@ extension BuiltInRoutes {
             }
             return Self.gzipBomb(decodedBytes: Int(bytes), isChunked: request.queryValue("framing") == "chunked")
         case "endless":
+            guard let pause = number(request, "pause", default: 0, in: 0...1000) else {
+                return Self.badRequest("pause must be a number of milliseconds from 0 to 1000")
+            }
             let block = Data(count: 64 * 1024)
+            let rest: @Sendable () -> Void = { if pause > 0 { Thread.sleep(forTimeInterval: pause / 1000) } }
             if request.queryValue("framing") == "close" {
                 return TestResponse(
                     body: .raw { writer in
@@ -30,13 +35,19 @@ extension BuiltInRoutes {
                             Data(
                                 "HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\nConnection: close\r\n\r\n"
                                     .utf8))
-                        while true { try writer.writeRaw(block) }
+                        while true {
+                            try writer.writeRaw(block)
+                            rest()
+                        }
                     })
             }
             return TestResponse(
                 headers: [("Content-Type", "application/octet-stream")],
                 body: .stream { writer in
-                    while true { try writer.write(block) }
+                    while true {
+                        try writer.write(block)
+                        rest()
+                    }
                 })
         case "bad-validators":
             if request.queryValue("syntax") != nil {

@@ -12,14 +12,12 @@ struct SpoolLimitTests {
         return (names ?? []).filter { $0.hasPrefix("requestkit-spool-") }
     }
 
-    @Test(
-        "A consumer that lags more than maxSpoolBytes fails the stream; the spool file never has a name",
-        .disabled(urlSessionEnforcesNoLimitsYet))
+    @Test("A consumer that lags more than maxSpoolBytes fails the stream; the spool file never has a name")
     func bounded() async throws {
         let server = try TestServer()
         defer { server.stop() }
         let streaming = try await Request {
-            Url(server.url("/large/\(256 << 20)"))
+            Url(server.url("/large/\(32 << 20)"))
             Using(URLSessionTransport.shared)
             ResponseLimits(maxSpoolBytes: 2 << 20)
         }.stream(bufferLimit: 64 * 1024)
@@ -34,6 +32,9 @@ struct SpoolLimitTests {
         } catch let error as RequestError {
             #expect(error.kind == .responseTooLarge)
             #expect(error.detail == "the stream's consumer fell more than the spool limit of 2097152 bytes behind")
+            #expect(error.statusCode == 200)
+            #expect(error.responseHeaders?["Content-Length"] == String(32 << 20))
+            #expect(error.responseBody == Data())
         }
         #expect(received < 8 << 20)
     }

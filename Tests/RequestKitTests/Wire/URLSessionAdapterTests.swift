@@ -161,7 +161,8 @@ struct URLSessionAdapterTests {
         let error = try await #require(throws: RequestError.self) {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Response, any Error>) in
                 registry.register(
-                    task, idleTimeout: timeout, bodyFailure: BodyReadFailure(), destination: .whole(continuation))
+                    task, idleTimeout: timeout, bodyFailure: BodyReadFailure(), limits: ResponseLimits(),
+                    destination: .whole(continuation))
             }
         }
         return (error, clock.now)

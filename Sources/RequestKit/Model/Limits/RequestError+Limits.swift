@@ -26,4 +26,12 @@ extension RequestError {
             kind: .responseTooLarge, response: response,
             detail: "the compressed response body expands more than \(ratio) times")
     }
+
+    /// A stream whose consumer fell more than `limit` bytes behind, so that its spool would pass
+    /// ``ResponseLimits/maxSpoolBytes``.
+    static func spoolLimitExceeded(_ limit: Int, response: Response? = nil) -> RequestError {
+        RequestError(
+            kind: .responseTooLarge, response: response,
+            detail: "the stream's consumer fell more than the spool limit of \(limit) bytes behind")
+    }
 }

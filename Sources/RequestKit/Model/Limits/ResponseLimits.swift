@@ -7,6 +7,9 @@
 /// - ``maxStreamedBodyBytes`` bounds `stream()` and `download(to:)`, which never hold the body: no limit by default.
 /// - ``maxDecompressionRatio`` bounds how much a compressed body may expand (a "gzip bomb"): once the decoded
 ///   body passes 1 MiB it may be at most this many times the bytes received. 100 by default.
+///   ``URLSessionTransport`` decodes the body itself and reports only the decoded bytes, so there the whole body
+///   may decode to at most this many times its `Content-Length`; a compressed body without one (chunked) is
+///   bounded by the byte limits alone.
 /// - ``maxSpoolBytes`` bounds the temporary file that holds what a slow consumer of `stream()` has not read yet
 ///   with ``URLSessionTransport`` on Linux (where a transfer cannot be paused): 256 MiB by default.
 ///
