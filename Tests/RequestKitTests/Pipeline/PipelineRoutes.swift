@@ -6,7 +6,7 @@ import Testing
 /// The routes and checks the pipeline matrix suites share.
 enum PipelineRoutes {
     /// The longest a cell waits for a verb before reporting it stuck; a passing cell takes a small part of it.
-    static let bound = Duration.seconds(10)
+    static let bound = Duration.seconds(60)
 
     /// The JSON the final route answers with, except to an event-stream request.
     static let finalJSON = Data(#"{"ok":true}"#.utf8)

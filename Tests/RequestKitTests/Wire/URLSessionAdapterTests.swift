@@ -146,11 +146,11 @@ struct URLSessionAdapterTests {
         #expect(shortEnd.error.kind == .timedOut)
         #expect(longEnd.error.kind == .timedOut)
         #expect(shortEnd.error.description.contains("no data for 0.5 s"))
-        // Real time must pass: lower bounds at the timeouts, upper bounds at about ten times them.
+        // Real time must pass: lower bounds at the timeouts, upper bounds generous enough for a loaded machine under the thread sanitizer.
         #expect(shortEnd.at - start >= .milliseconds(450))
-        #expect(shortEnd.at - start < .seconds(5))
+        #expect(shortEnd.at - start < .seconds(30))
         #expect(longEnd.at - start >= .milliseconds(1450))
-        #expect(longEnd.at - start < .seconds(15))
+        #expect(longEnd.at - start < .seconds(45))
     }
 
     /// Registers a task that is never resumed with `timeout`, and returns the error it ends with and when.
