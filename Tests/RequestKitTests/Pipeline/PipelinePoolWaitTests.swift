@@ -30,7 +30,7 @@ struct PipelinePoolWaitTests {
             for try await _ in held.body {}
         }
         defer { holder.cancel() }
-        try #require(await server.waitForRequests(count: 1, timeout: .seconds(10)), "the stream never opened")
+        try #require(await server.waitForRequests(count: 1, timeout: .seconds(60)), "the stream never opened")
 
         let call = PipelineCall(server: server, target: "/target", components: [Timeout(1)])
         let observed = await verb.perform(call, on: limited)

@@ -21,7 +21,7 @@ struct TimeoutAndCancellationTests {
         let elapsed = clock.now - start
         #expect(error.kind == .timedOut)
         #expect(elapsed >= .milliseconds(450))
-        #expect(elapsed < .seconds(20))
+        #expect(elapsed < .seconds(90))
     }
 
     @Test(
