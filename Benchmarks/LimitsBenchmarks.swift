@@ -26,7 +26,7 @@ func runLimitsBenchmarks() {
         print("|---|---|---|---|---|---|")
         for transport in ["URLSession", "HTTP1"] {
             let baseline = try runLimitsChild("baseline", transport, server.url("/get"))
-            var runs: [(String, LimitsChildResult)] = [("baseline (one small request)", baseline)]
+            var runs: [(String, ChildResult)] = [("baseline (one small request)", baseline)]
             runs.append(
                 (
                     "data() of a 10 GiB gzip bomb",
@@ -40,7 +40,7 @@ func runLimitsBenchmarks() {
             )
             runs.append(
                 ("100,000 sequential GET /get", try runLimitsChild("sequential", transport, server.url("/get"))))
-            var downloads: [(String, LimitsChildResult)] = []
+            var downloads: [(String, ChildResult)] = []
             for round in 1...10 {
                 let file = folder.appendingPathComponent("down.bin")
                 let url = server.url("/large/\(1 << 30)")
@@ -64,31 +64,11 @@ func runLimitsBenchmarks() {
 }
 
 /// What a child reported.
-private struct LimitsChildResult {
-    var peakMiB: Double
-    var seconds: Double
-    var detail: String
-}
-
 /// Runs this executable as a child and reads its `result` line.
 private func runLimitsChild(
     _ mode: String, _ transport: String, _ url: URL, _ path: String? = nil
-) throws -> LimitsChildResult {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-    process.arguments = ["limits", "--child", mode, transport, url.absoluteString] + (path.map { [$0] } ?? [])
-    let pipe = Pipe()
-    process.standardOutput = pipe
-    try process.run()
-    let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-    process.waitUntilExit()
-    guard let line = output.split(separator: "\n").last(where: { $0.hasPrefix("result ") }) else {
-        return LimitsChildResult(peakMiB: .nan, seconds: .nan, detail: "child failed: \(output)")
-    }
-    let fields = line.split(separator: " ", maxSplits: 3).map(String.init)
-    return LimitsChildResult(
-        peakMiB: Double(fields[1]).map { $0 / 1024 } ?? .nan, seconds: Double(fields[2]) ?? .nan,
-        detail: fields.count > 3 ? fields[3] : "")
+) throws -> ChildResult {
+    try runChild(["limits", "--child", mode, transport, url.absoluteString] + (path.map { [$0] } ?? []))
 }
 
 /// In the child: runs one load and prints `result <VmHWM KiB> <seconds> <detail>`.

@@ -52,29 +52,9 @@ func runTransfersBenchmarks() {
 }
 
 /// What a child reported.
-private struct ChildResult {
-    var peakMiB: Double
-    var seconds: Double
-    var detail: String
-}
-
 /// Runs this executable as a child in `mode` and reads its `result` line.
 private func runChild(mode: String, url: URL, path: String?) throws -> ChildResult {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-    process.arguments = ["transfers", "--child", mode, url.absoluteString] + (path.map { [$0] } ?? [])
-    let pipe = Pipe()
-    process.standardOutput = pipe
-    try process.run()
-    let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-    process.waitUntilExit()
-    guard let line = output.split(separator: "\n").last(where: { $0.hasPrefix("result ") }) else {
-        return ChildResult(peakMiB: .nan, seconds: .nan, detail: "child failed: \(output)")
-    }
-    let fields = line.split(separator: " ", maxSplits: 3).map(String.init)
-    return ChildResult(
-        peakMiB: Double(fields[1]).map { $0 / 1024 } ?? .nan, seconds: Double(fields[2]) ?? .nan,
-        detail: fields.count > 3 ? fields[3] : "")
+    try runChild(["transfers", "--child", mode, url.absoluteString] + (path.map { [$0] } ?? []))
 }
 
 /// In the child: performs one transfer and prints `result <VmHWM KiB> <seconds> <detail>`.

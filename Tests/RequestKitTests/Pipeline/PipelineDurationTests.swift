@@ -61,20 +61,15 @@ struct PipelineDurationTests {
     static func succeeds(
         _ verb: Verb, _ transport: TransportKind, with timeout: Timeout, _ label: String
     ) async -> [String] {
-        let server: TestServer
-        do {
-            server = try TestServer()
-        } catch {
-            return ["\(label): the server did not start: \(error)"]
+        await onServer(label) { server in
+            PipelineRoutes.final(on: server, at: "/target")
+            let call = PipelineCall(server: server, target: "/target", components: [timeout])
+            let observed = await verb.perform(call, on: transport.shared)
+            let isFinal =
+                observed.error == nil && observed.otherFailure == nil && observed.body == verb.expectedBody
+                && (!verb.showsStatus || observed.status == 200)
+            return isFinal ? [] : ["\(label): expected the final answer, got \(observed)"]
         }
-        defer { server.stop() }
-        PipelineRoutes.final(on: server, at: "/target")
-        let call = PipelineCall(server: server, target: "/target", components: [timeout])
-        let observed = await verb.perform(call, on: transport.shared)
-        let isFinal =
-            observed.error == nil && observed.otherFailure == nil && observed.body == verb.expectedBody
-            && (!verb.showsStatus || observed.status == 200)
-        return isFinal ? [] : ["\(label): expected the final answer, got \(observed)"]
     }
 
     /// Sends the verb under `Timeout(1, for: .resource)` to a route answering with `answer`; returns what went
@@ -83,6 +78,17 @@ struct PipelineDurationTests {
         _ verb: Verb, _ transport: TransportKind, _ label: String, with components: [any RequestComponent],
         answer: @escaping @Sendable (TestRequest) -> TestResponse
     ) async -> [String] {
+        await onServer(label) { server in
+            server.route("/target", answer)
+            let call = PipelineCall(
+                server: server, target: "/target", components: components + [Timeout(1, for: .resource)])
+            let observed = await verb.perform(call, on: transport.shared)
+            return observed.error?.kind == .timedOut ? [] : ["\(label): expected .timedOut, got \(observed)"]
+        }
+    }
+
+    /// Runs `body` against a fresh server; a server that cannot start is the problem reported.
+    static func onServer(_ label: String, _ body: (TestServer) async -> [String]) async -> [String] {
         let server: TestServer
         do {
             server = try TestServer()
@@ -90,11 +96,7 @@ struct PipelineDurationTests {
             return ["\(label): the server did not start: \(error)"]
         }
         defer { server.stop() }
-        server.route("/target", answer)
-        let call = PipelineCall(
-            server: server, target: "/target", components: components + [Timeout(1, for: .resource)])
-        let observed = await verb.perform(call, on: transport.shared)
-        return observed.error?.kind == .timedOut ? [] : ["\(label): expected .timedOut, got \(observed)"]
+        return await body(server)
     }
 
     /// In the exit test's child process: records each problem as an issue, which the parent reports for the cell.

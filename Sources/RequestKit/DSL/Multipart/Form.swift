@@ -94,14 +94,11 @@ public struct Form: RequestComponent {
             problems.append(RequestBody.unreadableFileProblem(url))
         }
         for part in parts {
-            guard let type = part.contentType?.description, let byte = HTTPSyntax.invalidValueByte(in: type) else {
-                continue
-            }
-            problems.append(
-                RequestProblem(
-                    .invalidHeaderValue,
-                    "the Content-Type of form part \"\(RequestParts.escaped(part.name))\" contains a forbidden control "
-                        + "character (0x" + String(byte, radix: 16, uppercase: true).leftPadded(to: 2) + ")"))
+            guard let type = part.contentType?.description,
+                let problem = RequestProblem.controlCharacter(
+                    in: type, of: "the Content-Type of form part \"\(RequestParts.escaped(part.name))\"")
+            else { continue }
+            problems.append(problem)
         }
         return problems
     }

@@ -10,13 +10,18 @@ extension RequestProblem {
                     .invalidHeaderName,
                     "the header name \"\(RequestParts.escaped(name))\" is not a valid token"))
         }
-        if let byte = HTTPSyntax.invalidValueByte(in: value) {
-            problems.append(
-                RequestProblem(
-                    .invalidHeaderValue,
-                    "the value of header \(RequestParts.escaped(name)) contains a forbidden control character (0x"
-                        + String(byte, radix: 16, uppercase: true).leftPadded(to: 2) + ")"))
+        if let problem = controlCharacter(in: value, of: "the value of header \(RequestParts.escaped(name))") {
+            problems.append(problem)
         }
         return problems
+    }
+
+    /// The problem of a header value (named by `subject`) with a control character, or nil when it has none.
+    static func controlCharacter(in value: String, of subject: String) -> RequestProblem? {
+        guard let byte = HTTPSyntax.invalidValueByte(in: value) else { return nil }
+        return RequestProblem(
+            .invalidHeaderValue,
+            "\(subject) contains a forbidden control character (0x"
+                + String(byte, radix: 16, uppercase: true).leftPadded(to: 2) + ")")
     }
 }
