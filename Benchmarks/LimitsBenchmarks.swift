@@ -2,6 +2,10 @@ import Foundation
 import RequestKit
 import RequestKitTesting
 
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
 /// Memory under hostile and long-running loads, each in a fresh child process (this executable, run with
 /// `limits --child …`) so that its peak resident set (`VmHWM`) measures that load alone; the loopback server
 /// runs in the parent. The baseline is a child that makes one small request and exits.
@@ -40,6 +44,15 @@ func runLimitsBenchmarks() {
             )
             runs.append(
                 ("100,000 sequential GET /get", try runLimitsChild("sequential", transport, server.url("/get"))))
+            if transport == "URLSession" {
+                // The same loop on a bare URLSession with the same configuration and no RequestKit: what
+                // FoundationNetworking itself keeps.
+                runs.append(
+                    (
+                        "100,000 sequential GET /get, bare URLSession",
+                        try runLimitsChild("sequential-bare", transport, server.url("/get"))
+                    ))
+            }
             var downloads: [(String, ChildResult)] = []
             for round in 1...10 {
                 let file = folder.appendingPathComponent("down.bin")
@@ -100,6 +113,16 @@ private func runLimitsChild(mode: String, transport name: String, url text: Stri
                     }
                 }
                 outcome.set("RSS " + samples.joined(separator: ", "))
+            case "sequential-bare":
+                let session = URLSession(configuration: URLSessionTransport.defaultConfiguration())
+                var samples: [String] = []
+                for index in 1...100_000 {
+                    _ = try await bareData(session, url)
+                    if [10_000, 25_000, 50_000, 75_000, 100_000].contains(index) {
+                        samples.append("\(index / 1000)k: \(formatted(Double(residentKiB("VmRSS")) / 1024)) MiB")
+                    }
+                }
+                outcome.set("RSS " + samples.joined(separator: ", "))
             case "download":
                 guard let path else { break }
                 try await Request {
@@ -122,6 +145,19 @@ private func runLimitsChild(mode: String, transport name: String, url text: Stri
     let elapsed = clock.now - start
     let seconds = Double(elapsed.components.attoseconds) / 1e18 + Double(elapsed.components.seconds)
     print("result \(residentKiB("VmHWM")) \(formatted(seconds, decimals: 2)) \(outcome.value)")
+}
+
+/// One GET on a bare `URLSession` data task, for the baseline that leaves RequestKit out.
+private func bareData(_ session: URLSession, _ url: URL) async throws -> Data {
+    try await withCheckedThrowingContinuation { continuation in
+        session.dataTask(with: url) { data, _, error in
+            if let error {
+                continuation.resume(throwing: error)
+            } else {
+                continuation.resume(returning: data ?? Data())
+            }
+        }.resume()
+    }
 }
 
 /// A `Vm…` line of /proc/self/status, in KiB: `VmHWM` is the peak resident set, `VmRSS` the current one.

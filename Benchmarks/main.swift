@@ -1,15 +1,40 @@
 import RequestKit
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 // Each suite prints its own table: medians, and ratios against a baseline measured in the same run.
 // Pass suite names to run only those, e.g. `Benchmarks building`.
-let selected = Set(CommandLine.arguments.dropFirst())
-func wants(_ name: String) -> Bool { selected.isEmpty || selected.contains(name) }
-
-print("RequestKit \(RequestKitInfo.version) benchmarks (medians)")
-if wants("building") { runRequestBuildingBenchmarks() }
-if wants("json") { runJSONBenchmarks() }
-if wants("codable") { runCodableBenchmarks() }
-if wants("transfers") { runTransfersBenchmarks() }
-if wants("pipeline") { runPipelineBenchmarks() }
-if wants("transport") { runTransportBenchmarks() }
-if wants("limits") { runLimitsBenchmarks() }
+let suites: [(name: String, summary: String, run: () -> Void)] = [
+    (
+        "building", "a ten-component request block against the same URLRequest built by hand",
+        runRequestBuildingBenchmarks
+    ),
+    ("json", "Json parsing and writing against JSONSerialization and JSONDecoder", runJSONBenchmarks),
+    ("codable", "TypedJsonDecoder/Encoder against JSONDecoder/JSONEncoder", runCodableBenchmarks),
+    ("transfers", "peak memory of 1 GiB uploads, downloads and streams", runTransfersBenchmarks),
+    ("pipeline", "the request pipeline's own cost over a transport answering from memory", runPipelineBenchmarks),
+    (
+        "transport", "HTTP1Transport against URLSession (needs REQUESTKIT_BENCH_URL, see BENCHMARKS.md)",
+        runTransportBenchmarks
+    ),
+    ("limits", "peak memory under hostile bodies, 100,000 requests and 1 GiB downloads", runLimitsBenchmarks),
+]
+let arguments = Array(CommandLine.arguments.dropFirst())
+if arguments.contains("--help") || arguments.contains("-h") {
+    print("usage: Benchmarks [suite ...]   (no suite: every one)\n\nsuites:")
+    for suite in suites { print("  \(suite.name.padding(toLength: 10, withPad: " ", startingAt: 0))\(suite.summary)") }
+    exit(0)
+}
+// Child processes of the memory suites are started with `<suite> --child …`: only the first word names a suite.
+let requested = arguments.first == nil ? [] : (arguments.contains("--child") ? [arguments[0]] : arguments)
+let unknown = requested.filter { name in !suites.contains { $0.name == name } }
+if !unknown.isEmpty {
+    print("unknown suite: \(unknown.joined(separator: ", ")); known: \(suites.map(\.name).joined(separator: ", "))")
+    exit(2)
+}
+if !arguments.contains("--child") { print("RequestKit \(RequestKitInfo.version) benchmarks (medians)") }
+for suite in suites where requested.isEmpty || requested.contains(suite.name) { suite.run() }
