@@ -102,7 +102,7 @@ public final class TestServer: Sendable {
     /// ```
     public var port: Int { core.port }
 
-    /// The server's root URL, `http://127.0.0.1:PORT`.
+    /// The server's root URL, `http://127.0.0.1:PORT` (`https://` in the TLS mode).
     ///
     /// ```swift
     /// let client = Client(baseURL: server.baseURL)
@@ -121,7 +121,7 @@ public final class TestServer: Sendable {
     /// - Parameter pathAndQuery: The path, optionally followed by `?query`; a missing leading `/` is added.
     /// - Returns: The absolute URL; characters a URL cannot hold are percent-encoded.
     public func url(_ pathAndQuery: String) -> URL {
-        let root = "http://127.0.0.1:\(port)"
+        let root = "\(configuration.tls == nil ? "http" : "https")://127.0.0.1:\(port)"
         let needsSlash = !pathAndQuery.isEmpty && !pathAndQuery.hasPrefix("/") && !pathAndQuery.hasPrefix("?")
         let pathAndQuery = needsSlash ? "/" + pathAndQuery : pathAndQuery
         if let url = URL(string: root + pathAndQuery) { return url }
