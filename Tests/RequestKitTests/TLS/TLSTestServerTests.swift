@@ -1,0 +1,86 @@
+#if os(Linux)
+import Foundation
+import RequestKitTesting
+import Testing
+
+@testable import RequestKit
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The TLS mode of ``TestServer``: its routes over https, session resumption, and URLSession's view of its
+/// certificates.
+@Suite("TLS TestServer")
+struct TLSTestServerTests {
+    private let trustingTestCA = TLSConfiguration(additionalRoots: [.data(Data(TestCertificate.authorityPEM.utf8))])
+
+    @Test("The server's URLs say https in the TLS mode")
+    func httpsURLs() throws {
+        let server = try TestServer { $0.tls = .init() }
+        defer { server.stop() }
+        #expect(server.baseURL.absoluteString == "https://127.0.0.1:\(server.port)")
+        #expect(server.url("/get").absoluteString == "https://127.0.0.1:\(server.port)/get")
+    }
+
+    @Test("Built-in routes answer over TLS: a large body, a chunked body, a status, a redirect")
+    func routesOverTLS() async throws {
+        let server = try TestServer { $0.tls = .init() }
+        defer { server.stop() }
+        let bytes = try await TLSStreamDriver.get(
+            "/bytes/300000?seed=3", port: server.port, configuration: trustingTestCA)
+        #expect(bytes.statusLine == "HTTP/1.1 200 OK")
+        #expect(bytes.body == TestPayload.randomBytes(count: 300_000, seed: 3))
+
+        let chunked = try await TLSStreamDriver.get(
+            "/chunked?chunks=3&size=4", port: server.port, configuration: trustingTestCA)
+        #expect(chunked.statusLine == "HTTP/1.1 200 OK")
+        #expect(chunked.headers["transfer-encoding"] == "chunked")
+
+        let status = try await TLSStreamDriver.get("/status/418", port: server.port, configuration: trustingTestCA)
+        #expect(status.statusLine == "HTTP/1.1 418 I'm a teapot")
+
+        let redirect = try await TLSStreamDriver.get("/redirect/1", port: server.port, configuration: trustingTestCA)
+        #expect(redirect.statusLine == "HTTP/1.1 302 Found")
+        #expect(server.requests.map(\.path) == ["/bytes/300000", "/chunked", "/status/418", "/redirect/1"])
+    }
+
+    @Test("A reconnect to the same host and port resumes the TLS session")
+    func sessionResumption() async throws {
+        let server = try TestServer { $0.tls = .init() }
+        defer { server.stop() }
+        // A configuration of its own, so no other test's connections share its session table.
+        var configuration = trustingTestCA
+        configuration.additionalRoots.append(.data(Data(TestCertificate.authorityPEM.utf8)))
+        let first = try await TLSStreamDriver.get("/get", port: server.port, configuration: configuration)
+        let second = try await TLSStreamDriver.get("/get", port: server.port, configuration: configuration)
+        #expect(first.isSessionResumed == false)
+        #expect(second.isSessionResumed == true)
+        #expect(second.statusLine == "HTTP/1.1 200 OK")
+        #expect(server.stats.totalConnections == 2)
+    }
+
+    @Test(
+        "URLSession also refuses an unknown CA and a self-signed certificate",
+        arguments: [
+            TestCertificate.unknownIssuer, .selfSigned,
+        ])
+    func urlSessionRefuses(certificate: TestCertificate) async throws {
+        let server = try TestServer { $0.tls = .init(certificate: certificate) }
+        defer { server.stop() }
+        let outcome = await outcomeOf {
+            try await Request {
+                Url(server.url("/get"))
+                Using(URLSessionTransport())
+            }.data()
+        }
+        guard case .failure(let error) = outcome, let error = error as? RequestError else {
+            Issue.record("expected a RequestError, got \(outcome)")
+            return
+        }
+        #expect(error.kind == .transport)
+        #expect(error.connectionFailure == .secureConnectionFailed)
+        #expect(server.stats.requestCount == 0)
+    }
+}
+#endif
