@@ -61,11 +61,18 @@ struct TLSTestServerTests {
     }
 
     @Test(
-        "URLSession also refuses an unknown CA and a self-signed certificate",
+        "URLSession also refuses an unknown CA and a self-signed certificate, with the same TLS failure",
         arguments: [
-            TestCertificate.unknownIssuer, .selfSigned,
+            (
+                TestCertificate.unknownIssuer, RequestError.TLSFailure.unknownIssuer,
+                "is issued by an unknown authority",
+                "unable to get local issuer certificate"
+            ),
+            (.selfSigned, .selfSignedCertificate, "is self-signed and not trusted", "self-signed certificate"),
         ])
-    func urlSessionRefuses(certificate: TestCertificate) async throws {
+    func urlSessionRefuses(
+        certificate: TestCertificate, expected: RequestError.TLSFailure, sentence: String, reason: String
+    ) async throws {
         let server = try TestServer { $0.tls = .init(certificate: certificate) }
         defer { server.stop() }
         let outcome = await outcomeOf {
@@ -78,8 +85,13 @@ struct TLSTestServerTests {
             Issue.record("expected a RequestError, got \(outcome)")
             return
         }
-        #expect(error.kind == .transport)
+        #expect(error.kind == .tls)
+        #expect(error.tlsFailure == expected)
         #expect(error.connectionFailure == .secureConnectionFailed)
+        #expect(
+            error.description
+                == "The certificate of 127.0.0.1 port \(server.port) \(sentence) (SSL certificate problem: \(reason))"
+                + " for GET https://127.0.0.1:\(server.port)/get")
         #expect(server.stats.requestCount == 0)
     }
 }

@@ -1,3 +1,9 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
 extension RequestError {
     /// Which check or step of a secure (TLS) connection failed: the finer reason of a ``Kind/tls`` error.
     ///
@@ -94,5 +100,31 @@ extension RequestError {
         return RequestError(
             kind: .tls, underlyingError: underlyingError, detail: message,
             connectionFailure: .secureConnectionFailed, tlsFailure: failure)
+    }
+
+    /// The TLS failure a URLSession error stands for, if it is one: Apple's certificate error codes, or on Linux
+    /// (where FoundationNetworking reports them as code -1) libcurl's message, which carries OpenSSL's
+    /// verification text: `SSL certificate problem: self-signed certificate`.
+    static func tlsFailure(for code: URLError.Code, message: String?) -> TLSFailure? {
+        switch code {
+        case .serverCertificateHasBadDate: return .certificateExpired
+        case .serverCertificateNotYetValid: return .certificateNotYetValid
+        case .serverCertificateHasUnknownRoot: return .unknownIssuer
+        case .clientCertificateRequired: return .clientCertificateRequired
+        case .clientCertificateRejected: return .clientCertificateRejected
+        default: break
+        }
+        guard let message else { return nil }
+        let curlTexts: [(String, TLSFailure)] = [
+            ("SSL certificate problem: certificate has expired", .certificateExpired),
+            ("SSL certificate problem: certificate is not yet valid", .certificateNotYetValid),
+            ("SSL certificate problem: self-signed certificate in certificate chain", .unknownIssuer),
+            ("SSL certificate problem: self-signed certificate", .selfSignedCertificate),
+            ("SSL certificate problem: self signed certificate in certificate chain", .unknownIssuer),
+            ("SSL certificate problem: self signed certificate", .selfSignedCertificate),
+            ("SSL certificate problem: unable to get local issuer certificate", .unknownIssuer),
+            ("SSL: no alternative certificate subject name matches target host name", .hostnameMismatch),
+        ]
+        return curlTexts.first { message.hasPrefix($0.0) }?.1
     }
 }
