@@ -19,6 +19,10 @@ static inline int requestkit_SSL_CTX_set_min_proto_version(SSL_CTX *context, int
     return (int)SSL_CTX_set_min_proto_version(context, version);
 }
 
+static inline int requestkit_SSL_CTX_set_max_proto_version(SSL_CTX *context, int version) {
+    return (int)SSL_CTX_set_max_proto_version(context, version);
+}
+
 /// Non-blocking use: a write may send part of the buffer, and a retried write may pass the bytes at another address.
 /// No renegotiation; a peer closing without close_notify is an ordinary end of stream, as curl treats it.
 static inline void requestkit_SSL_CTX_set_client_stream_options(SSL_CTX *context) {

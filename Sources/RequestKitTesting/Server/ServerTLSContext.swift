@@ -28,8 +28,15 @@ final class ServerTLSContext: @unchecked Sendable {
             throw Failure(description: "OpenSSL could not create a server TLS context")
         }
         do {
-            guard requestkit_SSL_CTX_set_min_proto_version(context, TLS1_2_VERSION) == 1 else {
-                throw Failure(description: "OpenSSL refused TLS 1.2 as the minimum version")
+            if tls.isLegacyTLS11Only {
+                SSL_CTX_set_security_level(context, 0)
+                guard requestkit_SSL_CTX_set_min_proto_version(context, TLS1_1_VERSION) == 1,
+                    requestkit_SSL_CTX_set_max_proto_version(context, TLS1_1_VERSION) == 1
+                else { throw Failure(description: "OpenSSL refused TLS 1.1") }
+            } else {
+                guard requestkit_SSL_CTX_set_min_proto_version(context, TLS1_2_VERSION) == 1 else {
+                    throw Failure(description: "OpenSSL refused TLS 1.2 as the minimum version")
+                }
             }
             requestkit_SSL_CTX_set_server_stream_options(context)
             let sessionContext = Array("RequestKitTesting".utf8)

@@ -13,6 +13,13 @@ extension TestServer {
         public var certificate: TestCertificate
         /// Whether the handshake fails unless the client presents a certificate issued by the test CA.
         public var requiresClientCertificate: Bool
+        /// Whether the server speaks only TLS 1.1 (with OpenSSL's security level 0), to test that a client refuses
+        /// protocol versions older than TLS 1.2; `false` (TLS 1.2 and 1.3) by default.
+        ///
+        /// ```swift
+        /// let server = try TestServer { $0.tls = .init(isLegacyTLS11Only: true) }
+        /// ```
+        public var isLegacyTLS11Only: Bool
 
         /// Creates a TLS mode.
         ///
@@ -22,9 +29,14 @@ extension TestServer {
         /// - Parameters:
         ///   - certificate: The server's certificate; ``TestCertificate/valid`` by default.
         ///   - requiresClientCertificate: Whether to require a client certificate; `false` by default.
-        public init(certificate: TestCertificate = .valid, requiresClientCertificate: Bool = false) {
+        ///   - isLegacyTLS11Only: Whether to speak only TLS 1.1; `false` by default.
+        public init(
+            certificate: TestCertificate = .valid, requiresClientCertificate: Bool = false,
+            isLegacyTLS11Only: Bool = false
+        ) {
             self.certificate = certificate
             self.requiresClientCertificate = requiresClientCertificate
+            self.isLegacyTLS11Only = isLegacyTLS11Only
         }
     }
 

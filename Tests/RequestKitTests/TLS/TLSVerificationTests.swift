@@ -229,6 +229,26 @@ struct TLSVerificationTests {
         #expect(TLSConfiguration().pinnedPublicKeys.isEmpty)
     }
 
+    @Test("A server that speaks only TLS 1.1 fails the handshake as a protocol version failure")
+    func oldProtocolVersion() async throws {
+        let server = try TestServer { $0.tls = .init(isLegacyTLS11Only: true) }
+        defer { server.stop() }
+        let outcome = await outcomeOf {
+            try await TLSStreamDriver.get("/get", port: server.port, configuration: trustingTestCA)
+        }
+        guard case .failure(let error) = outcome, let error = error as? RequestError else {
+            Issue.record("expected a RequestError, got \(outcome)")
+            return
+        }
+        #expect(error.kind == .tls)
+        #expect(error.tlsFailure == .protocolVersion)
+        #expect(
+            error.description
+                == "127.0.0.1 port \(server.port) supports no TLS version RequestKit accepts (1.2, 1.3)"
+                + " (tlsv1 alert protocol version)")
+        #expect(server.stats.requestCount == 0)
+    }
+
     @Test("A plain HTTP server on the port fails the handshake with OpenSSL's reason")
     func plainServer() async throws {
         let server = try TestServer()
