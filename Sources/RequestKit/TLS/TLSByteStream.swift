@@ -16,6 +16,10 @@ import Musl
 /// the wire before the server is verified. Every failure is a ``RequestError`` of kind ``RequestError/Kind/tls``
 /// naming the host, or a `POSIXError` for a failed system call.
 ///
+/// A write that returned `.wouldBlock` must be called again with the same bytes (at least as many; their address
+/// may change), as OpenSSL requires. A peer that closes without a TLS close notification reads as
+/// `.endOfStream`, as curl treats it: HTTP's own framing detects a truncated body.
+///
 /// Used by one thread at a time (the event loop that owns the connection).
 ///
 /// ```swift
