@@ -85,26 +85,27 @@ openssl req -x509 -new -key "$OUT/self-signed-key.pem" -sha256 -days 36500 -subj
 PIN=$(openssl x509 -in "$OUT/valid.pem" -pubkey -noout | openssl pkey -pubin -outform der |
     openssl dgst -sha256 -binary | base64)
 
-pem() {  # the PEM text of a file as the lines of a Swift multi-line string literal
-    sed 's/^/        /' "$OUT/$1"
+pem() {  # pem file indent: the PEM text of a file as the lines of a Swift multi-line string literal
+    sed "s/^/$2/" "$OUT/$1"
 }
 
-fixture() {  # swift-name file-stem summary
+fixture() {  # swift-name file-stem summary [example]
+    local example=${4:-"let server = try TestServer { \$0.tls = .init(certificate: .$1) }"}
     cat <<EOF
 
     /// $3
     ///
     /// \`\`\`swift
-    /// let server = try TestServer { \$0.tls = .init(certificate: .$1) }
+    /// $example
     /// \`\`\`
     public static let $1 = TestCertificate(
         name: "$2",
         certificatePEM: """
-$(pem "$2.pem")
-        """,
+$(pem "$2.pem" "            ")
+            """,
         privateKeyPEM: """
-$(pem "$2-key.pem")
-        """)
+$(pem "$2-key.pem" "            ")
+            """)
 EOF
 }
 
@@ -120,7 +121,7 @@ extension TestCertificate {
     /// let authority = Data(TestCertificate.authorityPEM.utf8)
     /// \`\`\`
     public static let authorityPEM = """
-$(pem ca.pem)
+$(pem ca.pem "        ")
         """
 
     /// The SPKI SHA-256 pin of \`\`valid\`\`'s public key, base64, as curl's \`--pinnedpubkey sha256//…\` takes it.
@@ -136,7 +137,8 @@ EOF
     fixture wrongHost wrong-host "Issued by the test CA for \`wrong.example\` and \`192.0.2.1\` only."
     fixture unknownIssuer unknown-ca "For the local names, issued by a CA that nothing trusts."
     fixture selfSigned self-signed "For the local names, signed by its own key."
-    fixture client client "A client certificate (\`RequestKit Test Client\`) issued by the test CA, for mutual TLS."
+    fixture client client "A client certificate (\`RequestKit Test Client\`) issued by the test CA, for mutual TLS." \
+        "let identity = Data(TestCertificate.client.certificatePEM.utf8)"
     echo "}"
 } >"$SWIFT"
 echo "wrote $OUT and $SWIFT (valid certificate pin sha256//$PIN)"

@@ -153,13 +153,14 @@ final class TLSContext: @unchecked Sendable {
         switch identity.privateKey {
         case .file(let path):
             guard SSL_CTX_use_PrivateKey_file(context, path, SSL_FILETYPE_PEM) == 1 else {
-                throw Problem(description: "no private key could be read from \(path)")
+                throw Problem(description: "no private key matching the client certificate could be read from \(path)")
             }
         case .data(let data):
             let key = try withMemoryBIO(data) { PEM_read_bio_PrivateKey($0, nil, nil, nil) }
             defer { EVP_PKEY_free(key) }
-            guard let key, SSL_CTX_use_PrivateKey(context, key) == 1 else {
-                throw Problem(description: "the client private key is not an unencrypted PEM key")
+            guard let key else { throw Problem(description: "the client private key is not an unencrypted PEM key") }
+            guard SSL_CTX_use_PrivateKey(context, key) == 1 else {
+                throw Problem(description: "the client private key does not match the client certificate")
             }
         }
         guard SSL_CTX_check_private_key(context) == 1 else {

@@ -204,7 +204,7 @@ extension TestCertificate {
     /// A client certificate (`RequestKit Test Client`) issued by the test CA, for mutual TLS.
     ///
     /// ```swift
-    /// let server = try TestServer { $0.tls = .init(certificate: .client) }
+    /// let identity = Data(TestCertificate.client.certificatePEM.utf8)
     /// ```
     public static let client = TestCertificate(
         name: "client",

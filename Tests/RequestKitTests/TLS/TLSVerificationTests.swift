@@ -192,6 +192,62 @@ struct TLSVerificationTests {
         #expect(exchange.statusLine == "HTTP/1.1 200 OK")
     }
 
+    @Test("A client certificate and key read from PEM files are presented like ones given as data")
+    func clientCertificateFromFiles() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("requestkit-client-\(UUID())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let certificate = directory.appendingPathComponent("client.pem")
+        let key = directory.appendingPathComponent("client-key.pem")
+        try Data(TestCertificate.client.certificatePEM.utf8).write(to: certificate)
+        try Data(TestCertificate.client.privateKeyPEM.utf8).write(to: key)
+        let server = try server(.valid, requiringClientCertificate: true)
+        defer { server.stop() }
+        var configuration = trustingTestCA
+        configuration.clientCertificate = .init(certificate: .file(certificate.path), privateKey: .file(key.path))
+        let exchange = try await TLSStreamDriver.get("/get", port: server.port, configuration: configuration)
+        #expect(exchange.statusLine == "HTTP/1.1 200 OK")
+    }
+
+    @Test("A client certificate the server does not trust fails the exchange as clientCertificateRejected")
+    func clientCertificateRejected() async throws {
+        let server = try server(.valid, requiringClientCertificate: true)
+        defer { server.stop() }
+        var configuration = trustingTestCA
+        configuration.clientCertificate = .init(
+            certificate: .data(Data(TestCertificate.unknownIssuer.certificatePEM.utf8)),
+            privateKey: .data(Data(TestCertificate.unknownIssuer.privateKeyPEM.utf8)))
+        let outcome = await outcomeOf {
+            try await TLSStreamDriver.get("/get", port: server.port, configuration: configuration)
+        }
+        guard case .failure(let error) = outcome, let error = error as? RequestError else {
+            Issue.record("expected a RequestError, got \(outcome)")
+            return
+        }
+        #expect(error.kind == .tls)
+        #expect(error.tlsFailure == .clientCertificateRejected)
+        #expect(
+            error.description
+                == "127.0.0.1 port \(server.port) rejected the client certificate (tlsv1 alert unknown ca)")
+        #expect(server.stats.requestCount == 0)
+    }
+
+    @Test("A client key that does not match its certificate is an invalid configuration")
+    func mismatchedClientKey() async throws {
+        var configuration = trustingTestCA
+        configuration.clientCertificate = .init(
+            certificate: .data(Data(TestCertificate.client.certificatePEM.utf8)),
+            privateKey: .data(Data(TestCertificate.valid.privateKeyPEM.utf8)))
+        let result = try await failure(.valid, configuration: configuration)
+        guard let (error, server) = result else { return }
+        defer { server.stop() }
+        #expect(error.tlsFailure == .invalidConfiguration)
+        #expect(
+            error.description
+                == "The TLS configuration for 127.0.0.1 port \(server.port) is invalid"
+                + " (the client private key does not match the client certificate)")
+    }
+
     @Test("Without a client certificate, a server that requires one fails the exchange as clientCertificateRequired")
     func clientCertificateMissing() async throws {
         let server = try server(.valid, requiringClientCertificate: true)
