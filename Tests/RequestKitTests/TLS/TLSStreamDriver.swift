@@ -22,6 +22,9 @@ struct TLSExchange: Sendable {
     let applicationProtocol: String?
     /// The negotiated TLS version, such as `TLSv1.3`.
     let protocolVersion: String
+    /// How many reads returned bytes the stream already held (``TLSByteStream/hasBufferedBytes`` was true), each
+    /// made without waiting for the socket.
+    let bufferedReads: Int
 }
 
 /// Drives a non-blocking ``TLSByteStream`` the way an event loop would, waiting with poll(2) for the readiness
@@ -43,13 +46,30 @@ enum TLSStreamDriver {
 
     /// Sends `GET path` to `127.0.0.1:port` over TLS, verifying the server as `host`.
     static func get(
-        _ path: String, port: Int, host: String = "127.0.0.1", configuration: TLSConfiguration
+        _ path: String, port: Int, host: String = "127.0.0.1", configuration: TLSConfiguration,
+        readBufferSize: Int = 16 * 1024
     ) async throws -> TLSExchange {
-        try await offThePool { try exchange(path, port: port, host: host, configuration: configuration) }
+        try await offThePool {
+            try exchange(
+                "GET", path, body: Data(), port: port, host: host, configuration: configuration,
+                readBufferSize: readBufferSize)
+        }
+    }
+
+    /// Sends `POST path` with `body` to `127.0.0.1:port` over TLS.
+    static func post(
+        _ path: String, body: Data, port: Int, configuration: TLSConfiguration
+    ) async throws -> TLSExchange {
+        try await offThePool {
+            try exchange(
+                "POST", path, body: body, port: port, host: "127.0.0.1", configuration: configuration,
+                readBufferSize: 16 * 1024)
+        }
     }
 
     private static func exchange(
-        _ path: String, port: Int, host: String, configuration: TLSConfiguration
+        _ method: String, _ path: String, body: Data, port: Int, host: String, configuration: TLSConfiguration,
+        readBufferSize: Int
     ) throws -> TLSExchange {
         let descriptor = try connect(port: port)
         let stream: TLSByteStream
@@ -61,7 +81,10 @@ enum TLSStreamDriver {
         }
         defer { stream.close() }
         _ = try drive(stream) { try stream.handshake() }
-        let request = Data("GET \(path) HTTP/1.1\r\nHost: \(host):\(port)\r\nConnection: close\r\n\r\n".utf8)
+        let length = method == "GET" ? "" : "Content-Length: \(body.count)\r\n"
+        var request = Data(
+            "\(method) \(path) HTTP/1.1\r\nHost: \(host):\(port)\r\n\(length)Connection: close\r\n\r\n".utf8)
+        request.append(body)
         var sent = 0
         while sent < request.count {
             sent += try drive(stream) {
@@ -69,8 +92,16 @@ enum TLSStreamDriver {
             }
         }
         var received = Data()
-        var buffer = [UInt8](repeating: 0, count: 16 * 1024)
+        var buffer = [UInt8](repeating: 0, count: readBufferSize)
+        var bufferedReads = 0
         while true {
+            if stream.hasBufferedBytes {
+                guard case .transferred(let count) = try buffer.withUnsafeMutableBytes({ try stream.read(into: $0) })
+                else { throw Failure(description: "a read of buffered bytes returned none") }
+                bufferedReads += 1
+                received.append(contentsOf: buffer[0..<count])
+                continue
+            }
             let count = try drive(stream) { try buffer.withUnsafeMutableBytes { try stream.read(into: $0) } }
             if count == 0 { break }
             received.append(contentsOf: buffer[0..<count])
@@ -88,7 +119,7 @@ enum TLSStreamDriver {
         return TLSExchange(
             statusLine: lines.first ?? "", headers: headers, body: Data(received[headEnd.upperBound...]),
             isSessionResumed: stream.isSessionResumed, applicationProtocol: stream.negotiatedApplicationProtocol,
-            protocolVersion: stream.negotiatedProtocolVersion)
+            protocolVersion: stream.negotiatedProtocolVersion, bufferedReads: bufferedReads)
     }
 
     /// Calls `step` until it moves bytes or reaches the end of the stream (0), polling for the readiness it asks for.

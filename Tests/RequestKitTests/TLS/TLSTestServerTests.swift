@@ -45,6 +45,29 @@ struct TLSTestServerTests {
         #expect(server.requests.map(\.path) == ["/bytes/300000", "/chunked", "/status/418", "/redirect/1"])
     }
 
+    @Test("A 2 MB upload crosses TLS intact, written in as many non-blocking writes as the socket takes")
+    func upload() async throws {
+        let server = try TestServer { $0.tls = .init() }
+        defer { server.stop() }
+        let body = TestPayload.randomBytes(count: 2_000_000, seed: 11)
+        let exchange = try await TLSStreamDriver.post(
+            "/upload", body: body, port: server.port, configuration: trustingTestCA)
+        #expect(exchange.statusLine == "HTTP/1.1 200 OK")
+        #expect(
+            String(decoding: exchange.body, as: UTF8.self)
+                == #"{"bytes":2000000,"sha256":"\#(SHA256Digest.hex(of: body))"}"#)
+    }
+
+    @Test("Reads smaller than a TLS record leave bytes buffered, which read without waiting for the socket")
+    func bufferedBytes() async throws {
+        let server = try TestServer { $0.tls = .init() }
+        defer { server.stop() }
+        let exchange = try await TLSStreamDriver.get(
+            "/bytes/100000?seed=5", port: server.port, configuration: trustingTestCA, readBufferSize: 100)
+        #expect(exchange.body == TestPayload.randomBytes(count: 100_000, seed: 5))
+        #expect(exchange.bufferedReads > 0)
+    }
+
     @Test("A reconnect to the same host and port resumes the TLS session")
     func sessionResumption() async throws {
         let server = try TestServer { $0.tls = .init() }
