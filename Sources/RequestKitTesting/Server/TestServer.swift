@@ -55,6 +55,9 @@ import Foundation
 /// Anything else is `404` with the text `not found: {path}`. Malformed requests get a `400` (or `413`, `414`,
 /// `431`, `501`, `505`, `408`) whose text says what was wrong, and the connection closes.
 ///
+/// On Linux, ``Configuration/tls`` turns on the TLS mode: every route over `https://`, with one of the test-only
+/// ``TestCertificate`` fixtures, optionally requiring a client certificate (see ``TLS``).
+///
 /// A route handler that captures the server itself keeps it alive; call ``stop()`` explicitly in that case.
 public final class TestServer: Sendable {
     private let core: ServerCore
