@@ -59,10 +59,6 @@ static inline int requestkit_SSL_set_tlsext_host_name(SSL *ssl, const char *name
     return (int)SSL_set_tlsext_host_name(ssl, name);
 }
 
-static inline void requestkit_OPENSSL_free(void *pointer) {
-    OPENSSL_free(pointer);
-}
-
 // A BIO over a socket descriptor that sends with MSG_NOSIGNAL, so a peer that went away is an EPIPE error, never
 // a SIGPIPE that ends the process. Reads and writes that would block set the retry flags, as OpenSSL's own socket
 // BIO does, so a non-blocking descriptor gives SSL_ERROR_WANT_READ / SSL_ERROR_WANT_WRITE.

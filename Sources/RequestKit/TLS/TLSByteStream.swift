@@ -124,7 +124,7 @@ final class TLSByteStream: ByteStream {
         guard descriptor >= 0, !isBroken else { throw POSIXError(.EBADF) }
         ERR_clear_error()
         let result = SSL_do_handshake(ssl)
-        guard result == 1 else { return try blocked(result, systemError: errno, during: "handshake") }
+        guard result == 1 else { return try blocked(result, systemError: errno, during: .handshake) }
         if !context.pins.isEmpty {
             try checkPinnedKey()
         }
@@ -141,7 +141,7 @@ final class TLSByteStream: ByteStream {
         ERR_clear_error()
         let count = SSL_read(ssl, base, Int32(clamping: buffer.count))
         if count > 0 { return .transferred(Int(count)) }
-        return try blocked(count, systemError: errno, during: "read")
+        return try blocked(count, systemError: errno, during: .read)
     }
 
     func write(_ bytes: UnsafeRawBufferPointer) throws -> ByteStreamResult {
@@ -153,7 +153,7 @@ final class TLSByteStream: ByteStream {
         ERR_clear_error()
         let count = SSL_write(ssl, base, Int32(clamping: bytes.count))
         if count > 0 { return .transferred(Int(count)) }
-        return try blocked(count, systemError: errno, during: "write")
+        return try blocked(count, systemError: errno, during: .write)
     }
 
     var hasBufferedBytes: Bool {
@@ -176,15 +176,20 @@ final class TLSByteStream: ByteStream {
         descriptor = -1
     }
 
+    /// The call whose failure ``blocked(_:systemError:during:)`` interprets.
+    private enum Step {
+        case handshake, read, write
+    }
+
     /// What an unsuccessful OpenSSL call means: wait for the socket, the end of the stream, or a failure.
-    private func blocked(_ result: Int32, systemError: Int32, during step: String) throws -> ByteStreamResult {
+    private func blocked(_ result: Int32, systemError: Int32, during step: Step) throws -> ByteStreamResult {
         let code = SSL_get_error(ssl, result)
         switch code {
         case SSL_ERROR_WANT_READ:
             return .wouldBlock(.readable)
         case SSL_ERROR_WANT_WRITE:
             return .wouldBlock(.writable)
-        case SSL_ERROR_ZERO_RETURN where step == "read":
+        case SSL_ERROR_ZERO_RETURN where step == .read:
             return .endOfStream
         default:
             break
@@ -192,9 +197,9 @@ final class TLSByteStream: ByteStream {
         isBroken = true
         let errors = OpenSSLError.drainQueue()
         if code == SSL_ERROR_SYSCALL, errors.isEmpty {
-            if step == "read", systemError == 0 { return .endOfStream }
+            if step == .read, systemError == 0 { return .endOfStream }
             let posix = POSIXError(POSIXErrorCode(rawValue: systemError) ?? .ECONNRESET)
-            guard step == "handshake" else { throw posix }
+            guard step == .handshake else { throw posix }
             throw RequestError.tlsFailed(
                 .handshakeFailed, host: host, port: port,
                 reason: "the connection closed during the handshake", underlyingError: posix)
