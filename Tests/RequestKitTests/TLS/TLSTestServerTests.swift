@@ -68,6 +68,28 @@ struct TLSTestServerTests {
         #expect(exchange.bufferedReads > 0)
     }
 
+    @Test("A plain HTTP request to the TLS server fails its handshake: no request is served, the connection closes")
+    func plainRequestToTLSServer() async throws {
+        let server = try TestServer { $0.tls = .init() }
+        defer { server.stop() }
+        let connection = try RawHTTPConnection(port: server.port)
+        try await connection.send("GET /get HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+        let answer = await connection.readToEnd()
+        await connection.close()
+        #expect(String(decoding: answer, as: UTF8.self).contains("HTTP/1.1") == false)
+        #expect(server.stats.requestCount == 0)
+    }
+
+    @Test("Shutting down wakes a connection thread waiting in a handshake for a client that sends nothing")
+    func shutdownDuringHandshake() async throws {
+        let server = try TestServer { $0.tls = .init() }
+        let connection = try RawHTTPConnection(port: server.port)
+        #expect(await server.waitUntil { $0.openConnections == 1 })
+        await server.shutdown()
+        #expect(server.stats.openConnections == 0)
+        await connection.close()
+    }
+
     @Test("A reconnect to the same host and port resumes the TLS session")
     func sessionResumption() async throws {
         let server = try TestServer { $0.tls = .init() }
