@@ -698,6 +698,31 @@ enum DocumentedCode {
         }
     }
 
+    // Sources/RequestKit/RequestKit.docc/TLS.md, block 1
+    static func snippetTLS1() async throws {
+        func companyTLS() -> TLSConfiguration {
+            var tls = TLSConfiguration()
+            tls.additionalRoots = [.file("/etc/company/root-ca.pem")]  // trusted on top of the system's roots
+            tls.pinnedPublicKeys = ["sha256//ITZjnK5Pv93jamdjxhDQ1SY9UQaCtnOpgvR7gW2IAxg="]  // as curl's --pinnedpubkey
+            tls.clientCertificate = .init(certificate: .file("client.pem"), privateKey: .file("client-key.pem"))
+            return tls
+        }
+    }
+
+    // Sources/RequestKit/RequestKit.docc/TLS.md, block 2
+    static func snippetTLS2() async throws {
+        func advice(for error: RequestError) -> String {
+            switch error.tlsFailure {
+            case .certificateExpired?, .certificateNotYetValid?: return "check the server's certificate dates"
+            case .unknownIssuer?, .selfSignedCertificate?: return "add the issuing CA to TLSConfiguration.additionalRoots"
+            case .hostnameMismatch?: return "the certificate is for another host"
+            case .pinnedKeyMismatch?: return "the server's key changed; update the pin if that was expected"
+            case .clientCertificateRequired?, .clientCertificateRejected?: return "configure a client certificate"
+            default: return error.description
+            }
+        }
+    }
+
     // Sources/RequestKit/RequestKit.docc/Testing.md, block 1
     static func snippetTesting1() async throws {
 
@@ -1597,6 +1622,27 @@ func todos() async throws -> [Todo] {
         Header.Accept(.json)
         Query("userId", value: "1")
     }.value()
+}
+"""#),
+    DocumentedSnippet(document: "Sources/RequestKit/RequestKit.docc/TLS.md", index: 1, code: #"""
+func companyTLS() -> TLSConfiguration {
+    var tls = TLSConfiguration()
+    tls.additionalRoots = [.file("/etc/company/root-ca.pem")]  // trusted on top of the system's roots
+    tls.pinnedPublicKeys = ["sha256//ITZjnK5Pv93jamdjxhDQ1SY9UQaCtnOpgvR7gW2IAxg="]  // as curl's --pinnedpubkey
+    tls.clientCertificate = .init(certificate: .file("client.pem"), privateKey: .file("client-key.pem"))
+    return tls
+}
+"""#),
+    DocumentedSnippet(document: "Sources/RequestKit/RequestKit.docc/TLS.md", index: 2, code: #"""
+func advice(for error: RequestError) -> String {
+    switch error.tlsFailure {
+    case .certificateExpired?, .certificateNotYetValid?: return "check the server's certificate dates"
+    case .unknownIssuer?, .selfSignedCertificate?: return "add the issuing CA to TLSConfiguration.additionalRoots"
+    case .hostnameMismatch?: return "the certificate is for another host"
+    case .pinnedKeyMismatch?: return "the server's key changed; update the pin if that was expected"
+    case .clientCertificateRequired?, .clientCertificateRejected?: return "configure a client certificate"
+    default: return error.description
+    }
 }
 """#),
     DocumentedSnippet(document: "Sources/RequestKit/RequestKit.docc/Testing.md", index: 1, code: ##"""

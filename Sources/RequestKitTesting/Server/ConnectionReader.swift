@@ -9,12 +9,12 @@ import Foundation
 /// let line = try reader.readLine(limit: 8192, timeout: .seconds(10), tooLong: error)
 /// ```
 final class ConnectionReader {
-    private let socket: SocketDescriptor
+    private let socket: ConnectionStream
     private let isStopping: () -> Bool
     private var buffer: [UInt8] = []
     private var start = 0
 
-    init(socket: SocketDescriptor, isStopping: @escaping () -> Bool) {
+    init(socket: ConnectionStream, isStopping: @escaping () -> Bool) {
         self.socket = socket
         self.isStopping = isStopping
     }

@@ -10,7 +10,7 @@ enum ConnectionWatch {
     static let pollInterval: Duration = .milliseconds(10)
 
     /// Sleeps for `duration`, checking the socket every ~10 ms; returns `false` as soon as the peer is gone.
-    static func wait(_ duration: Duration, on socket: SocketDescriptor) -> Bool {
+    static func wait(_ duration: Duration, on socket: ConnectionStream) -> Bool {
         let clock = ContinuousClock()
         let deadline = clock.now + duration
         while true {

@@ -7,11 +7,11 @@ import Foundation
 /// ```
 struct HTTPConnection {
     let core: ServerCore
-    let socket: SocketDescriptor
+    let socket: ConnectionStream
     let id: Int
     let reader: ConnectionReader
 
-    init(core: ServerCore, socket: SocketDescriptor, id: Int) {
+    init(core: ServerCore, socket: ConnectionStream, id: Int) {
         self.core = core
         self.socket = socket
         self.id = id
@@ -105,9 +105,15 @@ struct HTTPConnection {
     /// does not reset the connection before the client has read the last response.
     private func lingeringClose() {
         socket.shutdownWrite()
+        Self.discardIncoming(on: socket.socket, isStopping: { core.isStopped })
+    }
+
+    /// Reads and discards (as raw bytes, TLS or not) what the client still sends, for up to a second, until it
+    /// closes its side.
+    static func discardIncoming(on socket: SocketDescriptor, isStopping: () -> Bool) {
         let clock = ContinuousClock()
         let deadline = clock.now + .seconds(1)
-        while clock.now < deadline && !core.isStopped {
+        while clock.now < deadline && !isStopping() {
             switch socket.waitForReadable(milliseconds: 50) {
             case .timedOut: continue
             case .hungUp: return

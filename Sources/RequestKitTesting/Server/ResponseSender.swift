@@ -16,7 +16,7 @@ struct ResponseSender {
         case clientGone
     }
 
-    let socket: SocketDescriptor
+    let socket: ConnectionStream
     let request: TestRequest
     /// Runs once, just before the bytes that complete the response are written (or after sending, for bodies
     /// whose end the server cannot see coming).

@@ -22,9 +22,18 @@ final class ServerCore: Sendable {
     let port: Int
     let state = Locked(ServerState())
     private let threads = DispatchGroup()
+    #if canImport(COpenSSL)
+    /// The server's TLS context in TLS mode.
+    private let tlsContext: ServerTLSContext?
+    #endif
 
     init(configuration: TestServer.Configuration) throws {
         self.configuration = configuration
+        #if canImport(COpenSSL)
+        tlsContext = try configuration.tls.map(ServerTLSContext.init)
+        #else
+        if configuration.tls != nil { throw TestServer.TLSUnavailable() }
+        #endif
         listener = try SocketDescriptor.listenOnLoopback(backlog: Int32(clamping: configuration.listenBacklog))
         do {
             port = try listener.localPort()
@@ -93,13 +102,31 @@ final class ServerCore: Sendable {
             }
             threads.enter()
             let thread = Thread { [self] in
-                HTTPConnection(core: self, socket: socket, id: connectionID).run()
+                if let stream = connectionStream(on: socket) {
+                    HTTPConnection(core: self, socket: stream, id: connectionID).run()
+                }
                 connectionClosed(id: connectionID, socket: socket)
                 threads.leave()
             }
             thread.name = Self.connectionThreadName
             thread.start()
         }
+    }
+
+    /// The connection's byte stream: the socket itself, or TLS over it after a successful handshake (`nil` when
+    /// the handshake fails; the client has then been told why by a TLS alert).
+    private func connectionStream(on socket: SocketDescriptor) -> ConnectionStream? {
+        #if canImport(COpenSSL)
+        if let tlsContext {
+            let stream = ConnectionStream.accepting(socket, context: tlsContext, timeout: configuration.readTimeout)
+            if stream == nil {
+                socket.shutdownWrite()
+                HTTPConnection.discardIncoming(on: socket, isStopping: { isStopped })
+            }
+            return stream
+        }
+        #endif
+        return ConnectionStream(socket: socket)
     }
 
     private func connectionClosed(id: Int, socket: SocketDescriptor) {

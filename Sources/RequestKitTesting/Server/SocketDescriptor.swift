@@ -169,6 +169,19 @@ struct SocketDescriptor: Sendable, Hashable {
         try data.withUnsafeBytes { try sendAll($0) }
     }
 
+    /// Makes blocking reads and writes give up after `duration` without progress; `.zero` waits forever again.
+    func setTimeouts(_ duration: Duration) {
+        let (seconds, attoseconds) = duration.components
+        #if canImport(Darwin)
+        var value = timeval(tv_sec: Int(seconds), tv_usec: Int32(attoseconds / 1_000_000_000_000))
+        #else
+        var value = timeval(tv_sec: Int(seconds), tv_usec: Int(attoseconds / 1_000_000_000_000))
+        #endif
+        let size = socklen_t(MemoryLayout<timeval>.size)
+        _ = setsockopt(rawValue, SOL_SOCKET, SO_RCVTIMEO, &value, size)
+        _ = setsockopt(rawValue, SOL_SOCKET, SO_SNDTIMEO, &value, size)
+    }
+
     /// Stops both directions of the connection, waking any thread blocked on it.
     func shutdownBoth() {
         _ = shutdown(rawValue, Int32(SHUT_RDWR))

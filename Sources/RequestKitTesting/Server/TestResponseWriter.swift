@@ -54,12 +54,12 @@ public struct TestResponseWriter: Sendable {
         var clientDisconnected = false
     }
 
-    let socket: SocketDescriptor
+    let socket: ConnectionStream
     let state: Locked<State>
     private let beforeLastBytes: @Sendable () -> Void
 
     init(
-        socket: SocketDescriptor, framing: Framing, discardsBody: Bool,
+        socket: ConnectionStream, framing: Framing, discardsBody: Bool,
         beforeLastBytes: @escaping @Sendable () -> Void = {}
     ) {
         self.socket = socket

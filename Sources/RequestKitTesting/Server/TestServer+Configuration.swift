@@ -45,6 +45,12 @@ extension TestServer {
         /// let configuration = TestServer.Configuration(listenBacklog: 1024)
         /// ```
         public var listenBacklog: Int
+        /// The TLS mode: serve `https://` with this certificate; `nil` (plain HTTP) by default.
+        ///
+        /// ```swift
+        /// let configuration = TestServer.Configuration(tls: .init(certificate: .selfSigned))
+        /// ```
+        public var tls: TLS?
 
         /// Creates a configuration; every parameter has a default suited to tests.
         ///
@@ -59,13 +65,15 @@ extension TestServer {
         ///   - readTimeout: The time allowed for a started request to arrive; 30 seconds by default.
         ///   - maxRequestsPerConnection: Requests served per connection; unlimited by default.
         ///   - listenBacklog: The accept queue length; 512 by default.
+        ///   - tls: The TLS mode; plain HTTP by default.
         public init(
             maxHeaderBytes: Int = 64 * 1024,
             maxBodyBytes: Int = 64 * 1024 * 1024,
             keepAliveTimeout: Duration = .seconds(60),
             readTimeout: Duration = .seconds(30),
             maxRequestsPerConnection: Int? = nil,
-            listenBacklog: Int = 512
+            listenBacklog: Int = 512,
+            tls: TLS? = nil
         ) {
             self.maxHeaderBytes = maxHeaderBytes
             self.maxBodyBytes = maxBodyBytes
@@ -73,6 +81,7 @@ extension TestServer {
             self.readTimeout = readTimeout
             self.maxRequestsPerConnection = maxRequestsPerConnection
             self.listenBacklog = listenBacklog
+            self.tls = tls
         }
     }
 }

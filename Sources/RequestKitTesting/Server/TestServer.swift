@@ -55,6 +55,9 @@ import Foundation
 /// Anything else is `404` with the text `not found: {path}`. Malformed requests get a `400` (or `413`, `414`,
 /// `431`, `501`, `505`, `408`) whose text says what was wrong, and the connection closes.
 ///
+/// On Linux, ``Configuration/tls`` turns on the TLS mode: every route over `https://`, with one of the test-only
+/// ``TestCertificate`` fixtures, optionally requiring a client certificate (see ``TLS``).
+///
 /// A route handler that captures the server itself keeps it alive; call ``stop()`` explicitly in that case.
 public final class TestServer: Sendable {
     private let core: ServerCore
@@ -102,7 +105,7 @@ public final class TestServer: Sendable {
     /// ```
     public var port: Int { core.port }
 
-    /// The server's root URL, `http://127.0.0.1:PORT`.
+    /// The server's root URL, `http://127.0.0.1:PORT` (`https://` in the TLS mode).
     ///
     /// ```swift
     /// let client = Client(baseURL: server.baseURL)
@@ -121,7 +124,7 @@ public final class TestServer: Sendable {
     /// - Parameter pathAndQuery: The path, optionally followed by `?query`; a missing leading `/` is added.
     /// - Returns: The absolute URL; characters a URL cannot hold are percent-encoded.
     public func url(_ pathAndQuery: String) -> URL {
-        let root = "http://127.0.0.1:\(port)"
+        let root = "\(configuration.tls == nil ? "http" : "https")://127.0.0.1:\(port)"
         let needsSlash = !pathAndQuery.isEmpty && !pathAndQuery.hasPrefix("/") && !pathAndQuery.hasPrefix("?")
         let pathAndQuery = needsSlash ? "/" + pathAndQuery : pathAndQuery
         if let url = URL(string: root + pathAndQuery) { return url }

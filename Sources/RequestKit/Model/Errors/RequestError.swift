@@ -37,13 +37,20 @@ public struct RequestError: Error, Sendable, CustomStringConvertible {
     /// if error.connectionFailure == .connectionRefused { print("is the server running?") }
     /// ```
     public let connectionFailure: ConnectionFailure?
+    /// For a ``Kind/tls`` error, which check or step of the secure connection failed.
+    ///
+    /// ```swift
+    /// if error.tlsFailure == .certificateExpired { print("the server's certificate has expired") }
+    /// ```
+    public let tlsFailure: TLSFailure?
     /// What ``description`` redacts: the request's sensitive names, or the defaults.
     var redaction = SensitiveData()
 
     /// Creates an error. Transports and custom components use the static factories instead.
     init(
         kind: Kind, problems: [RequestProblem] = [], response: Response? = nil, underlyingError: (any Error)? = nil,
-        request: String? = nil, detail: String? = nil, connectionFailure: ConnectionFailure? = nil
+        request: String? = nil, detail: String? = nil, connectionFailure: ConnectionFailure? = nil,
+        tlsFailure: TLSFailure? = nil
     ) {
         self.kind = kind
         self.problems = problems
@@ -52,6 +59,7 @@ public struct RequestError: Error, Sendable, CustomStringConvertible {
         self.request = request
         self.detail = detail
         self.connectionFailure = connectionFailure
+        self.tlsFailure = tlsFailure
     }
 
     /// The response's status code, when there was a response.
@@ -96,7 +104,7 @@ public struct RequestError: Error, Sendable, CustomStringConvertible {
             text = "Timed out\(detail.map { " (\($0))" } ?? "")"
         case .cancelled:
             text = "Cancelled"
-        case .transport:
+        case .transport, .tls:
             if connectionFailure != nil, let detail {
                 // The message names the host, port and reason; the system's error text adds only noise.
                 return detail + (request.map { " for \($0)" } ?? "")
@@ -186,7 +194,8 @@ extension RequestError {
 
         /// The request definition is invalid; ``RequestError/problems`` lists why.
         public static let invalidRequest = Self("invalidRequest")
-        /// The transport failed: no connection, reset, malformed response, TLS. See ``RequestError/underlyingError``.
+        /// The transport failed: no connection, reset, malformed response, URLSession's TLS failures. See
+        /// ``RequestError/underlyingError``.
         public static let transport = Self("transport")
         /// An idle or total timeout expired.
         public static let timedOut = Self("timedOut")
@@ -198,6 +207,8 @@ extension RequestError {
         public static let decoding = Self("decoding")
         /// A response failed a custom validation.
         public static let validationFailed = Self("validationFailed")
+        /// The secure connection could not be set up or verified; ``RequestError/tlsFailure`` says why.
+        public static let tls = Self("tls")
     }
 
     /// An invalid request, listing every problem.

@@ -37,6 +37,13 @@ enum FoundationMapping {
         case .cancelled:
             return RequestError.cancelled(underlyingError: urlError)
         default:
+            if let failure = RequestError.tlsFailure(for: urlError.code, message: message(of: urlError)),
+                let target = urlError.failingURL ?? url, let host = target.host
+            {
+                return RequestError.tlsFailed(
+                    failure, host: host, port: target.port ?? defaultPort(of: target), reason: message(of: urlError),
+                    underlyingError: urlError)
+            }
             // libcurl reports a connection closed before any response as a bad response, "Empty reply from
             // server"; Apple's URLSession reports it as a lost connection.
             let isEmptyReply = urlError.code == .badServerResponse && message(of: urlError) == "Empty reply from server"
