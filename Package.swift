@@ -14,7 +14,10 @@ let package = Package(
         // The system zlib, for decompressing gzip and deflate response bodies in HTTP1Transport: part of every
         // Linux distribution and Apple SDK, so RequestKit still has no package dependencies.
         .systemLibrary(name: "CZlib", path: "Sources/CZlib", providers: [.apt(["zlib1g-dev"])]),
-        .target(name: "RequestKit", dependencies: ["CZlib"]),
+        // epoll and eventfd for HTTP1Transport's event loop on Linux (the Glibc module does not export them); an
+        // empty module on Apple platforms, which use kqueue from Darwin.
+        .systemLibrary(name: "CEpoll", path: "Sources/CEpoll"),
+        .target(name: "RequestKit", dependencies: ["CZlib", "CEpoll"]),
         .target(name: "RequestKitTesting", dependencies: ["RequestKit"]),
         .executableTarget(name: "Examples", dependencies: ["RequestKit", "RequestKitTesting"], path: "Examples"),
         .executableTarget(name: "Benchmarks", dependencies: ["RequestKit", "RequestKitTesting"], path: "Benchmarks"),
