@@ -561,7 +561,18 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
         }
         let exchanged = (head: head, body: progress.body, isReusable: isReusable(after: head, decoder))
         progress = HTTP1ResponseProgress()
-        finishJob(.response(exchanged), isReusable: exchanged.isReusable)
+        guard exchanged.isReusable else {
+            finishJob(.response(exchanged, nil), isReusable: false)
+            return nil
+        }
+        // A request waiting for this host gets the connection at once; otherwise the caller puts it back in the
+        // pool once it has the response.
+        self.job = nil
+        phase = .idle
+        timeoutNanoseconds = nil
+        setInterest(.readable)
+        let handedOver = job.pool.handOverIfWaiting(self)
+        job.finish(.response(exchanged, handedOver ? nil : self))
         return nil
     }
 

@@ -131,7 +131,7 @@ final class HTTP1ConnectionPool: @unchecked Sendable {
         if let next { _ = timerLoop.schedule(at: next) { [weak self] in self?.expireWaiters() } }
     }
 
-    /// Returns a leased connection, on its loop: kept for the next job when `isReusable`, dropped otherwise (it is
+    /// Returns a leased connection, from any thread, once no job runs on it: kept for the next job when `isReusable`, dropped otherwise (it is
     /// closed already). A waiting job gets it, or its slot, at once.
     func release(_ connection: HTTP1Connection, isReusable: Bool) {
         let key = connection.key
@@ -154,6 +154,19 @@ final class HTTP1ConnectionPool: @unchecked Sendable {
         }
         if let next, let target { target.loop.execute { target.run(next) } }
         if scheduleEviction { scheduleEvictionCheck(after: idleTimeout) }
+    }
+
+    /// Gives a kept-alive connection, still leased, to the first job waiting for its host; false when none waits.
+    func handOverIfWaiting(_ connection: HTTP1Connection) -> Bool {
+        let next: HTTP1Job? = lock.withLock {
+            guard let state = hosts[connection.key], !state.waiters.isEmpty else { return nil }
+            let job = hosts[connection.key]?.waiters.removeFirst()
+            job?.assign(connection)
+            return job
+        }
+        guard let next else { return false }
+        connection.loop.execute { connection.run(next) }
+        return true
     }
 
     /// Forgets an idle connection that closed (the server hung up); nothing when it was leased meanwhile.

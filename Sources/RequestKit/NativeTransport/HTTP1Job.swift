@@ -19,8 +19,10 @@ final class HTTP1Job: @unchecked Sendable {
 
     /// What the awaiting task gets back.
     enum Outcome: Sendable {
-        /// The whole response (``Mode/buffered(bodyLimit:)``).
-        case response(HTTP1Connection.Exchanged)
+        /// The whole response (``Mode/buffered(bodyLimit:)``), with the kept-alive connection when the caller is
+        /// to put it back in the pool (so that it is idle, and its idle clock running, only once the caller has
+        /// the response); nil when the pool has it already.
+        case response(HTTP1Connection.Exchanged, HTTP1Connection?)
         /// The response head and its body stream (``Mode/streaming(_:)``).
         case stream(StreamingResponse)
         /// The request was cancelled.

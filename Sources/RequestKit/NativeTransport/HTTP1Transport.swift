@@ -159,16 +159,17 @@ public final class HTTP1Transport: Transport {
         let job = HTTP1Job(
             key: target.key, pool: try pool(), head: head, body: body, method: request.httpMethod ?? "GET",
             idleTimeout: request.timeoutInterval, limits: limits, mode: .buffered(bodyLimit: bodyLimit))
-        guard case .response(let exchanged) = try await perform(job, url: url) else {
+        guard case .response(let exchanged, let connection) = try await perform(job, url: url) else {
             throw RequestError.transport(URLError(.unknown), detail: "the connection returned no response")
         }
+        if let connection { job.pool.release(connection, isReusable: true) }
         return try response(exchanged.head, body: exchanged.body, url: url, bodyLimit: bodyLimit, maxRatio: maxRatio)
     }
 
     /// Hands `job` to the pool and waits for its outcome; cancelling the task cancels the job (a waiting job leaves
     /// the queue, a running one closes its connection).
     ///
-    /// - Returns: A ``HTTP1Job/Outcome/response(_:)`` or ``HTTP1Job/Outcome/stream(_:)``.
+    /// - Returns: A ``HTTP1Job/Outcome/response(_:_:)`` or ``HTTP1Job/Outcome/stream(_:)``.
     /// - Throws: The ``RequestError`` for any other outcome.
     func perform(_ job: HTTP1Job, url: URL) async throws(RequestError) -> HTTP1Job.Outcome {
         let outcome = await withTaskCancellationHandler {
