@@ -244,7 +244,8 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
                     connected()
                 } else {
                     phase = .connecting
-                    connectTimer = loop.schedule(after: connectTimeout) { [weak self] in self?.connectAttemptTimedOut() }
+                    connectTimer = loop.schedule(after: connectTimeout) { [weak self] in self?.connectAttemptTimedOut()
+                    }
                 }
                 return
             } catch {
@@ -525,7 +526,8 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
             pump = HTTP1BodyPump(
                 head: head, url: options.url, decoder: HTTP1BodyDecoder(framing: framing, limits: bodyLimits),
                 contentDecoder: contentDecoder, continuation: continuation, pool: job.pool,
-                idleTimeout: job.idleTimeout, bodyLimit: bodyLimit, maxRatio: options.responseLimits.maxDecompressionRatio)
+                idleTimeout: job.idleTimeout, bodyLimit: bodyLimit,
+                maxRatio: options.responseLimits.maxDecompressionRatio)
             let generation = pumpGeneration
             let loop = loop
             continuation.onDemand = { [weak self] in loop.execute { self?.resumePump(generation) } }

@@ -73,7 +73,9 @@ final class HTTP1ConnectionPool: @unchecked Sendable {
             }
             guard state.leased < maxConnectionsPerHost else {
                 state.waiters.append(job)
-                guard let deadline = job.waitDeadline, nextSweep.map({ deadline < $0 }) ?? true else { return (nil, nil) }
+                guard let deadline = job.waitDeadline, nextSweep.map({ deadline < $0 }) ?? true else {
+                    return (nil, nil)
+                }
                 nextSweep = deadline
                 return (nil, deadline)
             }

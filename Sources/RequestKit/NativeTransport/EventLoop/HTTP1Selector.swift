@@ -108,7 +108,9 @@ final class HTTP1Selector: @unchecked Sendable {
                         udata: nil))
             } else if old.contains(interest), !new.contains(interest) {
                 changes.append(
-                    kevent(ident: UInt(fd), filter: Int16(filter), flags: UInt16(EV_DELETE), fflags: 0, data: 0, udata: nil))
+                    kevent(
+                        ident: UInt(fd), filter: Int16(filter), flags: UInt16(EV_DELETE), fflags: 0, data: 0, udata: nil
+                    ))
             }
         }
         guard kevent(descriptor, &changes, Int32(changes.count), nil, 0, nil) == 0 else { throw Self.currentError() }
