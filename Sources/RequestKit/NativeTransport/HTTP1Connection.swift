@@ -214,7 +214,7 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
                 }
             }
         }
-        lookup.name = "RequestKit.HTTP1Connection.resolve"
+        lookup.name = "RequestKit.DNS"
         lookup.start()
     }
 
