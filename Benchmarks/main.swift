@@ -13,3 +13,4 @@ if wants("transfers") { runTransfersBenchmarks() }
 if wants("pipeline") { runPipelineBenchmarks() }
 if wants("transport") { runTransportBenchmarks() }
 if wants("limits") { runLimitsBenchmarks() }
+if wants("threads") { runThreadBenchmarks() }
