@@ -106,7 +106,7 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
         bufferEnd = 0
         hasReceivedResponseBytes = false
         progress = HTTP1ResponseProgress()
-        if let stream, stream.hasBufferedBytes || HTTP1Socket.isReadable(descriptor) {
+        if stream != nil, !isUsableAfterIdle(knownReadable: false) {
             // The server closed it (or sent something unasked) while it was idle: it cannot carry this request.
             close()
         }
@@ -295,13 +295,25 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
         job.finish(job.wasCancelled ? .cancelled : .connectFailed(failure))
     }
 
+    /// Whether an idle connection can still carry a request: nothing to read, or only bytes of the stream's own
+    /// (a TLS session ticket) that leave no application data. Application bytes or the end of the stream mean
+    /// it cannot.
+    private func isUsableAfterIdle(knownReadable: Bool) -> Bool {
+        guard let stream else { return false }
+        guard knownReadable || stream.hasBufferedBytes || HTTP1Socket.isReadable(descriptor) else { return true }
+        bufferStart = 0
+        bufferEnd = 0
+        guard case .wouldBlock? = try? stream.read(into: buffer) else { return false }
+        return true
+    }
+
     // MARK: Driving
 
     func descriptorIsReady(readable: Bool, writable: Bool) {
         switch phase {
         case .idle:
             // Readable while idle: the server closed the connection (or sent bytes nobody asked for).
-            if readable, job == nil {
+            if readable, job == nil, !isUsableAfterIdle(knownReadable: true) {
                 close()
                 pool?.discardIdle(self)
             }
@@ -382,7 +394,8 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
         }
     }
 
-    /// Writes what is queued, refilling the queue from the body reader; nil once the whole request is sent.
+    /// Writes what is queued, refilling the queue from the body reader; once the whole request is sent, moves on to
+    /// the response and waits for it to become readable.
     private func send() throws -> ByteStreamResult.Interest? {
         guard let stream, let job else { throw HTTP1ExchangeFailure.closedBeforeResponse(nil) }
         while true {
@@ -412,7 +425,8 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
             try queueBody(from: reader, length: job.bodyLength)
         }
         phase = .receivingHead
-        return nil
+        // The response cannot have arrived yet: wait for it rather than try a read that would find nothing.
+        return .readable
     }
 
     /// Queues the next block of a body read as it is sent (chunked when its length is unknown), or its end.
