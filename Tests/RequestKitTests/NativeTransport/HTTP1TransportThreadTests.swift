@@ -1,4 +1,5 @@
 import Foundation
+import RequestKitTesting
 import Testing
 
 @testable import RequestKit
@@ -55,15 +56,39 @@ struct HTTP1TransportThreadTests {
         #expect(elapsed < .seconds(30))
     }
 
-    /// The threads the native transport runs (event loops, name lookups): their names start with
-    /// "RequestKit.HTTP" ("RequestKit.DNS" for lookups); Linux keeps the first 15 characters.
+    @Test("With two event loops, connections are spread over both and still pooled per host")
+    func twoLoops() async throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        let transport = HTTP1Transport {
+            $0.eventLoopCount = 2
+            $0.maxConnectionsPerHost = 4
+        }
+        let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+            for index in 0..<16 {
+                group.addTask {
+                    try await transport.send(URLRequest(url: server.url("/delay/0.05?i=\(index)"))).statusCode
+                }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(statuses == Array(repeating: 200, count: 16))
+        #expect(server.stats.peakConnections == 4)
+        #expect(server.stats.totalConnections == 4)
+        #expect(transport.idleConnectionCount == 4)
+        #expect(try HTTP1EventLoopGroup.shared(loops: 2).loops.count == 2)
+    }
+
+    /// The threads the native transport runs for its connections (event loops before, one per connection before
+    /// them): their names start with "RequestKit.HTTP", as far as Linux keeps them (15 characters). Name lookups,
+    /// which other suites may run meanwhile, are left out: these requests need none.
     private func transportThreads() -> Int {
         let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
         return tasks.filter { task in
             guard let handle = FileHandle(forReadingAtPath: "/proc/self/task/\(task)/comm") else { return false }
             defer { try? handle.close() }
             let name = String(decoding: handle.readDataToEndOfFile(), as: UTF8.self)
-            return name.hasPrefix("RequestKit.HTTP") || name.hasPrefix("RequestKit.DNS")
+            return name.hasPrefix("RequestKit.HTTP")
         }.count
     }
 }
