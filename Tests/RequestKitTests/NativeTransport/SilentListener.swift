@@ -41,6 +41,20 @@ final class SilentListener {
         port = Int(UInt16(bigEndian: address.sin_port))
     }
 
+    /// How many connections wait in the accept queue (Linux; -1 elsewhere): read with one system call, so a test
+    /// can poll it often.
+    var pendingConnections: Int {
+        #if canImport(Glibc)
+        var info = tcp_info()
+        var length = socklen_t(MemoryLayout<tcp_info>.size)
+        // For a listening socket, Linux reports the accept queue's length as `tcpi_unacked`.
+        guard getsockopt(descriptor, Int32(IPPROTO_TCP), TCP_INFO, &info, &length) == 0 else { return -1 }
+        return Int(info.tcpi_unacked)
+        #else
+        return -1
+        #endif
+    }
+
     /// Closes the listener, which resets the connections still in its queue.
     func close() {
         guard descriptor >= 0 else { return }
