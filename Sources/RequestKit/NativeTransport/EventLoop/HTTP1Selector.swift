@@ -3,6 +3,9 @@ import Foundation
 #if canImport(Glibc)
 import CEpoll
 import Glibc
+#elseif canImport(Musl)
+import CEpoll
+import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
@@ -28,6 +31,15 @@ final class HTTP1Selector: @unchecked Sendable {
     private let wakeReader: Int32
     private let wakeWriter: Int32
     #if canImport(Glibc)
+    private static let (inFlag, outFlag, readHangUpFlag, hangUpFlag, errorFlag) = (
+        EPOLLIN.rawValue, EPOLLOUT.rawValue, EPOLLRDHUP.rawValue, EPOLLHUP.rawValue, EPOLLERR.rawValue
+    )
+    #elseif canImport(Musl)
+    private static let (inFlag, outFlag, readHangUpFlag, hangUpFlag, errorFlag) = (
+        UInt32(EPOLLIN), UInt32(EPOLLOUT), UInt32(EPOLLRDHUP), UInt32(EPOLLHUP), UInt32(EPOLLERR)
+    )
+    #endif
+    #if canImport(Glibc) || canImport(Musl)
     private var events: [epoll_event]
     #elseif canImport(Darwin)
     private var events: [kevent]
@@ -37,24 +49,24 @@ final class HTTP1Selector: @unchecked Sendable {
     ///
     /// - Throws: `POSIXError` when the system is out of descriptors.
     init() throws(POSIXError) {
-        #if canImport(Glibc)
+        #if canImport(Glibc) || canImport(Musl)
         descriptor = epoll_create1(Int32(EPOLL_CLOEXEC))
         guard descriptor >= 0 else { throw Self.currentError() }
         wakeReader = eventfd(0, Int32(EFD_NONBLOCK | EFD_CLOEXEC))
         guard wakeReader >= 0 else {
             let error = Self.currentError()
-            _ = Glibc.close(descriptor)
+            Self.close(descriptor)
             throw error
         }
         wakeWriter = wakeReader
         events = Array(repeating: epoll_event(), count: 256)
         var event = epoll_event()
-        event.events = EPOLLIN.rawValue
+        event.events = Self.inFlag
         event.data.fd = wakeReader
         guard epoll_ctl(descriptor, EPOLL_CTL_ADD, wakeReader, &event) == 0 else {
             let error = Self.currentError()
-            _ = Glibc.close(wakeReader)
-            _ = Glibc.close(descriptor)
+            Self.close(wakeReader)
+            Self.close(descriptor)
             throw error
         }
         #elseif canImport(Darwin)
@@ -63,7 +75,7 @@ final class HTTP1Selector: @unchecked Sendable {
         var ends: [Int32] = [-1, -1]
         guard pipe(&ends) == 0 else {
             let error = Self.currentError()
-            _ = Darwin.close(descriptor)
+            Self.close(descriptor)
             throw error
         }
         wakeReader = ends[0]
@@ -78,9 +90,9 @@ final class HTTP1Selector: @unchecked Sendable {
             data: 0, udata: nil)
         guard kevent(descriptor, &change, 1, nil, 0, nil) == 0 else {
             let error = Self.currentError()
-            _ = Darwin.close(wakeReader)
-            _ = Darwin.close(wakeWriter)
-            _ = Darwin.close(descriptor)
+            Self.close(wakeReader)
+            Self.close(wakeWriter)
+            Self.close(descriptor)
             throw error
         }
         #endif
@@ -91,16 +103,17 @@ final class HTTP1Selector: @unchecked Sendable {
     /// - Throws: `POSIXError` when the system refuses the change.
     func change(_ fd: Int32, from old: HTTP1Interest, to new: HTTP1Interest) throws(POSIXError) {
         guard old != new else { return }
-        #if canImport(Glibc)
+        #if canImport(Glibc) || canImport(Musl)
         var event = epoll_event()
         event.data.fd = fd
-        if new.contains(.readable) { event.events |= EPOLLIN.rawValue | EPOLLRDHUP.rawValue }
-        if new.contains(.writable) { event.events |= EPOLLOUT.rawValue }
+        if new.contains(.readable) { event.events |= Self.inFlag | Self.readHangUpFlag }
+        if new.contains(.writable) { event.events |= Self.outFlag }
         let operation = old.isEmpty ? EPOLL_CTL_ADD : new.isEmpty ? EPOLL_CTL_DEL : EPOLL_CTL_MOD
         guard epoll_ctl(descriptor, operation, fd, &event) == 0 else { throw Self.currentError() }
         #elseif canImport(Darwin)
         var changes: [kevent] = []
-        for (interest, filter) in [(HTTP1Interest.readable, EVFILT_READ), (.writable, EVFILT_WRITE)] {
+        let filters: [(HTTP1Interest, Int32)] = [(.readable, Int32(EVFILT_READ)), (.writable, Int32(EVFILT_WRITE))]
+        for (interest, filter) in filters {
             if new.contains(interest), !old.contains(interest) {
                 changes.append(
                     kevent(
@@ -120,11 +133,11 @@ final class HTTP1Selector: @unchecked Sendable {
     /// Waits until a descriptor is ready, the wake-up descriptor is signalled, or `timeout` nanoseconds pass
     /// (forever when nil), then reports each ready descriptor to `ready`.
     func wait(timeout: UInt64?, _ ready: (Int32, _ readable: Bool, _ writable: Bool) -> Void) {
-        #if canImport(Glibc)
+        #if canImport(Glibc) || canImport(Musl)
         let milliseconds = timeout.map { Int32(min(($0 + 999_999) / 1_000_000, 3_600_000)) } ?? -1
         let count = epoll_wait(descriptor, &events, Int32(events.count), milliseconds)
         guard count > 0 else { return }
-        let hangUp = EPOLLHUP.rawValue | EPOLLERR.rawValue
+        let hangUp = Self.hangUpFlag | Self.errorFlag
         for index in 0..<Int(count) {
             let event = events[index]
             let fd = event.data.fd
@@ -133,9 +146,7 @@ final class HTTP1Selector: @unchecked Sendable {
                 continue
             }
             let flags = event.events
-            ready(
-                fd, flags & (EPOLLIN.rawValue | EPOLLRDHUP.rawValue | hangUp) != 0,
-                flags & (EPOLLOUT.rawValue | hangUp) != 0)
+            ready(fd, flags & (Self.inFlag | Self.readHangUpFlag | hangUp) != 0, flags & (Self.outFlag | hangUp) != 0)
         }
         #elseif canImport(Darwin)
         var limit = timespec()
@@ -168,6 +179,8 @@ final class HTTP1Selector: @unchecked Sendable {
         var one: UInt64 = 1
         #if canImport(Glibc)
         _ = Glibc.write(wakeWriter, &one, 8)
+        #elseif canImport(Musl)
+        _ = Musl.write(wakeWriter, &one, 8)
         #elseif canImport(Darwin)
         _ = Darwin.write(wakeWriter, &one, 1)
         #endif
@@ -177,8 +190,20 @@ final class HTTP1Selector: @unchecked Sendable {
         var sink: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
         #if canImport(Glibc)
         _ = Glibc.read(wakeReader, &sink, 8)
+        #elseif canImport(Musl)
+        _ = Musl.read(wakeReader, &sink, 8)
         #elseif canImport(Darwin)
         while Darwin.read(wakeReader, &sink, 32) > 0 {}
+        #endif
+    }
+
+    private static func close(_ descriptor: Int32) {
+        #if canImport(Glibc)
+        _ = Glibc.close(descriptor)
+        #elseif canImport(Musl)
+        _ = Musl.close(descriptor)
+        #elseif canImport(Darwin)
+        _ = Darwin.close(descriptor)
         #endif
     }
 
