@@ -535,7 +535,7 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
                     ratioAllowance: ResponseLimits.decompressionAllowance)
             var bodyLimits = job.limits.body
             bodyLimits.maxBodyBytes = bodyLimit
-            let (body, continuation) = ResponseBodyStream.makeStream(bufferLimit: options.bufferLimit)
+            let continuation = options.continuation
             pumpGeneration += 1
             pump = HTTP1BodyPump(
                 head: head, url: options.url, decoder: HTTP1BodyDecoder(framing: framing, limits: bodyLimits),
@@ -548,7 +548,7 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
             continuation.onTermination = { [weak self] in loop.execute { self?.terminatePump(generation) } }
             self.job = nil
             phase = .streaming
-            job.finish(.stream(StreamingResponse(head: HTTP1Transport.response(head, url: options.url), body: body)))
+            job.finish(.head(head))
         }
     }
 

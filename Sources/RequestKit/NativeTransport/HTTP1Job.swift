@@ -23,8 +23,8 @@ final class HTTP1Job: @unchecked Sendable {
         /// to put it back in the pool (so that it is idle, and its idle clock running, only once the caller has
         /// the response); nil when the pool has it already.
         case response(HTTP1Connection.Exchanged, HTTP1Connection?)
-        /// The response head and its body stream (``Mode/streaming(_:)``).
-        case stream(StreamingResponse)
+        /// The final response head (``Mode/streaming(_:)``); the body follows into the options' continuation.
+        case head(HTTP1ResponseHead)
         /// The request was cancelled.
         case cancelled
         /// No connection came free within the idle timeout.
@@ -153,8 +153,8 @@ final class HTTP1Job: @unchecked Sendable {
 struct HTTP1StreamOptions: Sendable {
     /// The request's URL, for the response.
     let url: URL
-    /// The consumer's buffer bound in bytes.
-    let bufferLimit: Int
+    /// Where the body goes: the producing side of the stream the awaiting task made.
+    let continuation: ResponseBodyStream.Continuation
     /// The response limits.
     let responseLimits: ResponseLimits
 }

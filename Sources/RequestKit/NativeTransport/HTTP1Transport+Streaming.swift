@@ -33,15 +33,17 @@ extension HTTP1Transport {
         let inlineBody = request.body == nil ? HTTP1RequestEncoder.body(of: urlRequest) : Data()
         let bodyLength = request.body.map { $0.length.map(Int.init) } ?? inlineBody.count
         let head = try HTTP1RequestEncoder.head(of: urlRequest, target: target, bodyLength: bodyLength)
+        // The stream is made here, on the awaiting task, and only its continuation goes to the event loop.
+        let (body, continuation) = ResponseBodyStream.makeStream(bufferLimit: request.bufferLimit)
         let job = HTTP1Job(
             key: target.key, pool: try pool(), head: head, body: inlineBody, bodyReader: try request.makeBodyReader(),
             bodyLength: bodyLength, method: urlRequest.httpMethod ?? "GET", idleTimeout: urlRequest.timeoutInterval,
             limits: limits,
             mode: .streaming(
-                HTTP1StreamOptions(url: url, bufferLimit: request.bufferLimit, responseLimits: request.responseLimits)))
-        guard case .stream(let response) = try await perform(job, url: url) else {
+                HTTP1StreamOptions(url: url, continuation: continuation, responseLimits: request.responseLimits)))
+        guard case .head(let head) = try await perform(job, url: url) else {
             throw RequestError.transport(URLError(.unknown), detail: "the connection returned no response")
         }
-        return response
+        return StreamingResponse(head: Self.response(head, url: url), body: body)
     }
 }

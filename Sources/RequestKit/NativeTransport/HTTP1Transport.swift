@@ -169,7 +169,7 @@ public final class HTTP1Transport: Transport {
     /// Hands `job` to the pool and waits for its outcome; cancelling the task cancels the job (a waiting job leaves
     /// the queue, a running one closes its connection).
     ///
-    /// - Returns: A ``HTTP1Job/Outcome/response(_:_:)`` or ``HTTP1Job/Outcome/stream(_:)``.
+    /// - Returns: A ``HTTP1Job/Outcome/response(_:_:)`` or ``HTTP1Job/Outcome/head(_:)``.
     /// - Throws: The ``RequestError`` for any other outcome.
     func perform(_ job: HTTP1Job, url: URL) async throws(RequestError) -> HTTP1Job.Outcome {
         let outcome = await withTaskCancellationHandler {
@@ -182,7 +182,7 @@ public final class HTTP1Transport: Transport {
         }
         let key = job.key
         switch outcome {
-        case .response, .stream:
+        case .response, .head:
             return outcome
         case .cancelled:
             throw RequestError.cancelled(underlyingError: CancellationError())
