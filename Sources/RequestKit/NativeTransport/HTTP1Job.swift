@@ -3,9 +3,8 @@ import Foundation
 /// One request on its way through the pool and onto a connection, and the awaiting task's continuation, resumed
 /// exactly once with an ``Outcome``.
 ///
-/// The request's bytes and options are immutable. ``hasRetried`` belongs to whoever holds the job: the pool, then
-/// the connection on its loop (the pool's lock and the loop's queue order the hand-over). Cancellation may come
-/// from any thread: a job waiting in the pool leaves the queue, a running one closes its connection.
+/// The request's bytes and options are immutable; its state is guarded by a lock. Cancellation may come from any
+/// thread: a job waiting in the pool leaves the queue, a running one closes its connection.
 ///
 /// ```swift
 /// let outcome = await withCheckedContinuation { continuation in
@@ -14,8 +13,8 @@ import Foundation
 /// }
 /// ```
 final class HTTP1Job: @unchecked Sendable {
-    // Safe: `continuation`, `isFinished`, `isCancelled` and `connection` are only touched while holding `lock`;
-    // `hasRetried` is handed over as described above; everything else is a `let`.
+    // Safe: `continuation`, `isFinished`, `isCancelled`, `connection` and `retried` are only touched while holding
+    // `lock`; everything else is a `let`.
 
     /// What the awaiting task gets back.
     enum Outcome: Sendable {
@@ -66,13 +65,17 @@ final class HTTP1Job: @unchecked Sendable {
     /// When the job, waiting for a connection, times out (``HTTP1EventLoop/now()`` nanoseconds), if ever.
     let waitDeadline: UInt64?
     /// Whether the request has already been sent again after a kept-alive connection closed before responding.
-    var hasRetried = false
+    var hasRetried: Bool {
+        get { lock.withLock { retried } }
+        set { lock.withLock { retried = newValue } }
+    }
 
     private let lock = NSLock()
     private var continuation: CheckedContinuation<Outcome, Never>?
     private var isFinished = false
     private var isCancelled = false
     private var connection: HTTP1Connection?
+    private var retried = false
 
     init(
         key: HTTP1ConnectionKey, pool: HTTP1ConnectionPool, head: [UInt8], body: Data,
