@@ -62,6 +62,7 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
 
     private var outgoing: [Data] = []
     private var outgoingOffset = 0
+    private var bodyReader: RequestBodyReader?
     private var isReaderDone = true
     private var readerBytes = 0
     private var hasReceivedResponseBytes = false
@@ -112,7 +113,13 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
         }
         isReused = stream != nil
         if isReused {
-            startSending()
+            do {
+                try prepareSending()
+            } catch {
+                fail(error)
+                return
+            }
+            drive()
         } else {
             startConnecting()
         }
@@ -145,6 +152,7 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
     }
 
     private func release(isReusable: Bool, pool: HTTP1ConnectionPool) {
+        bodyReader = nil
         if !isReusable { close() }
         phase = .idle
         timeoutNanoseconds = nil
@@ -326,10 +334,14 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
         }
     }
 
-    private func startSending() {
+    /// Queues the request for sending and enters the sending phase; a body read as it is sent gets a fresh reader,
+    /// so a request sent again after a stale connection sends its body from the start.
+    ///
+    /// - Throws: ``RequestError`` when the body's reader cannot be made (a file gone).
+    private func prepareSending() throws {
         outgoing = []
         outgoingOffset = 0
-        guard let job else { return }
+        guard let job else { throw HTTP1ExchangeFailure.closedBeforeResponse(nil) }
         var head = Data(job.head)
         if job.body.count <= 16 * 1024 {
             head.append(job.body)
@@ -337,11 +349,11 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
         } else {
             outgoing = [head, job.body]
         }
-        isReaderDone = job.bodyReader == nil
+        bodyReader = try job.makeBodyReader?()
+        isReaderDone = bodyReader == nil
         readerBytes = 0
         armTimeout(job.idleTimeout)
         phase = .sending
-        drive()
     }
 
     /// Moves the current phase on as far as the stream allows, then waits for the readiness it needs.
@@ -389,7 +401,7 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
         switch try stream.handshake() {
         case .wouldBlock(let interest): return interest
         case .transferred, .endOfStream:
-            startSending()
+            try prepareSending()
             return nil
         }
     }
@@ -421,7 +433,7 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
                 case .wouldBlock(let interest): return interest
                 }
             }
-            guard !isReaderDone, let reader = job.bodyReader else { break }
+            guard !isReaderDone, let reader = bodyReader else { break }
             try queueBody(from: reader, length: job.bodyLength)
         }
         phase = .receivingHead

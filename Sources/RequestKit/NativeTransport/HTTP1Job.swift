@@ -50,9 +50,10 @@ final class HTTP1Job: @unchecked Sendable {
     let head: [UInt8]
     /// The in-memory body (possibly empty).
     let body: Data
-    /// A body read as it is sent, after `body`; `bodyLength` nil means chunked coding.
-    let bodyReader: RequestBodyReader?
-    /// The announced length of the body `bodyReader` reads.
+    /// Makes a reader for a body read as it is sent, after `body` (nil: no such body), each time the request is
+    /// sent; `bodyLength` nil means chunked coding.
+    let makeBodyReader: (@Sendable () throws -> RequestBodyReader?)?
+    /// The announced length of the body the reader reads.
     let bodyLength: Int?
     /// The request method.
     let method: String
@@ -79,14 +80,15 @@ final class HTTP1Job: @unchecked Sendable {
 
     init(
         key: HTTP1ConnectionKey, pool: HTTP1ConnectionPool, head: [UInt8], body: Data,
-        bodyReader: RequestBodyReader? = nil, bodyLength: Int? = nil, method: String, idleTimeout: Double,
+        makeBodyReader: (@Sendable () throws -> RequestBodyReader?)? = nil, bodyLength: Int? = nil, method: String,
+        idleTimeout: Double,
         limits: HTTP1Limits, mode: Mode
     ) {
         self.key = key
         self.pool = pool
         self.head = head
         self.body = body
-        self.bodyReader = bodyReader
+        self.makeBodyReader = makeBodyReader
         self.bodyLength = bodyLength
         self.method = method
         self.idleTimeout = idleTimeout

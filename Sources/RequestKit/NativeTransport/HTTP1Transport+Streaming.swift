@@ -35,8 +35,15 @@ extension HTTP1Transport {
         let head = try HTTP1RequestEncoder.head(of: urlRequest, target: target, bodyLength: bodyLength)
         // The stream is made here, on the awaiting task, and only its continuation goes to the event loop.
         let (body, continuation) = ResponseBodyStream.makeStream(bufferLimit: request.bufferLimit)
+        // The body's reader is made when the request is sent, again when it is sent again after a stale connection.
+        var makeBodyReader: (@Sendable () throws -> RequestBodyReader?)?
+        if request.body != nil {
+            let transfer = request
+            makeBodyReader = { try transfer.makeBodyReader() }
+        }
         let job = HTTP1Job(
-            key: target.key, pool: try pool(), head: head, body: inlineBody, bodyReader: try request.makeBodyReader(),
+            key: target.key, pool: try pool(), head: head, body: inlineBody,
+            makeBodyReader: makeBodyReader,
             bodyLength: bodyLength, method: urlRequest.httpMethod ?? "GET", idleTimeout: urlRequest.timeoutInterval,
             limits: limits,
             mode: .streaming(
