@@ -30,7 +30,13 @@ final class HTTP1ConnectionPool: @unchecked Sendable {
     private struct HostState {
         var idle: [HTTP1Connection] = []
         var leased = 0
-        var waiters: [HTTP1Job] = []
+        var waiters: [Waiter] = []
+    }
+
+    /// A job waiting for a connection, until its deadline (``HTTP1EventLoop/now()`` nanoseconds), if it has one.
+    private struct Waiter {
+        let job: HTTP1Job
+        let deadline: UInt64?
     }
 
     init(
@@ -72,8 +78,12 @@ final class HTTP1ConnectionPool: @unchecked Sendable {
                 return (idle, nil)
             }
             guard state.leased < maxConnectionsPerHost else {
-                state.waiters.append(job)
-                guard let deadline = job.waitDeadline, nextSweep.map({ deadline < $0 }) ?? true else {
+                // The wait is bounded by the request's idle timeout, counted from now (a retried request waits anew).
+                let timeout = job.idleTimeout
+                let deadline =
+                    timeout.isFinite && timeout > 0 && timeout < 1e6 ? HTTP1EventLoop.deadline(after: timeout) : nil
+                state.waiters.append(Waiter(job: job, deadline: deadline))
+                guard let deadline, nextSweep.map({ deadline < $0 }) ?? true else {
                     return (nil, nil)
                 }
                 nextSweep = deadline
@@ -101,7 +111,7 @@ final class HTTP1ConnectionPool: @unchecked Sendable {
     /// Takes a job out of its host's queue; false when it was not waiting.
     func removeWaiter(_ job: HTTP1Job) -> Bool {
         lock.withLock {
-            guard let index = hosts[job.key]?.waiters.firstIndex(where: { $0 === job }) else { return false }
+            guard let index = hosts[job.key]?.waiters.firstIndex(where: { $0.job === job }) else { return false }
             hosts[job.key]?.waiters.remove(at: index)
             return true
         }
@@ -115,10 +125,10 @@ final class HTTP1ConnectionPool: @unchecked Sendable {
             var next: UInt64?
             for key in Array(hosts.keys) {
                 guard var state = hosts[key], !state.waiters.isEmpty else { continue }
-                state.waiters.removeAll { job in
-                    guard let deadline = job.waitDeadline else { return false }
+                state.waiters.removeAll { waiter in
+                    guard let deadline = waiter.deadline else { return false }
                     if deadline <= now {
-                        expired.append(job)
+                        expired.append(waiter.job)
                         return true
                     }
                     next = min(next ?? .max, deadline)
@@ -141,7 +151,7 @@ final class HTTP1ConnectionPool: @unchecked Sendable {
             guard var state = hosts[key] else { return (nil, nil, false) }
             defer { hosts[key] = state }
             if !state.waiters.isEmpty {
-                let job = state.waiters.removeFirst()
+                let job = state.waiters.removeFirst().job
                 let target = isReusable ? connection : makeConnection(key)
                 job.assign(target)
                 return (job, target, false)
@@ -162,7 +172,7 @@ final class HTTP1ConnectionPool: @unchecked Sendable {
     func handOverIfWaiting(_ connection: HTTP1Connection) -> Bool {
         let next: HTTP1Job? = lock.withLock {
             guard let state = hosts[connection.key], !state.waiters.isEmpty else { return nil }
-            let job = hosts[connection.key]?.waiters.removeFirst()
+            let job = hosts[connection.key]?.waiters.removeFirst().job
             job?.assign(connection)
             return job
         }

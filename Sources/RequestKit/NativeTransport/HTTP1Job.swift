@@ -63,8 +63,6 @@ final class HTTP1Job: @unchecked Sendable {
     let limits: HTTP1Limits
     /// How the response is delivered.
     let mode: Mode
-    /// When the job, waiting for a connection, times out (``HTTP1EventLoop/now()`` nanoseconds), if ever.
-    let waitDeadline: UInt64?
     /// Whether the request has already been sent again after a kept-alive connection closed before responding.
     var hasRetried: Bool {
         get { lock.withLock { retried } }
@@ -94,9 +92,6 @@ final class HTTP1Job: @unchecked Sendable {
         self.idleTimeout = idleTimeout
         self.limits = limits
         self.mode = mode
-        self.waitDeadline =
-            idleTimeout.isFinite && idleTimeout > 0 && idleTimeout < 1e6
-            ? HTTP1EventLoop.deadline(after: idleTimeout) : nil
     }
 
     /// Whether the request is a HEAD request, whose response has no body.
