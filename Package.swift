@@ -14,12 +14,15 @@ let package = Package(
         // The system zlib, for decompressing gzip and deflate response bodies in HTTP1Transport: part of every
         // Linux distribution and Apple SDK, so RequestKit still has no package dependencies.
         .systemLibrary(name: "CZlib", path: "Sources/CZlib", providers: [.apt(["zlib1g-dev"])]),
+        // epoll and eventfd for HTTP1Transport's event loop on Linux (the Glibc module does not export them); an
+        // empty module on Apple platforms, which use kqueue from Darwin.
+        .systemLibrary(name: "CEpoll", path: "Sources/CEpoll"),
         // The system OpenSSL 3, for TLS on Linux: Debian's libssl-dev. Apple platforms never link it (the native
         // transport hands https to URLSession there), so the dependency and every use of it are Linux-only.
         .systemLibrary(name: "COpenSSL", path: "Sources/COpenSSL", providers: [.apt(["libssl-dev"])]),
         .target(
             name: "RequestKit",
-            dependencies: ["CZlib", .target(name: "COpenSSL", condition: .when(platforms: [.linux]))]),
+            dependencies: ["CZlib", "CEpoll", .target(name: "COpenSSL", condition: .when(platforms: [.linux]))]),
         .target(
             name: "RequestKitTesting",
             dependencies: ["RequestKit", .target(name: "COpenSSL", condition: .when(platforms: [.linux]))],

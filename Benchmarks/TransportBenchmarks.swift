@@ -7,7 +7,8 @@ import FoundationNetworking
 
 /// Requests per second and CPU time per request of `URLSessionTransport` and `HTTP1Transport` against the
 /// server named by `REQUESTKIT_BENCH_URL` (nginx serving 118 bytes of JSON: see `Scripts/start-nginx.sh`), on one
-/// connection and with 16 concurrent tasks, measured in the same run; `wrk` runs as the ceiling when installed.
+/// connection and with 16 and 64 concurrent tasks (at most 64 connections per host), measured in the same run;
+/// `wrk` runs as the ceiling when installed.
 func runTransportBenchmarks() {
     guard let text = ProcessInfo.processInfo.environment["REQUESTKIT_BENCH_URL"], let url = URL(string: text) else {
         print("\ntransport: skipped (set REQUESTKIT_BENCH_URL; eval \"$(bash Scripts/start-nginx.sh)\")")
@@ -15,8 +16,8 @@ func runTransportBenchmarks() {
     }
     let rounds = Int(ProcessInfo.processInfo.environment["REQUESTKIT_BENCH_ROUNDS"] ?? "") ?? 7
     let configuration = URLSessionTransport.defaultConfiguration()
-    configuration.httpMaximumConnectionsPerHost = 16
-    let http1 = HTTP1Transport { $0.maxConnectionsPerHost = 16 }
+    configuration.httpMaximumConnectionsPerHost = 64
+    let http1 = HTTP1Transport { $0.maxConnectionsPerHost = 64 }
     // The last contender calls the transport itself, without the request pipeline: the DSL's overhead is the ratio
     // of "HTTP1" to it, paired by round.
     let transports: [(String, any Transport, Bool)] = [
@@ -32,16 +33,18 @@ func runTransportBenchmarks() {
                 url, transport, direct: direct, tasks: 1, requestsPerTask: 2_000)
             let concurrent = TransportSample.measure(
                 url, transport, direct: direct, tasks: 16, requestsPerTask: 250)
+            let wide = TransportSample.measure(url, transport, direct: direct, tasks: 64, requestsPerTask: 100)
             // Round 0 warms connections and code paths up and is not counted.
             if round > 0 {
                 results["\(name) sequential", default: []].append(sequential)
                 results["\(name) 16 tasks", default: []].append(concurrent)
+                results["\(name) 64 tasks", default: []].append(wide)
             }
         }
     }
     print("| transport | mode | requests/s | CPU µs/request | vs URLSession |")
     print("|---|---|---|---|---|")
-    for mode in ["sequential", "16 tasks"] {
+    for mode in ["sequential", "16 tasks", "64 tasks"] {
         let baseline = TransportSample.median(results["URLSession \(mode)"] ?? [])
         for (name, _, _) in transports {
             let median = TransportSample.median(results["\(name) \(mode)"] ?? [])
@@ -74,7 +77,7 @@ func runTransportBenchmarks() {
                 + "range \(formatted(alternated[0], decimals: 3))–\(formatted(alternated[alternated.count - 1], decimals: 3)))"
         )
     }
-    for mode in ["sequential", "16 tasks"] {
+    for mode in ["sequential", "16 tasks", "64 tasks"] {
         let pipeline = results["HTTP1 \(mode)"] ?? []
         let direct = results["HTTP1 direct \(mode)"] ?? []
         let ratios = zip(pipeline, direct).map { $0.requestsPerSecond / max($1.requestsPerSecond, 1) }.sorted()
@@ -85,7 +88,7 @@ func runTransportBenchmarks() {
                     + "\(formatted(ratios[ratios.count - 1], decimals: 3)))")
         }
     }
-    for (threads, connections) in [(1, 1), (2, 16)] {
+    for (threads, connections) in [(1, 1), (2, 16), (2, 64)] {
         if let rate = wrkRequestsPerSecond(url, threads: threads, connections: connections) {
             print("| wrk -t\(threads) -c\(connections) | ceiling | \(formatted(rate, decimals: 0)) | | |")
         }

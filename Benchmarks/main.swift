@@ -22,6 +22,7 @@ let suites: [(name: String, summary: String, run: () -> Void)] = [
         runTransportBenchmarks
     ),
     ("limits", "peak memory under hostile bodies, 100,000 requests and 1 GiB downloads", runLimitsBenchmarks),
+    ("threads", "threads and timeouts of 400 requests to a server that never answers", runThreadBenchmarks),
 ]
 let arguments = Array(CommandLine.arguments.dropFirst())
 if arguments.contains("--help") || arguments.contains("-h") {

@@ -1,151 +1,502 @@
 import Foundation
 
-/// One kept-alive HTTP/1.1 connection: a blocking socket, the thread that does its blocking I/O, and a read buffer
-/// reused by every request it carries.
+/// One kept-alive HTTP/1.1 connection, driven by readiness on its event loop: it connects (trying each address in
+/// turn), sends a job's request, reads the response, and either hands back the whole response or streams the body
+/// at the pace its consumer reads it. Bytes move only through its ``ByteStream``.
 ///
-/// The pool hands a connection to one request at a time. That request's job runs on ``worker`` and is the only
-/// code that touches the socket's bytes and the buffer; other threads only call ``cancel()``, which shuts the
-/// socket down to wake the blocked thread.
-final class HTTP1Connection: @unchecked Sendable {
-    // Safe: `socket`, `isCancelled` and `isClosed` are read and written only while holding `lock`; `buffer`,
-    // `bufferStart`, `bufferEnd`, `currentIdleTimeout`, `hasReceivedResponseBytes`, `promptnessSkips`, `requestCount` and
-    // `lastUsed` belong to the one request that leased the connection from the pool (whose lock orders the
-    // hand-over between threads).
-    private let lock = NSLock()
-    private var socket: HTTP1Socket?
-    private var isCancelled = false
-    private var isClosed = false
+/// Everything but `idleSince` (the pool's, under the pool's lock) and the `let`s belongs to the loop's thread. A
+/// method that runs a step (``run(_:)``, ``cancel(_:)``, ``close()``) is called there, through `loop.execute`.
+///
+/// ```
+/// run(job) ─► resolving ─► connecting ─► handshaking ─► sending ─► receivingHead ─┬─► receivingBody ─► idle
+///                                                                                └─► streaming ⇄ paused ─► idle
+/// ```
+final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
+    // Safe: see above; `idleSince` is only touched while holding the pool's lock.
+
+    /// Makes the byte stream for a connected socket descriptor and its host.
+    typealias StreamFactory = @Sendable (_ descriptor: Int32, _ host: String) throws -> any ByteStream
+
+    /// The outcome of a buffered exchange: the final response head, its raw body, and whether the connection may
+    /// carry another request.
+    typealias Exchanged = (head: HTTP1ResponseHead, body: Data, isReusable: Bool)
+
+    private enum Phase {
+        case idle
+        case resolving
+        case connecting
+        case handshaking
+        case sending
+        case receivingHead
+        case receivingBody
+        case streaming
+        case paused
+    }
 
     /// The host and port this connection goes to.
     let key: HTTP1ConnectionKey
-    /// The thread of its own that runs this connection's blocking I/O, so a blocked read never holds a thread that
-    /// Swift's cooperative pool or Dispatch needs.
-    let worker = HTTP1ConnectionThread()
-    /// When the connection last went back to the pool.
-    var lastUsed = DispatchTime.now()
-    /// How many responses this connection has carried.
-    private(set) var requestCount = 0
+    /// The loop that drives it.
+    let loop: HTTP1EventLoop
+    /// When it last went back to the pool, in ``HTTP1EventLoop/now()`` nanoseconds (the pool's, under its lock).
+    var idleSince: UInt64 = 0
 
+    private weak var pool: HTTP1ConnectionPool?
+    private let connectTimeout: Double
+    private let makeStream: StreamFactory
     private let buffer: UnsafeMutableRawBufferPointer
     private var bufferStart = 0
     private var bufferEnd = 0
-    private var currentIdleTimeout = -1.0
-    private var hasReceivedResponseBytes = false
-    private var promptnessSkips = 0
 
-    init(key: HTTP1ConnectionKey, bufferSize: Int) {
+    private var phase = Phase.idle
+    private var stream: (any ByteStream)?
+    /// The descriptor registered with the loop (connecting or connected), or -1.
+    private var descriptor: Int32 = -1
+    private var interest: HTTP1Interest = []
+
+    private var job: HTTP1Job?
+    private var isReused = false
+    private var addresses: [HTTP1Socket.Address] = []
+    private var addressIndex = 0
+    private var lastConnectFailure = HTTP1Socket.Failure.system(POSIXError(.ECONNREFUSED))
+    private var connectTimer: HTTP1LoopTimer?
+
+    private var outgoing: [Data] = []
+    private var outgoingOffset = 0
+    private var bodyReader: RequestBodyReader?
+    private var isReaderDone = true
+    private var readerBytes = 0
+    private var hasReceivedResponseBytes = false
+    private var progress = HTTP1ResponseProgress()
+    private var pump: HTTP1BodyPump?
+    private var pumpGeneration = 0
+
+    private var timeoutNanoseconds: UInt64?
+    private var lastActivity: UInt64 = 0
+    private var timeoutTimer: HTTP1LoopTimer?
+
+    init(
+        key: HTTP1ConnectionKey, loop: HTTP1EventLoop, pool: HTTP1ConnectionPool, bufferSize: Int,
+        connectTimeout: Double, makeStream: @escaping StreamFactory
+    ) {
         self.key = key
+        self.loop = loop
+        self.pool = pool
+        self.connectTimeout = connectTimeout
+        self.makeStream = makeStream
         self.buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: max(bufferSize, 4096), alignment: 16)
     }
 
     deinit {
-        worker.stop()
-        closeSocket()
+        stream?.close()
+        if stream == nil, descriptor >= 0 { HTTP1Socket.close(descriptor) }
         buffer.deallocate()
     }
 
-    /// Whether a socket has been opened (a reused connection rather than a fresh one).
-    var isConnected: Bool { lock.withLock { socket != nil } }
+    // MARK: Starting and ending
 
-    /// Clears the cancellation mark before a new request starts on this connection.
-    func beginRequest() {
-        lock.withLock { isCancelled = false }
-    }
-
-    /// Whether the request in flight was cancelled.
-    var wasCancelled: Bool { lock.withLock { isCancelled } }
-
-    /// Marks the request in flight cancelled and wakes its thread by shutting the socket down.
-    func cancel() {
-        lock.withLock {
-            isCancelled = true
-            socket?.shutdown()
+    /// Starts `job` on this connection (on the loop): reusing the open socket when it is still usable, connecting
+    /// first otherwise.
+    func run(_ job: HTTP1Job) {
+        if job.wasCancelled {
+            job.finish(.cancelled)
+            release(isReusable: stream != nil && phase == .idle, pool: job.pool)
+            return
         }
-    }
-
-    /// Closes the socket; the connection cannot be used again.
-    func closeSocket() {
-        let closing: HTTP1Socket? = lock.withLock {
-            isClosed = true
-            defer { socket = nil }
-            return socket
+        self.job = job
+        bufferStart = 0
+        bufferEnd = 0
+        hasReceivedResponseBytes = false
+        progress = HTTP1ResponseProgress()
+        if stream != nil, !isUsableAfterIdle(knownReadable: false) {
+            // The server closed it (or sent something unasked) while it was idle: it cannot carry this request.
+            close()
         }
-        closing?.close()
-    }
-
-    /// Whether an idle connection can take a request: still open, with nothing (not even an EOF) waiting.
-    var isUsableWhileIdle: Bool {
-        guard let socket = lock.withLock({ socket }) else { return false }
-        return bufferStart == bufferEnd && !socket.isReadableWhileIdle
-    }
-
-    /// Opens the socket unless it is open already.
-    func connectIfNeeded(connectTimeout: Double) throws {
-        if isConnected { return }
-        let opened = try HTTP1Socket.connect(
-            host: key.host, port: key.port, timeout: connectTimeout, isCancelled: { wasCancelled })
-        let isAlreadyClosed: Bool = lock.withLock {
-            if isClosed || isCancelled { return true }
-            socket = opened
-            return false
-        }
-        if isAlreadyClosed {
-            opened.close()
-            throw CancellationError()
-        }
-    }
-
-    /// The outcome of an exchange: the final response head, its raw body, and whether the connection may carry
-    /// another request.
-    typealias Exchanged = (head: HTTP1ResponseHead, body: Data, isReusable: Bool)
-
-    /// Sends a request (or what is left of it after `alreadySent` bytes, when the awaiting task started it) and
-    /// reads the whole response (from `progress` on), blocking the calling thread.
-    ///
-    /// - Throws: ``HTTP1ExchangeFailure`` when the connection ended before any response byte; `HTTP1Socket.Failure`
-    ///   or ``HTTP1ParseError`` otherwise.
-    func exchange(
-        head: [UInt8], body: Data, alreadySent: Int?, progress: HTTP1ResponseProgress, isHeadRequest: Bool,
-        idleTimeout: Double, limits: HTTP1Limits
-    ) throws -> Exchanged {
-        if let alreadySent {
-            try send(head: head, body: body, from: alreadySent)
+        isReused = stream != nil
+        if isReused {
+            do {
+                try prepareSending()
+            } catch {
+                fail(error)
+                return
+            }
+            drive()
         } else {
-            try send(head: head, body: body, idleTimeout: idleTimeout)
+            startConnecting()
         }
-        var progress = progress
-        _ = try read(&progress, isHeadRequest: isHeadRequest, limits: limits, waits: true)
-        return try exchanged(progress)
     }
 
-    /// The outcome of a completely read response.
-    func exchanged(_ progress: HTTP1ResponseProgress) throws -> Exchanged {
-        guard let head = progress.head, let decoder = progress.decoder else { throw HTTP1ParseError.truncatedHead }
-        return (head, progress.body, isReusable(after: head, decoder))
+    /// Cancels `job` when it is still this connection's: the connection closes.
+    func cancel(_ job: HTTP1Job) {
+        guard self.job === job else { return }
+        self.job = nil
+        close()
+        release(isReusable: false, pool: job.pool)
+        job.finish(.cancelled)
     }
 
-    /// Whether the response starts arriving within a few tens of microseconds, as it does from a server on the
-    /// same machine or network. After a miss the connection does not check again for its next 32 requests, so a
-    /// distant server costs no CPU time.
-    func respondsPromptly() -> Bool {
-        if promptnessSkips > 0 {
-            promptnessSkips -= 1
-            return false
+    /// Closes the socket and stops every timer; the connection connects again for its next job.
+    func close() {
+        if descriptor >= 0 {
+            loop.deregister(descriptor)
+            if let stream { stream.close() } else { HTTP1Socket.close(descriptor) }
         }
-        guard let socket = lock.withLock({ socket }) else { return false }
-        if socket.becomesReadable(within: 50) { return true }
-        promptnessSkips = 32
-        return false
+        stream = nil
+        descriptor = -1
+        interest = []
+        if let connectTimer { loop.cancel(connectTimer) }
+        connectTimer = nil
+        timeoutNanoseconds = nil
+        if let timeoutTimer { loop.cancel(timeoutTimer) }
+        timeoutTimer = nil
+        phase = .idle
     }
 
-    /// Reads the response as far as bytes have arrived (`waits` false) or to its end (`waits` true).
+    private func release(isReusable: Bool, pool: HTTP1ConnectionPool) {
+        bodyReader = nil
+        if !isReusable { close() }
+        phase = .idle
+        timeoutNanoseconds = nil
+        if isReusable { setInterest(.readable) }
+        pool.release(self, isReusable: isReusable)
+    }
+
+    /// Ends the job with `outcome`, returning the connection to the pool.
+    private func finishJob(_ outcome: HTTP1Job.Outcome, isReusable: Bool) {
+        guard let job else { return }
+        self.job = nil
+        release(isReusable: isReusable, pool: job.pool)
+        job.finish(outcome)
+    }
+
+    /// Ends the job with a failure: sent again on a fresh connection when the reused connection closed before any
+    /// response byte and the method allows it once.
+    private func fail(_ error: any Error) {
+        guard let job else { return }
+        self.job = nil
+        close()
+        let closedEarly: Bool
+        if case HTTP1ExchangeFailure.closedBeforeResponse = error { closedEarly = true } else { closedEarly = false }
+        if closedEarly, isReused, job.isIdempotent, !job.hasRetried {
+            job.hasRetried = true
+            release(isReusable: false, pool: job.pool)
+            job.pool.submit(job)
+            return
+        }
+        release(isReusable: false, pool: job.pool)
+        if job.wasCancelled {
+            job.finish(.cancelled)
+        } else {
+            job.finish(.failed(error, wasReused: isReused))
+        }
+    }
+
+    // MARK: Connecting
+
+    private func startConnecting() {
+        phase = .resolving
+        let host = key.host
+        let port = key.port
+        do {
+            if let numeric = try HTTP1Socket.addressesWithoutLookup(host: host, port: port) {
+                connect(to: numeric)
+                return
+            }
+        } catch {
+            connectFailed(error)
+            return
+        }
+        // A name lookup blocks: it runs on a short-lived thread of its own, never on the loop or the task pool.
+        connectTimer = loop.schedule(after: connectTimeout) { [weak self] in self?.connectFailed(.timedOut) }
+        let loop = loop
+        let lookup = Thread { [self] in
+            let result = Result { () throws(HTTP1Socket.Failure) in
+                try HTTP1Socket.resolve(host: host, port: port)
+            }
+            loop.execute {
+                guard self.phase == .resolving, self.job != nil else { return }
+                if let connectTimer = self.connectTimer { loop.cancel(connectTimer) }
+                self.connectTimer = nil
+                switch result {
+                case .success(let addresses): self.connect(to: addresses)
+                case .failure(let failure): self.connectFailed(failure)
+                }
+            }
+        }
+        lookup.name = "RequestKit.DNS"
+        lookup.start()
+    }
+
+    private func connect(to addresses: [HTTP1Socket.Address]) {
+        self.addresses = addresses
+        addressIndex = 0
+        lastConnectFailure = .system(POSIXError(.ECONNREFUSED))
+        connectToNextAddress()
+    }
+
+    private func connectToNextAddress() {
+        while addressIndex < addresses.count {
+            let address = addresses[addressIndex]
+            addressIndex += 1
+            do {
+                let (descriptor, isConnected) = try HTTP1Socket.startConnecting(to: address)
+                self.descriptor = descriptor
+                do {
+                    try loop.register(descriptor, interest: isConnected ? [] : .writable, handler: self)
+                } catch {
+                    close()
+                    lastConnectFailure = .system(error)
+                    continue
+                }
+                interest = isConnected ? [] : .writable
+                if isConnected {
+                    connected()
+                } else {
+                    phase = .connecting
+                    connectTimer = loop.schedule(after: connectTimeout) { [weak self] in self?.connectAttemptTimedOut()
+                    }
+                }
+                return
+            } catch {
+                lastConnectFailure = error
+            }
+        }
+        connectFailed(lastConnectFailure)
+    }
+
+    private func connectAttemptTimedOut() {
+        guard phase == .connecting else { return }
+        connectTimer = nil
+        close()
+        lastConnectFailure = .timedOut
+        connectToNextAddress()
+    }
+
+    private func connectAttemptEnded() {
+        if let connectError = HTTP1Socket.connectionError(descriptor) {
+            close()
+            lastConnectFailure = .system(connectError)
+            connectToNextAddress()
+            return
+        }
+        connected()
+    }
+
+    private func connected() {
+        if let connectTimer { loop.cancel(connectTimer) }
+        connectTimer = nil
+        do {
+            stream = try makeStream(descriptor, key.host)
+        } catch {
+            close()
+            fail(error)
+            return
+        }
+        phase = .handshaking
+        drive()
+    }
+
+    private func connectFailed(_ failure: HTTP1Socket.Failure) {
+        guard let job else { return }
+        self.job = nil
+        close()
+        release(isReusable: false, pool: job.pool)
+        job.finish(job.wasCancelled ? .cancelled : .connectFailed(failure))
+    }
+
+    /// Whether an idle connection can still carry a request: nothing to read, or only bytes of the stream's own
+    /// (a TLS session ticket) that leave no application data. Application bytes or the end of the stream mean
+    /// it cannot.
+    private func isUsableAfterIdle(knownReadable: Bool) -> Bool {
+        guard let stream else { return false }
+        guard knownReadable || stream.hasBufferedBytes || HTTP1Socket.isReadable(descriptor) else { return true }
+        bufferStart = 0
+        bufferEnd = 0
+        guard case .wouldBlock? = try? stream.read(into: buffer) else { return false }
+        return true
+    }
+
+    // MARK: Driving
+
+    func descriptorIsReady(readable: Bool, writable: Bool) {
+        switch phase {
+        case .idle:
+            // Readable while idle: the server closed the connection (or sent bytes nobody asked for).
+            if readable, job == nil, !isUsableAfterIdle(knownReadable: true) {
+                close()
+                pool?.discardIdle(self)
+            }
+        case .connecting:
+            if writable { connectAttemptEnded() }
+        case .resolving, .paused:
+            return
+        default:
+            drive()
+        }
+    }
+
+    /// Queues the request for sending and enters the sending phase; a body read as it is sent gets a fresh reader,
+    /// so a request sent again after a stale connection sends its body from the start.
     ///
-    /// - Returns: Whether the response is complete.
-    func read(
-        _ progress: inout HTTP1ResponseProgress, isHeadRequest: Bool, limits: HTTP1Limits, waits: Bool
-    ) throws -> Bool {
-        let socket = try openSocket()
-        while progress.head == nil {
+    /// - Throws: ``RequestError`` when the body's reader cannot be made (a file gone).
+    private func prepareSending() throws {
+        outgoing = []
+        outgoingOffset = 0
+        guard let job else { throw HTTP1ExchangeFailure.closedBeforeResponse(nil) }
+        var head = Data(job.head)
+        if job.body.count <= 16 * 1024 {
+            head.append(job.body)
+            outgoing = [head]
+        } else {
+            outgoing = [head, job.body]
+        }
+        bodyReader = try job.makeBodyReader?()
+        isReaderDone = bodyReader == nil
+        readerBytes = 0
+        armTimeout(job.idleTimeout)
+        phase = .sending
+    }
+
+    /// Moves the current phase on as far as the stream allows, then waits for the readiness it needs.
+    private func drive() {
+        do {
+            while true {
+                let waitingFor: ByteStreamResult.Interest?
+                switch phase {
+                case .handshaking: waitingFor = try handshake()
+                case .sending: waitingFor = try send()
+                case .receivingHead: waitingFor = try receiveHead()
+                case .receivingBody: waitingFor = try receiveBody()
+                case .streaming: waitingFor = try streamBody()
+                case .idle, .resolving, .connecting, .paused: return
+                }
+                if let waitingFor {
+                    if waitingFor == .readable, stream?.hasBufferedBytes == true { continue }
+                    setInterest(waitingFor == .readable ? .readable : .writable)
+                    return
+                }
+            }
+        } catch {
+            if phase == .streaming || phase == .paused {
+                failPump(error)
+            } else {
+                fail(error)
+            }
+        }
+    }
+
+    private func setInterest(_ new: HTTP1Interest) {
+        guard descriptor >= 0, new != interest else { return }
+        do {
+            try loop.setInterest(new, for: descriptor)
+            interest = new
+        } catch {
+            // The system refused to watch the socket: nothing could wake the job, so it ends now.
+            if phase == .streaming || phase == .paused { failPump(error) } else if job != nil { fail(error) }
+        }
+    }
+
+    /// One handshake step; nil once the stream is ready (then the request is sent).
+    private func handshake() throws -> ByteStreamResult.Interest? {
+        guard let stream else { throw HTTP1ExchangeFailure.closedBeforeResponse(nil) }
+        switch try stream.handshake() {
+        case .wouldBlock(let interest): return interest
+        case .transferred, .endOfStream:
+            try prepareSending()
+            return nil
+        }
+    }
+
+    /// Writes what is queued, refilling the queue from the body reader; once the whole request is sent, moves on to
+    /// the response and waits for it to become readable.
+    private func send() throws -> ByteStreamResult.Interest? {
+        guard let stream, let job else { throw HTTP1ExchangeFailure.closedBeforeResponse(nil) }
+        while true {
+            while let first = outgoing.first {
+                if outgoingOffset == first.count {
+                    outgoing.removeFirst()
+                    outgoingOffset = 0
+                    continue
+                }
+                let result: ByteStreamResult
+                do {
+                    result = try first.withUnsafeBytes { bytes in
+                        try stream.write(UnsafeRawBufferPointer(rebasing: bytes[outgoingOffset...]))
+                    }
+                } catch let error as POSIXError {
+                    throw HTTP1ExchangeFailure.closedBeforeResponse(error)
+                }
+                switch result {
+                case .transferred(let count):
+                    outgoingOffset += count
+                    lastActivity = HTTP1EventLoop.now()
+                case .endOfStream: throw HTTP1ExchangeFailure.closedBeforeResponse(nil)
+                case .wouldBlock(let interest): return interest
+                }
+            }
+            guard !isReaderDone, let reader = bodyReader else { break }
+            try queueBody(from: reader, length: job.bodyLength)
+        }
+        phase = .receivingHead
+        // The response cannot have arrived yet: wait for it rather than try a read that would find nothing.
+        return .readable
+    }
+
+    /// Queues the next block of a body read as it is sent (chunked when its length is unknown), or its end.
+    private func queueBody(from reader: RequestBodyReader, length: Int?) throws {
+        if let block = try reader.read(upTo: 64 * 1024) {
+            readerBytes += block.count
+            if let length, readerBytes > length { throw Self.bodyLengthChanged(length) }
+            if length == nil {
+                outgoing.append(Data((String(block.count, radix: 16) + "\r\n").utf8))
+                var framed = block
+                framed.append(contentsOf: [0x0D, 0x0A])
+                outgoing.append(framed)
+            } else {
+                outgoing.append(block)
+            }
+            return
+        }
+        isReaderDone = true
+        if let length, readerBytes != length { throw Self.bodyLengthChanged(length) }
+        if length == nil { outgoing.append(Data("0\r\n\r\n".utf8)) }
+    }
+
+    private static func bodyLengthChanged(_ length: Int) -> RequestError {
+        RequestError.transport(
+            POSIXError(.EIO), detail: "the request body no longer has the \(length) bytes announced in Content-Length")
+    }
+
+    /// Reads into the free end of the buffer: the byte count (0 at the end of the stream), or the readiness to wait
+    /// for. A failure before any response byte means the connection closed before a response.
+    private func fillBuffer() throws -> (count: Int, waitingFor: ByteStreamResult.Interest?) {
+        guard let stream else { throw HTTP1ExchangeFailure.closedBeforeResponse(nil) }
+        compactBuffer()
+        let free = UnsafeMutableRawBufferPointer(rebasing: buffer[bufferEnd...])
+        let result: ByteStreamResult
+        do {
+            result = try stream.read(into: free)
+        } catch let error as POSIXError where !hasReceivedResponseBytes {
+            throw HTTP1ExchangeFailure.closedBeforeResponse(error)
+        } catch let error as POSIXError {
+            throw HTTP1Socket.Failure.system(error)
+        }
+        switch result {
+        case .transferred(let count):
+            bufferEnd += count
+            lastActivity = HTTP1EventLoop.now()
+            return (count, nil)
+        case .endOfStream:
+            return (0, nil)
+        case .wouldBlock(let interest):
+            return (0, interest)
+        }
+    }
+
+    /// Parses the final response head; nil once it is parsed (and the body phase begun).
+    private func receiveHead() throws -> ByteStreamResult.Interest? {
+        guard let job else { throw HTTP1ExchangeFailure.closedBeforeResponse(nil) }
+        let limits = job.limits
+        while true {
             if bufferEnd > bufferStart,
                 let (head, length) = try HTTP1ResponseHead.parse(
                     UnsafeRawBufferPointer(rebasing: buffer[bufferStart..<bufferEnd]), limits: limits.head)
@@ -156,31 +507,68 @@ final class HTTP1Connection: @unchecked Sendable {
                     if progress.informationalCount > 10 { throw HTTP1ParseError.tooManyInformationalResponses }
                     continue
                 }
-                let framing = try head.framing(isHeadRequest: isHeadRequest)
-                if case .length(let count) = framing {
-                    // A body announced over the limit fails before any of it is read.
-                    if count > limits.body.maxBodyBytes {
-                        throw HTTP1ResponseTooLarge(head: head, isRatio: false, limit: limits.body.maxBodyBytes)
-                    }
-                    progress.body.reserveCapacity(min(count, 1 << 24))
-                }
-                progress.head = head
-                progress.decoder = HTTP1BodyDecoder(framing: framing, limits: limits.body)
-                break
+                try headArrived(head, job: job)
+                return nil
             }
             compactBuffer()
-            let free = UnsafeMutableRawBufferPointer(rebasing: buffer[bufferEnd...])
-            guard !free.isEmpty else { throw HTTP1ParseError.headTooLarge }
-            guard let count = try receive(socket, into: free, isFirstRead: !hasReceivedResponseBytes, waits: waits)
-            else { return false }
+            guard bufferEnd < buffer.count else { throw HTTP1ParseError.headTooLarge }
+            let (count, waitingFor) = try fillBuffer()
+            if let waitingFor { return waitingFor }
             if count == 0 {
                 if !hasReceivedResponseBytes { throw HTTP1ExchangeFailure.closedBeforeResponse(nil) }
                 throw HTTP1ParseError.truncatedHead
             }
             hasReceivedResponseBytes = true
-            bufferEnd += count
         }
-        guard var decoder = progress.decoder, let head = progress.head else { throw HTTP1ParseError.truncatedHead }
+    }
+
+    private func headArrived(_ head: HTTP1ResponseHead, job: HTTP1Job) throws {
+        let framing = try head.framing(isHeadRequest: job.isHeadRequest)
+        switch job.mode {
+        case .buffered(let bodyLimit):
+            if case .length(let count) = framing {
+                // A body announced over the limit fails before any of it is read.
+                if count > bodyLimit { throw HTTP1ResponseTooLarge(head: head, isRatio: false, limit: bodyLimit) }
+                progress.body.reserveCapacity(min(count, 1 << 24))
+            }
+            var bodyLimits = job.limits.body
+            bodyLimits.maxBodyBytes = bodyLimit
+            progress.head = head
+            progress.decoder = HTTP1BodyDecoder(framing: framing, limits: bodyLimits)
+            phase = .receivingBody
+        case .streaming(let options):
+            let bodyLimit = options.responseLimits.maxStreamedBodyBytes ?? .max
+            let contentDecoder =
+                framing == .none
+                ? nil
+                : try HTTP1ContentDecoder(
+                    codings: head.tokens(of: "Content-Encoding"), maxBytes: bodyLimit,
+                    maxRatio: options.responseLimits.maxDecompressionRatio,
+                    ratioAllowance: ResponseLimits.decompressionAllowance)
+            var bodyLimits = job.limits.body
+            bodyLimits.maxBodyBytes = bodyLimit
+            let continuation = options.continuation
+            pumpGeneration += 1
+            pump = HTTP1BodyPump(
+                head: head, url: options.url, decoder: HTTP1BodyDecoder(framing: framing, limits: bodyLimits),
+                contentDecoder: contentDecoder, continuation: continuation, pool: job.pool,
+                idleTimeout: job.idleTimeout, bodyLimit: bodyLimit,
+                maxRatio: options.responseLimits.maxDecompressionRatio)
+            let generation = pumpGeneration
+            let loop = loop
+            continuation.onDemand = { [weak self] in loop.execute { self?.resumePump(generation) } }
+            continuation.onTermination = { [weak self] in loop.execute { self?.terminatePump(generation) } }
+            self.job = nil
+            phase = .streaming
+            job.finish(.head(head))
+        }
+    }
+
+    /// Reads the rest of a buffered body; nil once the job has finished.
+    private func receiveBody() throws -> ByteStreamResult.Interest? {
+        guard var decoder = progress.decoder, let head = progress.head, let job else {
+            throw HTTP1ParseError.truncatedHead
+        }
         defer { progress.decoder = decoder }
         while !decoder.isComplete {
             if bufferEnd > bufferStart {
@@ -188,188 +576,156 @@ final class HTTP1Connection: @unchecked Sendable {
                 do {
                     bufferStart += try decoder.decode(available, into: &progress.body)
                 } catch {
-                    guard error == .bodyTooLarge else { throw error }
-                    throw HTTP1ResponseTooLarge(head: head, isRatio: false, limit: limits.body.maxBodyBytes)
+                    guard error == .bodyTooLarge, case .buffered(let bodyLimit) = job.mode else { throw error }
+                    throw HTTP1ResponseTooLarge(head: head, isRatio: false, limit: bodyLimit)
                 }
                 if decoder.isComplete { break }
             }
             compactBuffer()
-            let free = UnsafeMutableRawBufferPointer(rebasing: buffer[bufferEnd...])
-            guard !free.isEmpty else { throw HTTP1ParseError.invalidChunkSize }
-            guard let count = try receive(socket, into: free, isFirstRead: false, waits: waits) else { return false }
-            if count == 0 {
-                try decoder.finishAtEndOfStream()
-            } else {
-                bufferEnd += count
-            }
+            guard bufferEnd < buffer.count else { throw HTTP1ParseError.invalidChunkSize }
+            let (count, waitingFor) = try fillBuffer()
+            if let waitingFor { return waitingFor }
+            if count == 0 { try decoder.finishAtEndOfStream() }
         }
-        return true
-    }
-
-    /// Sends a request head and an in-memory body (possibly empty), setting the idle timeout first.
-    ///
-    /// - Parameters:
-    ///   - head: The request head.
-    ///   - body: The in-memory body.
-    ///   - idleTimeout: The request's idle timeout.
-    ///   - waitsForSpace: When `false`, sends only what the kernel takes at once (so that the awaiting task can
-    ///     start a small request itself, without waiting for the connection's thread); ``send(head:body:from:)``
-    ///     sends the rest.
-    /// - Returns: How many bytes were sent.
-    /// - Throws: ``HTTP1ExchangeFailure`` when the connection is closed; `HTTP1Socket.Failure.timedOut`.
-    @discardableResult
-    func send(head: [UInt8], body: Data, idleTimeout: Double, waitsForSpace: Bool = true) throws -> Int {
-        let socket = try openSocket()
-        if idleTimeout != currentIdleTimeout {
-            socket.setIdleTimeout(idleTimeout)
-            currentIdleTimeout = idleTimeout
+        let exchanged = (head: head, body: progress.body, isReusable: isReusable(after: head, decoder))
+        progress = HTTP1ResponseProgress()
+        guard exchanged.isReusable else {
+            finishJob(.response(exchanged, nil), isReusable: false)
+            return nil
         }
-        requestCount += 1
-        bufferStart = 0
-        bufferEnd = 0
-        hasReceivedResponseBytes = false
-        return try send(head: head, body: body, from: 0, waitsForSpace: waitsForSpace)
-    }
-
-    /// Sends what is left of a request after its first `offset` bytes.
-    ///
-    /// - Throws: ``HTTP1ExchangeFailure`` when the connection is closed; `HTTP1Socket.Failure.timedOut`.
-    @discardableResult
-    func send(head: [UInt8], body: Data, from offset: Int, waitsForSpace: Bool = true) throws -> Int {
-        let socket = try openSocket()
-        let sent = head.withUnsafeBytes { headBytes in
-            body.withUnsafeBytes { bodyBytes in
-                Result { () throws(HTTP1Socket.Failure) in
-                    try socket.send(headBytes, bodyBytes, from: offset, waitsForSpace: waitsForSpace)
-                }
-            }
-        }
-        switch sent {
-        case .success(let count): return count
-        case .failure(.system(let error)): throw HTTP1ExchangeFailure.closedBeforeResponse(error)
-        case .failure(let failure): throw failure
-        }
-    }
-
-    /// Sends a body read from `reader`: exactly `length` bytes, or with chunked coding when `length` is `nil`.
-    ///
-    /// - Throws: ``RequestError`` when the body cannot be read or its files no longer hold `length` bytes;
-    ///   ``HTTP1ExchangeFailure`` or `HTTP1Socket.Failure` when it cannot be sent.
-    func send(bodyFrom reader: RequestBodyReader, length: Int?) throws {
-        let socket = try openSocket()
-        var sentBytes = 0
-        while let block = try reader.read(upTo: 64 * 1024) {
-            sentBytes += block.count
-            if let length, sentBytes > length { throw Self.bodyLengthChanged(length) }
-            let prefix = length == nil ? Array((String(block.count, radix: 16) + "\r\n").utf8) : []
-            var framed = block
-            if length == nil { framed.append(contentsOf: [0x0D, 0x0A]) }
-            try sendWhole(socket, prefix, framed)
-        }
-        if let length, sentBytes != length { throw Self.bodyLengthChanged(length) }
-        if length == nil { try sendWhole(socket, Array("0\r\n\r\n".utf8), Data()) }
-    }
-
-    private static func bodyLengthChanged(_ length: Int) -> RequestError {
-        RequestError.transport(
-            POSIXError(.EIO), detail: "the request body no longer has the \(length) bytes announced in Content-Length")
-    }
-
-    private func sendWhole(_ socket: HTTP1Socket, _ head: [UInt8], _ body: Data) throws {
-        let sent = head.withUnsafeBytes { headBytes in
-            body.withUnsafeBytes { bodyBytes in
-                Result { () throws(HTTP1Socket.Failure) in try socket.send(headBytes, bodyBytes) }
-            }
-        }
-        if case .failure(let failure) = sent { throw failure }
-    }
-
-    /// Reads the next final (non-1xx) response head.
-    func receiveHead(limits: HTTP1Limits) throws -> HTTP1ResponseHead {
-        let socket = try openSocket()
-        var informationalCount = 0
-        while true {
-            let responseHead = try readHead(socket, limits: limits)
-            guard responseHead.isInformational else { return responseHead }
-            informationalCount += 1
-            if informationalCount > 10 { throw HTTP1ParseError.tooManyInformationalResponses }
-        }
-    }
-
-    /// The next decoded piece of the body (up to the buffer's size), or `nil` once the body is complete.
-    func receiveBodyPiece(_ decoder: inout HTTP1BodyDecoder) throws -> Data? {
-        let socket = try openSocket()
-        while !decoder.isComplete {
-            var piece = Data()
-            if bufferEnd > bufferStart {
-                let available = UnsafeRawBufferPointer(rebasing: buffer[bufferStart..<bufferEnd])
-                bufferStart += try decoder.decode(available, into: &piece)
-                if !piece.isEmpty || decoder.isComplete { return piece }
-            }
-            try fill(socket, decoder: &decoder)
-        }
+        // A request waiting for this host gets the connection at once; otherwise the caller puts it back in the
+        // pool once it has the response.
+        self.job = nil
+        phase = .idle
+        timeoutNanoseconds = nil
+        setInterest(.readable)
+        let handedOver = job.pool.handOverIfWaiting(self)
+        job.finish(.response(exchanged, handedOver ? nil : self))
         return nil
     }
 
-    /// Whether the connection may carry another request after this response and body.
-    func isReusable(after head: HTTP1ResponseHead, _ decoder: HTTP1BodyDecoder) -> Bool {
-        head.isKeepAlive && decoder.isComplete && !decoder.isDelimitedByClose && !head.hasAmbiguousFraming
-            && head.status != 101 && bufferStart == bufferEnd
-    }
+    // MARK: Streaming a body
 
-    private func openSocket() throws -> HTTP1Socket {
-        guard let socket = lock.withLock({ socket }) else { throw HTTP1ExchangeFailure.closedBeforeResponse(nil) }
-        return socket
-    }
-
-    private func readHead(_ socket: HTTP1Socket, limits: HTTP1Limits) throws -> HTTP1ResponseHead {
+    /// Moves the body into the consumer's stream until its buffer is full (then pauses: the socket is not read
+    /// until the consumer catches up), the body ends, or the socket has nothing more yet.
+    private func streamBody() throws -> ByteStreamResult.Interest? {
+        guard let pump else { return nil }
         while true {
+            if pump.continuation.isTerminated { throw CancellationError() }
+            var isFull = false
             if bufferEnd > bufferStart {
+                var piece = Data()
                 let available = UnsafeRawBufferPointer(rebasing: buffer[bufferStart..<bufferEnd])
-                if let (head, length) = try HTTP1ResponseHead.parse(available, limits: limits.head) {
-                    bufferStart += length
-                    return head
+                bufferStart += try pump.decoder.decode(available, into: &piece)
+                if !piece.isEmpty {
+                    let plain = try pump.contentDecoder?.decode(piece) ?? piece
+                    if !plain.isEmpty, !pump.continuation.yield(plain) {
+                        if pump.continuation.isTerminated { throw CancellationError() }
+                        isFull = true
+                    }
                 }
             }
-            compactBuffer()
-            let free = UnsafeMutableRawBufferPointer(rebasing: buffer[bufferEnd...])
-            guard !free.isEmpty else { throw HTTP1ParseError.headTooLarge }
-            let count = try receive(socket, into: free, isFirstRead: !hasReceivedResponseBytes) ?? 0
-            if count == 0 {
-                if !hasReceivedResponseBytes { throw HTTP1ExchangeFailure.closedBeforeResponse(nil) }
-                throw HTTP1ParseError.truncatedHead
+            if pump.decoder.isComplete {
+                try pump.contentDecoder?.finish()
+                pump.continuation.finish()
+                let isReusable = isReusable(after: pump.head, pump.decoder)
+                self.pump = nil
+                release(isReusable: isReusable, pool: pump.pool)
+                return nil
             }
-            hasReceivedResponseBytes = true
-            bufferEnd += count
+            if isFull {
+                phase = .paused
+                setInterest([])
+                return nil
+            }
+            compactBuffer()
+            guard bufferEnd < buffer.count else { throw HTTP1ParseError.invalidChunkSize }
+            let (count, waitingFor) = try fillBuffer()
+            if let waitingFor {
+                armTimeout(pump.idleTimeout, keepingActivity: true)
+                return waitingFor
+            }
+            if count == 0 { try pump.decoder.finishAtEndOfStream() }
         }
     }
 
-    /// Receives bytes (`nil` when `waits` is false and none have arrived); a failure before the first byte of a
-    /// response means the connection closed before it.
-    private func receive(
-        _ socket: HTTP1Socket, into free: UnsafeMutableRawBufferPointer, isFirstRead: Bool, waits: Bool = true
-    ) throws -> Int? {
-        let result = Result { () throws(HTTP1Socket.Failure) -> Int? in
-            waits ? try socket.receive(into: free) : try socket.receiveAvailable(into: free)
-        }
-        switch result {
-        case .success(let count): return count
-        case .failure(.system(let error)) where isFirstRead: throw HTTP1ExchangeFailure.closedBeforeResponse(error)
-        case .failure(let failure): throw failure
-        }
+    private func resumePump(_ generation: Int) {
+        guard generation == pumpGeneration, phase == .paused, pump != nil else { return }
+        phase = .streaming
+        lastActivity = HTTP1EventLoop.now()
+        drive()
     }
 
-    /// Reads more body bytes into the buffer; at the end of the stream, tells the decoder.
-    private func fill(_ socket: HTTP1Socket, decoder: inout HTTP1BodyDecoder) throws {
-        compactBuffer()
-        let free = UnsafeMutableRawBufferPointer(rebasing: buffer[bufferEnd...])
-        guard !free.isEmpty else { throw HTTP1ParseError.invalidChunkSize }
-        let count = try socket.receive(into: free)
-        if count == 0 {
-            try decoder.finishAtEndOfStream()
+    private func terminatePump(_ generation: Int) {
+        guard generation == pumpGeneration, phase == .streaming || phase == .paused, pump != nil else { return }
+        failPump(CancellationError())
+    }
+
+    private func failPump(_ error: any Error) {
+        guard let pump else { return }
+        self.pump = nil
+        close()
+        let failure: RequestError
+        if error is CancellationError {
+            failure = RequestError.cancelled(underlyingError: error)
+        } else if let tooLarge = HTTP1ResponseTooLarge(
+            error, head: pump.head, bodyLimit: pump.bodyLimit, maxRatio: pump.maxRatio)
+        {
+            failure = tooLarge.requestError(url: pump.url)
         } else {
-            bufferEnd += count
+            failure = HTTP1Transport.requestError(for: error, idleTimeout: pump.idleTimeout, key: key)
         }
+        pump.continuation.finish(throwing: failure)
+        release(isReusable: false, pool: pump.pool)
+    }
+
+    // MARK: Timeouts
+
+    /// Starts (or keeps) the idle timeout: the job fails when no byte moves for `seconds`.
+    private func armTimeout(_ seconds: Double, keepingActivity: Bool = false) {
+        guard seconds > 0, seconds.isFinite, seconds < 1e8 else {
+            timeoutNanoseconds = nil
+            return
+        }
+        let nanoseconds = UInt64(seconds * 1e9)
+        if !keepingActivity || timeoutNanoseconds == nil { lastActivity = HTTP1EventLoop.now() }
+        timeoutNanoseconds = nanoseconds
+        scheduleTimeoutCheck(at: lastActivity + nanoseconds)
+    }
+
+    private func scheduleTimeoutCheck(at deadline: UInt64) {
+        if let timeoutTimer {
+            if timeoutTimer.isPending, timeoutTimer.deadline <= deadline { return }
+            loop.cancel(timeoutTimer)
+        }
+        timeoutTimer = loop.schedule(at: deadline) { [weak self] in self?.checkTimeout() }
+    }
+
+    private func checkTimeout() {
+        timeoutTimer = nil
+        guard let timeoutNanoseconds else { return }
+        switch phase {
+        case .handshaking, .sending, .receivingHead, .receivingBody, .streaming: break
+        default: return
+        }
+        let deadline = lastActivity + timeoutNanoseconds
+        guard HTTP1EventLoop.now() >= deadline else {
+            scheduleTimeoutCheck(at: deadline)
+            return
+        }
+        if phase == .streaming {
+            failPump(HTTP1Socket.Failure.timedOut)
+        } else {
+            fail(HTTP1Socket.Failure.timedOut)
+        }
+    }
+
+    // MARK: Buffer
+
+    /// Whether the connection may carry another request after this response and body.
+    private func isReusable(after head: HTTP1ResponseHead, _ decoder: HTTP1BodyDecoder) -> Bool {
+        head.isKeepAlive && decoder.isComplete && !decoder.isDelimitedByClose && !head.hasAmbiguousFraming
+            && head.status != 101 && bufferStart == bufferEnd && stream != nil
     }
 
     /// Moves unread bytes to the start of the buffer so that the free space after them is as large as possible.

@@ -1,30 +1,31 @@
 import Foundation
 
-/// The connections of one ``HTTP1Transport``, grouped by host and port: at most a set number busy per host,
-/// requests over that number waiting in order, idle connections reused newest first and closed after a while.
+/// The connections of one ``HTTP1Transport``, grouped by host and port: at most a set number leased per host,
+/// jobs over that number waiting in order (until their deadline or cancellation), idle connections reused newest
+/// first and closed after a while.
 ///
 /// ```
-/// acquire ──► idle connection still open? ──► reuse it
-///        └──► under the host's limit? ──► a new, unconnected connection
-///        └──► wait for release(_:isReusable:)
+/// submit ──► idle connection? ──► run the job on it (on its loop)
+///       └──► under the host's limit? ──► a new connection on the next loop
+///       └──► wait for release(_:isReusable:), or the job's deadline
 /// ```
+///
+/// Any thread may call it; the deadlines of waiting jobs and idle connections are timers on the pool's loop.
 final class HTTP1ConnectionPool: @unchecked Sendable {
-    // Safe: `hosts`, `nextWaiterID`, `isEvictionScheduled` and `isShutDown` are only touched while holding
-    // `lock`; continuations are resumed after the lock is released.
+    // Safe: `hosts`, `nextSweep`, `isEvictionScheduled` and each connection's `idleSince` are only touched while
+    // holding `lock`; connections are started on their own loop with `execute`, after the lock is released.
     private let lock = NSLock()
     private var hosts: [HTTP1ConnectionKey: HostState] = [:]
-    private var nextWaiterID = 0
+    private var nextSweep: UInt64?
     private var isEvictionScheduled = false
 
     private let maxConnectionsPerHost: Int
     private let idleTimeout: Double
     private let bufferSize: Int
-    private static let evictionQueue = DispatchQueue(label: "RequestKit.HTTP1ConnectionPool.eviction")
-
-    private struct Waiter {
-        let id: Int
-        let continuation: CheckedContinuation<HTTP1Connection, any Error>
-    }
+    private let connectTimeout: Double
+    private let group: HTTP1EventLoopGroup
+    /// Makes the byte stream of a newly connected socket: the one place where plain TCP could become TLS.
+    private let makeStream: HTTP1Connection.StreamFactory
 
     private struct HostState {
         var idle: [HTTP1Connection] = []
@@ -32,107 +33,160 @@ final class HTTP1ConnectionPool: @unchecked Sendable {
         var waiters: [Waiter] = []
     }
 
-    init(maxConnectionsPerHost: Int, idleTimeout: Double, bufferSize: Int) {
+    /// A job waiting for a connection, until its deadline (``HTTP1EventLoop/now()`` nanoseconds), if it has one.
+    private struct Waiter {
+        let job: HTTP1Job
+        let deadline: UInt64?
+    }
+
+    init(
+        group: HTTP1EventLoopGroup, maxConnectionsPerHost: Int, idleTimeout: Double, connectTimeout: Double,
+        bufferSize: Int, makeStream: @escaping HTTP1Connection.StreamFactory
+    ) {
+        self.group = group
         self.maxConnectionsPerHost = max(1, maxConnectionsPerHost)
         self.idleTimeout = idleTimeout
+        self.connectTimeout = connectTimeout
         self.bufferSize = bufferSize
+        self.makeStream = makeStream
     }
 
     deinit {
         for state in hosts.values {
-            for connection in state.idle { connection.closeSocket() }
+            for connection in state.idle { connection.loop.execute { connection.close() } }
         }
     }
+
+    /// The loop that runs the pool's timers.
+    private var timerLoop: HTTP1EventLoop { group.loops[0] }
 
     /// Connections open and idle, over all hosts.
     var idleCount: Int { lock.withLock { hosts.values.reduce(0) { $0 + $1.idle.count } } }
 
-    /// Leases a connection to `key`: an idle one that is still open, a new unconnected one when the host is under
-    /// its limit, or the next one released when it is not.
-    ///
-    /// - Parameters:
-    ///   - key: The host and port.
-    ///   - timeout: The longest wait for a connection to come free, in seconds.
-    /// - Throws: `CancellationError` when the task is cancelled while waiting, ``HTTP1PoolWaitTimeout`` when no
-    ///   connection came free within `timeout`.
-    func acquire(_ key: HTTP1ConnectionKey, timeout: Double) async throws -> HTTP1Connection {
-        let (leased, stale) = lock.withLock { () -> (HTTP1Connection?, [HTTP1Connection]) in
-            var state = hosts[key, default: HostState()]
-            defer { hosts[key] = state }
-            var stale: [HTTP1Connection] = []
-            while let candidate = state.idle.popLast() {
-                if candidate.isUsableWhileIdle {
-                    state.leased += 1
-                    return (candidate, stale)
-                }
-                stale.append(candidate)
-            }
-            guard state.leased < maxConnectionsPerHost else { return (nil, stale) }
-            state.leased += 1
-            return (HTTP1Connection(key: key, bufferSize: bufferSize), stale)
+    /// Runs `job` on an idle connection, a new one when the host is under its limit, or the next one released.
+    func submit(_ job: HTTP1Job) {
+        if job.wasCancelled {
+            job.finish(.cancelled)
+            return
         }
-        for connection in stale { connection.closeSocket() }
-        if let leased { return leased }
-        return try await wait(for: key, timeout: timeout)
+        let (connection, sweepAt): (HTTP1Connection?, UInt64?) = lock.withLock {
+            var state = hosts[job.key, default: HostState()]
+            defer { hosts[job.key] = state }
+            if let idle = state.idle.popLast() {
+                state.leased += 1
+                job.assign(idle)
+                return (idle, nil)
+            }
+            guard state.leased < maxConnectionsPerHost else {
+                // The wait is bounded by the request's idle timeout, counted from now (a retried request waits anew).
+                let timeout = job.idleTimeout
+                let deadline =
+                    timeout.isFinite && timeout > 0 && timeout < 1e6 ? HTTP1EventLoop.deadline(after: timeout) : nil
+                state.waiters.append(Waiter(job: job, deadline: deadline))
+                guard let deadline, nextSweep.map({ deadline < $0 }) ?? true else {
+                    return (nil, nil)
+                }
+                nextSweep = deadline
+                return (nil, deadline)
+            }
+            state.leased += 1
+            let fresh = makeConnection(job.key)
+            job.assign(fresh)
+            return (fresh, nil)
+        }
+        if let connection {
+            connection.loop.execute { connection.run(job) }
+        } else if let sweepAt {
+            let loop = timerLoop
+            loop.execute { [weak self] in _ = loop.schedule(at: sweepAt) { self?.expireWaiters() } }
+        }
     }
 
-    private func wait(for key: HTTP1ConnectionKey, timeout: Double) async throws -> HTTP1Connection {
-        let id = lock.withLock {
-            nextWaiterID += 1
-            return nextWaiterID
+    private func makeConnection(_ key: HTTP1ConnectionKey) -> HTTP1Connection {
+        HTTP1Connection(
+            key: key, loop: group.next(), pool: self, bufferSize: bufferSize, connectTimeout: connectTimeout,
+            makeStream: makeStream)
+    }
+
+    /// Takes a job out of its host's queue; false when it was not waiting.
+    func removeWaiter(_ job: HTTP1Job) -> Bool {
+        lock.withLock {
+            guard let index = hosts[job.key]?.waiters.firstIndex(where: { $0.job === job }) else { return false }
+            hosts[job.key]?.waiters.remove(at: index)
+            return true
         }
-        return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { continuation in
-                let isCancelled: Bool = lock.withLock {
-                    if Task.isCancelled { return true }
-                    hosts[key, default: HostState()].waiters.append(Waiter(id: id, continuation: continuation))
+    }
+
+    /// Fails the waiting jobs whose deadline passed, and schedules the next check.
+    private func expireWaiters() {
+        let now = HTTP1EventLoop.now()
+        let (expired, next): ([HTTP1Job], UInt64?) = lock.withLock {
+            var expired: [HTTP1Job] = []
+            var next: UInt64?
+            for key in Array(hosts.keys) {
+                guard var state = hosts[key], !state.waiters.isEmpty else { continue }
+                state.waiters.removeAll { waiter in
+                    guard let deadline = waiter.deadline else { return false }
+                    if deadline <= now {
+                        expired.append(waiter.job)
+                        return true
+                    }
+                    next = min(next ?? .max, deadline)
                     return false
                 }
-                if isCancelled {
-                    continuation.resume(throwing: CancellationError())
-                } else if timeout.isFinite, timeout < 1e6 {
-                    Self.evictionQueue.asyncAfter(deadline: .now() + max(0, timeout)) { [weak self] in
-                        self?.removeWaiter(id, for: key)?.continuation.resume(throwing: HTTP1PoolWaitTimeout())
-                    }
-                }
+                hosts[key] = state
             }
-        } onCancel: {
-            removeWaiter(id, for: key)?.continuation.resume(throwing: CancellationError())
+            nextSweep = next
+            return (expired, next)
         }
+        for job in expired { job.finish(.poolWaitTimedOut) }
+        if let next { _ = timerLoop.schedule(at: next) { [weak self] in self?.expireWaiters() } }
     }
 
-    /// Takes a waiter out of its host's queue, if it is still waiting.
-    private func removeWaiter(_ id: Int, for key: HTTP1ConnectionKey) -> Waiter? {
-        lock.withLock {
-            guard let index = hosts[key]?.waiters.firstIndex(where: { $0.id == id }) else { return nil }
-            return hosts[key]?.waiters.remove(at: index)
-        }
-    }
-
-    /// Returns a leased connection: kept for the next request when `isReusable`, closed otherwise. A waiting
-    /// request gets it (or its slot) at once.
+    /// Returns a leased connection, from any thread, once no job runs on it: kept for the next job when `isReusable`, dropped otherwise (it is
+    /// closed already). A waiting job gets it, or its slot, at once.
     func release(_ connection: HTTP1Connection, isReusable: Bool) {
-        let keep = isReusable && !connection.wasCancelled && connection.isConnected
-        if !keep { connection.closeSocket() }
-        connection.lastUsed = .now()
         let key = connection.key
-        let (waiter, handed, scheduleEviction): (Waiter?, HTTP1Connection?, Bool) = lock.withLock {
+        let (next, target, scheduleEviction): (HTTP1Job?, HTTP1Connection?, Bool) = lock.withLock {
             guard var state = hosts[key] else { return (nil, nil, false) }
             defer { hosts[key] = state }
             if !state.waiters.isEmpty {
-                let waiter = state.waiters.removeFirst()
-                let handed = keep ? connection : HTTP1Connection(key: key, bufferSize: bufferSize)
-                return (waiter, handed, false)
+                let job = state.waiters.removeFirst().job
+                let target = isReusable ? connection : makeConnection(key)
+                job.assign(target)
+                return (job, target, false)
             }
             state.leased -= 1
-            guard keep else { return (nil, nil, false) }
+            guard isReusable else { return (nil, nil, false) }
+            connection.idleSince = HTTP1EventLoop.now()
             state.idle.append(connection)
             let schedule = !isEvictionScheduled
             isEvictionScheduled = true
             return (nil, nil, schedule)
         }
-        if let waiter, let handed { waiter.continuation.resume(returning: handed) }
+        if let next, let target { target.loop.execute { target.run(next) } }
         if scheduleEviction { scheduleEvictionCheck(after: idleTimeout) }
+    }
+
+    /// Gives a kept-alive connection, still leased, to the first job waiting for its host; false when none waits.
+    func handOverIfWaiting(_ connection: HTTP1Connection) -> Bool {
+        let next: HTTP1Job? = lock.withLock {
+            guard let state = hosts[connection.key], !state.waiters.isEmpty else { return nil }
+            let job = hosts[connection.key]?.waiters.removeFirst().job
+            job?.assign(connection)
+            return job
+        }
+        guard let next else { return false }
+        connection.loop.execute { connection.run(next) }
+        return true
+    }
+
+    /// Forgets an idle connection that closed (the server hung up); nothing when it was leased meanwhile.
+    func discardIdle(_ connection: HTTP1Connection) {
+        lock.withLock {
+            guard let index = hosts[connection.key]?.idle.firstIndex(where: { $0 === connection }) else { return }
+            hosts[connection.key]?.idle.remove(at: index)
+        }
     }
 
     private func scheduleEvictionCheck(after seconds: Double) {
@@ -140,14 +194,14 @@ final class HTTP1ConnectionPool: @unchecked Sendable {
             lock.withLock { isEvictionScheduled = false }
             return
         }
-        Self.evictionQueue.asyncAfter(deadline: .now() + seconds) { [weak self] in
-            self?.evictIdleConnections()
-        }
+        let loop = timerLoop
+        let deadline = HTTP1EventLoop.deadline(after: seconds)
+        loop.execute { [weak self] in _ = loop.schedule(at: deadline) { self?.evictIdleConnections() } }
     }
 
     /// Closes connections idle for longer than the idle timeout, and checks again when the next one expires.
-    func evictIdleConnections() {
-        let now = DispatchTime.now().uptimeNanoseconds
+    private func evictIdleConnections() {
+        let now = HTTP1EventLoop.now()
         let limit = UInt64(max(0, min(idleTimeout, 1e9)) * 1e9)
         let (expired, nextCheck): ([HTTP1Connection], Double?) = lock.withLock {
             var expired: [HTTP1Connection] = []
@@ -155,7 +209,7 @@ final class HTTP1ConnectionPool: @unchecked Sendable {
             for key in Array(hosts.keys) {
                 guard var state = hosts[key] else { continue }
                 state.idle.removeAll { connection in
-                    let age = now &- connection.lastUsed.uptimeNanoseconds
+                    let age = now &- connection.idleSince
                     if age >= limit {
                         expired.append(connection)
                         return true
@@ -172,7 +226,7 @@ final class HTTP1ConnectionPool: @unchecked Sendable {
             isEvictionScheduled = soonest != nil
             return (expired, soonest.map { Double($0) / 1e9 + 0.001 })
         }
-        for connection in expired { connection.closeSocket() }
+        for connection in expired { connection.loop.execute { connection.close() } }
         if let nextCheck { scheduleEvictionCheck(after: nextCheck) }
     }
 
@@ -186,6 +240,6 @@ final class HTTP1ConnectionPool: @unchecked Sendable {
             }
             return idle
         }
-        for connection in idle { connection.closeSocket() }
+        for connection in idle { connection.loop.execute { connection.close() } }
     }
 }

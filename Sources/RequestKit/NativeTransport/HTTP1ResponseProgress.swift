@@ -1,7 +1,6 @@
 import Foundation
 
-/// How far the reading of one response has come: carried from the awaiting task, which reads what has already
-/// arrived, to the connection's thread, which waits for the rest.
+/// How far the reading of one buffered response has come on its connection.
 struct HTTP1ResponseProgress: Sendable {
     /// The final response head, once parsed.
     var head: HTTP1ResponseHead?

@@ -50,6 +50,14 @@ extension HTTP1Transport {
         /// configuration.maxResponseBodyBytes = 10 << 20  // 10 MiB
         /// ```
         public var maxResponseBodyBytes = 1 << 30
+        /// How many event-loop threads drive the transport's sockets. 1 by default, which serves thousands of
+        /// connections; more can help when many busy connections need CPU time on a machine with cores to spare.
+        /// Transports with the same count share the same threads, which last for the life of the process.
+        ///
+        /// ```swift
+        /// configuration.eventLoopCount = 2
+        /// ```
+        public var eventLoopCount = 1
         /// Where `https` requests go, since this transport speaks plain TCP only.
         /// ``URLSessionTransport/shared`` by default.
         ///

@@ -13,8 +13,13 @@ import FoundationNetworking
 /// out closed by the server is sent again once on a new connection when its method is idempotent, and fails
 /// with a clear ``RequestError`` otherwise. Responses are parsed defensively (size limits, strict framing,
 /// duplicate headers kept in wire order), and gzip and deflate bodies are decompressed. Redirects come back as
-/// they are: the request pipeline follows them, as it does for every transport. The idle timeout is the request's `timeoutInterval`; cancelling the task closes
-/// the connection at once.
+/// they are: the request pipeline follows them, as it does for every transport. The idle timeout is the request's
+/// `timeoutInterval`; cancelling the task closes the connection at once.
+///
+/// Its sockets are non-blocking and driven by an event loop (epoll on Linux, kqueue on Apple platforms): one
+/// thread by default (``Configuration/eventLoopCount``) serves every connection, however many are open or waiting
+/// on slow servers, and awaiting tasks are resumed from it. A host name is looked up on a short-lived thread of its
+/// own; IP literals and `localhost` need no lookup.
 ///
 /// `https://` requests go to ``Configuration/secureTransport`` (URLSession by default): TLS needs a library
 /// that RequestKit does not depend on.
@@ -35,8 +40,9 @@ public final class HTTP1Transport: Transport {
 
     /// The configuration this transport was made with.
     public let configuration: Configuration
-    let pool: HTTP1ConnectionPool
     let limits: HTTP1Limits
+    /// The connection pool, or why the event loops could not be started.
+    private let poolOrFailure: Result<HTTP1ConnectionPool, POSIXError>
 
     /// Creates a transport with its own connection pool.
     ///
@@ -49,10 +55,25 @@ public final class HTTP1Transport: Transport {
     public init(configuration: Configuration = Configuration()) {
         self.configuration = configuration
         self.limits = configuration.limits
-        self.pool = HTTP1ConnectionPool(
-            maxConnectionsPerHost: configuration.maxConnectionsPerHost,
-            idleTimeout: configuration.idleConnectionTimeout,
-            bufferSize: max(64 * 1024, configuration.maxResponseHeadBytes))
+        self.poolOrFailure = Result { () throws(POSIXError) in
+            HTTP1ConnectionPool(
+                group: try HTTP1EventLoopGroup.shared(loops: configuration.eventLoopCount),
+                maxConnectionsPerHost: configuration.maxConnectionsPerHost,
+                idleTimeout: configuration.idleConnectionTimeout, connectTimeout: configuration.connectTimeout,
+                bufferSize: max(64 * 1024, configuration.maxResponseHeadBytes),
+                makeStream: { descriptor, _ in SocketByteStream(descriptor: descriptor) })
+        }
+    }
+
+    /// The connection pool.
+    ///
+    /// - Throws: ``RequestError`` when the event loops could not be started (the process is out of descriptors).
+    func pool() throws(RequestError) -> HTTP1ConnectionPool {
+        switch poolOrFailure {
+        case .success(let pool): return pool
+        case .failure(let error):
+            throw RequestError.transport(error, detail: "HTTP1Transport could not start its event loop")
+        }
     }
 
     /// Creates a transport, adjusting the default configuration.
@@ -73,7 +94,7 @@ public final class HTTP1Transport: Transport {
     /// HTTP1Transport.shared.closeIdleConnections()
     /// ```
     public func closeIdleConnections() {
-        pool.closeIdleConnections()
+        try? pool().closeIdleConnections()
     }
 
     /// How many connections are open and idle in the pool.
@@ -81,7 +102,7 @@ public final class HTTP1Transport: Transport {
     /// ```swift
     /// print(HTTP1Transport.shared.idleConnectionCount)
     /// ```
-    public var idleConnectionCount: Int { pool.idleCount }
+    public var idleConnectionCount: Int { (try? pool().idleCount) ?? 0 }
 
     /// Sends `request` and reads the whole response; `https` requests go to ``Configuration/secureTransport``.
     /// A redirect is returned as it is: the request pipeline follows redirects, for every transport.
@@ -135,127 +156,52 @@ public final class HTTP1Transport: Transport {
         let target = try HTTP1RequestEncoder.target(of: url)
         let body = HTTP1RequestEncoder.body(of: request)
         let head = try HTTP1RequestEncoder.head(of: request, target: target, bodyLength: body.count)
-        let isHeadRequest = request.httpMethod == "HEAD"
-        let idleTimeout = request.timeoutInterval
-        // On a kept-alive connection, the awaiting task writes a small request itself, so that the server works on
-        // it while the connection's thread wakes up; when the server answers within microseconds (on the same
-        // machine), it reads the response too, and no thread is woken at all.
-        let startsInline = head.count + body.count <= 16 * 1024
-        var bufferedLimits = self.limits
-        bufferedLimits.body.maxBodyBytes = bodyLimit
-        let limits = bufferedLimits
-        let (exchanged, connection) = try await lease(
-            target, request: request,
-            start: { (connection: HTTP1Connection) throws -> HTTP1InlineStart<HTTP1Connection.Exchanged> in
-                guard startsInline else { return .none }
-                let sent = try connection.send(head: head, body: body, idleTimeout: idleTimeout, waitsForSpace: false)
-                var progress = HTTP1ResponseProgress()
-                if sent == head.count + body.count, connection.respondsPromptly(),
-                    try connection.read(&progress, isHeadRequest: isHeadRequest, limits: limits, waits: false)
-                {
-                    return .done(try connection.exchanged(progress))
-                }
-                return .partial(sent: sent, progress: progress)
-            }
-        ) { (connection: HTTP1Connection, started: HTTP1InlineStart<HTTP1Connection.Exchanged>) in
-            switch started {
-            case .done(let exchanged):
-                return exchanged
-            case .partial(let sent, let progress):
-                return try connection.exchange(
-                    head: head, body: body, alreadySent: sent, progress: progress, isHeadRequest: isHeadRequest,
-                    idleTimeout: idleTimeout, limits: limits)
-            case .none:
-                return try connection.exchange(
-                    head: head, body: body, alreadySent: nil, progress: HTTP1ResponseProgress(),
-                    isHeadRequest: isHeadRequest, idleTimeout: idleTimeout, limits: limits)
-            }
+        let job = HTTP1Job(
+            key: target.key, pool: try pool(), head: head, body: body, method: request.httpMethod ?? "GET",
+            idleTimeout: request.timeoutInterval, limits: limits, mode: .buffered(bodyLimit: bodyLimit))
+        guard case .response(let exchanged, let connection) = try await perform(job, url: url) else {
+            throw RequestError.transport(URLError(.unknown), detail: "the connection returned no response")
         }
-        pool.release(connection, isReusable: exchanged.isReusable)
+        if let connection { job.pool.release(connection, isReusable: true) }
         return try response(exchanged.head, body: exchanged.body, url: url, bodyLimit: bodyLimit, maxRatio: maxRatio)
     }
 
-    /// Runs `job` on a pooled connection to `target` (connected first if it is new) and returns its result with
-    /// the connection, still leased. When a reused connection turns out closed before any response byte, an
-    /// idempotent request runs again once on a new connection; any other failure releases the connection and
-    /// throws a ``RequestError``.
+    /// Hands `job` to the pool and waits for its outcome; cancelling the task cancels the job (a waiting job leaves
+    /// the queue, a running one closes its connection).
     ///
-    /// On a reused connection, `start` runs first on the awaiting task (it must not block); when it finishes the
-    /// job itself, the connection's thread is not involved, and otherwise `job` gets what it did.
-    func lease<T: Sendable>(
-        _ target: HTTP1RequestEncoder.Target, request: URLRequest,
-        start: (HTTP1Connection) throws -> HTTP1InlineStart<T> = { _ in .none },
-        _ job: @escaping @Sendable (HTTP1Connection, HTTP1InlineStart<T>) throws -> T
-    ) async throws -> (T, HTTP1Connection) {
-        let method = request.httpMethod ?? "GET"
-        let idleTimeout = request.timeoutInterval
-        let connectTimeout = configuration.connectTimeout
-        var hasRetried = false
-        while true {
-            if Task.isCancelled { throw RequestError.cancelled(underlyingError: CancellationError()) }
-            let connection: HTTP1Connection
-            do {
-                connection = try await pool.acquire(target.key, timeout: idleTimeout)
-            } catch is HTTP1PoolWaitTimeout {
-                throw RequestError.timedOut(
-                    "no connection to \(target.key.host) port \(target.key.port) came free within "
-                        + "\(FoundationMapping.seconds(idleTimeout)) s (at most \(configuration.maxConnectionsPerHost) "
-                        + "per host)")
-            } catch {
-                throw RequestError.cancelled(underlyingError: error)
-            }
-            let isReused = connection.isConnected
-            connection.beginRequest()
-            let outcome: Result<T, any Error>
-            do {
-                let started = isReused ? try start(connection) : .none
-                if case .done(let value) = started {
-                    outcome = .success(value)
-                } else {
-                    outcome = await run(on: connection) {
-                        do {
-                            try connection.connectIfNeeded(connectTimeout: connectTimeout)
-                        } catch let failure as HTTP1Socket.Failure {
-                            throw Self.connectError(failure, key: target.key, connectTimeout: connectTimeout)
-                        }
-                        return try job(connection, started)
-                    }
-                }
-            } catch {
-                outcome = .failure(error)
-            }
-            let wasCancelled = connection.wasCancelled
-            switch outcome {
-            case .success(let value):
-                return (value, connection)
-            case .failure(let error):
-                pool.release(connection, isReusable: false)
-                if wasCancelled || error is CancellationError { throw RequestError.cancelled(underlyingError: error) }
-                if case HTTP1ExchangeFailure.closedBeforeResponse = error, isReused {
-                    if Self.isIdempotent(method), !hasRetried {
-                        hasRetried = true
-                        continue
-                    }
-                    throw RequestError.transport(
-                        error,
-                        detail: "the kept-alive connection closed before a response, and the request was not retried "
-                            + (hasRetried ? "twice" : "because \(method) is not idempotent"))
-                }
-                throw Self.requestError(for: error, idleTimeout: idleTimeout, key: target.key, url: request.url)
-            }
-        }
-    }
-
-    /// Runs `job` on the connection's own thread, and shuts the connection down if the task is cancelled.
-    private func run<T: Sendable>(
-        on connection: HTTP1Connection, _ job: @escaping @Sendable () throws -> T
-    ) async -> Result<T, any Error> {
-        await withTaskCancellationHandler {
-            await withCheckedContinuation { continuation in
-                connection.worker.async { continuation.resume(returning: Result { try job() }) }
+    /// - Returns: A ``HTTP1Job/Outcome/response(_:_:)`` or ``HTTP1Job/Outcome/head(_:)``.
+    /// - Throws: The ``RequestError`` for any other outcome.
+    func perform(_ job: HTTP1Job, url: URL) async throws(RequestError) -> HTTP1Job.Outcome {
+        let outcome = await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<HTTP1Job.Outcome, Never>) in
+                job.begin(continuation)
+                job.pool.submit(job)
             }
         } onCancel: {
-            connection.cancel()
+            job.cancel()
+        }
+        let key = job.key
+        switch outcome {
+        case .response, .head:
+            return outcome
+        case .cancelled:
+            throw RequestError.cancelled(underlyingError: CancellationError())
+        case .poolWaitTimedOut:
+            throw RequestError.timedOut(
+                "no connection to \(key.host) port \(key.port) came free within "
+                    + "\(FoundationMapping.seconds(job.idleTimeout)) s (at most \(configuration.maxConnectionsPerHost) "
+                    + "per host)")
+        case .connectFailed(let failure):
+            throw Self.connectError(failure, key: key, connectTimeout: configuration.connectTimeout)
+        case .failed(let error, let wasReused):
+            if case HTTP1ExchangeFailure.closedBeforeResponse = error, wasReused {
+                throw RequestError.transport(
+                    error,
+                    detail: "the kept-alive connection closed before a response, and the request was not retried "
+                        + (job.hasRetried ? "twice" : "because \(job.method) is not idempotent"))
+            }
+            if error is CancellationError { throw RequestError.cancelled(underlyingError: error) }
+            throw Self.requestError(for: error, idleTimeout: job.idleTimeout, key: key, url: url)
         }
     }
 

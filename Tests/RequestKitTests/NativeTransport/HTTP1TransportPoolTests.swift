@@ -116,6 +116,22 @@ struct HTTP1TransportPoolTests {
         #expect(server.acceptedConnections == 2)
     }
 
+    @Test("A PUT of a file on a connection that closes before responding is retried with the whole body again")
+    func staleRetryWithFileBody() async throws {
+        let server = try LingeringCloseServer()
+        defer { server.stop() }
+        let url = try #require(URL(string: "http://127.0.0.1:\(server.port)/once"))
+        let file = try TemporaryFile(contents: Data(repeating: 0x61, count: 1_000))
+        defer { file.remove() }
+        let transport = HTTP1Transport()
+        _ = try await transport.send(URLRequest(url: url))
+        var put = URLRequest(url: url)
+        put.httpMethod = "PUT"
+        let response = try await transport.send(TransferRequest(put, body: RequestBody(file: file.url)))
+        #expect(response.body == Data("once".utf8))
+        #expect(server.acceptedConnections == 2)
+    }
+
     @Test("A POST on a connection that closes before responding fails clearly and is not retried")
     func staleNonIdempotent() async throws {
         let server = try LingeringCloseServer()

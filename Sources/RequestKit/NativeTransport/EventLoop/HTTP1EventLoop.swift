@@ -1,0 +1,137 @@
+import Foundation
+
+/// One thread that waits for many sockets at once: it runs the readiness handlers of the descriptors registered
+/// with it, its timers, and work that other threads hand it with ``execute(_:)``. Nothing on it ever blocks on one
+/// connection.
+///
+/// Everything but ``execute(_:)`` and ``isCurrent`` must be called on the loop's own thread.
+///
+/// ```swift
+/// let loop = try HTTP1EventLoop()
+/// loop.execute {
+///     _ = loop.schedule(at: HTTP1EventLoop.now() + 1_000_000_000) { print("one second later, on the loop") }
+/// }
+/// ```
+final class HTTP1EventLoop: @unchecked Sendable {
+    // Safe: `queued` and `isWakePending` are only touched while holding `lock`; `registrations` and `timers` only
+    // on the loop's thread; `thread` is set in `init` before the thread starts and never again.
+    private let lock = NSLock()
+    private var queued: [() -> Void] = []
+    private var isWakePending = false
+    private let selector: HTTP1Selector
+    private var registrations: [Int32: Registration] = [:]
+    private var timers = HTTP1TimerQueue()
+    private var thread: Thread?
+
+    private struct Registration {
+        let handler: any HTTP1LoopHandler
+        var interest: HTTP1Interest
+    }
+
+    /// Starts a loop on a thread of its own.
+    ///
+    /// - Parameter name: The thread's name.
+    /// - Throws: `POSIXError` when the selector cannot be opened.
+    init(name: String = "RequestKit.HTTP1EventLoop") throws(POSIXError) {
+        selector = try HTTP1Selector()
+        let thread = Thread { [self] in run() }
+        thread.name = name
+        thread.stackSize = 1 << 20
+        self.thread = thread
+        thread.start()
+    }
+
+    /// Monotonic nanoseconds.
+    static func now() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
+
+    /// Whether the caller runs on this loop's thread.
+    var isCurrent: Bool { Thread.current === thread }
+
+    /// Runs `task` on the loop's thread, after the work already handed to it. Any thread may call it.
+    func execute(_ task: @escaping () -> Void) {
+        let needsWake: Bool = lock.withLock {
+            queued.append(task)
+            guard !isWakePending else { return false }
+            isWakePending = true
+            return true
+        }
+        if needsWake, !isCurrent { selector.wake() }
+    }
+
+    /// Starts telling `handler` when `descriptor` has the readiness in `interest` (possibly none yet).
+    ///
+    /// - Throws: `POSIXError` when the system refuses to watch the descriptor.
+    func register(_ descriptor: Int32, interest: HTTP1Interest, handler: any HTTP1LoopHandler) throws(POSIXError) {
+        registrations[descriptor] = Registration(handler: handler, interest: [])
+        try setInterest(interest, for: descriptor)
+    }
+
+    /// Changes the readiness `descriptor` is watched for; empty stops watching until it changes again.
+    ///
+    /// - Throws: `POSIXError` when the system refuses the change.
+    func setInterest(_ interest: HTTP1Interest, for descriptor: Int32) throws(POSIXError) {
+        guard let old = registrations[descriptor]?.interest, old != interest else { return }
+        try selector.change(descriptor, from: old, to: interest)
+        registrations[descriptor]?.interest = interest
+    }
+
+    /// Stops watching `descriptor` and forgets its handler; call it before closing the descriptor.
+    func deregister(_ descriptor: Int32) {
+        guard let registration = registrations.removeValue(forKey: descriptor) else { return }
+        try? selector.change(descriptor, from: registration.interest, to: [])
+    }
+
+    /// Runs `action` on the loop at `deadline` (``now()`` nanoseconds) unless the timer is cancelled first.
+    func schedule(at deadline: UInt64, _ action: @escaping () -> Void) -> HTTP1LoopTimer {
+        let timer = HTTP1LoopTimer(deadline: deadline, action: action)
+        timers.insert(timer)
+        return timer
+    }
+
+    /// Runs `action` on the loop after `seconds`, clamped to a century.
+    func schedule(after seconds: Double, _ action: @escaping () -> Void) -> HTTP1LoopTimer {
+        schedule(at: Self.deadline(after: seconds), action)
+    }
+
+    /// Cancels a timer that has not fired.
+    func cancel(_ timer: HTTP1LoopTimer) {
+        timers.cancel(timer)
+    }
+
+    /// The ``now()`` nanoseconds `seconds` from now, clamped to a century (a negative or NaN duration is now).
+    static func deadline(after seconds: Double) -> UInt64 {
+        let clamped = seconds.isNaN ? 0 : min(max(seconds, 0), 3.15e9)
+        return now() &+ UInt64(clamped * 1e9)
+    }
+
+    private func run() {
+        while true {
+            runQueued()
+            let wait: UInt64?
+            if let deadline = timers.nextDeadline() {
+                let now = Self.now()
+                wait = deadline > now ? deadline - now : 0
+            } else {
+                wait = nil
+            }
+            let hasQueued = lock.withLock { !queued.isEmpty }
+            selector.wait(timeout: hasQueued ? 0 : wait) { descriptor, readable, writable in
+                guard let registration = registrations[descriptor], !registration.interest.isEmpty else { return }
+                registration.handler.descriptorIsReady(readable: readable, writable: writable)
+            }
+            for action in timers.due(at: Self.now()) { action() }
+        }
+    }
+
+    private func runQueued() {
+        while true {
+            let tasks: [() -> Void] = lock.withLock {
+                isWakePending = false
+                defer { queued = [] }
+                return queued
+            }
+            if tasks.isEmpty { return }
+            for task in tasks { task() }
+        }
+    }
+}

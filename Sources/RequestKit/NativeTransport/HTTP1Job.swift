@@ -1,0 +1,160 @@
+import Foundation
+
+/// One request on its way through the pool and onto a connection, and the awaiting task's continuation, resumed
+/// exactly once with an ``Outcome``.
+///
+/// The request's bytes and options are immutable; its state is guarded by a lock. Cancellation may come from any
+/// thread: a job waiting in the pool leaves the queue, a running one closes its connection.
+///
+/// ```swift
+/// let outcome = await withCheckedContinuation { continuation in
+///     job.begin(continuation)
+///     pool.submit(job)
+/// }
+/// ```
+final class HTTP1Job: @unchecked Sendable {
+    // Safe: `continuation`, `isFinished`, `isCancelled`, `connection` and `retried` are only touched while holding
+    // `lock`; everything else is a `let`.
+
+    /// What the awaiting task gets back.
+    enum Outcome: Sendable {
+        /// The whole response (``Mode/buffered(bodyLimit:)``), with the kept-alive connection when the caller is
+        /// to put it back in the pool (so that it is idle, and its idle clock running, only once the caller has
+        /// the response); nil when the pool has it already.
+        case response(HTTP1Connection.Exchanged, HTTP1Connection?)
+        /// The final response head (``Mode/streaming(_:)``); the body follows into the options' continuation.
+        case head(HTTP1ResponseHead)
+        /// The request was cancelled.
+        case cancelled
+        /// No connection came free within the idle timeout.
+        case poolWaitTimedOut
+        /// No connection could be opened.
+        case connectFailed(HTTP1Socket.Failure)
+        /// The exchange failed; `wasReused` says whether the connection had carried an earlier request.
+        case failed(any Error, wasReused: Bool)
+    }
+
+    /// How the response is delivered.
+    enum Mode: Sendable {
+        /// Read whole, the body held to `bodyLimit` bytes on the wire.
+        case buffered(bodyLimit: Int)
+        /// Delivered once the head arrives, the body streaming after it.
+        case streaming(HTTP1StreamOptions)
+    }
+
+    /// The host and port.
+    let key: HTTP1ConnectionKey
+    /// The pool the job was submitted to; the connection goes back to it.
+    let pool: HTTP1ConnectionPool
+    /// The request head.
+    let head: [UInt8]
+    /// The in-memory body (possibly empty).
+    let body: Data
+    /// Makes a reader for a body read as it is sent, after `body` (nil: no such body), each time the request is
+    /// sent; `bodyLength` nil means chunked coding.
+    let makeBodyReader: (@Sendable () throws -> RequestBodyReader?)?
+    /// The announced length of the body the reader reads.
+    let bodyLength: Int?
+    /// The request method.
+    let method: String
+    /// The idle timeout in seconds: the longest wait for a pooled connection and for any byte.
+    let idleTimeout: Double
+    /// The parser limits.
+    let limits: HTTP1Limits
+    /// How the response is delivered.
+    let mode: Mode
+    /// Whether the request has already been sent again after a kept-alive connection closed before responding.
+    var hasRetried: Bool {
+        get { lock.withLock { retried } }
+        set { lock.withLock { retried = newValue } }
+    }
+
+    private let lock = NSLock()
+    private var continuation: CheckedContinuation<Outcome, Never>?
+    private var isFinished = false
+    private var isCancelled = false
+    private var connection: HTTP1Connection?
+    private var retried = false
+
+    init(
+        key: HTTP1ConnectionKey, pool: HTTP1ConnectionPool, head: [UInt8], body: Data,
+        makeBodyReader: (@Sendable () throws -> RequestBodyReader?)? = nil, bodyLength: Int? = nil, method: String,
+        idleTimeout: Double,
+        limits: HTTP1Limits, mode: Mode
+    ) {
+        self.key = key
+        self.pool = pool
+        self.head = head
+        self.body = body
+        self.makeBodyReader = makeBodyReader
+        self.bodyLength = bodyLength
+        self.method = method
+        self.idleTimeout = idleTimeout
+        self.limits = limits
+        self.mode = mode
+    }
+
+    /// Whether the request is a HEAD request, whose response has no body.
+    var isHeadRequest: Bool { method == "HEAD" }
+
+    /// Whether the request may be sent twice.
+    var isIdempotent: Bool { HTTP1Transport.isIdempotent(method) }
+
+    /// Whether the awaiting task was cancelled.
+    var wasCancelled: Bool { lock.withLock { isCancelled } }
+
+    /// Keeps the continuation to resume; resumes it at once when the task is cancelled already.
+    func begin(_ continuation: CheckedContinuation<Outcome, Never>) {
+        let cancelled: Bool = lock.withLock {
+            if isCancelled { return true }
+            self.continuation = continuation
+            return false
+        }
+        if cancelled {
+            lock.withLock { isFinished = true }
+            continuation.resume(returning: .cancelled)
+        }
+    }
+
+    /// Notes the connection the job runs on, for cancellation.
+    func assign(_ connection: HTTP1Connection) {
+        lock.withLock { self.connection = connection }
+    }
+
+    /// Resumes the awaiting task, unless it was resumed already.
+    func finish(_ outcome: Outcome) {
+        let waiting: CheckedContinuation<Outcome, Never>? = lock.withLock {
+            guard !isFinished else { return nil }
+            isFinished = true
+            connection = nil
+            defer { continuation = nil }
+            return continuation
+        }
+        waiting?.resume(returning: outcome)
+    }
+
+    /// Cancels the job from any thread: it leaves the pool's queue, or its connection closes.
+    func cancel() {
+        let running: HTTP1Connection?? = lock.withLock {
+            guard !isFinished, !isCancelled else { return .none }
+            isCancelled = true
+            return .some(connection)
+        }
+        guard case .some(let connection) = running else { return }
+        if let connection {
+            connection.loop.execute { connection.cancel(self) }
+        } else if pool.removeWaiter(self) {
+            finish(.cancelled)
+        }
+    }
+}
+
+/// What a streamed response needs once its head arrives.
+struct HTTP1StreamOptions: Sendable {
+    /// The request's URL, for the response.
+    let url: URL
+    /// Where the body goes: the producing side of the stream the awaiting task made.
+    let continuation: ResponseBodyStream.Continuation
+    /// The response limits.
+    let responseLimits: ResponseLimits
+}
