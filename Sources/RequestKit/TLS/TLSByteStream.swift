@@ -177,12 +177,12 @@ final class TLSByteStream: ByteStream {
     }
 
     /// The call whose failure ``blocked(_:systemError:during:)`` interprets.
-    private enum Step {
+    private enum SSLCall {
         case handshake, read, write
     }
 
     /// What an unsuccessful OpenSSL call means: wait for the socket, the end of the stream, or a failure.
-    private func blocked(_ result: Int32, systemError: Int32, during step: Step) throws -> ByteStreamResult {
+    private func blocked(_ result: Int32, systemError: Int32, during step: SSLCall) throws -> ByteStreamResult {
         let code = SSL_get_error(ssl, result)
         switch code {
         case SSL_ERROR_WANT_READ:
