@@ -92,18 +92,21 @@ public final class URLSessionTransport: Transport {
         try Task.checkCancellation()
         let bodyFailure = BodyReadFailure()
         let urlRequest = try Self.prepare(request, bodyFailure: bodyFailure)
-        let task = session.dataTask(with: urlRequest)
         let registry = self.registry
-        let identifier = task.taskIdentifier
+        let start = TaskStart()
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Response, any Error>) in
-                registry.register(
-                    task, idleTimeout: urlRequest.timeoutInterval, bodyFailure: bodyFailure,
-                    limits: request.responseLimits, destination: .whole(continuation))
-                Self.start(task, registry: registry)
+                start.begin(
+                    session: session, request: urlRequest,
+                    register: { task in
+                        registry.register(
+                            task, idleTimeout: urlRequest.timeoutInterval, bodyFailure: bodyFailure,
+                            limits: request.responseLimits, destination: .whole(continuation))
+                    },
+                    cancelled: { registry.cancelSoon($0) })
             }
         } onCancel: {
-            registry.cancelSoon(identifier)
+            start.cancel { registry.cancelSoon($0) }
         }
     }
 
@@ -128,32 +131,28 @@ public final class URLSessionTransport: Transport {
         try Task.checkCancellation()
         let bodyFailure = BodyReadFailure()
         let urlRequest = try Self.prepare(request, bodyFailure: bodyFailure)
-        let task = session.dataTask(with: urlRequest)
         let registry = self.registry
-        let identifier = task.taskIdentifier
+        let start = TaskStart()
         let (stream, body) = ResponseBodyStream.makeStream(bufferLimit: request.bufferLimit)
-        body.onDemand = { registry.resumeReadingSoon(identifier) }
-        body.onTermination = { registry.cancelSoon(identifier) }
+        body.onDemand = {
+            if let identifier = start.startedIdentifier { registry.resumeReadingSoon(identifier) }
+        }
+        body.onTermination = { start.cancel { registry.cancelSoon($0) } }
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation {
                 (head: CheckedContinuation<StreamingResponse, any Error>) in
-                registry.register(
-                    task, idleTimeout: urlRequest.timeoutInterval, bodyFailure: bodyFailure,
-                    limits: request.responseLimits, destination: .stream(head: head, body: body, stream: stream))
-                Self.start(task, registry: registry)
+                start.begin(
+                    session: session, request: urlRequest,
+                    register: { task in
+                        registry.register(
+                            task, idleTimeout: urlRequest.timeoutInterval, bodyFailure: bodyFailure,
+                            limits: request.responseLimits,
+                            destination: .stream(head: head, body: body, stream: stream))
+                    },
+                    cancelled: { registry.cancelSoon($0) })
             }
         } onCancel: {
-            registry.cancelSoon(identifier)
-        }
-    }
-
-    /// Resumes a registered task, unless the calling task was cancelled before it was registered (its
-    /// cancellation handler then found nothing to cancel): then the transfer is cancelled instead.
-    private static func start(_ task: URLSessionTask, registry: TransferRegistry) {
-        if Task.isCancelled {
-            registry.cancelSoon(task.taskIdentifier)
-        } else {
-            task.resume()
+            start.cancel { registry.cancelSoon($0) }
         }
     }
 
