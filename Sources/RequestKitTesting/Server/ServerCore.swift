@@ -80,7 +80,8 @@ final class ServerCore: Sendable {
 
     private func acceptLoop() {
         while !isStopped {
-            guard listener.waitForReadable(milliseconds: 50) == .readable else { continue }
+            // `stop()` shuts the listener down, which wakes this wait at once; the cap bounds it where it does not.
+            guard listener.waitForReadable(milliseconds: 1000) == .readable else { continue }
             guard let socket = listener.acceptConnection() else {
                 // Out of descriptors or a transient failure: back off briefly instead of spinning on poll().
                 Thread.sleep(forTimeInterval: 0.01)
