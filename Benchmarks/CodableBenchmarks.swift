@@ -66,3 +66,28 @@ private func compareDecoding<Value: Codable>(_ name: String, _ data: Data, as ty
         row([name, formatted(oursSpeed), formatted(theirsSpeed), formatted(oursSpeed / theirsSpeed, decimals: 2) + "×"])
     )
 }
+
+/// Runs only RequestKit's side of one codable benchmark for about `seconds`, for a profiler:
+/// `perf record .build/release/Benchmarks codable-profile decode` (or `encode`).
+func runCodableProfile(_ what: String, seconds: Double = 5) {
+    guard let twitter = benchmarkDocument("twitter"), let catalog = benchmarkDocument("citm_catalog"),
+        let twitterModel = try? TypedJsonDecoder().decode(TwitterSearch.self, from: twitter),
+        let catalogModel = try? TypedJsonDecoder().decode(Catalog.self, from: catalog)
+    else {
+        print("skipped: the benchmark documents are missing")
+        return
+    }
+    let end = DispatchTime.now().uptimeNanoseconds + UInt64(seconds * 1e9)
+    var operations = 0
+    while DispatchTime.now().uptimeNanoseconds < end {
+        if what == "encode" {
+            blackHole(try? TypedJsonEncoder().encode(twitterModel))
+            blackHole(try? TypedJsonEncoder().encode(catalogModel))
+        } else {
+            blackHole(try? TypedJsonDecoder().decode(TwitterSearch.self, from: twitter))
+            blackHole(try? TypedJsonDecoder().decode(Catalog.self, from: catalog))
+        }
+        operations += 1
+    }
+    print("codable-profile \(what): \(operations) rounds of twitter and citm_catalog")
+}

@@ -9,6 +9,10 @@ print("RequestKit \(RequestKitInfo.version) benchmarks (medians)")
 if wants("building") { runRequestBuildingBenchmarks() }
 if wants("json") { runJSONBenchmarks() }
 if wants("codable") { runCodableBenchmarks() }
+if selected.contains("json-parse-round") { runJSONParseRound() }
+if selected.contains("codable-profile") {
+    runCodableProfile(CommandLine.arguments.last == "encode" ? "encode" : "decode")
+}
 if wants("transfers") { runTransfersBenchmarks() }
 if wants("pipeline") { runPipelineBenchmarks() }
 if wants("transport") { runTransportBenchmarks() }

@@ -120,22 +120,25 @@ struct JsonWriter {
     /// (as `JSONEncoder` does by default).
     static func appendString(_ string: String, escapingSlashes: Bool, to output: inout [UInt8]) {
         var string = string
-        string.withUTF8 { utf8 in
-            output.append(UInt8(ascii: "\""))
-            var runStart = 0
-            for index in utf8.indices {
-                let byte = utf8[index]
-                guard
-                    byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\")
-                        || (escapingSlashes && byte == UInt8(ascii: "/"))
-                else { continue }
-                output.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<index]))
-                runStart = index + 1
-                appendEscape(for: byte, to: &output)
-            }
-            output.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart...]))
-            output.append(UInt8(ascii: "\""))
+        string.withUTF8 { utf8 in appendString(utf8, escapingSlashes: escapingSlashes, to: &output) }
+    }
+
+    /// Appends a string given as its UTF-8 bytes, as ``appendString(_:escapingSlashes:to:)`` does.
+    static func appendString(_ utf8: UnsafeBufferPointer<UInt8>, escapingSlashes: Bool, to output: inout [UInt8]) {
+        output.append(UInt8(ascii: "\""))
+        var runStart = 0
+        for index in utf8.indices {
+            let byte = utf8[index]
+            guard
+                byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\")
+                    || (escapingSlashes && byte == UInt8(ascii: "/"))
+            else { continue }
+            output.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<index]))
+            runStart = index + 1
+            appendEscape(for: byte, to: &output)
         }
+        output.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart...]))
+        output.append(UInt8(ascii: "\""))
     }
 
     private static func appendEscape(for byte: UInt8, to output: inout [UInt8]) {

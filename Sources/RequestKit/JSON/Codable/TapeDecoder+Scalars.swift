@@ -39,35 +39,96 @@ extension TapeDecoder {
                     + "in \(type)."))
     }
 
-    func bool(at index: Int, path: CodingPathNode, key: CodingPathNode.Component) throws -> Bool {
-        switch tape.nodes[index].kind {
-        case .true: return true
-        case .false: return false
-        default:
-            // `JSONDecoder` reports a null where a Bool belongs as a type mismatch.
-            throw DecodingError.typeMismatch(
+    /// Why a scalar could not be read; the container that asked turns it into a `DecodingError` with its path,
+    /// so reading a value builds no path or key unless it fails.
+    enum ScalarFailure: Error {
+        /// A value of another kind (`typeMismatch`, or `valueNotFound` for a null).
+        case mismatch
+        /// A Bool was expected: `JSONDecoder` reports a null there as a type mismatch too.
+        case notBool
+        /// A number the type cannot hold.
+        case unrepresentable
+    }
+
+    /// The `DecodingError` for `failure` reading a value of `type` at `index`, the value of `key` in `path`.
+    func decodingError(
+        _ failure: ScalarFailure, _ type: Any.Type, at index: Int, path: CodingPathNode, key: CodingPathNode.Component
+    ) -> DecodingError {
+        switch failure {
+        case .mismatch:
+            return mismatch(type, at: index, path: path, key: key)
+        case .notBool:
+            return DecodingError.typeMismatch(
                 Bool.self,
                 DecodingError.Context(
                     codingPath: path.keys(appending: key),
                     debugDescription:
                         "Expected to decode Bool but found \(Self.describe(tape.nodes[index].kind)) instead."))
+        case .unrepresentable:
+            return unrepresentable(type, at: index, path: path, key: key)
         }
     }
 
-    func string(at index: Int, path: CodingPathNode, key: CodingPathNode.Component) throws -> String {
+    @inline(__always)
+    func boolValue(at index: Int) throws(ScalarFailure) -> Bool {
+        switch tape.nodes[index].kind {
+        case .true: return true
+        case .false: return false
+        default: throw .notBool
+        }
+    }
+
+    @inline(__always)
+    func stringValue(at index: Int) throws(ScalarFailure) -> String {
         let node = tape.nodes[index]
         switch node.kind {
         case .string: return String(decoding: tape.text(of: node), as: UTF8.self)
         case .escapedString: return tape.string(at: index)
-        default: throw mismatch(String.self, at: index, path: path, key: key)
+        default: throw .mismatch
+        }
+    }
+
+    func bool(at index: Int, path: CodingPathNode, key: CodingPathNode.Component) throws -> Bool {
+        do {
+            return try boolValue(at: index)
+        } catch {
+            throw decodingError(error, Bool.self, at: index, path: path, key: key)
+        }
+    }
+
+    func string(at index: Int, path: CodingPathNode, key: CodingPathNode.Component) throws -> String {
+        do {
+            return try stringValue(at: index)
+        } catch {
+            throw decodingError(error, String.self, at: index, path: path, key: key)
+        }
+    }
+
+    func integer<Integer: FixedWidthInteger>(
+        _ type: Integer.Type, at index: Int, path: CodingPathNode, key: CodingPathNode.Component
+    ) throws -> Integer {
+        do {
+            return try integerValue(type, at: index)
+        } catch {
+            throw decodingError(error, type, at: index, path: path, key: key)
+        }
+    }
+
+    func floatingPoint<Float: BinaryFloatingPoint & LosslessStringConvertible>(
+        _ type: Float.Type, at index: Int, path: CodingPathNode, key: CodingPathNode.Component
+    ) throws -> Float {
+        do {
+            return try floatingPointValue(type, at: index)
+        } catch {
+            throw decodingError(error, type, at: index, path: path, key: key)
         }
     }
 
     /// Reads an integer: digits directly; a fraction or exponent that still gives a whole number in range, as
     /// `JSONDecoder` accepts it (`1.0`, `1e2`).
-    func integer<Integer: FixedWidthInteger>(
-        _ type: Integer.Type, at index: Int, path: CodingPathNode, key: CodingPathNode.Component
-    ) throws -> Integer {
+    func integerValue<Integer: FixedWidthInteger>(
+        _ type: Integer.Type, at index: Int
+    ) throws(ScalarFailure) -> Integer {
         let node = tape.nodes[index]
         if node.kind == .integer {
             let text = tape.text(of: node)
@@ -101,17 +162,17 @@ extension TapeDecoder {
                     return value
                 }
             }
-            throw unrepresentable(type, at: index, path: path, key: key)
+            throw .unrepresentable
         }
         guard node.kind == .decimal else {
-            throw mismatch(type, at: index, path: path, key: key)
+            throw .mismatch
         }
         // As `JSONDecoder`: through the nearest double, which must be a whole number in range; from 2^53 on,
         // where doubles skip integers, through the exact decimal with any fraction truncated.
         var parser = tape.parser(at: node.first)
         if let parts = try? parser.scanNumber(), let double = parser.double(parts) {
             guard let value = Integer(exactly: double) else {
-                throw unrepresentable(type, at: index, path: path, key: key)
+                throw .unrepresentable
             }
             if double.magnitude < 0x1p53 {
                 return value
@@ -121,7 +182,7 @@ extension TapeDecoder {
         if let parts = try? digits.scanNumber(), let value = Self.integer(Integer.self, from: parts) {
             return value
         }
-        throw unrepresentable(type, at: index, path: path, key: key)
+        throw .unrepresentable
     }
 
     /// `JSONDecoder`'s conversion of a decimal to an integer: all the significant digits must fit a `UInt64`, a
@@ -149,15 +210,15 @@ extension TapeDecoder {
 
     /// Reads a `Double` or `Float`; infinities and NaN only from strings named by the non-conforming float
     /// strategy. A number that overflows, or that underflows to zero without being zero, is rejected.
-    func floatingPoint<Float: BinaryFloatingPoint & LosslessStringConvertible>(
-        _ type: Float.Type, at index: Int, path: CodingPathNode, key: CodingPathNode.Component
-    ) throws -> Float {
+    func floatingPointValue<Float: BinaryFloatingPoint & LosslessStringConvertible>(
+        _ type: Float.Type, at index: Int
+    ) throws(ScalarFailure) -> Float {
         let node = tape.nodes[index]
         switch node.kind {
         case .integer, .decimal:
             var parser = tape.parser(at: node.first)
             guard let parts = try? parser.scanNumber() else {
-                throw unrepresentable(type, at: index, path: path, key: key)
+                throw .unrepresentable
             }
             let value: Float?
             if Float.self == Double.self {
@@ -166,7 +227,7 @@ extension TapeDecoder {
                 value = Float(String(decoding: tape.text(of: node), as: UTF8.self))
             }
             guard let value, value.isFinite, value != 0 || parts.significand == 0 else {
-                throw unrepresentable(type, at: index, path: path, key: key)
+                throw .unrepresentable
             }
             return value
         case .string:
@@ -178,9 +239,9 @@ extension TapeDecoder {
                 if text.elementsEqual(negativeInfinity.utf8) { return -.infinity }
                 if text.elementsEqual(nan.utf8) { return .nan }
             }
-            throw mismatch(type, at: index, path: path, key: key)
+            throw .mismatch
         default:
-            throw mismatch(type, at: index, path: path, key: key)
+            throw .mismatch
         }
     }
 }
