@@ -67,9 +67,9 @@ private func compareDecoding<Value: Codable>(_ name: String, _ data: Data, as ty
     )
 }
 
-/// Runs only RequestKit's side of one codable benchmark for about `seconds`, for a profiler:
-/// `perf record .build/release/Benchmarks codable-profile decode` (or `encode`).
-func runCodableProfile(_ what: String, seconds: Double = 5) {
+/// Runs only RequestKit's side of one codable benchmark, for a profiler or an instruction count: for about five
+/// seconds, or `rounds` times when given (`perf stat .build/release/Benchmarks codable-profile decode 50`).
+func runCodableProfile(_ what: String, rounds: Int?) {
     guard let twitter = benchmarkDocument("twitter"), let catalog = benchmarkDocument("citm_catalog"),
         let twitterModel = try? TypedJsonDecoder().decode(TwitterSearch.self, from: twitter),
         let catalogModel = try? TypedJsonDecoder().decode(Catalog.self, from: catalog)
@@ -77,9 +77,9 @@ func runCodableProfile(_ what: String, seconds: Double = 5) {
         print("skipped: the benchmark documents are missing")
         return
     }
-    let end = DispatchTime.now().uptimeNanoseconds + UInt64(seconds * 1e9)
+    let end = DispatchTime.now().uptimeNanoseconds + 5_000_000_000
     var operations = 0
-    while DispatchTime.now().uptimeNanoseconds < end {
+    while rounds.map({ operations < $0 }) ?? (DispatchTime.now().uptimeNanoseconds < end) {
         if what == "encode" {
             blackHole(try? TypedJsonEncoder().encode(twitterModel))
             blackHole(try? TypedJsonEncoder().encode(catalogModel))

@@ -111,8 +111,10 @@ func runJSONBenchmarks() {
 
 /// One round of `Json(parsing:)` on each benchmark document (a warm-up parse, then five timed ones), printed as
 /// `name MB/s` lines, for `Scripts/compare-orjson.py`, which alternates these rounds with orjson's.
-func runJSONParseRound() {
-    for name in ["twitter", "citm_catalog", "canada"] {
+///
+/// `Benchmarks json-parse-round twitter` parses only the documents named.
+func runJSONParseRound(only names: [String]) {
+    for name in ["twitter", "citm_catalog", "canada"] where names.isEmpty || names.contains(name) {
         guard let data = benchmarkDocument(name) else { continue }
         blackHole(try? Json(parsing: data))
         let start = DispatchTime.now().uptimeNanoseconds

@@ -9,9 +9,10 @@ print("RequestKit \(RequestKitInfo.version) benchmarks (medians)")
 if wants("building") { runRequestBuildingBenchmarks() }
 if wants("json") { runJSONBenchmarks() }
 if wants("codable") { runCodableBenchmarks() }
-if selected.contains("json-parse-round") { runJSONParseRound() }
+if selected.contains("json-parse-round") { runJSONParseRound(only: Array(CommandLine.arguments.dropFirst(2))) }
 if selected.contains("codable-profile") {
-    runCodableProfile(CommandLine.arguments.last == "encode" ? "encode" : "decode")
+    let arguments = CommandLine.arguments.dropFirst(2)
+    runCodableProfile(arguments.contains("encode") ? "encode" : "decode", rounds: arguments.compactMap(Int.init).first)
 }
 if wants("transfers") { runTransfersBenchmarks() }
 if wants("pipeline") { runPipelineBenchmarks() }

@@ -8,6 +8,15 @@ extension JsonParser {
         return String(decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<position - 1]), as: UTF8.self)
     }
 
+    /// Parses an object key as `parseString()` does; a key without escapes comes from the key cache.
+    mutating func parseKey() throws(JsonParsingError) -> String {
+        let start = position + 1
+        if let decoded = try scanString() {
+            return decoded
+        }
+        return keyCache.key(for: UnsafeRawBufferPointer(rebasing: bytes[start..<position - 1]))
+    }
+
     /// Validates a string and moves just past its closing quote; `position` is at the opening quote. Returns
     /// the decoded string when it has escapes, nil when its content is the bytes between the quotes.
     @inline(__always)

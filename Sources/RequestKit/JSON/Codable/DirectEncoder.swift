@@ -147,7 +147,7 @@ final class DirectEncoder: Encoder, SingleValueEncodingContainer {
             let container = open.removeLast()
             output.append(container.isObject ? UInt8(ascii: "}") : UInt8(ascii: "]"))
             if container.isObject {
-                keyFingerprints.removeSubrange(container.fingerprintBase...)
+                keyFingerprints.removeLast(keyFingerprints.count - container.fingerprintBase)
             }
         }
     }
@@ -238,8 +238,12 @@ final class DirectEncoder: Encoder, SingleValueEncodingContainer {
         JsonWriter.appendString(string, escapingSlashes: escapesSlashes, to: &output)
     }
 
-    func writeInteger(_ value: some FixedWidthInteger) {
-        JsonWriter.appendInteger(UInt64(truncatingIfNeeded: value.magnitude), isNegative: value < 0, to: &output)
+    func writeInteger(_ value: Int64) {
+        JsonWriter.appendInteger(value.magnitude, isNegative: value < 0, to: &output)
+    }
+
+    func writeInteger(_ value: UInt64) {
+        JsonWriter.appendInteger(value, isNegative: false, to: &output)
     }
 
     /// A float's text as `JSONEncoder` writes it, or a non-conforming one's string; throws before writing
@@ -344,18 +348,23 @@ final class DirectEncoder: Encoder, SingleValueEncodingContainer {
         writeNumber(text, of: value)
     }
 
-    func encode(_ value: Int) throws { try encodeInteger(value) }
-    func encode(_ value: Int8) throws { try encodeInteger(value) }
-    func encode(_ value: Int16) throws { try encodeInteger(value) }
-    func encode(_ value: Int32) throws { try encodeInteger(value) }
+    func encode(_ value: Int) throws { try encodeInteger(Int64(value)) }
+    func encode(_ value: Int8) throws { try encodeInteger(Int64(value)) }
+    func encode(_ value: Int16) throws { try encodeInteger(Int64(value)) }
+    func encode(_ value: Int32) throws { try encodeInteger(Int64(value)) }
     func encode(_ value: Int64) throws { try encodeInteger(value) }
-    func encode(_ value: UInt) throws { try encodeInteger(value) }
-    func encode(_ value: UInt8) throws { try encodeInteger(value) }
-    func encode(_ value: UInt16) throws { try encodeInteger(value) }
-    func encode(_ value: UInt32) throws { try encodeInteger(value) }
+    func encode(_ value: UInt) throws { try encodeInteger(UInt64(value)) }
+    func encode(_ value: UInt8) throws { try encodeInteger(Int64(value)) }
+    func encode(_ value: UInt16) throws { try encodeInteger(Int64(value)) }
+    func encode(_ value: UInt32) throws { try encodeInteger(Int64(value)) }
     func encode(_ value: UInt64) throws { try encodeInteger(value) }
 
-    private func encodeInteger(_ value: some FixedWidthInteger) throws {
+    private func encodeInteger(_ value: Int64) throws {
+        try beginSingleValue()
+        writeInteger(value)
+    }
+
+    private func encodeInteger(_ value: UInt64) throws {
         try beginSingleValue()
         writeInteger(value)
     }

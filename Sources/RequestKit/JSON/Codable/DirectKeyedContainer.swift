@@ -54,18 +54,23 @@ final class DirectKeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol
         encoder.writeNumber(text, of: value)
     }
 
-    func encode(_ value: Int, forKey key: Key) throws { try encodeInteger(value, key) }
-    func encode(_ value: Int8, forKey key: Key) throws { try encodeInteger(value, key) }
-    func encode(_ value: Int16, forKey key: Key) throws { try encodeInteger(value, key) }
-    func encode(_ value: Int32, forKey key: Key) throws { try encodeInteger(value, key) }
+    func encode(_ value: Int, forKey key: Key) throws { try encodeInteger(Int64(value), key) }
+    func encode(_ value: Int8, forKey key: Key) throws { try encodeInteger(Int64(value), key) }
+    func encode(_ value: Int16, forKey key: Key) throws { try encodeInteger(Int64(value), key) }
+    func encode(_ value: Int32, forKey key: Key) throws { try encodeInteger(Int64(value), key) }
     func encode(_ value: Int64, forKey key: Key) throws { try encodeInteger(value, key) }
-    func encode(_ value: UInt, forKey key: Key) throws { try encodeInteger(value, key) }
-    func encode(_ value: UInt8, forKey key: Key) throws { try encodeInteger(value, key) }
-    func encode(_ value: UInt16, forKey key: Key) throws { try encodeInteger(value, key) }
-    func encode(_ value: UInt32, forKey key: Key) throws { try encodeInteger(value, key) }
+    func encode(_ value: UInt, forKey key: Key) throws { try encodeInteger(UInt64(value), key) }
+    func encode(_ value: UInt8, forKey key: Key) throws { try encodeInteger(Int64(value), key) }
+    func encode(_ value: UInt16, forKey key: Key) throws { try encodeInteger(Int64(value), key) }
+    func encode(_ value: UInt32, forKey key: Key) throws { try encodeInteger(Int64(value), key) }
     func encode(_ value: UInt64, forKey key: Key) throws { try encodeInteger(value, key) }
 
-    private func encodeInteger(_ value: some FixedWidthInteger, _ key: Key) throws {
+    private func encodeInteger(_ value: Int64, _ key: Key) throws {
+        try beginMember(key)
+        encoder.writeInteger(value)
+    }
+
+    private func encodeInteger(_ value: UInt64, _ key: Key) throws {
         try beginMember(key)
         encoder.writeInteger(value)
     }

@@ -57,18 +57,23 @@ final class DirectUnkeyedContainer: UnkeyedEncodingContainer {
         encoder.writeNumber(text, of: value)
     }
 
-    func encode(_ value: Int) throws { try encodeInteger(value) }
-    func encode(_ value: Int8) throws { try encodeInteger(value) }
-    func encode(_ value: Int16) throws { try encodeInteger(value) }
-    func encode(_ value: Int32) throws { try encodeInteger(value) }
+    func encode(_ value: Int) throws { try encodeInteger(Int64(value)) }
+    func encode(_ value: Int8) throws { try encodeInteger(Int64(value)) }
+    func encode(_ value: Int16) throws { try encodeInteger(Int64(value)) }
+    func encode(_ value: Int32) throws { try encodeInteger(Int64(value)) }
     func encode(_ value: Int64) throws { try encodeInteger(value) }
-    func encode(_ value: UInt) throws { try encodeInteger(value) }
-    func encode(_ value: UInt8) throws { try encodeInteger(value) }
-    func encode(_ value: UInt16) throws { try encodeInteger(value) }
-    func encode(_ value: UInt32) throws { try encodeInteger(value) }
+    func encode(_ value: UInt) throws { try encodeInteger(UInt64(value)) }
+    func encode(_ value: UInt8) throws { try encodeInteger(Int64(value)) }
+    func encode(_ value: UInt16) throws { try encodeInteger(Int64(value)) }
+    func encode(_ value: UInt32) throws { try encodeInteger(Int64(value)) }
     func encode(_ value: UInt64) throws { try encodeInteger(value) }
 
-    private func encodeInteger(_ value: some FixedWidthInteger) throws {
+    private func encodeInteger(_ value: Int64) throws {
+        try beginElement()
+        encoder.writeInteger(value)
+    }
+
+    private func encodeInteger(_ value: UInt64) throws {
         try beginElement()
         encoder.writeInteger(value)
     }
