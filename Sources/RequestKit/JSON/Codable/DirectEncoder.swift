@@ -12,11 +12,12 @@ import Foundation
 /// `JSONEncoder` does.
 ///
 /// What cannot be written in one pass marks the encoding with `needsTree`: a key encoded twice in one object
-/// (`JSONEncoder` keeps the last value in the first place), a container used after a sibling closed it, a
-/// single value encoded twice, a super encoder (which writes back when it goes away), or an error thrown from
-/// inside a nested value (which a type may catch and go on). Throwing methods then stop the encoding with
-/// `DirectEncoder.Fallback`, and `TypedJsonEncoder` encodes the value again with `TreeEncoder`, so the bytes are
-/// always those of the tree.
+/// (`JSONEncoder` keeps the last value in the first place; keys are told apart by a fingerprint of their length
+/// and first and last eight bytes, so two long keys alike at both ends count as one), a container used after a
+/// sibling closed it, a single value encoded twice, a super encoder (which writes back when it goes away), or an
+/// error thrown from inside a nested value (which a type may catch and go on). Throwing methods then stop the
+/// encoding with `DirectEncoder.Fallback`, and `TypedJsonEncoder` encodes the value again with `TreeEncoder`, so
+/// the bytes are always those of the tree. A value whose `encode(to:)` has side effects then runs them twice.
 final class DirectEncoder: Encoder, SingleValueEncodingContainer {
     /// Thrown to stop a direct encoding that needs the tree; never reaches the caller of `TypedJsonEncoder`.
     struct Fallback: Error {}

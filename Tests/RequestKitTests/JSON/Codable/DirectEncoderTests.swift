@@ -90,6 +90,21 @@ private struct NestedInOrder: Encodable {
     }
 }
 
+/// Two keys of the same length whose first and last eight bytes agree (found by the fuzzer): their fingerprints
+/// are equal, so the direct pass cannot tell them apart without more work and hands over to the tree.
+private struct LookAlikeKeys: Encodable {
+    enum CodingKeys: String, CodingKey {
+        case first = "abcdefgh-1-ijklmnop"
+        case second = "abcdefgh-2-ijklmnop"
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(1, forKey: .first)
+        try container.encode(2, forKey: .second)
+    }
+}
+
 /// Encodes one value twice through its single value container.
 private struct TwoSingleValues: Encodable {
     func encode(to encoder: any Encoder) throws {
@@ -168,7 +183,9 @@ struct DirectEncoderTests {
         }
     }
 
-    @Test("Repeated keys, reopened containers, super encoders, two single values and caught errors go to the tree")
+    @Test(
+        "Repeated or look-alike keys, reopened containers, super encoders, two single values and caught errors go to the tree"
+    )
     func handsOverToTheTree() throws {
         try expectDirectMatchesTree(RepeatedKey(), needsTree: true)
         #expect(String(decoding: try TypedJsonEncoder().encode(RepeatedKey()), as: UTF8.self) == #"{"a":3,"b":2}"#)
@@ -183,6 +200,10 @@ struct DirectEncoderTests {
                 == #"{"breed":"corgi","super":{"name":"Rex"}}"#)
         try expectDirectMatchesTree(TwoSingleValues(), needsTree: true)
         #expect(String(decoding: try TypedJsonEncoder().encode(TwoSingleValues()), as: UTF8.self) == "2")
+        try expectDirectMatchesTree(LookAlikeKeys(), needsTree: true)
+        #expect(
+            String(decoding: try TypedJsonEncoder().encode(LookAlikeKeys()), as: UTF8.self)
+                == #"{"abcdefgh-1-ijklmnop":1,"abcdefgh-2-ijklmnop":2}"#)
         try expectDirectMatchesTree(SwallowsError(), needsTree: true)
         #expect(String(decoding: try TypedJsonEncoder().encode(SwallowsError()), as: UTF8.self) == #"{"good":1}"#)
     }
