@@ -198,7 +198,7 @@ struct JsonTape {
 
         private mutating func appendString() throws(JsonParsingError) {
             let start = parser.position + 1
-            let hasEscapes = try parser.scanString() != nil
+            let hasEscapes = try parser.skipString()
             append(Node(kind: hasEscapes ? .escapedString : .string, first: start, second: parser.position - 1))
         }
 
