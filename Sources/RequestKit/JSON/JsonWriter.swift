@@ -98,7 +98,7 @@ struct JsonWriter {
     }
 
     /// Appends an integer's digits, after a minus sign when `isNegative`.
-    static func appendInteger(_ magnitude: UInt64, isNegative: Bool, to output: inout [UInt8]) {
+    static func appendInteger(_ magnitude: UInt64, isNegative: Bool, to output: inout some JsonByteSink) {
         // Digits are produced from the last one into a 21-byte buffer: enough for "-18446744073709551615".
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 21) { digits in
             var magnitude = magnitude
@@ -112,20 +112,22 @@ struct JsonWriter {
                 start -= 1
                 digits[start] = UInt8(ascii: "-")
             }
-            output.append(contentsOf: UnsafeMutableBufferPointer(rebasing: digits[start...]))
+            output.append(contentsOf: UnsafeBufferPointer(rebasing: digits[start...]))
         }
     }
 
     /// Appends a string in quotes, escaping `"`, `\\` and control characters, and `/` when `escapingSlashes`
     /// (as `JSONEncoder` does by default).
-    static func appendString(_ string: String, escapingSlashes: Bool, to output: inout [UInt8]) {
+    static func appendString(_ string: String, escapingSlashes: Bool, to output: inout some JsonByteSink) {
         var string = string
         string.withUTF8 { utf8 in appendString(utf8, escapingSlashes: escapingSlashes, to: &output) }
     }
 
     /// Appends a string given as its UTF-8 bytes, as ``appendString(_:escapingSlashes:to:)`` does. Runs of
     /// eight bytes that need no escape are skipped at once, and each run between escapes is copied at once.
-    static func appendString(_ utf8: UnsafeBufferPointer<UInt8>, escapingSlashes: Bool, to output: inout [UInt8]) {
+    static func appendString(
+        _ utf8: UnsafeBufferPointer<UInt8>, escapingSlashes: Bool, to output: inout some JsonByteSink
+    ) {
         output.append(UInt8(ascii: "\""))
         guard let base = utf8.baseAddress else {
             output.append(UInt8(ascii: "\""))
@@ -170,7 +172,7 @@ struct JsonWriter {
         return found & 0x8080_8080_8080_8080 != 0
     }
 
-    private static func appendEscape(for byte: UInt8, to output: inout [UInt8]) {
+    private static func appendEscape(for byte: UInt8, to output: inout some JsonByteSink) {
         output.append(UInt8(ascii: "\\"))
         switch byte {
         case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): output.append(byte)
@@ -181,7 +183,9 @@ struct JsonWriter {
         case 0x09: output.append(UInt8(ascii: "t"))
         default:
             let hexDigits: StaticString = "0123456789abcdef"
-            output.append(contentsOf: [UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0")])
+            output.append(UInt8(ascii: "u"))
+            output.append(UInt8(ascii: "0"))
+            output.append(UInt8(ascii: "0"))
             output.append(hexDigits.utf8Start[Int(byte >> 4)])
             output.append(hexDigits.utf8Start[Int(byte & 0x0F)])
         }

@@ -38,7 +38,7 @@ final class DirectEncoder: Encoder, SingleValueEncodingContainer {
     // The mutable state is read and written only by the encoding that owns this encoder, on one thread, and no
     // access to it is held across a call that could reach it again: the runtime's exclusivity checks, which
     // would cost a quarter of the encoding time, are left out.
-    @exclusivity(unchecked) private(set) var output: [UInt8] = []
+    @exclusivity(unchecked) private var output = JsonByteBuffer(capacity: 4096)
     @exclusivity(unchecked) var path: CodingPathNode = .root
     /// Set when the value must be encoded again with `TreeEncoder`.
     @exclusivity(unchecked) private(set) var needsTree = false
@@ -59,10 +59,16 @@ final class DirectEncoder: Encoder, SingleValueEncodingContainer {
             usesDefaultKeys = false
         }
         escapesSlashes = !options.outputFormatting.contains(.withoutEscapingSlashes)
-        output.reserveCapacity(4096)
         open.reserveCapacity(32)
         keyFingerprints.reserveCapacity(256)
     }
+
+    deinit {
+        output.deallocate()
+    }
+
+    /// The bytes written so far.
+    var outputBytes: [UInt8] { output.bytes }
 
     var codingPath: [any CodingKey] { path.keys }
 
@@ -138,7 +144,7 @@ final class DirectEncoder: Encoder, SingleValueEncodingContainer {
         guard let encoded = try tree.wrap(value, path: parent, key: key) else { return false }
         var writer = EncodedValueWriter(formatting: options.outputFormatting)
         writer.write(encoded)
-        output.append(contentsOf: writer.output)
+        writer.output.withUnsafeBufferPointer { output.append(contentsOf: $0) }
         return true
     }
 
@@ -274,11 +280,14 @@ final class DirectEncoder: Encoder, SingleValueEncodingContainer {
             writeString(text)
             return
         }
-        var utf8 = text.utf8[...]
-        if utf8.count >= 2, utf8.suffix(2).elementsEqual(".0".utf8) {
-            utf8 = utf8.dropLast(2)
+        var text = text
+        text.withUTF8 { utf8 in
+            let hasPointZero =
+                utf8.count >= 2 && utf8[utf8.count - 2] == UInt8(ascii: ".")
+                && utf8[utf8.count - 1] == UInt8(ascii: "0")
+            output.append(
+                contentsOf: UnsafeBufferPointer(rebasing: utf8[..<(hasPointZero ? utf8.count - 2 : utf8.count)]))
         }
-        output.append(contentsOf: utf8)
     }
 
     // MARK: Encoder

@@ -117,7 +117,7 @@ public struct TypedJsonEncoder: Sendable {
     func directlyEncodedBytes<Value: Encodable>(_ value: Value) -> [UInt8]? {
         let encoder = DirectEncoder(options: self)
         guard (try? encoder.encodeTopLevel(value)) == true, !encoder.needsTree else { return nil }
-        return encoder.output
+        return encoder.outputBytes
     }
 
     /// Encodes `value` into a tree of `EncodedValue`s, then writes it: any layout, any use of the containers.
