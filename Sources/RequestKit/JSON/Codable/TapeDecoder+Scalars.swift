@@ -178,25 +178,80 @@ extension TapeDecoder {
                 return value
             }
         }
-        var digits = tape.parser(at: node.first)
-        if let parts = try? digits.scanNumber(), let value = Self.integer(Integer.self, from: parts) {
+        if let value = Self.integer(Integer.self, fromDecimalText: tape.text(of: node)) {
             return value
         }
         throw .unrepresentable
     }
 
-    /// `JSONDecoder`'s conversion of a decimal to an integer: all the significant digits must fit a `UInt64`, a
-    /// negative exponent divides them (dropping the fraction), a positive one multiplies them, and the result
-    /// must fit the type.
+    /// `JSONDecoder`'s conversion of a decimal to an integer from 2^53 on: the text read as a `Decimal`, which
+    /// keeps digits while they fit 128 bits (an integer digit beyond only raises the power of ten, a fraction digit
+    /// beyond is dropped) and drops trailing zeros; the digits left must fit a `UInt64`, a negative power of ten
+    /// divides them (dropping the fraction), a positive one multiplies them, and the result must fit the type.
     static func integer<Integer: FixedWidthInteger>(
-        _ type: Integer.Type, from parts: JsonParser.NumberParts
-    )
-        -> Integer?
-    {
-        guard !parts.hasDroppedDigits, !parts.isNegative || Integer.isSigned else { return nil }
-        var magnitude = parts.significand
-        for _ in 0..<min(parts.exponent.magnitude, 40) {
-            if parts.exponent < 0 {
+        _ type: Integer.Type, fromDecimalText text: UnsafeRawBufferPointer
+    ) -> Integer? {
+        var high: UInt64 = 0
+        var low: UInt64 = 0
+        var exponent = 0
+        var index = 0
+        let isNegative = !text.isEmpty && text[0] == UInt8(ascii: "-")
+        if isNegative {
+            index = 1
+        }
+        var isFraction = false
+        while index < text.count {
+            let byte = text[index]
+            if byte == UInt8(ascii: ".") {
+                isFraction = true
+            } else if byte | 0x20 == UInt8(ascii: "e") {
+                break
+            } else {
+                let digit = UInt64(byte &- UInt8(ascii: "0"))
+                let (highTimes10, highOverflow) = high.multipliedReportingOverflow(by: 10)
+                let lowTimes10 = low.multipliedFullWidth(by: 10)
+                let (sumLow, carry) = lowTimes10.low.addingReportingOverflow(digit)
+                let (partialHigh, overflow1) = highTimes10.addingReportingOverflow(lowTimes10.high)
+                let (sumHigh, overflow2) = partialHigh.addingReportingOverflow(carry ? 1 : 0)
+                if !highOverflow && !overflow1 && !overflow2 {
+                    high = sumHigh
+                    low = sumLow
+                    if isFraction {
+                        exponent -= 1
+                    }
+                } else if !isFraction {
+                    exponent += 1
+                }
+            }
+            index += 1
+        }
+        if index < text.count {
+            // The exponent: a sign and digits, clamped far beyond any integer.
+            index += 1
+            var isNegativeExponent = false
+            if index < text.count, text[index] == UInt8(ascii: "-") || text[index] == UInt8(ascii: "+") {
+                isNegativeExponent = text[index] == UInt8(ascii: "-")
+                index += 1
+            }
+            var written = 0
+            while index < text.count {
+                written = min(written * 10 + Int(text[index] &- UInt8(ascii: "0")), 100_000)
+                index += 1
+            }
+            exponent += isNegativeExponent ? -written : written
+        }
+        while high != 0 || low != 0 {
+            let (highQuotient, highRemainder) = high.quotientAndRemainder(dividingBy: 10)
+            let (lowQuotient, remainder) = UInt64(10).dividingFullWidth((highRemainder, low))
+            guard remainder == 0 else { break }
+            high = highQuotient
+            low = lowQuotient
+            exponent += 1
+        }
+        guard high == 0, !isNegative || Integer.isSigned else { return nil }
+        var magnitude = low
+        for _ in 0..<min(exponent.magnitude, 40) {
+            if exponent < 0 {
                 magnitude /= 10
             } else {
                 let (product, overflow) = magnitude.multipliedReportingOverflow(by: 10)
@@ -205,7 +260,7 @@ extension TapeDecoder {
             }
         }
         guard let value = Integer(exactly: magnitude) else { return nil }
-        return parts.isNegative ? 0 - value : value
+        return isNegative ? 0 - value : value
     }
 
     /// Reads a `Double` or `Float`; infinities and NaN only from strings named by the non-conforming float
