@@ -66,3 +66,28 @@ private func compareDecoding<Value: Codable>(_ name: String, _ data: Data, as ty
         row([name, formatted(oursSpeed), formatted(theirsSpeed), formatted(oursSpeed / theirsSpeed, decimals: 2) + "×"])
     )
 }
+
+/// Runs only RequestKit's side of one codable benchmark, for a profiler or an instruction count: for about five
+/// seconds, or `rounds` times when given (`perf stat .build/release/Benchmarks codable-profile decode 50`).
+func runCodableProfile(_ what: String, rounds: Int?) {
+    guard let twitter = benchmarkDocument("twitter"), let catalog = benchmarkDocument("citm_catalog"),
+        let twitterModel = try? TypedJsonDecoder().decode(TwitterSearch.self, from: twitter),
+        let catalogModel = try? TypedJsonDecoder().decode(Catalog.self, from: catalog)
+    else {
+        print("skipped: the benchmark documents are missing")
+        return
+    }
+    let end = DispatchTime.now().uptimeNanoseconds + 5_000_000_000
+    var operations = 0
+    while rounds.map({ operations < $0 }) ?? (DispatchTime.now().uptimeNanoseconds < end) {
+        if what == "encode" {
+            blackHole(try? TypedJsonEncoder().encode(twitterModel))
+            blackHole(try? TypedJsonEncoder().encode(catalogModel))
+        } else {
+            blackHole(try? TypedJsonDecoder().decode(TwitterSearch.self, from: twitter))
+            blackHole(try? TypedJsonDecoder().decode(Catalog.self, from: catalog))
+        }
+        operations += 1
+    }
+    print("codable-profile \(what): \(operations) rounds of twitter and citm_catalog")
+}

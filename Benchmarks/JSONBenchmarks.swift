@@ -108,3 +108,20 @@ func runJSONBenchmarks() {
     print(
         row(["`json[\"statuses\", 0, \"user\", \"screen_name\"].string`", formatted(path.nanosecondsPerOperation), ""]))
 }
+
+/// One round of `Json(parsing:)` on each benchmark document (a warm-up parse, then five timed ones), printed as
+/// `name MB/s` lines, for `Scripts/compare-orjson.py`, which alternates these rounds with orjson's.
+///
+/// `Benchmarks json-parse-round twitter` parses only the documents named.
+func runJSONParseRound(only names: [String]) {
+    for name in ["twitter", "citm_catalog", "canada"] where names.isEmpty || names.contains(name) {
+        guard let data = benchmarkDocument(name) else { continue }
+        blackHole(try? Json(parsing: data))
+        let start = DispatchTime.now().uptimeNanoseconds
+        for _ in 0..<5 {
+            blackHole(try? Json(parsing: data))
+        }
+        let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9 / 5
+        print("\(name) \(formatted(Double(data.count) / seconds / 1e6))")
+    }
+}

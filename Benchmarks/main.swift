@@ -26,9 +26,23 @@ let suites: [(name: String, summary: String, run: () -> Void)] = [
 ]
 let arguments = Array(CommandLine.arguments.dropFirst())
 if arguments.contains("--help") || arguments.contains("-h") {
-    print("usage: Benchmarks [suite ...]   (no suite: every one)\n\nsuites:")
+    print("usage: Benchmarks [suite ...]   (no suite: every one)")
+    print("       Benchmarks json-parse-round [file ...] | codable-profile decode|encode [rounds]\n\nsuites:")
     for suite in suites { print("  \(suite.name.padding(toLength: 10, withPad: " ", startingAt: 0))\(suite.summary)") }
     exit(0)
+}
+// Tools that take arguments of their own: one round of the orjson comparison (`Scripts/compare-orjson.py`), and
+// one side of the codable suite for a profiler (`codable-profile decode|encode [rounds]`).
+switch arguments.first {
+case "json-parse-round":
+    runJSONParseRound(only: Array(arguments.dropFirst()))
+    exit(0)
+case "codable-profile":
+    let options = arguments.dropFirst()
+    runCodableProfile(options.contains("encode") ? "encode" : "decode", rounds: options.compactMap(Int.init).first)
+    exit(0)
+default:
+    break
 }
 // Child processes of the memory suites are started with `<suite> --child …`: only the first word names a suite.
 let requested = arguments.first == nil ? [] : (arguments.contains("--child") ? [arguments[0]] : arguments)

@@ -1,32 +1,51 @@
 #!/usr/bin/env python3
-"""Measures Python's orjson.loads on the JSON benchmark documents, for the side-by-side figures in BENCHMARKS.md.
+"""Compares RequestKit's Json(parsing:) with Python's orjson.loads on the JSON benchmark documents, in one run.
 
-Not used by tests or CI. Run it right after `swift run -c release Benchmarks json`, on the same machine:
+Not used by tests or CI. Build the benchmarks first, then run this on the same machine:
+    swift build -c release --product Benchmarks
     pip install orjson
     python3 Scripts/compare-orjson.py
-Prints MB/s of input (10^6 bytes per second), the median and the best of 11 rounds of 5 parses each.
+Rounds alternate: one round of `Benchmarks json-parse-round` (a warm-up parse and five timed parses of each
+document, in its own process), then one round of orjson.loads (the same), so that a change of the machine's load
+hits both sides. Prints MB/s of input (10^6 bytes per second), the median and the best of 11 rounds.
 """
 import os
 import statistics
+import subprocess
 import time
 
 import orjson
 
-folder = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "shared", "data", "json-benchmark")
-print("| orjson.loads (MB/s) | median | best |")
-print("| --- | ---: | ---: |")
-for name in ["twitter", "citm_catalog", "canada"]:
+root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+folder = os.path.join(root, "..", "shared", "data", "json-benchmark")
+benchmarks = os.path.join(root, ".build", "release", "Benchmarks")
+names = ["twitter", "citm_catalog", "canada"]
+documents = {}
+for name in names:
     path = os.path.join(folder, name + ".json")
-    if not os.path.exists(path):
+    if os.path.exists(path):
+        documents[name] = open(path, "rb").read()
+    else:
         print(f"skipped {name}.json: not found at {path}")
-        continue
-    data = open(path, "rb").read()
-    orjson.loads(data)
-    rounds = []
-    for _ in range(11):
+
+ours = {name: [] for name in documents}
+theirs = {name: [] for name in documents}
+for _ in range(11):
+    output = subprocess.run([benchmarks, "json-parse-round"], capture_output=True, text=True, check=True).stdout
+    for line in output.splitlines():
+        parts = line.split()
+        if len(parts) == 2 and parts[0] in ours:
+            ours[parts[0]].append(float(parts[1]))
+    for name, data in documents.items():
+        orjson.loads(data)
         start = time.perf_counter()
         for _ in range(5):
             orjson.loads(data)
-        rounds.append((time.perf_counter() - start) / 5)
-    speeds = [len(data) / seconds / 1e6 for seconds in rounds]
-    print(f"| {name} | {statistics.median(speeds):.1f} | {max(speeds):.1f} |")
+        theirs[name].append(len(data) / ((time.perf_counter() - start) / 5) / 1e6)
+
+print("| parse (MB/s) | Json median | orjson median | ratio of medians | Json best | orjson best | ratio of bests |")
+print("| --- | ---: | ---: | ---: | ---: | ---: | ---: |")
+for name in documents:
+    a, b = statistics.median(ours[name]), statistics.median(theirs[name])
+    best_a, best_b = max(ours[name]), max(theirs[name])
+    print(f"| {name} | {a:.1f} | {b:.1f} | {a / b:.2f}× | {best_a:.1f} | {best_b:.1f} | {best_a / best_b:.2f}× |")

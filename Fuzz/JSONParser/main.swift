@@ -5,7 +5,8 @@
 // succeeds, the invariants of the round trip are checked: the compact and the pretty serializations must parse
 // again, to a value equal to the first (and equal values must hash alike), and serializing that value again must
 // give the same bytes. The typed decoder must reject what the parser rejects, and decode valid documents into
-// `Json` exactly as `JSONDecoder` does (or fail as it does); `TypedJsonEncoder` must write valid JSON. An input that reads as a number must convert to the double `strtod` gives.
+// `Json` exactly as `JSONDecoder` does (or fail as it does); `TypedJsonEncoder` must write valid JSON, the same
+// bytes in one pass as through its tree. An input that reads as a number must convert to the double `strtod` gives.
 
 import Foundation
 
@@ -35,6 +36,12 @@ public func fuzzJSONParser(_ start: UnsafeRawPointer?, _ count: Int) -> CInt {
     precondition(reparsed.serializedBytes() == compact, "Serialization is not stable")
     if let typed, let encoded = try? TypedJsonEncoder().encode(typed) {
         precondition((try? Json(parsing: encoded)) != nil, "TypedJsonEncoder wrote invalid JSON")
+        // Written in one pass (unless that pass hands over to the tree), the bytes must be the tree's.
+        let tree = try? TypedJsonEncoder().treeEncodedBytes(typed)
+        precondition(tree.map { Data($0) } == encoded, "TypedJsonEncoder and its tree disagree")
+        if let direct = TypedJsonEncoder().directlyEncodedBytes(typed) {
+            precondition(direct == tree, "The direct encoder and the tree disagree")
+        }
     }
     return 0
 }

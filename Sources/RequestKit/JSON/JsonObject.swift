@@ -21,6 +21,11 @@ struct JsonObject: Sendable {
         entries.reserveCapacity(capacity)
     }
 
+    /// An object of parsed members in document order; `finishParsing()` then resolves repeated keys.
+    init(parsedEntries: [(key: String, value: Json)]) {
+        entries = parsedEntries
+    }
+
     var count: Int { entries.count }
 
     /// The position of `key` in `entries`, if present.
@@ -51,13 +56,7 @@ struct JsonObject: Sendable {
         }
     }
 
-    /// Appends an entry without looking for an earlier one with the same key; `finishParsing()` must run after
-    /// the last append.
-    mutating func appendParsed(key: String, value: Json) {
-        entries.append((key: key, value: value))
-    }
-
-    /// Resolves duplicate keys left by `appendParsed` (the last value wins, at the first position) and builds
+    /// Resolves repeated keys of parsed entries (the last value wins, at the first position) and builds
     /// the index of a large object.
     mutating func finishParsing() {
         let count = entries.count

@@ -8,10 +8,32 @@ extension JsonParser {
         return String(decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<position - 1]), as: UTF8.self)
     }
 
+    /// Parses an object key as `parseString()` does; a key without escapes comes from the key cache.
+    mutating func parseKey() throws(JsonParsingError) -> String {
+        let start = position + 1
+        if let decoded = try scanString() {
+            return decoded
+        }
+        return keyCache.key(for: UnsafeRawBufferPointer(rebasing: bytes[start..<position - 1]))
+    }
+
     /// Validates a string and moves just past its closing quote; `position` is at the opening quote. Returns
     /// the decoded string when it has escapes, nil when its content is the bytes between the quotes.
     @inline(__always)
     mutating func scanString() throws(JsonParsingError) -> String? {
+        try scanString(decodingEscapes: true).decoded
+    }
+
+    /// Validates a string and moves just past its closing quote, as `scanString()` does, without decoding its
+    /// escapes into a `String`; true when it has escapes.
+    mutating func skipString() throws(JsonParsingError) -> Bool {
+        try scanString(decodingEscapes: false).hasEscapes
+    }
+
+    @inline(__always)
+    private mutating func scanString(
+        decodingEscapes: Bool
+    ) throws(JsonParsingError) -> (hasEscapes: Bool, decoded: String?) {
         position += 1
         let start = position
         while true {
@@ -26,9 +48,9 @@ extension JsonParser {
             let byte = bytes[position]
             if byte == UInt8(ascii: "\"") {
                 position += 1
-                return nil
+                return (false, nil)
             } else if byte == UInt8(ascii: "\\") {
-                return try parseEscapedString(from: start)
+                return (true, try parseEscapedString(from: start, decoding: decodingEscapes))
             } else if byte < 0x20 {
                 throw controlCharacterError()
             } else if byte >= 0x80 {
@@ -53,10 +75,13 @@ extension JsonParser {
         return (hasQuote | hasBackslash | hasControl | word) & highBits != 0
     }
 
-    /// Continues a string from its first backslash, decoding into `scratch`.
-    private mutating func parseEscapedString(from start: Int) throws(JsonParsingError) -> String {
+    /// Continues a string from its first backslash, decoding into `scratch` when `decoding` (and returning the
+    /// string), only validating otherwise (and returning nil).
+    private mutating func parseEscapedString(from start: Int, decoding: Bool) throws(JsonParsingError) -> String? {
         scratch.removeAll(keepingCapacity: true)
-        scratch.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[start..<position]))
+        if decoding {
+            scratch.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[start..<position]))
+        }
         while true {
             guard position < bytes.count else {
                 throw error(.unexpectedEnd, expected: "'\"' to close the string")
@@ -64,7 +89,7 @@ extension JsonParser {
             let byte = bytes[position]
             if byte == UInt8(ascii: "\"") {
                 position += 1
-                return String(decoding: scratch, as: UTF8.self)
+                return decoding ? String(decoding: scratch, as: UTF8.self) : nil
             } else if byte == UInt8(ascii: "\\") {
                 try appendEscape()
             } else if byte < 0x20 {
@@ -72,7 +97,9 @@ extension JsonParser {
             } else if byte >= 0x80 {
                 let scalarStart = position
                 try skipMultiByteScalar()
-                scratch.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[scalarStart..<position]))
+                if decoding {
+                    scratch.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[scalarStart..<position]))
+                }
             } else {
                 let runStart = position
                 position += 1
@@ -83,7 +110,9 @@ extension JsonParser {
                     }
                     position += 1
                 }
-                scratch.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[runStart..<position]))
+                if decoding {
+                    scratch.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[runStart..<position]))
+                }
             }
         }
     }

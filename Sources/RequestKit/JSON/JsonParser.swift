@@ -11,14 +11,16 @@
 // - Strings: the common case, a string without escapes, is found with an eight-bytes-at-a-time scan (SWAR)
 //   for `"`, `\`, control characters and non-ASCII bytes, then copied once with `String(decoding:as:)`.
 //   Non-ASCII bytes are validated as well-formed UTF-8 on the way (no overlongs, no encoded surrogates, nothing
-//   beyond U+10FFFF, no truncated sequences). Strings with escapes are decoded into a reusable byte buffer
+//   beyond U+10FFFF, no truncated sequences). Object keys without escapes go through a `JsonKeyCache`, so a key
+//   that repeats is created once. Strings with escapes are decoded into a reusable byte buffer
 //   (`scratch`) that lives as long as the parse, so escapes cost no allocation beyond the final `String`.
 // - Numbers: digits are accumulated by hand into a `UInt64`. Integers that fit `Int64` are stored exactly;
 //   decimals with at most 2⁵³ in the significand and a power of ten up to 22 are computed exactly with one
 //   multiplication or division (the classic fast path); others go through the standard library's correctly
 //   rounded conversion. Numbers beyond `Int64` and `Double` keep their exact text.
 // - Arrays are `[Json]`; objects are `JsonObject`, an array of key-value pairs in document order plus a hash
-//   index for large objects. Duplicate keys are resolved once an object is complete: the last value wins.
+//   index for large objects. Elements and members are gathered on a `JsonParseStack` while their container is
+//   open and moved into an array of exactly their count when it closes. Duplicate keys are resolved once an object is complete: the last value wins.
 // - Depth: every array or object increments `depth`; past `maximumDepth` parsing fails instead of recursing
 //   further, so hostile nesting cannot overflow the stack.
 // - Errors: positions are tracked only as a byte offset; line and column are computed from the input when an
@@ -30,6 +32,12 @@ struct JsonParser {
     var depth = 0
     /// The buffer strings with escapes are decoded into; reused for every such string.
     var scratch: [UInt8] = []
+    /// Object keys already made into strings, shared when they repeat.
+    var keyCache = JsonKeyCache()
+    /// The elements of the open arrays and the members of the open objects (see `JsonParseStack`); made by
+    /// `parse`, absent in parsers that only scan.
+    private var elementStack: JsonParseStack<Json>?
+    private var memberStack: JsonParseStack<(key: String, value: Json)>?
 
     init(bytes: UnsafeRawBufferPointer, maximumDepth: Int) {
         self.bytes = bytes
@@ -39,6 +47,8 @@ struct JsonParser {
     /// Parses a whole document: an optional byte order mark, one value, and nothing but whitespace after it.
     static func parse(_ bytes: UnsafeRawBufferPointer, options: Json.ParsingOptions) throws(JsonParsingError) -> Json {
         var parser = JsonParser(bytes: bytes, maximumDepth: options.maximumDepth)
+        parser.elementStack = JsonParseStack()
+        parser.memberStack = JsonParseStack()
         if bytes.count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF {
             parser.position = 3
         }
@@ -123,15 +133,17 @@ struct JsonParser {
 
     private mutating func parseArray() throws(JsonParsingError) -> Json {
         try enterContainer()
-        var elements: [Json] = []
         skipWhitespace()
         if position < bytes.count, bytes[position] == UInt8(ascii: "]") {
             position += 1
             depth -= 1
-            return Json(storage: .array(elements))
+            return Json(storage: .array([]))
         }
+        let stack = elementStack ?? JsonParseStack()
+        elementStack = stack
+        let base = stack.count
         while true {
-            elements.append(try parseValue())
+            stack.push(try parseValue())
             skipWhitespace()
             guard position < bytes.count else {
                 throw error(.unexpectedEnd, expected: "',' or ']' after an array element")
@@ -142,7 +154,7 @@ struct JsonParser {
             case UInt8(ascii: "]"):
                 position += 1
                 depth -= 1
-                return Json(storage: .array(elements))
+                return Json(storage: .array(stack.popElements(from: base)))
             default:
                 throw error(.unexpectedCharacter, expected: "',' or ']' after an array element")
             }
@@ -151,13 +163,15 @@ struct JsonParser {
 
     private mutating func parseObject() throws(JsonParsingError) -> Json {
         try enterContainer()
-        var object = JsonObject()
         skipWhitespace()
         if position < bytes.count, bytes[position] == UInt8(ascii: "}") {
             position += 1
             depth -= 1
-            return Json(storage: .object(object))
+            return Json(storage: .object(JsonObject()))
         }
+        let stack = memberStack ?? JsonParseStack()
+        memberStack = stack
+        let base = stack.count
         while true {
             skipWhitespace()
             guard position < bytes.count else {
@@ -166,7 +180,7 @@ struct JsonParser {
             guard bytes[position] == UInt8(ascii: "\"") else {
                 throw error(.unexpectedCharacter, expected: "a string key")
             }
-            let key = try parseString()
+            let key = try parseKey()
             skipWhitespace()
             guard position < bytes.count else {
                 throw error(.unexpectedEnd, expected: "':' after an object key")
@@ -175,7 +189,7 @@ struct JsonParser {
                 throw error(.unexpectedCharacter, expected: "':' after an object key")
             }
             position += 1
-            object.appendParsed(key: key, value: try parseValue())
+            stack.push((key: key, value: try parseValue()))
             skipWhitespace()
             guard position < bytes.count else {
                 throw error(.unexpectedEnd, expected: "',' or '}' after an object member")
@@ -186,6 +200,7 @@ struct JsonParser {
             case UInt8(ascii: "}"):
                 position += 1
                 depth -= 1
+                var object = JsonObject(parsedEntries: stack.popElements(from: base))
                 object.finishParsing()
                 return Json(storage: .object(object))
             default:

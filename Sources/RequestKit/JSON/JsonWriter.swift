@@ -98,7 +98,7 @@ struct JsonWriter {
     }
 
     /// Appends an integer's digits, after a minus sign when `isNegative`.
-    static func appendInteger(_ magnitude: UInt64, isNegative: Bool, to output: inout [UInt8]) {
+    static func appendInteger(_ magnitude: UInt64, isNegative: Bool, to output: inout some JsonByteSink) {
         // Digits are produced from the last one into a 21-byte buffer: enough for "-18446744073709551615".
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 21) { digits in
             var magnitude = magnitude
@@ -112,33 +112,67 @@ struct JsonWriter {
                 start -= 1
                 digits[start] = UInt8(ascii: "-")
             }
-            output.append(contentsOf: UnsafeMutableBufferPointer(rebasing: digits[start...]))
+            output.append(contentsOf: UnsafeBufferPointer(rebasing: digits[start...]))
         }
     }
 
     /// Appends a string in quotes, escaping `"`, `\\` and control characters, and `/` when `escapingSlashes`
     /// (as `JSONEncoder` does by default).
-    static func appendString(_ string: String, escapingSlashes: Bool, to output: inout [UInt8]) {
+    static func appendString(_ string: String, escapingSlashes: Bool, to output: inout some JsonByteSink) {
         var string = string
-        string.withUTF8 { utf8 in
-            output.append(UInt8(ascii: "\""))
-            var runStart = 0
-            for index in utf8.indices {
-                let byte = utf8[index]
-                guard
-                    byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\")
-                        || (escapingSlashes && byte == UInt8(ascii: "/"))
-                else { continue }
-                output.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<index]))
-                runStart = index + 1
-                appendEscape(for: byte, to: &output)
-            }
-            output.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart...]))
-            output.append(UInt8(ascii: "\""))
-        }
+        string.withUTF8 { utf8 in appendString(utf8, escapingSlashes: escapingSlashes, to: &output) }
     }
 
-    private static func appendEscape(for byte: UInt8, to output: inout [UInt8]) {
+    /// Appends a string given as its UTF-8 bytes, as ``appendString(_:escapingSlashes:to:)`` does. Runs of
+    /// eight bytes that need no escape are skipped at once, and each run between escapes is copied at once.
+    static func appendString(
+        _ utf8: UnsafeBufferPointer<UInt8>, escapingSlashes: Bool, to output: inout some JsonByteSink
+    ) {
+        output.append(UInt8(ascii: "\""))
+        guard let base = utf8.baseAddress else {
+            output.append(UInt8(ascii: "\""))
+            return
+        }
+        let count = utf8.count
+        var runStart = 0
+        var index = 0
+        while index < count {
+            while index + 8 <= count,
+                !needsEscape(UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self), escapingSlashes)
+            {
+                index += 8
+            }
+            guard index < count else { break }
+            let byte = base[index]
+            if byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\")
+                || (escapingSlashes && byte == UInt8(ascii: "/"))
+            {
+                output.append(contentsOf: UnsafeBufferPointer(start: base + runStart, count: index - runStart))
+                appendEscape(for: byte, to: &output)
+                runStart = index + 1
+            }
+            index += 1
+        }
+        output.append(contentsOf: UnsafeBufferPointer(start: base + runStart, count: count - runStart))
+        output.append(UInt8(ascii: "\""))
+    }
+
+    /// Whether any of the eight bytes of `word` is a quote, a backslash, a control character, or a slash when
+    /// `escapingSlashes`. False positives only cost a look at single bytes; there are no false negatives.
+    @inline(__always)
+    private static func needsEscape(_ word: UInt64, _ escapingSlashes: Bool) -> Bool {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let quotes = word ^ (ones &* UInt64(UInt8(ascii: "\"")))
+        let backslashes = word ^ (ones &* UInt64(UInt8(ascii: "\\")))
+        var found = (quotes &- ones) & ~quotes | (backslashes &- ones) & ~backslashes | (word &- ones &* 0x20) & ~word
+        if escapingSlashes {
+            let slashes = word ^ (ones &* UInt64(UInt8(ascii: "/")))
+            found |= (slashes &- ones) & ~slashes
+        }
+        return found & 0x8080_8080_8080_8080 != 0
+    }
+
+    private static func appendEscape(for byte: UInt8, to output: inout some JsonByteSink) {
         output.append(UInt8(ascii: "\\"))
         switch byte {
         case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): output.append(byte)
@@ -149,7 +183,9 @@ struct JsonWriter {
         case 0x09: output.append(UInt8(ascii: "t"))
         default:
             let hexDigits: StaticString = "0123456789abcdef"
-            output.append(contentsOf: [UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0")])
+            output.append(UInt8(ascii: "u"))
+            output.append(UInt8(ascii: "0"))
+            output.append(UInt8(ascii: "0"))
             output.append(hexDigits.utf8Start[Int(byte >> 4)])
             output.append(hexDigits.utf8Start[Int(byte & 0x0F)])
         }

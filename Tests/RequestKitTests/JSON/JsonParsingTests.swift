@@ -258,6 +258,26 @@ struct JsonParsingTests {
         #expect(json["abcdefgh-2-ijklmnop"].int == 2)
     }
 
+    @Test("Keys repeated through many objects, and look-alike keys in different objects, keep their own text")
+    func sharesRepeatedKeysExactly() throws {
+        // The parser shares keys that repeat; one that looks like a shared one (same length, same first and last
+        // eight bytes) or that is longer than the shared ones must still come out as written.
+        let long = String(repeating: "k", count: 80)
+        let objects = (0..<300).map { index in
+            #"{"name":\#(index),"abcdefgh-\#(index % 3)-ijklmnop":true,"\#(long)\#(index % 2)":[],"é\u00e9":\#(index)}"#
+        }
+        let json = try Json(parsing: "[" + objects.joined(separator: ",") + "]")
+        let elements = try #require(json.array)
+        #expect(elements.count == 300)
+        for (index, element) in elements.enumerated() {
+            #expect(
+                element.entries?.map(\.key)
+                    == ["name", "abcdefgh-\(index % 3)-ijklmnop", "\(long)\(index % 2)", "é\u{e9}"])
+            #expect(element.name.int == index)
+            #expect(element["é\u{e9}"].int == index)
+        }
+    }
+
     @Test("Object keys keep their document order")
     func keepsKeyOrder() throws {
         let json = try Json(parsing: #"{"z":1,"a":2,"m":3}"#)

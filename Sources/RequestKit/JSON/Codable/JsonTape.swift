@@ -56,17 +56,18 @@ struct JsonTape {
         bytes.copyMemory(from: input)
         var builder = Builder(
             parser: JsonParser(
-                bytes: UnsafeRawBufferPointer(rebasing: bytes[0..<input.count]), maximumDepth: maximumDepth))
-        builder.nodes.reserveCapacity(input.count / 8)
+                bytes: UnsafeRawBufferPointer(rebasing: bytes[0..<input.count]), maximumDepth: maximumDepth),
+            capacity: input.count / 8 + 16)
         do {
             try builder.parseDocument()
         } catch {
+            builder.nodes.deallocate()
             bytes.deallocate()
             throw error
         }
-        builder.nodes.append(Node(kind: .null, first: 0, second: 0))
-        nodes = UnsafeMutableBufferPointer.allocate(capacity: builder.nodes.count)
-        _ = nodes.initialize(from: builder.nodes)
+        builder.append(Node(kind: .null, first: 0, second: 0))
+        // The builder's buffer becomes the tape's: its unused capacity is never touched, so it costs no copy.
+        nodes = UnsafeMutableBufferPointer(start: builder.nodes, count: builder.nodeCount)
     }
 
     /// Frees the tape's memory when the last decoder using it is gone.
@@ -125,7 +126,33 @@ struct JsonTape {
     /// Builds the nodes with `JsonParser`'s scanners.
     private struct Builder {
         var parser: JsonParser
-        var nodes: [Node] = []
+        /// The nodes so far, `nodeCount` of `capacity` initialized; grown by doubling.
+        var nodes: UnsafeMutablePointer<Node>
+        var nodeCount = 0
+        var capacity: Int
+
+        init(parser: JsonParser, capacity: Int) {
+            self.parser = parser
+            self.capacity = capacity
+            nodes = UnsafeMutablePointer.allocate(capacity: capacity)
+        }
+
+        @inline(__always)
+        mutating func append(_ node: Node) {
+            if nodeCount == capacity {
+                grow()
+            }
+            (nodes + nodeCount).initialize(to: node)
+            nodeCount += 1
+        }
+
+        private mutating func grow() {
+            let larger = UnsafeMutablePointer<Node>.allocate(capacity: capacity * 2)
+            larger.moveInitialize(from: nodes, count: nodeCount)
+            nodes.deallocate()
+            nodes = larger
+            capacity *= 2
+        }
 
         mutating func parseDocument() throws(JsonParsingError) {
             let bytes = parser.bytes
@@ -154,16 +181,16 @@ struct JsonTape {
             case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
                 let start = parser.position
                 let parts = try parser.scanNumber()
-                nodes.append(Node(kind: parts.isInteger ? .integer : .decimal, first: start, second: parser.position))
+                append(Node(kind: parts.isInteger ? .integer : .decimal, first: start, second: parser.position))
             case UInt8(ascii: "t"):
                 try parser.expectKeyword("true")
-                nodes.append(Node(kind: .true, first: parser.position - 4, second: parser.position))
+                append(Node(kind: .true, first: parser.position - 4, second: parser.position))
             case UInt8(ascii: "f"):
                 try parser.expectKeyword("false")
-                nodes.append(Node(kind: .false, first: parser.position - 5, second: parser.position))
+                append(Node(kind: .false, first: parser.position - 5, second: parser.position))
             case UInt8(ascii: "n"):
                 try parser.expectKeyword("null")
-                nodes.append(Node(kind: .null, first: parser.position - 4, second: parser.position))
+                append(Node(kind: .null, first: parser.position - 4, second: parser.position))
             default:
                 throw parser.error(.unexpectedCharacter, expected: "a value")
             }
@@ -171,14 +198,14 @@ struct JsonTape {
 
         private mutating func appendString() throws(JsonParsingError) {
             let start = parser.position + 1
-            let hasEscapes = try parser.scanString() != nil
-            nodes.append(Node(kind: hasEscapes ? .escapedString : .string, first: start, second: parser.position - 1))
+            let hasEscapes = try parser.skipString()
+            append(Node(kind: hasEscapes ? .escapedString : .string, first: start, second: parser.position - 1))
         }
 
         private mutating func parseArray() throws(JsonParsingError) {
             try parser.enterContainer()
-            let index = nodes.count
-            nodes.append(Node(kind: .array, first: 0, second: 0))
+            let index = nodeCount
+            append(Node(kind: .array, first: 0, second: 0))
             var count = 0
             parser.skipWhitespace()
             if parser.position < parser.bytes.count, parser.bytes[parser.position] == UInt8(ascii: "]") {
@@ -204,13 +231,13 @@ struct JsonTape {
             }
             parser.depth -= 1
             nodes[index].first = count
-            nodes[index].second = nodes.count
+            nodes[index].second = nodeCount
         }
 
         private mutating func parseObject() throws(JsonParsingError) {
             try parser.enterContainer()
-            let index = nodes.count
-            nodes.append(Node(kind: .object, first: 0, second: 0))
+            let index = nodeCount
+            append(Node(kind: .object, first: 0, second: 0))
             var count = 0
             var hasEscapedKey = false
             parser.skipWhitespace()
@@ -226,7 +253,7 @@ struct JsonTape {
                         throw parser.error(.unexpectedCharacter, expected: "a string key")
                     }
                     try appendString()
-                    hasEscapedKey = hasEscapedKey || nodes[nodes.count - 1].kind == .escapedString
+                    hasEscapedKey = hasEscapedKey || nodes[nodeCount - 1].kind == .escapedString
                     parser.skipWhitespace()
                     guard parser.position < parser.bytes.count else {
                         throw parser.error(.unexpectedEnd, expected: "':' after an object key")
@@ -254,7 +281,7 @@ struct JsonTape {
             }
             parser.depth -= 1
             nodes[index].first = count
-            nodes[index].second = nodes.count
+            nodes[index].second = nodeCount
             nodes[index].needsKeyTable =
                 hasEscapedKey || count >= JsonObject.indexThreshold || (count > 1 && hasDuplicateKeys(object: index))
         }

@@ -39,35 +39,96 @@ extension TapeDecoder {
                     + "in \(type)."))
     }
 
-    func bool(at index: Int, path: CodingPathNode, key: CodingPathNode.Component) throws -> Bool {
-        switch tape.nodes[index].kind {
-        case .true: return true
-        case .false: return false
-        default:
-            // `JSONDecoder` reports a null where a Bool belongs as a type mismatch.
-            throw DecodingError.typeMismatch(
+    /// Why a scalar could not be read; the container that asked turns it into a `DecodingError` with its path,
+    /// so reading a value builds no path or key unless it fails.
+    enum ScalarFailure: Error {
+        /// A value of another kind (`typeMismatch`, or `valueNotFound` for a null).
+        case mismatch
+        /// A Bool was expected: `JSONDecoder` reports a null there as a type mismatch too.
+        case notBool
+        /// A number the type cannot hold.
+        case unrepresentable
+    }
+
+    /// The `DecodingError` for `failure` reading a value of `type` at `index`, the value of `key` in `path`.
+    func decodingError(
+        _ failure: ScalarFailure, _ type: Any.Type, at index: Int, path: CodingPathNode, key: CodingPathNode.Component
+    ) -> DecodingError {
+        switch failure {
+        case .mismatch:
+            return mismatch(type, at: index, path: path, key: key)
+        case .notBool:
+            return DecodingError.typeMismatch(
                 Bool.self,
                 DecodingError.Context(
                     codingPath: path.keys(appending: key),
                     debugDescription:
                         "Expected to decode Bool but found \(Self.describe(tape.nodes[index].kind)) instead."))
+        case .unrepresentable:
+            return unrepresentable(type, at: index, path: path, key: key)
         }
     }
 
-    func string(at index: Int, path: CodingPathNode, key: CodingPathNode.Component) throws -> String {
+    @inline(__always)
+    func boolValue(at index: Int) throws(ScalarFailure) -> Bool {
+        switch tape.nodes[index].kind {
+        case .true: return true
+        case .false: return false
+        default: throw .notBool
+        }
+    }
+
+    @inline(__always)
+    func stringValue(at index: Int) throws(ScalarFailure) -> String {
         let node = tape.nodes[index]
         switch node.kind {
         case .string: return String(decoding: tape.text(of: node), as: UTF8.self)
         case .escapedString: return tape.string(at: index)
-        default: throw mismatch(String.self, at: index, path: path, key: key)
+        default: throw .mismatch
+        }
+    }
+
+    func bool(at index: Int, path: CodingPathNode, key: CodingPathNode.Component) throws -> Bool {
+        do {
+            return try boolValue(at: index)
+        } catch {
+            throw decodingError(error, Bool.self, at: index, path: path, key: key)
+        }
+    }
+
+    func string(at index: Int, path: CodingPathNode, key: CodingPathNode.Component) throws -> String {
+        do {
+            return try stringValue(at: index)
+        } catch {
+            throw decodingError(error, String.self, at: index, path: path, key: key)
+        }
+    }
+
+    func integer<Integer: FixedWidthInteger>(
+        _ type: Integer.Type, at index: Int, path: CodingPathNode, key: CodingPathNode.Component
+    ) throws -> Integer {
+        do {
+            return try integerValue(type, at: index)
+        } catch {
+            throw decodingError(error, type, at: index, path: path, key: key)
+        }
+    }
+
+    func floatingPoint<Float: BinaryFloatingPoint & LosslessStringConvertible>(
+        _ type: Float.Type, at index: Int, path: CodingPathNode, key: CodingPathNode.Component
+    ) throws -> Float {
+        do {
+            return try floatingPointValue(type, at: index)
+        } catch {
+            throw decodingError(error, type, at: index, path: path, key: key)
         }
     }
 
     /// Reads an integer: digits directly; a fraction or exponent that still gives a whole number in range, as
     /// `JSONDecoder` accepts it (`1.0`, `1e2`).
-    func integer<Integer: FixedWidthInteger>(
-        _ type: Integer.Type, at index: Int, path: CodingPathNode, key: CodingPathNode.Component
-    ) throws -> Integer {
+    func integerValue<Integer: FixedWidthInteger>(
+        _ type: Integer.Type, at index: Int
+    ) throws(ScalarFailure) -> Integer {
         let node = tape.nodes[index]
         if node.kind == .integer {
             let text = tape.text(of: node)
@@ -101,41 +162,96 @@ extension TapeDecoder {
                     return value
                 }
             }
-            throw unrepresentable(type, at: index, path: path, key: key)
+            throw .unrepresentable
         }
         guard node.kind == .decimal else {
-            throw mismatch(type, at: index, path: path, key: key)
+            throw .mismatch
         }
         // As `JSONDecoder`: through the nearest double, which must be a whole number in range; from 2^53 on,
         // where doubles skip integers, through the exact decimal with any fraction truncated.
         var parser = tape.parser(at: node.first)
         if let parts = try? parser.scanNumber(), let double = parser.double(parts) {
             guard let value = Integer(exactly: double) else {
-                throw unrepresentable(type, at: index, path: path, key: key)
+                throw .unrepresentable
             }
             if double.magnitude < 0x1p53 {
                 return value
             }
         }
-        var digits = tape.parser(at: node.first)
-        if let parts = try? digits.scanNumber(), let value = Self.integer(Integer.self, from: parts) {
+        if let value = Self.integer(Integer.self, fromDecimalText: tape.text(of: node)) {
             return value
         }
-        throw unrepresentable(type, at: index, path: path, key: key)
+        throw .unrepresentable
     }
 
-    /// `JSONDecoder`'s conversion of a decimal to an integer: all the significant digits must fit a `UInt64`, a
-    /// negative exponent divides them (dropping the fraction), a positive one multiplies them, and the result
-    /// must fit the type.
+    /// `JSONDecoder`'s conversion of a decimal to an integer from 2^53 on: the text read as a `Decimal`, which
+    /// keeps digits while they fit 128 bits (an integer digit beyond only raises the power of ten, a fraction digit
+    /// beyond is dropped) and drops trailing zeros; the digits left must fit a `UInt64`, a negative power of ten
+    /// divides them (dropping the fraction), a positive one multiplies them, and the result must fit the type.
     static func integer<Integer: FixedWidthInteger>(
-        _ type: Integer.Type, from parts: JsonParser.NumberParts
-    )
-        -> Integer?
-    {
-        guard !parts.hasDroppedDigits, !parts.isNegative || Integer.isSigned else { return nil }
-        var magnitude = parts.significand
-        for _ in 0..<min(parts.exponent.magnitude, 40) {
-            if parts.exponent < 0 {
+        _ type: Integer.Type, fromDecimalText text: UnsafeRawBufferPointer
+    ) -> Integer? {
+        var high: UInt64 = 0
+        var low: UInt64 = 0
+        var exponent = 0
+        var index = 0
+        let isNegative = !text.isEmpty && text[0] == UInt8(ascii: "-")
+        if isNegative {
+            index = 1
+        }
+        var isFraction = false
+        while index < text.count {
+            let byte = text[index]
+            if byte == UInt8(ascii: ".") {
+                isFraction = true
+            } else if byte | 0x20 == UInt8(ascii: "e") {
+                break
+            } else {
+                let digit = UInt64(byte &- UInt8(ascii: "0"))
+                let (highTimes10, highOverflow) = high.multipliedReportingOverflow(by: 10)
+                let lowTimes10 = low.multipliedFullWidth(by: 10)
+                let (sumLow, carry) = lowTimes10.low.addingReportingOverflow(digit)
+                let (partialHigh, overflow1) = highTimes10.addingReportingOverflow(lowTimes10.high)
+                let (sumHigh, overflow2) = partialHigh.addingReportingOverflow(carry ? 1 : 0)
+                if !highOverflow && !overflow1 && !overflow2 {
+                    high = sumHigh
+                    low = sumLow
+                    if isFraction {
+                        exponent -= 1
+                    }
+                } else if !isFraction {
+                    exponent += 1
+                }
+            }
+            index += 1
+        }
+        if index < text.count {
+            // The exponent: a sign and digits, clamped far beyond any integer.
+            index += 1
+            var isNegativeExponent = false
+            if index < text.count, text[index] == UInt8(ascii: "-") || text[index] == UInt8(ascii: "+") {
+                isNegativeExponent = text[index] == UInt8(ascii: "-")
+                index += 1
+            }
+            var written = 0
+            while index < text.count {
+                written = min(written * 10 + Int(text[index] &- UInt8(ascii: "0")), 100_000)
+                index += 1
+            }
+            exponent += isNegativeExponent ? -written : written
+        }
+        while high != 0 || low != 0 {
+            let (highQuotient, highRemainder) = high.quotientAndRemainder(dividingBy: 10)
+            let (lowQuotient, remainder) = UInt64(10).dividingFullWidth((highRemainder, low))
+            guard remainder == 0 else { break }
+            high = highQuotient
+            low = lowQuotient
+            exponent += 1
+        }
+        guard high == 0, !isNegative || Integer.isSigned else { return nil }
+        var magnitude = low
+        for _ in 0..<min(exponent.magnitude, 40) {
+            if exponent < 0 {
                 magnitude /= 10
             } else {
                 let (product, overflow) = magnitude.multipliedReportingOverflow(by: 10)
@@ -144,20 +260,20 @@ extension TapeDecoder {
             }
         }
         guard let value = Integer(exactly: magnitude) else { return nil }
-        return parts.isNegative ? 0 - value : value
+        return isNegative ? 0 - value : value
     }
 
     /// Reads a `Double` or `Float`; infinities and NaN only from strings named by the non-conforming float
     /// strategy. A number that overflows, or that underflows to zero without being zero, is rejected.
-    func floatingPoint<Float: BinaryFloatingPoint & LosslessStringConvertible>(
-        _ type: Float.Type, at index: Int, path: CodingPathNode, key: CodingPathNode.Component
-    ) throws -> Float {
+    func floatingPointValue<Float: BinaryFloatingPoint & LosslessStringConvertible>(
+        _ type: Float.Type, at index: Int
+    ) throws(ScalarFailure) -> Float {
         let node = tape.nodes[index]
         switch node.kind {
         case .integer, .decimal:
             var parser = tape.parser(at: node.first)
             guard let parts = try? parser.scanNumber() else {
-                throw unrepresentable(type, at: index, path: path, key: key)
+                throw .unrepresentable
             }
             let value: Float?
             if Float.self == Double.self {
@@ -166,7 +282,7 @@ extension TapeDecoder {
                 value = Float(String(decoding: tape.text(of: node), as: UTF8.self))
             }
             guard let value, value.isFinite, value != 0 || parts.significand == 0 else {
-                throw unrepresentable(type, at: index, path: path, key: key)
+                throw .unrepresentable
             }
             return value
         case .string:
@@ -178,9 +294,9 @@ extension TapeDecoder {
                 if text.elementsEqual(negativeInfinity.utf8) { return -.infinity }
                 if text.elementsEqual(nan.utf8) { return .nan }
             }
-            throw mismatch(type, at: index, path: path, key: key)
+            throw .mismatch
         default:
-            throw mismatch(type, at: index, path: path, key: key)
+            throw .mismatch
         }
     }
 }

@@ -62,9 +62,18 @@ final class TapeDecoder: Decoder, SingleValueDecodingContainer {
         if Value.self == Date.self || Value.self == Data.self || Value.self == URL.self || Value.self == Decimal.self
             || (!usesDefaultKeys && Value.self is any StringKeyedDictionary.Type)
         {
-            if let value = try foundationValue(Value.self, at: index, path: parent, key: key) as? Value {
-                return value
-            }
+            return try unwrapFoundation(type, at: index, path: parent, key: key)
+        }
+        return try with(node: index, path: parent.appending(key)) { try Value(from: self) }
+    }
+
+    /// `unwrap` for the Foundation types, apart so that the common path needs no metadata of `Value?`.
+    @inline(never)
+    private func unwrapFoundation<Value: Decodable>(
+        _ type: Value.Type, at index: Int, path parent: CodingPathNode, key: CodingPathNode.Component
+    ) throws -> Value {
+        if let value = try foundationValue(Value.self, at: index, path: parent, key: key) as? Value {
+            return value
         }
         return try with(node: index, path: parent.appending(key)) { try Value(from: self) }
     }

@@ -2,10 +2,14 @@ import Foundation
 
 /// The keyed container over one object of a `JsonTape`.
 ///
+/// A class, so that `KeyedDecodingContainer`'s box, which copies its container for every call, copies one
+/// reference rather than a decoder, a path and a key table. Scalars are read without building their coding path
+/// or key; both are built only for an error.
+///
 /// With the default key strategy and an object whose keys are plain, distinct and fewer than 64, a lookup
 /// compares the coding key's UTF-8 with the raw key bytes, starting where the previous lookup in this object
 /// ended; other objects go through a `KeyTable`.
-struct TapeKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
+final class TapeKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     let decoder: TapeDecoder
     let object: Int
     let path: CodingPathNode
@@ -97,59 +101,129 @@ struct TapeKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     }
 
     func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool {
-        try decoder.bool(at: try require(key), path: path, key: .key(key))
+        let index = try require(key)
+        do {
+            return try decoder.boolValue(at: index)
+        } catch {
+            throw failure(error, type, at: index, key: key)
+        }
     }
 
     func decode(_ type: String.Type, forKey key: Key) throws -> String {
-        try decoder.string(at: try require(key), path: path, key: .key(key))
+        let index = try require(key)
+        do {
+            return try decoder.stringValue(at: index)
+        } catch {
+            throw failure(error, type, at: index, key: key)
+        }
     }
 
     func decode(_ type: Double.Type, forKey key: Key) throws -> Double {
-        try decoder.floatingPoint(type, at: try require(key), path: path, key: .key(key))
+        let index = try require(key)
+        do {
+            return try decoder.floatingPointValue(type, at: index)
+        } catch {
+            throw failure(error, type, at: index, key: key)
+        }
     }
 
     func decode(_ type: Float.Type, forKey key: Key) throws -> Float {
-        try decoder.floatingPoint(type, at: try require(key), path: path, key: .key(key))
+        let index = try require(key)
+        do {
+            return try decoder.floatingPointValue(type, at: index)
+        } catch {
+            throw failure(error, type, at: index, key: key)
+        }
     }
 
     func decode(_ type: Int.Type, forKey key: Key) throws -> Int {
-        try decoder.integer(type, at: try require(key), path: path, key: .key(key))
+        let index = try require(key)
+        do {
+            return try decoder.integerValue(type, at: index)
+        } catch {
+            throw failure(error, type, at: index, key: key)
+        }
     }
 
     func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 {
-        try decoder.integer(type, at: try require(key), path: path, key: .key(key))
+        let index = try require(key)
+        do {
+            return try decoder.integerValue(type, at: index)
+        } catch {
+            throw failure(error, type, at: index, key: key)
+        }
     }
 
     func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 {
-        try decoder.integer(type, at: try require(key), path: path, key: .key(key))
+        let index = try require(key)
+        do {
+            return try decoder.integerValue(type, at: index)
+        } catch {
+            throw failure(error, type, at: index, key: key)
+        }
     }
 
     func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 {
-        try decoder.integer(type, at: try require(key), path: path, key: .key(key))
+        let index = try require(key)
+        do {
+            return try decoder.integerValue(type, at: index)
+        } catch {
+            throw failure(error, type, at: index, key: key)
+        }
     }
 
     func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 {
-        try decoder.integer(type, at: try require(key), path: path, key: .key(key))
+        let index = try require(key)
+        do {
+            return try decoder.integerValue(type, at: index)
+        } catch {
+            throw failure(error, type, at: index, key: key)
+        }
     }
 
     func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt {
-        try decoder.integer(type, at: try require(key), path: path, key: .key(key))
+        let index = try require(key)
+        do {
+            return try decoder.integerValue(type, at: index)
+        } catch {
+            throw failure(error, type, at: index, key: key)
+        }
     }
 
     func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 {
-        try decoder.integer(type, at: try require(key), path: path, key: .key(key))
+        let index = try require(key)
+        do {
+            return try decoder.integerValue(type, at: index)
+        } catch {
+            throw failure(error, type, at: index, key: key)
+        }
     }
 
     func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 {
-        try decoder.integer(type, at: try require(key), path: path, key: .key(key))
+        let index = try require(key)
+        do {
+            return try decoder.integerValue(type, at: index)
+        } catch {
+            throw failure(error, type, at: index, key: key)
+        }
     }
 
     func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 {
-        try decoder.integer(type, at: try require(key), path: path, key: .key(key))
+        let index = try require(key)
+        do {
+            return try decoder.integerValue(type, at: index)
+        } catch {
+            throw failure(error, type, at: index, key: key)
+        }
     }
 
     func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 {
-        try decoder.integer(type, at: try require(key), path: path, key: .key(key))
+        let index = try require(key)
+        do {
+            return try decoder.integerValue(type, at: index)
+        } catch {
+            throw failure(error, type, at: index, key: key)
+        }
     }
 
     func decode<Value: Decodable>(_ type: Value.Type, forKey key: Key) throws -> Value {
@@ -158,32 +232,140 @@ struct TapeKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
 
     func decodeIfPresent(_ type: Bool.Type, forKey key: Key) throws -> Bool? {
         guard let index = present(key) else { return nil }
-        return try decoder.bool(at: index, path: path, key: .key(key))
+        do {
+            return try decoder.boolValue(at: index)
+        } catch {
+            throw failure(error, type, at: index, key: key)
+        }
     }
 
     func decodeIfPresent(_ type: String.Type, forKey key: Key) throws -> String? {
         guard let index = present(key) else { return nil }
-        return try decoder.string(at: index, path: path, key: .key(key))
+        do {
+            return try decoder.stringValue(at: index)
+        } catch {
+            throw failure(error, type, at: index, key: key)
+        }
     }
 
     func decodeIfPresent(_ type: Double.Type, forKey key: Key) throws -> Double? {
         guard let index = present(key) else { return nil }
-        return try decoder.floatingPoint(type, at: index, path: path, key: .key(key))
+        do {
+            return try decoder.floatingPointValue(type, at: index)
+        } catch {
+            throw failure(error, type, at: index, key: key)
+        }
+    }
+
+    func decodeIfPresent(_ type: Float.Type, forKey key: Key) throws -> Float? {
+        guard let index = present(key) else { return nil }
+        do {
+            return try decoder.floatingPointValue(type, at: index)
+        } catch {
+            throw failure(error, type, at: index, key: key)
+        }
     }
 
     func decodeIfPresent(_ type: Int.Type, forKey key: Key) throws -> Int? {
         guard let index = present(key) else { return nil }
-        return try decoder.integer(type, at: index, path: path, key: .key(key))
+        do {
+            return try decoder.integerValue(type, at: index)
+        } catch {
+            throw failure(error, type, at: index, key: key)
+        }
+    }
+
+    func decodeIfPresent(_ type: Int8.Type, forKey key: Key) throws -> Int8? {
+        guard let index = present(key) else { return nil }
+        do {
+            return try decoder.integerValue(type, at: index)
+        } catch {
+            throw failure(error, type, at: index, key: key)
+        }
+    }
+
+    func decodeIfPresent(_ type: Int16.Type, forKey key: Key) throws -> Int16? {
+        guard let index = present(key) else { return nil }
+        do {
+            return try decoder.integerValue(type, at: index)
+        } catch {
+            throw failure(error, type, at: index, key: key)
+        }
+    }
+
+    func decodeIfPresent(_ type: Int32.Type, forKey key: Key) throws -> Int32? {
+        guard let index = present(key) else { return nil }
+        do {
+            return try decoder.integerValue(type, at: index)
+        } catch {
+            throw failure(error, type, at: index, key: key)
+        }
     }
 
     func decodeIfPresent(_ type: Int64.Type, forKey key: Key) throws -> Int64? {
         guard let index = present(key) else { return nil }
-        return try decoder.integer(type, at: index, path: path, key: .key(key))
+        do {
+            return try decoder.integerValue(type, at: index)
+        } catch {
+            throw failure(error, type, at: index, key: key)
+        }
+    }
+
+    func decodeIfPresent(_ type: UInt.Type, forKey key: Key) throws -> UInt? {
+        guard let index = present(key) else { return nil }
+        do {
+            return try decoder.integerValue(type, at: index)
+        } catch {
+            throw failure(error, type, at: index, key: key)
+        }
+    }
+
+    func decodeIfPresent(_ type: UInt8.Type, forKey key: Key) throws -> UInt8? {
+        guard let index = present(key) else { return nil }
+        do {
+            return try decoder.integerValue(type, at: index)
+        } catch {
+            throw failure(error, type, at: index, key: key)
+        }
+    }
+
+    func decodeIfPresent(_ type: UInt16.Type, forKey key: Key) throws -> UInt16? {
+        guard let index = present(key) else { return nil }
+        do {
+            return try decoder.integerValue(type, at: index)
+        } catch {
+            throw failure(error, type, at: index, key: key)
+        }
+    }
+
+    func decodeIfPresent(_ type: UInt32.Type, forKey key: Key) throws -> UInt32? {
+        guard let index = present(key) else { return nil }
+        do {
+            return try decoder.integerValue(type, at: index)
+        } catch {
+            throw failure(error, type, at: index, key: key)
+        }
+    }
+
+    func decodeIfPresent(_ type: UInt64.Type, forKey key: Key) throws -> UInt64? {
+        guard let index = present(key) else { return nil }
+        do {
+            return try decoder.integerValue(type, at: index)
+        } catch {
+            throw failure(error, type, at: index, key: key)
+        }
     }
 
     func decodeIfPresent<Value: Decodable>(_ type: Value.Type, forKey key: Key) throws -> Value? {
         guard let index = present(key) else { return nil }
         return try decoder.unwrap(type, at: index, path: path, key: .key(key))
+    }
+
+    /// The error for a scalar of `key` that could not be read.
+    private func failure(
+        _ failure: TapeDecoder.ScalarFailure, _ type: Any.Type, at index: Int, key: Key
+    ) -> DecodingError {
+        decoder.decodingError(failure, type, at: index, path: path, key: .key(key))
     }
 
     func nestedContainer<NestedKey: CodingKey>(

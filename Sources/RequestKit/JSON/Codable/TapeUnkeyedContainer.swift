@@ -1,7 +1,9 @@
 import Foundation
 
 /// The unkeyed container over one array of a `JsonTape`: a cursor on its elements.
-struct TapeUnkeyedContainer: UnkeyedDecodingContainer {
+///
+/// A class, so that the `any UnkeyedDecodingContainer` that holds it needs no box of its own.
+final class TapeUnkeyedContainer: UnkeyedDecodingContainer {
     let decoder: TapeDecoder
     let path: CodingPathNode
     let count: Int?
@@ -34,96 +36,96 @@ struct TapeUnkeyedContainer: UnkeyedDecodingContainer {
         return element
     }
 
-    private mutating func advance() {
+    private func advance() {
         if !isAtEnd {
             element = decoder.tape.next(after: element)
         }
         currentIndex += 1
     }
 
-    mutating func decodeNil() throws -> Bool {
+    func decodeNil() throws -> Bool {
         guard decoder.tape.nodes[try next(Never.self)].kind == .null else { return false }
         advance()
         return true
     }
 
-    mutating func decode(_ type: Bool.Type) throws -> Bool {
+    func decode(_ type: Bool.Type) throws -> Bool {
         let value = try decoder.bool(at: try next(type), path: path, key: .index(currentIndex))
         advance()
         return value
     }
 
-    mutating func decode(_ type: String.Type) throws -> String {
+    func decode(_ type: String.Type) throws -> String {
         let value = try decoder.string(at: try next(type), path: path, key: .index(currentIndex))
         advance()
         return value
     }
 
-    mutating func decode(_ type: Double.Type) throws -> Double {
+    func decode(_ type: Double.Type) throws -> Double {
         let value = try decoder.floatingPoint(type, at: try next(type), path: path, key: .index(currentIndex))
         advance()
         return value
     }
 
-    mutating func decode(_ type: Float.Type) throws -> Float {
+    func decode(_ type: Float.Type) throws -> Float {
         let value = try decoder.floatingPoint(type, at: try next(type), path: path, key: .index(currentIndex))
         advance()
         return value
     }
 
-    mutating func decode(_ type: Int.Type) throws -> Int {
+    func decode(_ type: Int.Type) throws -> Int {
         try decodeInteger(type)
     }
 
-    mutating func decode(_ type: Int8.Type) throws -> Int8 {
+    func decode(_ type: Int8.Type) throws -> Int8 {
         try decodeInteger(type)
     }
 
-    mutating func decode(_ type: Int16.Type) throws -> Int16 {
+    func decode(_ type: Int16.Type) throws -> Int16 {
         try decodeInteger(type)
     }
 
-    mutating func decode(_ type: Int32.Type) throws -> Int32 {
+    func decode(_ type: Int32.Type) throws -> Int32 {
         try decodeInteger(type)
     }
 
-    mutating func decode(_ type: Int64.Type) throws -> Int64 {
+    func decode(_ type: Int64.Type) throws -> Int64 {
         try decodeInteger(type)
     }
 
-    mutating func decode(_ type: UInt.Type) throws -> UInt {
+    func decode(_ type: UInt.Type) throws -> UInt {
         try decodeInteger(type)
     }
 
-    mutating func decode(_ type: UInt8.Type) throws -> UInt8 {
+    func decode(_ type: UInt8.Type) throws -> UInt8 {
         try decodeInteger(type)
     }
 
-    mutating func decode(_ type: UInt16.Type) throws -> UInt16 {
+    func decode(_ type: UInt16.Type) throws -> UInt16 {
         try decodeInteger(type)
     }
 
-    mutating func decode(_ type: UInt32.Type) throws -> UInt32 {
+    func decode(_ type: UInt32.Type) throws -> UInt32 {
         try decodeInteger(type)
     }
 
-    mutating func decode(_ type: UInt64.Type) throws -> UInt64 {
+    func decode(_ type: UInt64.Type) throws -> UInt64 {
         try decodeInteger(type)
     }
 
-    private mutating func decodeInteger<Integer: FixedWidthInteger>(_ type: Integer.Type) throws -> Integer {
+    private func decodeInteger<Integer: FixedWidthInteger>(_ type: Integer.Type) throws -> Integer {
         let value = try decoder.integer(type, at: try next(type), path: path, key: .index(currentIndex))
         advance()
         return value
     }
 
-    mutating func decode<Value: Decodable>(_ type: Value.Type) throws -> Value {
+    func decode<Value: Decodable>(_ type: Value.Type) throws -> Value {
         let value = try decoder.unwrap(type, at: try next(type), path: path, key: .index(currentIndex))
         advance()
         return value
     }
 
-    mutating func decodeIfPresent<Value: Decodable>(_ type: Value.Type) throws -> Value? {
+    func decodeIfPresent<Value: Decodable>(_ type: Value.Type) throws -> Value? {
         // At the end this answers nil, and still moves the index on, as `JSONDecoder` does.
         guard !isAtEnd, decoder.tape.nodes[element].kind != .null else {
             advance()
@@ -134,7 +136,7 @@ struct TapeUnkeyedContainer: UnkeyedDecodingContainer {
         return value
     }
 
-    mutating func nestedContainer<NestedKey: CodingKey>(
+    func nestedContainer<NestedKey: CodingKey>(
         keyedBy type: NestedKey.Type
     ) throws
         -> KeyedDecodingContainer<NestedKey>
@@ -146,7 +148,7 @@ struct TapeUnkeyedContainer: UnkeyedDecodingContainer {
         return KeyedDecodingContainer(container)
     }
 
-    mutating func nestedUnkeyedContainer() throws -> any UnkeyedDecodingContainer {
+    func nestedUnkeyedContainer() throws -> any UnkeyedDecodingContainer {
         let index = try next(
             (any UnkeyedDecodingContainer).self, "Cannot get nested unkeyed container -- unkeyed container is at end.")
         let container = try TapeUnkeyedContainer(
@@ -155,7 +157,7 @@ struct TapeUnkeyedContainer: UnkeyedDecodingContainer {
         return container
     }
 
-    mutating func superDecoder() throws -> any Decoder {
+    func superDecoder() throws -> any Decoder {
         let index = try next((any Decoder).self, "Cannot get superDecoder() -- unkeyed container is at end.")
         let superDecoder = decoder.superDecoder(at: index, path: path.appending(index: currentIndex))
         advance()

@@ -104,6 +104,24 @@ public struct TypedJsonEncoder: Sendable {
     /// - Returns: The UTF-8 bytes of the document.
     /// - Throws: `EncodingError.invalidValue`, as ``encode(_:)`` does.
     public func encodedBytes<Value: Encodable>(_ value: Value) throws -> [UInt8] {
+        if !outputFormatting.contains(.prettyPrinted), !outputFormatting.contains(.sortedKeys),
+            let bytes = directlyEncodedBytes(value)
+        {
+            return bytes
+        }
+        return try treeEncodedBytes(value)
+    }
+
+    /// The bytes written while `value` encodes, or nil when the value needs the tree (a repeated key, a super
+    /// encoder, containers used out of order) or encoding failed, which the tree then reports.
+    func directlyEncodedBytes<Value: Encodable>(_ value: Value) -> [UInt8]? {
+        let encoder = DirectEncoder(options: self)
+        guard (try? encoder.encodeTopLevel(value)) == true, !encoder.needsTree else { return nil }
+        return encoder.outputBytes
+    }
+
+    /// Encodes `value` into a tree of `EncodedValue`s, then writes it: any layout, any use of the containers.
+    func treeEncodedBytes<Value: Encodable>(_ value: Value) throws -> [UInt8] {
         let encoder = TreeEncoder(options: self)
         guard let encoded = try encoder.wrap(value, path: .root, key: .none) else {
             throw EncodingError.invalidValue(

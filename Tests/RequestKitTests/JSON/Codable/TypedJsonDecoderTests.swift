@@ -145,6 +145,17 @@ struct TypedJsonDecoderTests {
         try expectSameDecoding([Int64].self, "[2123117949273077266.23]")
         try expectSameDecoding([Int64].self, "[-9223372036854775808.0]")
         try expectSameDecoding([UInt64].self, "[10000000000000000000.000, 1000000000000000000000e-3]")
+        // JSONDecoder reads these as a Decimal, which keeps digits while they fit 128 bits and drops the rest of a
+        // long fraction (found by the fuzzer).
+        try expectSameDecoding(
+            [Int64].self, "[1000000020000000165.00000000000000000000000000000010000, 1000000020000000165.5]")
+        try expectSameDecoding([UInt64].self, "[1000000020000000165.000000000000000000009]")
+        try expectSameDecoding([Int64].self, "[1000000020000000165.00000000000000000009]")
+        #expect(
+            try TypedJsonDecoder().decode(
+                [Int64].self, from: Data("[1000000020000000165.000000000000000000009, 1.5e18]".utf8))
+                == [1_000_000_020_000_000_165, 1_500_000_000_000_000_000])
+        try expectSameDecoding(Json.self, "[1000000020000000165.00000000000000000000000000000010000]")
         // A set's order is its own, so sets compare as sets rather than by their encoding.
         let set = Data(#"["a","b","a"]"#.utf8)
         let typedSet = try #require(TypedJsonDecoder(matching: JSONDecoder())).decode(Set<String>.self, from: set)
