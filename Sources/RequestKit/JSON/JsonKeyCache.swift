@@ -41,8 +41,9 @@ struct JsonKeyCache {
         return key
     }
 
-    /// The length of a key and its first and last eight bytes, mixed.
-    private static func fingerprint(of text: UnsafeRawBufferPointer) -> UInt64 {
+    /// The length of a key and up to its first and last eight bytes, mixed (the typed decoder's key tables use it
+    /// too).
+    static func fingerprint(of text: UnsafeRawBufferPointer) -> UInt64 {
         let count = text.count
         var head: UInt64 = 0
         var tail: UInt64 = 0

@@ -325,18 +325,7 @@ struct JsonTape {
 
         /// The length of a key and up to its first and last eight bytes, mixed.
         private static func fingerprint(of text: UnsafeRawBufferPointer) -> UInt64 {
-            let count = text.count
-            var head: UInt64 = 0
-            var tail: UInt64 = 0
-            if count >= 8 {
-                head = text.loadUnaligned(as: UInt64.self)
-                tail = text.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self)
-            } else {
-                for offset in 0..<count {
-                    head = head << 8 | UInt64(text[offset])
-                }
-            }
-            return head &* 0x9E37_79B9_7F4A_7C15 ^ tail ^ UInt64(truncatingIfNeeded: count) &<< 56
+            JsonKeyCache.fingerprint(of: text)
         }
     }
 }
