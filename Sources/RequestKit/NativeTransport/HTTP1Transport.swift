@@ -5,7 +5,7 @@ import FoundationNetworking
 #endif
 
 /// A transport that speaks HTTP/1.1 over its own pooled TCP connections: several times faster than
-/// URLSession on Linux for `http://` URLs.
+/// URLSession on Linux, for `http://` and (over its own TLS) `https://` URLs.
 ///
 /// Choose it per request with `Using(HTTP1Transport.shared)`, or on a client. Connections are kept alive and
 /// reused (at most ``Configuration/maxConnectionsPerHost`` per host, with further requests queued), closed after
