@@ -215,6 +215,26 @@ struct NativeHTTPSTests {
         #expect(secure.key != HTTP1ConnectionKey(host: "example.com", port: 443, tls: .default))
     }
 
+    @Test(
+        "Without Using, an https request goes through the native transport: its default trust refuses the test CA",
+        .enabled(if: !DefaultTransport.usesProxy(ProcessInfo.processInfo.environment)))
+    func defaultIsNative() async throws {
+        let server = try TestServer { $0.tls = .init(certificate: .valid) }
+        defer { server.stop() }
+        let outcome = await outcomeOf { try await Request { Url(server.url("/get")) }.send() }
+        guard case .failure(let error as RequestError) = outcome else {
+            Issue.record("expected a RequestError, got \(outcome)")
+            return
+        }
+        #expect(error.tlsFailure == .unknownIssuer)
+        // URLSession's message would carry libcurl's "SSL certificate problem: " prefix.
+        #expect(
+            error.description
+                == "The certificate of 127.0.0.1 port \(server.port) is issued by an unknown authority"
+                + " (unable to get local issuer certificate) for GET \(server.url("/get"))")
+        #expect(server.stats.requestCount == 0)
+    }
+
     @Test("Without Using, requests go through the native transport on Linux, unless the environment names a proxy")
     func defaultTransport() {
         #expect(DefaultTransport.choose(environment: [:]) as? HTTP1Transport === HTTP1Transport.shared)
