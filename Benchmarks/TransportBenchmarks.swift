@@ -96,7 +96,7 @@ func runTransportBenchmarks() {
 }
 
 /// One timed batch of requests.
-private struct TransportSample {
+struct TransportSample {
     var requestsPerSecond: Double
     var cpuMicrosecondsPerRequest: Double
 

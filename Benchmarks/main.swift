@@ -21,6 +21,10 @@ let suites: [(name: String, summary: String, run: () -> Void)] = [
         "transport", "HTTP1Transport against URLSession (needs REQUESTKIT_BENCH_URL, see BENCHMARKS.md)",
         runTransportBenchmarks
     ),
+    (
+        "https", "native https against URLSession, and new-connection cost against curl (see BENCHMARKS.md)",
+        runHTTPSBenchmarks
+    ),
     ("limits", "peak memory under hostile bodies, 100,000 requests and 1 GiB downloads", runLimitsBenchmarks),
     ("threads", "threads and timeouts of 400 requests to a server that never answers", runThreadBenchmarks),
 ]

@@ -21,7 +21,7 @@ enum DocumentedCode {
         }
 
         let todos = try await AnyRequest<[Todo]> {
-            Url("http://127.0.0.1:8080/todos")
+            Url("https://api.example.com/todos")
             Header.Accept(.json)
             Query("userId", value: "1")
             Timeout(.seconds(10))
@@ -700,6 +700,13 @@ enum DocumentedCode {
 
     // Sources/RequestKit/RequestKit.docc/TLS.md, block 1
     static func snippetTLS1() async throws {
+        func companyTransport() -> HTTP1Transport {
+            HTTP1Transport { $0.tls.additionalRoots = [.file("/etc/company/root-ca.pem")] }
+        }
+    }
+
+    // Sources/RequestKit/RequestKit.docc/TLS.md, block 2
+    static func snippetTLS2() async throws {
         func companyTLS() -> TLSConfiguration {
             var tls = TLSConfiguration()
             tls.additionalRoots = [.file("/etc/company/root-ca.pem")]  // trusted on top of the system's roots
@@ -709,8 +716,8 @@ enum DocumentedCode {
         }
     }
 
-    // Sources/RequestKit/RequestKit.docc/TLS.md, block 2
-    static func snippetTLS2() async throws {
+    // Sources/RequestKit/RequestKit.docc/TLS.md, block 3
+    static func snippetTLS3() async throws {
         func advice(for error: RequestError) -> String {
             switch error.tlsFailure {
             case .certificateExpired?, .certificateNotYetValid?: return "check the server's certificate dates"
@@ -948,7 +955,7 @@ struct Todo: Codable, Sendable {
 }
 
 let todos = try await AnyRequest<[Todo]> {
-    Url("http://127.0.0.1:8080/todos")
+    Url("https://api.example.com/todos")
     Header.Accept(.json)
     Query("userId", value: "1")
     Timeout(.seconds(10))
@@ -1625,6 +1632,11 @@ func todos() async throws -> [Todo] {
 }
 """#),
     DocumentedSnippet(document: "Sources/RequestKit/RequestKit.docc/TLS.md", index: 1, code: #"""
+func companyTransport() -> HTTP1Transport {
+    HTTP1Transport { $0.tls.additionalRoots = [.file("/etc/company/root-ca.pem")] }
+}
+"""#),
+    DocumentedSnippet(document: "Sources/RequestKit/RequestKit.docc/TLS.md", index: 2, code: #"""
 func companyTLS() -> TLSConfiguration {
     var tls = TLSConfiguration()
     tls.additionalRoots = [.file("/etc/company/root-ca.pem")]  // trusted on top of the system's roots
@@ -1633,7 +1645,7 @@ func companyTLS() -> TLSConfiguration {
     return tls
 }
 """#),
-    DocumentedSnippet(document: "Sources/RequestKit/RequestKit.docc/TLS.md", index: 2, code: #"""
+    DocumentedSnippet(document: "Sources/RequestKit/RequestKit.docc/TLS.md", index: 3, code: #"""
 func advice(for error: RequestError) -> String {
     switch error.tlsFailure {
     case .certificateExpired?, .certificateNotYetValid?: return "check the server's certificate dates"

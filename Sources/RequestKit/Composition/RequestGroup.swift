@@ -19,7 +19,7 @@
 /// ```
 public struct RequestGroup: Sendable {
     /// The number of requests a group runs at once unless told otherwise: 4, fewer than the connections the
-    /// default transport opens to one host (``URLSessionTransport/defaultMaxConnectionsPerHost``, 6), so that a
+    /// transports open to one host (``URLSessionTransport/defaultMaxConnectionsPerHost``, 6; 16 natively), so that a
     /// group of slow requests never holds every connection to a host and other requests to it still start.
     ///
     /// ```swift

@@ -14,8 +14,9 @@ import Foundation
 final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
     // Safe: see above; `idleSince` is only touched while holding the pool's lock.
 
-    /// Makes the byte stream for a connected socket descriptor and its host.
-    typealias StreamFactory = @Sendable (_ descriptor: Int32, _ host: String) throws -> any ByteStream
+    /// Makes the byte stream for a connected socket descriptor and the key it connects for (plain TCP, or TLS
+    /// when the key has a TLS configuration).
+    typealias StreamFactory = @Sendable (_ descriptor: Int32, _ key: HTTP1ConnectionKey) throws -> any ByteStream
 
     /// The outcome of a buffered exchange: the final response head, its raw body, and whether the connection may
     /// carry another request.
@@ -285,7 +286,7 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
         if let connectTimer { loop.cancel(connectTimer) }
         connectTimer = nil
         do {
-            stream = try makeStream(descriptor, key.host)
+            stream = try makeStream(descriptor, key)
         } catch {
             close()
             fail(error)
@@ -399,11 +400,27 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
     private func handshake() throws -> ByteStreamResult.Interest? {
         guard let stream else { throw HTTP1ExchangeFailure.closedBeforeResponse(nil) }
         switch try stream.handshake() {
-        case .wouldBlock(let interest): return interest
+        case .wouldBlock(let interest):
+            // A handshake that stalls is bounded by the connect timeout, from when the socket connected.
+            if connectTimer == nil {
+                connectTimer = loop.schedule(after: connectTimeout) { [weak self] in self?.handshakeTimedOut() }
+            }
+            return interest
         case .transferred, .endOfStream:
+            if let connectTimer { loop.cancel(connectTimer) }
+            connectTimer = nil
             try prepareSending()
             return nil
         }
+    }
+
+    private func handshakeTimedOut() {
+        connectTimer = nil
+        guard phase == .handshaking else { return }
+        fail(
+            RequestError.timedOut(
+                "the TLS handshake with \(key.host) port \(key.port) did not finish within "
+                    + "\(FoundationMapping.seconds(connectTimeout)) s"))
     }
 
     /// Writes what is queued, refilling the queue from the body reader; once the whole request is sent, moves on to

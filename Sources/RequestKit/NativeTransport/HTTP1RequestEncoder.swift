@@ -7,8 +7,8 @@ import FoundationNetworking
 /// Writes the bytes of an HTTP/1.1 request head for ``HTTP1Transport``.
 ///
 /// The target is the URL's path and query exactly as percent-encoded in the URL; `Host` carries the port when
-/// it is not 80; `Content-Length` is computed from the body; `Connection: keep-alive` is added unless the caller
-/// set `Connection`. The executor has validated every header already, but a name that is not a token or a value
+/// it is not the scheme's default (80, or 443 for https); `Content-Length` is computed from the body;
+/// `Connection: keep-alive` is added unless the caller set `Connection`. The executor has validated every header already, but a name that is not a token or a value
 /// with CR, LF or another control byte is refused again here, so no request can ever smuggle a line.
 enum HTTP1RequestEncoder {
     /// Where a request goes and what its request line names.
@@ -21,18 +21,21 @@ enum HTTP1RequestEncoder {
         var path: String
     }
 
-    /// The target of an `http` URL.
+    /// The target of an `http` URL, or of an `https` URL when `tls` is given (port 443 by default, and the
+    /// connection key carries the TLS configuration).
     ///
     /// - Throws: ``RequestError`` of kind `.transport` when the URL has no host.
-    static func target(of url: URL) throws(RequestError) -> Target {
+    static func target(of url: URL, tls: TLSConfiguration? = nil) throws(RequestError) -> Target {
         guard var host = url.host, !host.isEmpty else {
             throw RequestError.transport(URLError(.badURL), detail: "the URL has no host")
         }
         if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
-        let port = url.port ?? 80
+        let defaultPort = tls == nil ? 80 : 443
+        let port = url.port ?? defaultPort
         var hostHeader = host.contains(":") ? "[\(host)]" : host
-        if port != 80 { hostHeader += ":\(port)" }
-        return Target(key: HTTP1ConnectionKey(host: host, port: port), hostHeader: hostHeader, path: originForm(url))
+        if port != defaultPort { hostHeader += ":\(port)" }
+        return Target(
+            key: HTTP1ConnectionKey(host: host, port: port, tls: tls), hostHeader: hostHeader, path: originForm(url))
     }
 
     /// The path and query of `url` as written, without the fragment: "/" when the path is empty.

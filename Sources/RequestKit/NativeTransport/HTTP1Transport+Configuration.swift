@@ -58,8 +58,15 @@ extension HTTP1Transport {
         /// configuration.eventLoopCount = 2
         /// ```
         public var eventLoopCount = 1
-        /// Where `https` requests go, since this transport speaks plain TCP only.
-        /// ``URLSessionTransport/shared`` by default.
+        /// How `https` connections trust servers and present themselves (Linux): the system's trust store and full
+        /// verification by default. Connections made with different configurations are pooled apart.
+        ///
+        /// ```swift
+        /// configuration.tls.additionalRoots = [.file("/etc/company/root-ca.pem")]
+        /// ```
+        public var tls = TLSConfiguration.default
+        /// Where `https` requests go on Apple platforms, where this transport speaks plain TCP only (on Linux it
+        /// speaks TLS itself and this is not used). ``URLSessionTransport/shared`` by default.
         ///
         /// ```swift
         /// configuration.secureTransport = URLSessionTransport(configuration: .ephemeral)

@@ -27,8 +27,8 @@ extension HTTP1Transport {
     /// - Throws: ``RequestError``.
     public func stream(_ request: TransferRequest) async throws -> StreamingResponse {
         let url = try httpURL(of: request.urlRequest)
-        if url.scheme?.lowercased() == "https" { return try await configuration.secureTransport.stream(request) }
-        let target = try HTTP1RequestEncoder.target(of: url)
+        if !sendsItself(url) { return try await configuration.secureTransport.stream(request) }
+        let target = try HTTP1RequestEncoder.target(of: url, tls: tlsConfiguration(for: url))
         let urlRequest = request.urlRequest
         let inlineBody = request.body == nil ? HTTP1RequestEncoder.body(of: urlRequest) : Data()
         let bodyLength = request.body.map { $0.length.map(Int.init) } ?? inlineBody.count

@@ -5,7 +5,7 @@ import FoundationNetworking
 #endif
 
 /// A transport that speaks HTTP/1.1 over its own pooled TCP connections: several times faster than
-/// URLSession on Linux for `http://` URLs.
+/// URLSession on Linux, for `http://` and (over its own TLS) `https://` URLs.
 ///
 /// Choose it per request with `Using(HTTP1Transport.shared)`, or on a client. Connections are kept alive and
 /// reused (at most ``Configuration/maxConnectionsPerHost`` per host, with further requests queued), closed after
@@ -21,12 +21,16 @@ import FoundationNetworking
 /// on slow servers, and awaiting tasks are resumed from it. A host name is looked up on a short-lived thread of its
 /// own; IP literals and `localhost` need no lookup.
 ///
-/// `https://` requests go to ``Configuration/secureTransport`` (URLSession by default): TLS needs a library
-/// that RequestKit does not depend on.
+/// On Linux it speaks `https://` itself, over the system's OpenSSL 3: TLS 1.2 or 1.3, verified against
+/// ``Configuration/tls`` (the system's trust store by default) before any request byte is sent, with sessions
+/// resumed on reconnects. TLS failures are ``RequestError``s of kind ``RequestError/Kind/tls``. It is the default
+/// transport there for `http` and `https` (unless a proxy is set in the environment). On Apple platforms
+/// `https://` requests go to ``Configuration/secureTransport`` (URLSession by default), which uses the system's
+/// own TLS and trust settings.
 ///
 /// ```swift
 /// let todo = try await Request {
-///     Url("http://127.0.0.1:8080/todos/1")
+///     Url("https://api.example.com/todos/1")
 ///     Using(HTTP1Transport.shared)
 /// }.json()
 /// ```
@@ -61,8 +65,34 @@ public final class HTTP1Transport: Transport {
                 maxConnectionsPerHost: configuration.maxConnectionsPerHost,
                 idleTimeout: configuration.idleConnectionTimeout, connectTimeout: configuration.connectTimeout,
                 bufferSize: max(64 * 1024, configuration.maxResponseHeadBytes),
-                makeStream: { descriptor, _ in SocketByteStream(descriptor: descriptor) })
+                makeStream: { descriptor, key in try HTTP1Transport.makeStream(descriptor: descriptor, key: key) })
         }
+    }
+
+    /// The byte stream for a connected socket: TLS (verified before anything is sent) when the key has a TLS
+    /// configuration, plain TCP otherwise.
+    static func makeStream(descriptor: Int32, key: HTTP1ConnectionKey) throws -> any ByteStream {
+        #if canImport(COpenSSL)
+        if let tls = key.tls {
+            return try TLSByteStream(descriptor: descriptor, host: key.host, port: key.port, configuration: tls)
+        }
+        #endif
+        return SocketByteStream(descriptor: descriptor)
+    }
+
+    /// Whether this transport sends `url` itself (`http`, and `https` where the TLS layer exists), rather than
+    /// handing it to ``Configuration/secureTransport``.
+    func sendsItself(_ url: URL) -> Bool {
+        #if canImport(COpenSSL)
+        return true
+        #else
+        return url.scheme?.lowercased() != "https"
+        #endif
+    }
+
+    /// The TLS configuration for connections to `url`: nil for `http`.
+    func tlsConfiguration(for url: URL) -> TLSConfiguration? {
+        url.scheme?.lowercased() == "https" ? configuration.tls : nil
     }
 
     /// The connection pool.
@@ -104,7 +134,8 @@ public final class HTTP1Transport: Transport {
     /// ```
     public var idleConnectionCount: Int { (try? pool().idleCount) ?? 0 }
 
-    /// Sends `request` and reads the whole response; `https` requests go to ``Configuration/secureTransport``.
+    /// Sends `request` and reads the whole response; on Apple platforms `https` requests go to
+    /// ``Configuration/secureTransport``.
     /// A redirect is returned as it is: the request pipeline follows redirects, for every transport.
     ///
     /// ```swift
@@ -113,7 +144,8 @@ public final class HTTP1Transport: Transport {
     /// - Parameter request: The request; its `timeoutInterval` is the idle timeout. A body read from files, or
     ///   one whose upload progress is reported, is streamed as ``stream(_:)`` streams it.
     /// - Returns: The response, its body decompressed when the server compressed it.
-    /// - Throws: ``RequestError``: `.transport` (with an ``HTTP1ParseError`` for a malformed response),
+    /// - Throws: ``RequestError``: `.tls` when the server cannot be verified or the handshake fails, `.transport`
+    ///   (with an ``HTTP1ParseError`` for a malformed response),
     ///   `.responseTooLarge` (with the response head) when the body passes ``TransferRequest/responseLimits``'
     ///   ``ResponseLimits/maxBodyBytes`` (or ``Configuration/maxResponseBodyBytes``, when lower) or expands more
     ///   than its ``ResponseLimits/maxDecompressionRatio``, `.timedOut` or `.cancelled`. Reading stops at the
@@ -121,7 +153,7 @@ public final class HTTP1Transport: Transport {
     public func send(_ request: TransferRequest) async throws -> Response {
         var urlRequest = request.urlRequest
         let url = try httpURL(of: urlRequest)
-        if url.scheme?.lowercased() == "https" { return try await configuration.secureTransport.send(request) }
+        if !sendsItself(url) { return try await configuration.secureTransport.send(request) }
         let bodyLimit = max(0, min(configuration.maxResponseBodyBytes, request.responseLimits.maxBodyBytes))
         if let body = request.body {
             guard body.isInMemory, request.uploadProgress == nil else {
@@ -153,7 +185,7 @@ public final class HTTP1Transport: Transport {
     /// Sends one request (no redirects) and reads its whole response, of at most `bodyLimit` bytes once decoded
     /// (and on the wire) and expanding at most `maxRatio` times.
     private func exchange(_ request: URLRequest, url: URL, bodyLimit: Int, maxRatio: Int) async throws -> Response {
-        let target = try HTTP1RequestEncoder.target(of: url)
+        let target = try HTTP1RequestEncoder.target(of: url, tls: tlsConfiguration(for: url))
         let body = HTTP1RequestEncoder.body(of: request)
         let head = try HTTP1RequestEncoder.head(of: request, target: target, bodyLength: body.count)
         let job = HTTP1Job(

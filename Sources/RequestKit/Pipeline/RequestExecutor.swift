@@ -26,7 +26,7 @@ enum RequestExecutor {
     /// Runs the exchange of `parts` into `sink`.
     private static func run(_ parts: RequestParts, sink: ResponseSink) async throws(RequestError) -> Delivery {
         let urlRequest = try parts.makeURLRequest()
-        let exchange = Exchange(parts, transport: parts.transport ?? URLSessionTransport.shared)
+        let exchange = Exchange(parts, transport: parts.transport ?? DefaultTransport.shared)
         do {
             if let deadline = parts.resourceTimeout {
                 return try await withDeadline(seconds: deadline, clock: parts.clock) {

@@ -69,6 +69,14 @@ final class ConnectionStream: @unchecked Sendable {
     }
     #endif
 
+    /// Whether the TLS handshake resumed an earlier session; `false` for a plain connection.
+    var isSessionResumed: Bool {
+        #if canImport(COpenSSL)
+        if let ssl { return SSL_session_reused(ssl) == 1 }
+        #endif
+        return false
+    }
+
     /// Waits up to `milliseconds` for bytes to read; decrypted bytes already held count at once.
     func waitForReadable(milliseconds: Int32) -> SocketDescriptor.Readiness {
         #if canImport(COpenSSL)

@@ -123,6 +123,8 @@ final class ServerCore: Sendable {
             if stream == nil {
                 socket.shutdownWrite()
                 HTTPConnection.discardIncoming(on: socket, isStopping: { isStopped })
+            } else if stream?.isSessionResumed == true {
+                state.withLock { $0.stats.resumedTLSSessions += 1 }
             }
             return stream
         }

@@ -61,6 +61,12 @@ extension TestServer {
         /// #expect(server.stats.rejectedRequests == 0)  // the client sent nothing malformed
         /// ```
         public var rejectedRequests = 0
+        /// TLS connections (in the TLS mode) whose handshake resumed an earlier session instead of a full one.
+        ///
+        /// ```swift
+        /// #expect(server.stats.resumedTLSSessions == 1)  // the reconnect resumed the first session
+        /// ```
+        public var resumedTLSSessions = 0
 
         /// Creates zeroed counters.
         ///

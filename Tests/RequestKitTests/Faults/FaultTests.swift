@@ -22,9 +22,10 @@ struct FaultTests {
     ]
 
     @Test(
-        "Every fault ends in a typed error within the timeout, and leaves no socket open", arguments: WireTransport.all)
+        "Every fault ends in a typed error within the timeout, and leaves no socket open",
+        arguments: WireTransport.withTLS)
     func faultsEndInTypedErrors(_ wire: WireTransport) async throws {
-        let server = try TestServer()
+        let server = try wire.server()
         defer { server.stop() }
         let clock = ContinuousClock()
         for fault in Self.faults {
@@ -46,9 +47,9 @@ struct FaultTests {
         #expect(open == 0)
     }
 
-    @Test("A Content-Length shorter than the body gives exactly that many bytes", arguments: WireTransport.all)
+    @Test("A Content-Length shorter than the body gives exactly that many bytes", arguments: WireTransport.withTLS)
     func shortContentLength(_ wire: WireTransport) async throws {
-        let server = try TestServer()
+        let server = try wire.server()
         defer { server.stop() }
         let body = try await Request {
             Url(server.url("/fault/short-length")); Using(wire.transport)

@@ -19,9 +19,9 @@ struct PipelineCredentialTests {
         "A redirect to another origin drops Authorization, Cookie and Proxy-Authorization",
         arguments: Verb.allCases, TransportKind.allCases)
     func crossOrigin(_ verb: Verb, _ transport: TransportKind) async throws {
-        let origin = try TestServer()
+        let origin = try transport.server()
         defer { origin.stop() }
-        let other = try TestServer()
+        let other = try transport.server()
         defer { other.stop() }
         PipelineRoutes.final(on: other, at: "/elsewhere")
         let call = PipelineCall(
@@ -46,7 +46,7 @@ struct PipelineCredentialTests {
         "A redirect within the origin keeps Authorization, Cookie and Proxy-Authorization exactly",
         arguments: Verb.allCases, TransportKind.allCases)
     func sameOrigin(_ verb: Verb, _ transport: TransportKind) async throws {
-        let server = try TestServer()
+        let server = try transport.server()
         defer { server.stop() }
         PipelineRoutes.final(on: server, at: "/here")
         let call = PipelineCall(

@@ -14,7 +14,7 @@ struct PipelineDoNotFollowTests {
         "Redirects(.doNotFollow) gives the caller the 302 with its Location, and the target is never requested",
         arguments: Verb.allCases, TransportKind.allCases)
     func doNotFollow(_ verb: Verb, _ transport: TransportKind) async throws {
-        let server = try TestServer()
+        let server = try transport.server()
         defer { server.stop() }
         PipelineRoutes.final(on: server, at: "/target")
         let call = PipelineCall(

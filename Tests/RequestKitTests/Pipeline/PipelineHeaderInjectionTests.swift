@@ -52,7 +52,7 @@ struct PipelineHeaderInjectionTests {
         "A header value with CR, LF or NUL never reaches the wire: rejected, or dropped before it is set",
         arguments: Verb.allCases, TransportKind.allCases)
     func neverOnTheWire(_ verb: Verb, _ transport: TransportKind) async throws {
-        let server = try TestServer()
+        let server = try transport.server()
         defer { server.stop() }
         PipelineRoutes.final(on: server, at: "/dropped/*")
         for (index, injection) in Self.droppedBeforeRequestKitSeesThem.enumerated() {
@@ -75,7 +75,7 @@ struct PipelineHeaderInjectionTests {
         "A header with CR, LF or NUL added after building is an invalid request, and nothing reaches the server",
         arguments: Verb.allCases, TransportKind.allCases)
     func rejectedBeforeSending(_ verb: Verb, _ transport: TransportKind) async throws {
-        let server = try TestServer()
+        let server = try transport.server()
         defer { server.stop() }
         PipelineRoutes.final(on: server, at: "/inject/*")
         for (index, injection) in Self.injections.enumerated() {

@@ -10,7 +10,7 @@ struct PipelinePoolWaitTests {
         "With the only connection held by an open stream, a request with Timeout(1) to that host times out",
         arguments: Verb.allCases, TransportKind.allCases)
     func timeoutCoversPoolWait(_ verb: Verb, _ transport: TransportKind) async throws {
-        let server = try TestServer()
+        let server = try transport.server()
         defer { server.stop() }
         PipelineRoutes.final(on: server, at: "/target")
         server.route("/hold") { _ in

@@ -19,7 +19,7 @@ struct PipelineRedirectMethodTests {
     @Test("307 and 308 send the same method and body again", arguments: Verb.allCases, TransportKind.allCases)
     func keepMethodAndBody(_ verb: Verb, _ transport: TransportKind) async throws {
         for status in [307, 308] {
-            let server = try TestServer()
+            let server = try transport.server()
             defer { server.stop() }
 
             let observed = await verb.perform(Self.post(on: server, status: status), on: transport.shared)
@@ -35,7 +35,7 @@ struct PipelineRedirectMethodTests {
         "303 turns a POST into a GET with no body and no Content-Type", arguments: Verb.allCases, TransportKind.allCases
     )
     func seeOther(_ verb: Verb, _ transport: TransportKind) async throws {
-        let server = try TestServer()
+        let server = try transport.server()
         defer { server.stop() }
 
         let observed = await verb.perform(Self.post(on: server, status: 303), on: transport.shared)
@@ -50,7 +50,7 @@ struct PipelineRedirectMethodTests {
     @Test("301 and 302 turn a POST into a GET with no body", arguments: Verb.allCases, TransportKind.allCases)
     func movedOrFound(_ verb: Verb, _ transport: TransportKind) async throws {
         for status in [301, 302] {
-            let server = try TestServer()
+            let server = try transport.server()
             defer { server.stop() }
 
             let observed = await verb.perform(Self.post(on: server, status: status), on: transport.shared)

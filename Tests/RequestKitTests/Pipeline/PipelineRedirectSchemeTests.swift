@@ -13,7 +13,7 @@ struct PipelineRedirectSchemeTests {
         "A redirect to file:, data: or ftp: is refused with a redirectRefused error",
         arguments: Verb.allCases, TransportKind.allCases)
     func nonHTTPTargets(_ verb: Verb, _ transport: TransportKind) async throws {
-        let server = try TestServer()
+        let server = try transport.server()
         defer { server.stop() }
         for location in ["file:///etc/passwd", "data:,x", "ftp://127.0.0.1/x"] {
             let call = PipelineCall(server: server, target: PipelineRoutes.redirect(to: location))

@@ -10,7 +10,7 @@ struct PipelineRetryTests {
         "A 503 then a 200 gives the caller the 200 after exactly two requests, with DownloadProgress attached",
         arguments: Verb.allCases, TransportKind.allCases)
     func retriesWithProgress(_ verb: Verb, _ transport: TransportKind) async throws {
-        let server = try TestServer()
+        let server = try transport.server()
         defer { server.stop() }
         let attempts = Counter()
         server.route("/flaky") { request in

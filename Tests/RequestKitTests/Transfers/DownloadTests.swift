@@ -27,9 +27,9 @@ struct DownloadTests {
 
     @Test(
         "A connection closed mid-body leaves the destination unchanged and no temporary file",
-        arguments: WireTransport.all)
+        arguments: WireTransport.withTLS)
     func interrupted(_ transport: WireTransport) async throws {
-        let server = try TestServer()
+        let server = try transport.server()
         defer { server.stop() }
         server.route("/cut") { _ in
             TestResponse(
@@ -61,9 +61,9 @@ struct DownloadTests {
         #expect(folder.directoryEntries == ["keep.bin"])
     }
 
-    @Test("An unacceptable status writes nothing", arguments: WireTransport.all)
+    @Test("An unacceptable status writes nothing", arguments: WireTransport.withTLS)
     func unacceptableStatus(_ transport: WireTransport) async throws {
-        let server = try TestServer()
+        let server = try transport.server()
         defer { server.stop() }
         let folder = try TemporaryFile(contents: Data(), name: "placeholder")
         defer { folder.remove() }
@@ -78,9 +78,9 @@ struct DownloadTests {
         #expect(folder.directoryEntries == ["placeholder"])
     }
 
-    @Test("downloadTransfer reports progress as an AsyncSequence ending at the total", arguments: WireTransport.all)
+    @Test("downloadTransfer reports progress as an AsyncSequence ending at the total", arguments: WireTransport.withTLS)
     func progressSequence(_ transport: WireTransport) async throws {
-        let server = try TestServer()
+        let server = try transport.server()
         defer { server.stop() }
         let folder = try TemporaryFile(contents: Data(), name: "placeholder")
         defer { folder.remove() }
@@ -97,9 +97,9 @@ struct DownloadTests {
         #expect(try Data(contentsOf: destination).count == 1_048_576)
     }
 
-    @Test("DownloadProgress reports a buffered data() call", arguments: WireTransport.all)
+    @Test("DownloadProgress reports a buffered data() call", arguments: WireTransport.withTLS)
     func downloadProgressComponent(_ transport: WireTransport) async throws {
-        let server = try TestServer()
+        let server = try transport.server()
         defer { server.stop() }
         let progress = ProgressLog()
         let data = try await Request {
@@ -111,9 +111,9 @@ struct DownloadTests {
         #expect(progress.values.last == TransferProgress(completedBytes: 200_000, totalBytes: 200_000))
     }
 
-    @Test("uploadTransfer reports the upload as an AsyncSequence", arguments: WireTransport.all)
+    @Test("uploadTransfer reports the upload as an AsyncSequence", arguments: WireTransport.withTLS)
     func uploadSequence(_ transport: WireTransport) async throws {
-        let server = try TestServer()
+        let server = try transport.server()
         defer { server.stop() }
         let file = try TemporaryFile(contents: TestPayload.randomBytes(count: 500_000, seed: 3))
         defer { file.remove() }

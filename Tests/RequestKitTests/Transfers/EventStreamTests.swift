@@ -5,9 +5,9 @@ import Testing
 
 @Suite("Server-Sent Events on the wire", .timeLimit(.minutes(1)))
 struct EventStreamTests {
-    @Test("events() reads every event of /sse, with ids and the retry field", arguments: WireTransport.all)
+    @Test("events() reads every event of /sse, with ids and the retry field", arguments: WireTransport.withTLS)
     func events(_ transport: WireTransport) async throws {
-        let server = try TestServer()
+        let server = try transport.server()
         defer { server.stop() }
         var received: [ServerSentEvent] = []
         for try await event in Request({
@@ -23,9 +23,9 @@ struct EventStreamTests {
 
     @Test(
         "A dropped connection is resumed with Last-Event-ID after the server's retry delay",
-        arguments: WireTransport.all)
+        arguments: WireTransport.withTLS)
     func dropAndResume(_ transport: WireTransport) async throws {
-        let server = try TestServer()
+        let server = try transport.server()
         defer { server.stop() }
         let clock = TestClock()
         let events = Task {
@@ -50,9 +50,10 @@ struct EventStreamTests {
     }
 
     @Test(
-        "Reconnection stops after the configured attempts when the server keeps closing", arguments: WireTransport.all)
+        "Reconnection stops after the configured attempts when the server keeps closing",
+        arguments: WireTransport.withTLS)
     func maxAttempts(_ transport: WireTransport) async throws {
-        let server = try TestServer()
+        let server = try transport.server()
         defer { server.stop() }
         let clock = TestClock()
         let events = Task {
@@ -78,9 +79,9 @@ struct EventStreamTests {
 
     @Test(
         "A server that ends every connection at once with retry: 0 gets reconnections that back off exponentially",
-        arguments: WireTransport.all)
+        arguments: WireTransport.withTLS)
     func reconnectionStorm(_ transport: WireTransport) async throws {
-        let server = try TestServer()
+        let server = try transport.server()
         defer { server.stop() }
         let counter = CallCounter()
         server.route("/storm") { _ in
@@ -120,9 +121,9 @@ struct EventStreamTests {
 
     @Test(
         "204 ends the stream; another status or content type fails it without reconnecting",
-        arguments: WireTransport.all)
+        arguments: WireTransport.withTLS)
     func statuses(_ transport: WireTransport) async throws {
-        let server = try TestServer()
+        let server = try transport.server()
         defer { server.stop() }
         var count = 0
         for try await _ in Request({
@@ -147,9 +148,9 @@ struct EventStreamTests {
         #expect(server.requests.count == 3)
     }
 
-    @Test("Cancelling the consuming task closes the event stream's connection", arguments: WireTransport.all)
+    @Test("Cancelling the consuming task closes the event stream's connection", arguments: WireTransport.withTLS)
     func cancellation(_ transport: WireTransport) async throws {
-        let server = try TestServer()
+        let server = try transport.server()
         defer { server.stop() }
         let first = AsyncStream<String>.makeStream()
         let task = Task {

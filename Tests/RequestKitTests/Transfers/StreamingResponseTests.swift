@@ -7,9 +7,9 @@ import Testing
 struct StreamingResponseTests {
     /// Not the built-in `/chunked` route: its trailer fields crash FoundationNetworking on Linux
     /// ("Transfer completed, but there's no response"), whichever API reads the body.
-    @Test("stream() delivers a chunked body byte for byte", arguments: WireTransport.all)
+    @Test("stream() delivers a chunked body byte for byte", arguments: WireTransport.withTLS)
     func chunkedBody(_ transport: WireTransport) async throws {
-        let server = try TestServer()
+        let server = try transport.server()
         defer { server.stop() }
         server.route("/pieces") { _ in
             TestResponse(body: .chunked(["aaaa", "bbbb", "cccc"].map { Data($0.utf8) }, interval: .milliseconds(5)))
@@ -25,9 +25,9 @@ struct StreamingResponseTests {
         #expect(body == Data("aaaabbbbcccc".utf8))
     }
 
-    @Test("lines splits on LF, CRLF and CR and keeps a last unterminated line", arguments: WireTransport.all)
+    @Test("lines splits on LF, CRLF and CR and keeps a last unterminated line", arguments: WireTransport.withTLS)
     func lines(_ transport: WireTransport) async throws {
-        let server = try TestServer()
+        let server = try transport.server()
         defer { server.stop() }
         server.route("/lines") { _ in
             TestResponse(
@@ -60,9 +60,9 @@ struct StreamingResponseTests {
         #expect(mismatches == 0)
     }
 
-    @Test("Cancelling the consuming task closes the connection", arguments: WireTransport.all)
+    @Test("Cancelling the consuming task closes the connection", arguments: WireTransport.withTLS)
     func cancellation(_ transport: WireTransport) async throws {
-        let server = try TestServer()
+        let server = try transport.server()
         defer { server.stop() }
         server.route("/forever") { _ in
             TestResponse(
@@ -92,9 +92,9 @@ struct StreamingResponseTests {
         #expect(throws: RequestError.self) { try result.get() }
     }
 
-    @Test("An unacceptable status throws before streaming, keeping the error body", arguments: WireTransport.all)
+    @Test("An unacceptable status throws before streaming, keeping the error body", arguments: WireTransport.withTLS)
     func unacceptableStatus(_ transport: WireTransport) async throws {
-        let server = try TestServer()
+        let server = try transport.server()
         defer { server.stop() }
         let error = try await #require(throws: RequestError.self) {
             try await Request {
@@ -106,9 +106,10 @@ struct StreamingResponseTests {
         #expect(error.responseBody == Data("status 404".utf8))
     }
 
-    @Test("A connection dropped mid-body fails the stream after the bytes that arrived", arguments: WireTransport.all)
+    @Test(
+        "A connection dropped mid-body fails the stream after the bytes that arrived", arguments: WireTransport.withTLS)
     func droppedMidBody(_ transport: WireTransport) async throws {
-        let server = try TestServer()
+        let server = try transport.server()
         defer { server.stop() }
         server.route("/cut") { _ in
             TestResponse(

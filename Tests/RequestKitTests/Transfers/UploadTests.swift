@@ -5,9 +5,9 @@ import Testing
 
 @Suite("Uploads")
 struct UploadTests {
-    @Test("Body(file:) streams the file, and the server gets every byte", arguments: WireTransport.all)
+    @Test("Body(file:) streams the file, and the server gets every byte", arguments: WireTransport.withTLS)
     func fileBody(_ transport: WireTransport) async throws {
-        let server = try TestServer()
+        let server = try transport.server()
         defer { server.stop() }
         let contents = try await offThePool { TestPayload.randomBytes(count: 3 * 1024 * 1024 + 17, seed: 42) }
         let file = try TemporaryFile(contents: contents)
@@ -42,9 +42,9 @@ struct UploadTests {
         #expect(values.count > 1)
     }
 
-    @Test("An in-memory body with UploadProgress reports its whole length once", arguments: WireTransport.all)
+    @Test("An in-memory body with UploadProgress reports its whole length once", arguments: WireTransport.withTLS)
     func dataBodyProgress(_ transport: WireTransport) async throws {
-        let server = try TestServer()
+        let server = try transport.server()
         defer { server.stop() }
         let progress = ProgressLog()
         _ = try await Request {

@@ -21,9 +21,10 @@ struct ConnectionFailureTests {
         #expect((error as any Error).localizedDescription == error.description)
     }
 
-    @Test("A connection closed before any response is a reset naming the host and port", arguments: WireTransport.all)
+    @Test(
+        "A connection closed before any response is a reset naming the host and port", arguments: WireTransport.withTLS)
     func reset(_ wire: WireTransport) async throws {
-        let server = try TestServer()
+        let server = try wire.server()
         defer { server.stop() }
         let url = server.url("/fault/close")
         let port = try #require(url.port)

@@ -5,9 +5,9 @@ import Testing
 
 @Suite("Json in requests and responses")
 struct JsonIntegrationTests {
-    @Test("A JSON literal body is sent compactly, keys in order", arguments: WireTransport.all)
+    @Test("A JSON literal body is sent compactly, keys in order", arguments: WireTransport.withTLS)
     func literalBody(_ transport: WireTransport) async throws {
-        let server = try TestServer()
+        let server = try transport.server()
         defer { server.stop() }
         let echo = try await Request {
             Url(server.url("/anything"))
@@ -22,9 +22,9 @@ struct JsonIntegrationTests {
         #expect(echo.bodyLength.int == 52)
     }
 
-    @Test("onJson receives the parsed body; a body that is not JSON reaches onError", arguments: WireTransport.all)
+    @Test("onJson receives the parsed body; a body that is not JSON reaches onError", arguments: WireTransport.withTLS)
     func onJson(_ transport: WireTransport) async throws {
-        let server = try TestServer()
+        let server = try transport.server()
         defer { server.stop() }
         server.route("/not-json") { _ in .text("plain words") }
         let log = Log()
@@ -45,9 +45,9 @@ struct JsonIntegrationTests {
         #expect(log.entries == ["json 1", "error decoding true"])
     }
 
-    @Test("An error response's body is readable as Json", arguments: WireTransport.all)
+    @Test("An error response's body is readable as Json", arguments: WireTransport.withTLS)
     func errorJson(_ transport: WireTransport) async throws {
-        let server = try TestServer()
+        let server = try transport.server()
         defer { server.stop() }
         let error = try await #require(throws: RequestError.self) {
             try await Request {

@@ -5,9 +5,9 @@ import Testing
 
 @Suite("Timeouts and cancellation on the wire", .timeLimit(.minutes(1)))
 struct TimeoutAndCancellationTests {
-    @Test("The idle timeout fails a request to a slow route", arguments: WireTransport.all)
+    @Test("The idle timeout fails a request to a slow route", arguments: WireTransport.withTLS)
     func idleTimeout(_ transport: WireTransport) async throws {
-        let server = try TestServer()
+        let server = try transport.server()
         defer { server.stop() }
         // Real time must pass for a socket to stay idle: a lower bound, and an upper bound 40 times the timeout.
         let clock = ContinuousClock()
@@ -25,10 +25,11 @@ struct TimeoutAndCancellationTests {
     }
 
     @Test(
-        "The total deadline fails a request that keeps sending but never finishes in time", arguments: WireTransport.all
+        "The total deadline fails a request that keeps sending but never finishes in time",
+        arguments: WireTransport.withTLS
     )
     func resourceTimeout(_ transport: WireTransport) async throws {
-        let server = try TestServer()
+        let server = try transport.server()
         defer { server.stop() }
         let clock = TestClock()
         let task = Task {
@@ -51,9 +52,9 @@ struct TimeoutAndCancellationTests {
 
     @Test(
         "Cancelling the awaiting task cancels the transfer, and the server sees the connection closed",
-        arguments: WireTransport.all)
+        arguments: WireTransport.withTLS)
     func cancellation(_ transport: WireTransport) async throws {
-        let server = try TestServer()
+        let server = try transport.server()
         defer { server.stop() }
         let task = Task {
             try await Request {
@@ -69,9 +70,10 @@ struct TimeoutAndCancellationTests {
         #expect(await server.waitUntil(timeout: .seconds(30)) { $0.abortedRequests == 1 })
     }
 
-    @Test("A handle from call() cancels the request and reports .cancelled to onError", arguments: WireTransport.all)
+    @Test(
+        "A handle from call() cancels the request and reports .cancelled to onError", arguments: WireTransport.withTLS)
     func handleCancellation(_ transport: WireTransport) async throws {
-        let server = try TestServer()
+        let server = try transport.server()
         defer { server.stop() }
         let log = Log()
         let handle = Request {

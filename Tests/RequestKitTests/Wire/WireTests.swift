@@ -5,9 +5,9 @@ import Testing
 
 @Suite("Requests on the wire")
 struct WireTests {
-    @Test("The server receives the exact query, method, headers and body", arguments: WireTransport.all)
+    @Test("The server receives the exact query, method, headers and body", arguments: WireTransport.withTLS)
     func exactRequest(_ transport: WireTransport) async throws {
-        let server = try TestServer()
+        let server = try transport.server()
         defer { server.stop() }
         let response = try await Request {
             Url(server.url("/anything/items?existing=1"))
@@ -33,10 +33,10 @@ struct WireTests {
         #expect(received.queryValue("q") == "a+b&c=d e")
     }
 
-    @Test("A JSON body arrives byte for byte with its Content-Type", arguments: WireTransport.all)
+    @Test("A JSON body arrives byte for byte with its Content-Type", arguments: WireTransport.withTLS)
     func jsonBody(_ transport: WireTransport) async throws {
         struct Todo: Codable, Sendable { let title: String }
-        let server = try TestServer()
+        let server = try transport.server()
         defer { server.stop() }
         _ = try await Request {
             Url(server.url("/anything"))
@@ -49,9 +49,10 @@ struct WireTests {
         #expect(received.header("Content-Type") == "application/json")
     }
 
-    @Test("Statuses: send() returns them, data() throws with status, headers and body", arguments: WireTransport.all)
+    @Test(
+        "Statuses: send() returns them, data() throws with status, headers and body", arguments: WireTransport.withTLS)
     func statuses(_ transport: WireTransport) async throws {
-        let server = try TestServer()
+        let server = try transport.server()
         defer { server.stop() }
         let request = Request {
             Url(server.url("/status/418"))
@@ -70,9 +71,11 @@ struct WireTests {
         #expect(noContent.isEmpty)
     }
 
-    @Test("Response headers are read case-insensitively; the final URL follows redirects", arguments: WireTransport.all)
+    @Test(
+        "Response headers are read case-insensitively; the final URL follows redirects",
+        arguments: WireTransport.withTLS)
     func responseDetails(_ transport: WireTransport) async throws {
-        let server = try TestServer()
+        let server = try transport.server()
         defer { server.stop() }
         let response = try await Request {
             Url(server.url("/redirect/2"))
@@ -85,9 +88,9 @@ struct WireTests {
         #expect(server.requests.map(\.path) == ["/redirect/2", "/redirect/1", "/get"])
     }
 
-    @Test("Basic authentication round trip", arguments: WireTransport.all)
+    @Test("Basic authentication round trip", arguments: WireTransport.withTLS)
     func basicAuth(_ transport: WireTransport) async throws {
-        let server = try TestServer()
+        let server = try transport.server()
         defer { server.stop() }
         let ok = try await Request {
             Url(server.url("/basic-auth/ann/s3cret"))
@@ -105,13 +108,13 @@ struct WireTests {
         #expect(denied.body == Data(#"{"authenticated":false}"#.utf8))
     }
 
-    @Test("A typed request decodes the server's JSON", arguments: WireTransport.all)
+    @Test("A typed request decodes the server's JSON", arguments: WireTransport.withTLS)
     func typedValue(_ transport: WireTransport) async throws {
         struct Echo: Decodable, Sendable {
             let method: String
             let args: [String: String]
         }
-        let server = try TestServer()
+        let server = try transport.server()
         defer { server.stop() }
         let echo = try await AnyRequest<Echo> {
             Url(server.url("/anything"))
@@ -122,9 +125,9 @@ struct WireTests {
         #expect(echo.args == ["userId": "1"])
     }
 
-    @Test("A header with CR/LF is never sent", arguments: WireTransport.all)
+    @Test("A header with CR/LF is never sent", arguments: WireTransport.withTLS)
     func injectionNeverSent(_ transport: WireTransport) async throws {
-        let server = try TestServer()
+        let server = try transport.server()
         defer { server.stop() }
         let error = try await #require(throws: RequestError.self) {
             try await Request {

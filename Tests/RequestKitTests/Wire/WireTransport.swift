@@ -1,10 +1,14 @@
+import Foundation
 import RequestKit
+import RequestKitTesting
 import Testing
 
-/// A transport that the wire suites run on, named for test output.
+/// A transport that the wire suites run on, named for test output, with the TLS mode its servers need (if any).
 struct WireTransport: Sendable, CustomTestStringConvertible {
     let name: String
     let transport: any Transport
+    /// The TLS mode of the ``TestServer`` this transport is tested against; nil for plain `http`.
+    var tls: TestServer.TLS? = nil
     var testDescription: String { name }
 
     /// Every transport that must behave the same on the wire: the wire suites are parameterized over this list.
@@ -12,4 +16,29 @@ struct WireTransport: Sendable, CustomTestStringConvertible {
         WireTransport(name: "URLSession", transport: URLSessionTransport.shared),
         WireTransport(name: "HTTP1", transport: HTTP1Transport.shared),
     ]
+
+    /// ``all``, and on Linux the native transport over TLS against a TLS ``TestServer`` (trusting the test CA).
+    static let withTLS: [WireTransport] = {
+        #if os(Linux)
+        return all + [nativeTLS]
+        #else
+        return all
+        #endif
+    }()
+
+    /// The native transport speaking https, trusting the test CA on top of the system's roots.
+    static let nativeTLS = WireTransport(
+        name: "HTTP1 over TLS",
+        transport: HTTP1Transport {
+            $0.tls = TLSConfiguration(additionalRoots: [.data(Data(TestCertificate.authorityPEM.utf8))])
+        },
+        tls: TestServer.TLS())
+
+    /// A server for this transport: plain, or in the TLS mode over `https://`.
+    func server(_ configure: (inout TestServer.Configuration) -> Void = { _ in }) throws -> TestServer {
+        try TestServer {
+            configure(&$0)
+            $0.tls = tls
+        }
+    }
 }

@@ -6,7 +6,8 @@ import FoundationNetworking
 
 /// Sends a built request and returns the server's response: the seam between RequestKit and the network.
 ///
-/// The default is ``URLSessionTransport/shared``; ``HTTP1Transport`` is the native one. Tests inject a
+/// The default is ``HTTP1Transport/shared`` (the native one) on Linux and ``URLSessionTransport/shared`` on Apple
+/// platforms. Tests inject a
 /// `MockTransport` (from RequestKitTesting), and projects can wrap or replace the transport with the `Using`
 /// component or on a client.
 ///
