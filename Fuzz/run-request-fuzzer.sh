@@ -3,7 +3,8 @@
 # check of what an interceptor adds) and runs it.
 #
 # Usage: Fuzz/run-request-fuzzer.sh [seconds=30] [corpus directory=Fuzz/corpus-request]
-# Crash inputs are written to Fuzz/out/. Every RequestKit source is compiled in.
+# Crash inputs are written to Fuzz/out/. Every RequestKit source is compiled in, with the system libraries it links
+# (zlib, and on Linux epoll's shim and OpenSSL 3).
 set -euo pipefail
 
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -15,7 +16,7 @@ binary="$out/request-building-fuzzer"
 mkdir -p "$corpus" "$out"
 mapfile -t sources < <(find "$root/Sources/RequestKit" -name '*.swift' | sort)
 swiftc -sanitize=fuzzer,address -parse-as-library -O -swift-version 6 -module-name RequestKit \
-    -I "$root/Sources/CZlib" -lz \
+    -I "$root/Sources/CZlib" -lz -I "$root/Sources/CEpoll" -I "$root/Sources/COpenSSL" -lssl -lcrypto \
     "${sources[@]}" "$root/Fuzz/RequestBuilding/main.swift" -o "$binary"
 
 if [ -z "$(ls -A "$corpus")" ]; then
