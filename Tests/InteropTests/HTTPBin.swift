@@ -14,11 +14,22 @@ enum HTTPBin {
         (baseURL?.absoluteString ?? "http://127.0.0.1:9") + pathAndQuery
     }
 
+    /// Whether the server is reached over `https://` (nginx with the test certificate in front of httpbin, as
+    /// `Scripts/start-httpbin-tls.sh` starts it).
+    static var isHTTPS: Bool { baseURL?.scheme == "https" }
+
     /// The transports every interop test runs on.
-    static let transports: [TransportCase] = [
-        TransportCase(name: "URLSession", transport: URLSessionTransport.shared),
-        TransportCase(name: "HTTP1", transport: HTTP1Transport.shared),
-    ]
+    ///
+    /// Over `https://` on Linux only the native transport runs: it trusts OpenSSL's default verify paths, which
+    /// `SSL_CERT_FILE` points at a bundle holding the test CA, while URLSession there (libcurl) always reads the
+    /// system bundle and no setting of a release toolchain points it at another one.
+    static let transports: [TransportCase] = {
+        let native = TransportCase(name: "HTTP1", transport: HTTP1Transport.shared)
+        #if os(Linux)
+        if isHTTPS { return [native] }
+        #endif
+        return [TransportCase(name: "URLSession", transport: URLSessionTransport.shared), native]
+    }()
 }
 
 /// A transport under test, named for test output.

@@ -1,0 +1,269 @@
+#if os(Linux)
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// A loopback TCP relay between a client and a server on 127.0.0.1 that forwards the client's bytes as they come and
+/// the server's bytes in pieces of seeded random sizes (1 byte up to 4 KB, small pieces often, a short pause after
+/// each so that the client reads them apart), optionally ending the client's connection after a given number of the
+/// server's bytes. It follows the TLS record framing of the server's stream to count the pieces that end inside a
+/// record header.
+///
+/// ```swift
+/// let relay = try FragmentingRelay(upstreamPort: server.port, seed: 7, cutoff: 1_000)
+/// defer { relay.stop() }
+/// // send requests to https://127.0.0.1:\(relay.port)
+/// ```
+final class FragmentingRelay: @unchecked Sendable {
+    /// What the relay saw on the connections it accepted.
+    struct Stats: Sendable {
+        /// The server's bytes forwarded to the client, over all connections.
+        var forwardedBytes = 0
+        /// Pieces sent to the client.
+        var pieces = 0
+        /// Pieces that ended inside a TLS record header (after 1 to 4 of its 5 bytes).
+        var piecesEndingInsideRecordHeader = 0
+        /// Connections ended by the cutoff.
+        var truncatedConnections = 0
+        /// Connections accepted.
+        var connections = 0
+        /// TLS records the server started, over all connections.
+        var records = 0
+    }
+
+    // Safe: `stats` and `connections` are only touched while holding `lock`; the other stored properties are set
+    // once in the initializer.
+    private let lock = NSLock()
+    private var stats = Stats()
+    private var connections: [Int32] = []
+    private let listener: Int32
+    private let upstreamPort: Int
+    private let seed: UInt64
+    private let cutoff: Cutoff?
+    /// The port the relay listens on.
+    let port: Int
+
+    /// What the relay has seen so far.
+    var currentStats: Stats { lock.withLock { stats } }
+
+    /// Where the relay ends each connection to the client.
+    enum Cutoff: Sendable, CustomStringConvertible {
+        /// After this many of the server's bytes.
+        case afterBytes(Int)
+        /// After `offset` (1 to 4) bytes of the header of the server's record number `record` (from 1).
+        case insideRecordHeader(record: Int, offset: Int)
+
+        var description: String {
+            switch self {
+            case .afterBytes(let count): "after \(count) bytes"
+            case .insideRecordHeader(let record, let offset): "after \(offset) bytes of record header \(record)"
+            }
+        }
+    }
+
+    /// Starts a relay to `upstreamPort` on 127.0.0.1; with a `cutoff`, each connection to the client ends there.
+    init(upstreamPort: Int, seed: UInt64, cutoff: Cutoff? = nil) throws {
+        self.upstreamPort = upstreamPort
+        self.seed = seed
+        self.cutoff = cutoff
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = Self.loopback(port: 0)
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { socketAddress in
+                bind(descriptor, socketAddress, length) == 0 && listen(descriptor, 16) == 0
+                    && getsockname(descriptor, socketAddress, &length) == 0
+            }
+        }
+        guard descriptor >= 0, bound else {
+            if descriptor >= 0 { _ = close(descriptor) }
+            throw POSIXError(.EADDRNOTAVAIL)
+        }
+        listener = descriptor
+        port = Int(UInt16(bigEndian: address.sin_port))
+        Thread.detachNewThread { [self] in acceptLoop() }
+    }
+
+    /// Closes the listener and every connection still open.
+    func stop() {
+        _ = shutdown(listener, Int32(SHUT_RDWR))
+        lock.withLock {
+            for connection in connections { _ = shutdown(connection, Int32(SHUT_RDWR)) }
+        }
+    }
+
+    private static func loopback(port: Int) -> sockaddr_in {
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = UInt16(port).bigEndian
+        return address
+    }
+
+    private func acceptLoop() {
+        while true {
+            let client = accept(listener, nil, nil)
+            guard client >= 0 else { break }
+            let upstream = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            var address = Self.loopback(port: upstreamPort)
+            let connected = withUnsafePointer(to: &address) { pointer in
+                pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { socketAddress in
+                    connect(upstream, socketAddress, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
+                }
+            }
+            guard upstream >= 0, connected else {
+                if upstream >= 0 { _ = close(upstream) }
+                _ = close(client)
+                continue
+            }
+            var noDelay: Int32 = 1
+            _ = setsockopt(client, Int32(IPPROTO_TCP), TCP_NODELAY, &noDelay, socklen_t(MemoryLayout<Int32>.size))
+            let index = lock.withLock {
+                stats.connections += 1
+                connections.append(contentsOf: [client, upstream])
+                return stats.connections
+            }
+            Thread.detachNewThread { [self] in
+                relay(client: client, upstream: upstream, connectionIndex: UInt64(index))
+                lock.withLock {
+                    connections.removeAll { $0 == client || $0 == upstream }
+                    _ = close(client)
+                    _ = close(upstream)
+                }
+            }
+        }
+        _ = close(listener)
+    }
+
+    /// Copies bytes both ways until either side ends, the cutoff is reached or nothing moves for 20 seconds.
+    private func relay(client: Int32, upstream: Int32, connectionIndex: UInt64) {
+        var generator = SplitMix64(state: seed &* 0x100 &+ connectionIndex)
+        var framing = RecordFraming()
+        var forwarded = 0
+        var buffer = [UInt8](repeating: 0, count: 16 * 1024)
+        var descriptors = [
+            pollfd(fd: client, events: Int16(POLLIN), revents: 0),
+            pollfd(fd: upstream, events: Int16(POLLIN), revents: 0),
+        ]
+        while poll(&descriptors, 2, 20_000) > 0 {
+            if descriptors[0].revents != 0 {
+                let count = recv(client, &buffer, buffer.count, 0)
+                guard count > 0, Self.sendAll(upstream, buffer[0..<count]) else { return }
+            }
+            if descriptors[1].revents != 0 {
+                let count = recv(upstream, &buffer, buffer.count, 0)
+                guard count > 0 else { return }
+                var start = 0
+                while start < count {
+                    var size = Self.pieceSize(using: &generator, framing: framing)
+                    size = min(size, count - start)
+                    var truncate = false
+                    switch cutoff {
+                    case .afterBytes(let limit) where forwarded + size >= limit:
+                        size = limit - forwarded
+                        truncate = true
+                    case .insideRecordHeader(let record, let offset):
+                        let candidate = buffer[start..<(start + size)]
+                        if let distance = framing.distance(toByte: offset, ofHeader: record, within: candidate) {
+                            size = distance
+                            truncate = true
+                        }
+                    default: break
+                    }
+                    let piece = buffer[start..<(start + size)]
+                    guard Self.sendAll(client, piece) else { return }
+                    let recordsBefore = framing.recordsStarted
+                    framing.advance(over: piece)
+                    forwarded += size
+                    start += size
+                    lock.withLock {
+                        stats.forwardedBytes += size
+                        stats.pieces += 1
+                        stats.records += framing.recordsStarted - recordsBefore
+                        if framing.isInsideHeader { stats.piecesEndingInsideRecordHeader += 1 }
+                        if truncate { stats.truncatedConnections += 1 }
+                    }
+                    if truncate {
+                        _ = shutdown(client, Int32(SHUT_RDWR))
+                        return
+                    }
+                    usleep(20)
+                }
+            }
+        }
+    }
+
+    /// A quarter of the time a piece that ends 1 to 4 bytes into the next record header (when the stream is between
+    /// headers); otherwise 1 to 8 bytes or 1 byte to 4 KB, evenly.
+    private static func pieceSize(using generator: inout SplitMix64, framing: RecordFraming) -> Int {
+        switch Int.random(in: 0..<4, using: &generator) {
+        case 0 where framing.isAtRecordStart || framing.fragmentRemaining > 0:
+            return framing.fragmentRemaining + Int.random(in: 1...4, using: &generator)
+        case 0, 1: return Int.random(in: 1...8, using: &generator)
+        default: return Int.random(in: 1...4096, using: &generator)
+        }
+    }
+
+    private static func sendAll(_ descriptor: Int32, _ bytes: ArraySlice<UInt8>) -> Bool {
+        var offset = bytes.startIndex
+        while offset < bytes.endIndex {
+            let sent = bytes[offset...].withUnsafeBytes {
+                send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
+            }
+            guard sent > 0 else { return false }
+            offset += sent
+        }
+        return true
+    }
+}
+
+/// Follows TLS record framing (a 5-byte header whose last two bytes are the length of the fragment after it) over a
+/// stream of bytes.
+struct RecordFraming {
+    private var header: [UInt8] = []
+    /// Bytes of the current record's fragment still to come (0 at a record start or inside a header).
+    private(set) var fragmentRemaining = 0
+    /// Records whose header has started.
+    private(set) var recordsStarted = 0
+
+    /// Whether the bytes so far end after 1 to 4 bytes of a record header.
+    var isInsideHeader: Bool { !header.isEmpty }
+    /// How many of `bytes`, which come next, take the stream to `offset` (1 to 4) bytes into the header of record
+    /// number `record` (from 1); `nil` when that point is not among them.
+    func distance(toByte offset: Int, ofHeader record: Int, within bytes: ArraySlice<UInt8>) -> Int? {
+        var copy = self
+        for (count, index) in bytes.indices.enumerated() {
+            copy.advance(over: bytes[index...index])
+            if copy.recordsStarted == record, copy.header.count == offset { return count + 1 }
+            if copy.recordsStarted > record { return nil }
+        }
+        return nil
+    }
+
+    /// Whether the bytes so far end exactly where a record header starts.
+    var isAtRecordStart: Bool { header.isEmpty && fragmentRemaining == 0 }
+
+    mutating func advance(over bytes: ArraySlice<UInt8>) {
+        var index = bytes.startIndex
+        while index < bytes.endIndex {
+            if fragmentRemaining > 0 {
+                let step = min(fragmentRemaining, bytes.endIndex - index)
+                fragmentRemaining -= step
+                index += step
+                continue
+            }
+            if header.isEmpty { recordsStarted += 1 }
+            header.append(bytes[index])
+            index += 1
+            if header.count == 5 {
+                fragmentRemaining = Int(header[3]) << 8 | Int(header[4])
+                header.removeAll()
+            }
+        }
+    }
+}
+#endif
