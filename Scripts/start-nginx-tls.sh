@@ -53,8 +53,6 @@ for _ in $(seq 1 50); do
     if curl -sf --cacert "$fixtures/ca.pem" "https://127.0.0.1:$port/todo.json" -o /dev/null 2>/dev/null; then
         echo "export REQUESTKIT_BENCH_HTTPS_URL=https://127.0.0.1:$port/todo.json"
         echo "export REQUESTKIT_BENCH_CA=$fixtures/ca.pem"
-        # URLSession on Linux (libcurl) reads its CA file from this variable.
-        echo "export URLSessionCertificateAuthorityInfoFile=$fixtures/ca.pem"
         echo "export REQUESTKIT_NGINX_TLS_PID=$(cat "$dir/nginx.pid")"
         exit 0
     fi
