@@ -14,7 +14,8 @@ import FoundationNetworking
 ///
 /// ```swift
 /// let start = TaskStart()
-/// start.begin(session: session, request: urlRequest) { task in registry.register(task, …) }
+/// start.begin(session: session, request: urlRequest, register: { registry.register($0, …) },
+///             resumed: { registry.resumed($0) }, cancelled: { registry.cancelSoon($0) })
 /// // from a cancellation handler:
 /// start.cancel { identifier in registry.cancelSoon(identifier) }
 /// ```
@@ -30,11 +31,11 @@ final class TaskStart: @unchecked Sendable {
     /// The task's identifier, once it exists.
     var startedIdentifier: Int? { lock.withLock { identifier } }
 
-    /// On ``queue``: creates the task for `request`, hands it to `register`, then resumes it, unless the start
-    /// was cancelled first; then `cancelled` gets its identifier instead.
+    /// On ``queue``: creates the task for `request`, hands it to `register`, then resumes it and calls `resumed`,
+    /// unless the start was cancelled first; then `cancelled` gets its identifier instead.
     func begin(
         session: URLSession, request: URLRequest, register: @escaping @Sendable (URLSessionTask) -> Void,
-        cancelled: @escaping @Sendable (Int) -> Void
+        resumed: @escaping @Sendable (Int) -> Void, cancelled: @escaping @Sendable (Int) -> Void
     ) {
         Self.queue.async {
             let task = session.dataTask(with: request)
@@ -47,12 +48,13 @@ final class TaskStart: @unchecked Sendable {
                 cancelled(task.taskIdentifier)
             } else {
                 task.resume()
+                resumed(task.taskIdentifier)
             }
         }
     }
 
     /// Cancels the start: `cancelTask` gets the task's identifier when the task already exists; otherwise
-    /// ``begin(session:request:register:cancelled:)`` cancels the task as soon as it has made it.
+    /// ``begin(session:request:register:resumed:cancelled:)`` cancels the task as soon as it has made it.
     func cancel(_ cancelTask: (Int) -> Void) {
         let started = lock.withLock { () -> Int? in
             isCancelled = true

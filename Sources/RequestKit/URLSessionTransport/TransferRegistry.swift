@@ -47,6 +47,12 @@ final class TransferRegistry: @unchecked Sendable {
         watchdog.watch(timeout: idleTimeout)
     }
 
+    /// Restarts a transfer's idle clock once its task has been resumed: creating and resuming a task may wait
+    /// behind other transfers (see ``TaskStart``), and that wait is not the server's silence.
+    func resumed(_ identifier: Int) {
+        lock.withLock { transfers[identifier]?.lastActivity = .now() }
+    }
+
     /// Cancels a transfer soon, on ``queue``: safe to call from a cancellation or termination handler.
     func cancelSoon(_ identifier: Int) {
         queue.async { self.cancel(identifier) }

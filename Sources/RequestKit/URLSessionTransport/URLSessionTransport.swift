@@ -104,7 +104,7 @@ public final class URLSessionTransport: Transport {
                             task, idleTimeout: urlRequest.timeoutInterval, bodyFailure: bodyFailure,
                             limits: request.responseLimits, destination: .whole(continuation))
                     },
-                    cancelled: { registry.cancelSoon($0) })
+                    resumed: { registry.resumed($0) }, cancelled: { registry.cancelSoon($0) })
             }
         } onCancel: {
             start.cancel { registry.cancelSoon($0) }
@@ -150,7 +150,7 @@ public final class URLSessionTransport: Transport {
                             limits: request.responseLimits,
                             destination: .stream(head: head, body: body, stream: stream))
                     },
-                    cancelled: { registry.cancelSoon($0) })
+                    resumed: { registry.resumed($0) }, cancelled: { registry.cancelSoon($0) })
             }
         } onCancel: {
             start.cancel { registry.cancelSoon($0) }

@@ -33,7 +33,7 @@ struct FaultTests {
             let error = try await #require(throws: RequestError.self, "\(fault.path)") {
                 try await Request {
                     // A short idle timeout where one is the expected end; a roomy one where it must not fire.
-                    Url(server.url(fault.path)); Using(wire.transport); Timeout(fault.kind == .timedOut ? 1 : 10)
+                    Url(server.url(fault.path)); Using(wire.transport); Timeout(fault.kind == .timedOut ? 1 : 30)
                 }.send()
             }
             #expect(error.kind == fault.kind, "\(fault.path): \(error)")
