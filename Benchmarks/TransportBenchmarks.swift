@@ -189,3 +189,43 @@ private func wrkRequestsPerSecond(_ url: URL, threads: Int, connections: Int) ->
     guard let line = output.split(separator: "\n").first(where: { $0.hasPrefix("Requests/sec:") }) else { return nil }
     return Double(line.dropFirst("Requests/sec:".count).trimmingCharacters(in: .whitespaces))
 }
+
+/// One contender of the transport suite for a profiler: the DSL (or, with `direct`, `HTTP1Transport.send`) over
+/// `HTTP1Transport` with `tasks` concurrent tasks for about `seconds`, against `REQUESTKIT_BENCH_URL`, or with
+/// `https` against `REQUESTKIT_BENCH_HTTPS_URL` trusting `REQUESTKIT_BENCH_CA`; prints requests/s and CPU µs per
+/// request of each second.
+///
+/// ```sh
+/// perf record -g .build/release/Benchmarks transport-profile 16 10
+/// ```
+func runTransportProfile(tasks: Int, seconds: Int, direct: Bool, https: Bool) {
+    let environment = ProcessInfo.processInfo.environment
+    let variable = https ? "REQUESTKIT_BENCH_HTTPS_URL" : "REQUESTKIT_BENCH_URL"
+    guard let text = environment[variable], let url = URL(string: text) else {
+        print("transport-profile: set \(variable) (see BENCHMARKS.md)")
+        return
+    }
+    let transport = HTTP1Transport {
+        $0.maxConnectionsPerHost = max(16, tasks)
+        if https, let authority = environment["REQUESTKIT_BENCH_CA"] {
+            $0.tls = TLSConfiguration(additionalRoots: [.file(authority)])
+        }
+    }
+    let perSecond = max(1, 4_000 / max(tasks, 1)) * max(tasks, 1)
+    var samples: [TransportSample] = []
+    for _ in 0..<max(seconds, 1) {
+        samples.append(
+            TransportSample.measure(
+                url, transport, direct: direct, tasks: tasks, requestsPerTask: perSecond / max(tasks, 1)))
+    }
+    for sample in samples {
+        print(
+            "\(formatted(sample.requestsPerSecond, decimals: 0)) requests/s, "
+                + "\(formatted(sample.cpuMicrosecondsPerRequest)) CPU µs/request")
+    }
+    let median = TransportSample.median(samples)
+    print(
+        "median: \(formatted(median.requestsPerSecond, decimals: 0)) requests/s, "
+            + "\(formatted(median.cpuMicrosecondsPerRequest)) CPU µs/request (\(tasks) tasks, "
+            + "\(direct ? "HTTP1Transport.send" : "DSL")\(https ? ", https" : ""))")
+}

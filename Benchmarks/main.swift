@@ -31,12 +31,14 @@ let suites: [(name: String, summary: String, run: () -> Void)] = [
 let arguments = Array(CommandLine.arguments.dropFirst())
 if arguments.contains("--help") || arguments.contains("-h") {
     print("usage: Benchmarks [suite ...]   (no suite: every one)")
-    print("       Benchmarks json-parse-round [file ...] | codable-profile decode|encode [rounds]\n\nsuites:")
+    print("       Benchmarks json-parse-round [file ...] | codable-profile decode|encode [rounds]")
+    print("       Benchmarks transport-profile [tasks] [seconds] [direct] [https]\n\nsuites:")
     for suite in suites { print("  \(suite.name.padding(toLength: 10, withPad: " ", startingAt: 0))\(suite.summary)") }
     exit(0)
 }
 // Tools that take arguments of their own: one round of the orjson comparison (`Scripts/compare-orjson.py`), and
-// one side of the codable suite for a profiler (`codable-profile decode|encode [rounds]`).
+// one side of the codable suite for a profiler (`codable-profile decode|encode [rounds]`), and one contender of the
+// transport suite for a profiler (`transport-profile [tasks] [seconds] [direct] [https]`).
 switch arguments.first {
 case "json-parse-round":
     runJSONParseRound(only: Array(arguments.dropFirst()))
@@ -44,6 +46,13 @@ case "json-parse-round":
 case "codable-profile":
     let options = arguments.dropFirst()
     runCodableProfile(options.contains("encode") ? "encode" : "decode", rounds: options.compactMap(Int.init).first)
+    exit(0)
+case "transport-profile":
+    let options = arguments.dropFirst()
+    let numbers = options.compactMap(Int.init)
+    runTransportProfile(
+        tasks: numbers.first ?? 1, seconds: numbers.dropFirst().first ?? 5, direct: options.contains("direct"),
+        https: options.contains("https"))
     exit(0)
 default:
     break

@@ -40,21 +40,25 @@ enum HTTP1RequestEncoder {
 
     /// The path and query of `url` as written, without the fragment: "/" when the path is empty.
     static func originForm(_ url: URL) -> String {
-        let text = url.absoluteString.utf8
-        var index = text.startIndex
-        if let schemeEnd = text.firstRange(of: "://".utf8) {
-            index = schemeEnd.upperBound
-            while index < text.endIndex, text[index] != UInt8(ascii: "/"), text[index] != UInt8(ascii: "?"),
-                text[index] != UInt8(ascii: "#")
+        var text = url.absoluteString
+        return text.withUTF8 { bytes -> String in
+            var index = 0
+            // After "scheme://", skip the authority: the target starts at the first "/", "?" or "#" after it.
+            if let colon = bytes.firstIndex(of: UInt8(ascii: ":")), colon + 2 < bytes.count,
+                bytes[colon + 1] == UInt8(ascii: "/"), bytes[colon + 2] == UInt8(ascii: "/")
             {
-                index = text.index(after: index)
+                index = colon + 3
+                while index < bytes.count, bytes[index] != UInt8(ascii: "/"), bytes[index] != UInt8(ascii: "?"),
+                    bytes[index] != UInt8(ascii: "#")
+                {
+                    index += 1
+                }
             }
+            let end = bytes[index...].firstIndex(of: UInt8(ascii: "#")) ?? bytes.count
+            if index == end { return "/" }
+            let rest = String(decoding: UnsafeBufferPointer(rebasing: bytes[index..<end]), as: UTF8.self)
+            return bytes[index] == UInt8(ascii: "/") ? rest : "/" + rest
         }
-        var end = index
-        while end < text.endIndex, text[end] != UInt8(ascii: "#") { end = text.index(after: end) }
-        let rest = String(decoding: text[index..<end], as: UTF8.self)
-        if rest.isEmpty { return "/" }
-        return rest.hasPrefix("/") ? rest : "/" + rest
     }
 
     /// The request line and header section of `request`, ending with the empty line.

@@ -51,12 +51,35 @@ struct HTTP1ResponseHead: Sendable, Equatable {
     func tokens(of name: String) -> [String] {
         var tokens: [String] = []
         for field in fields where Self.equalsIgnoringCase(field.name, name) {
-            for part in field.value.split(separator: ",") {
-                let token = part.trimmingCharacters(in: .whitespaces).lowercased()
-                if !token.isEmpty { tokens.append(token) }
-            }
+            Self.forEachToken(in: field.value) { tokens.append(String(decoding: $0, as: UTF8.self).lowercased()) }
         }
         return tokens
+    }
+
+    /// Whether a field's comma-separated values include `token` (lowercase ASCII), compared case-insensitively:
+    /// ``tokens(of:)`` without building a string for each.
+    func hasToken(_ token: String, in name: String) -> Bool {
+        var found = false
+        for field in fields where !found && Self.equalsIgnoringCase(field.name, name) {
+            Self.forEachToken(in: field.value) { element in
+                if !found, Self.equalsIgnoringCase(element, token.utf8) { found = true }
+            }
+        }
+        return found
+    }
+
+    /// Calls `body` with each non-empty element of a comma-separated list, without the spaces and tabs around it.
+    private static func forEachToken(in value: String, _ body: (Substring.UTF8View) -> Void) {
+        let utf8 = value.utf8
+        var start = utf8.startIndex
+        while start < utf8.endIndex {
+            let comma = utf8[start...].firstIndex(of: UInt8(ascii: ",")) ?? utf8.endIndex
+            var element = value[start..<comma].utf8
+            while let first = element.first, first == 0x20 || first == 0x09 { element = element.dropFirst() }
+            while let last = element.last, last == 0x20 || last == 0x09 { element = element.dropLast() }
+            if !element.isEmpty { body(element) }
+            start = comma == utf8.endIndex ? comma : utf8.index(after: comma)
+        }
     }
 
     /// Whether the status is informational (1xx) other than 101 Switching Protocols, after which the final
@@ -65,9 +88,8 @@ struct HTTP1ResponseHead: Sendable, Equatable {
 
     /// Whether the server allows the connection to carry another request after this response.
     var isKeepAlive: Bool {
-        let connection = tokens(of: "Connection")
-        if connection.contains("close") { return false }
-        return minorVersion >= 1 || connection.contains("keep-alive")
+        if hasToken("close", in: "Connection") { return false }
+        return minorVersion >= 1 || hasToken("keep-alive", in: "Connection")
     }
 
     /// How the body is delimited (RFC 9112, section 6.3).
@@ -101,8 +123,13 @@ struct HTTP1ResponseHead: Sendable, Equatable {
     }
 
     static func equalsIgnoringCase(_ a: String, _ b: String) -> Bool {
-        a.utf8.count == b.utf8.count
-            && a.utf8.elementsEqual(b.utf8) { x, y in
+        equalsIgnoringCase(a.utf8, b.utf8)
+    }
+
+    /// Whether two byte sequences are equal, ASCII letters compared case-insensitively.
+    static func equalsIgnoringCase<A: Collection<UInt8>, B: Collection<UInt8>>(_ a: A, _ b: B) -> Bool {
+        a.count == b.count
+            && a.elementsEqual(b) { x, y in
                 x == y || (x | 0x20 == y | 0x20 && (x | 0x20) >= 0x61 && (x | 0x20) <= 0x7A)
             }
     }

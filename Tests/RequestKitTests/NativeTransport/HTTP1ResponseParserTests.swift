@@ -113,6 +113,46 @@ struct HTTP1ResponseParserTests {
         #expect(HTTP1ResponseHead(minorVersion: 0, status: 200, reason: "", fields: []).isKeepAlive == false)
     }
 
+    @Test("Token lists split on commas, drop spaces, tabs and empty elements, and compare case-insensitively")
+    func tokenLists() {
+        let head = HTTP1ResponseHead(
+            minorVersion: 1, status: 200, reason: "",
+            fields: [
+                .init(name: "connection", value: " Upgrade,\tKeep-Alive ,, "),
+                .init(name: "Content-Encoding", value: "gzip"),
+                .init(name: "CONNECTION", value: "x-Close"),
+                .init(name: "Content-Encoding", value: "Deflate , br"),
+            ])
+        #expect(head.tokens(of: "Connection") == ["upgrade", "keep-alive", "x-close"])
+        #expect(head.tokens(of: "Content-Encoding") == ["gzip", "deflate", "br"])
+        #expect(head.tokens(of: "Transfer-Encoding") == [])
+        #expect(head.hasToken("keep-alive", in: "Connection"))
+        #expect(head.hasToken("br", in: "content-encoding"))
+        #expect(!head.hasToken("close", in: "Connection"))
+        #expect(!head.hasToken("gzip", in: "Connection"))
+        #expect(head.isKeepAlive)
+        let closing = HTTP1ResponseHead(
+            minorVersion: 1, status: 200, reason: "", fields: [.init(name: "Connection", value: "keep-alive, CLOSE")])
+        #expect(!closing.isKeepAlive)
+        let keptHTTP10 = HTTP1ResponseHead(
+            minorVersion: 0, status: 200, reason: "", fields: [.init(name: "Connection", value: "Keep-Alive")])
+        #expect(keptHTTP10.isKeepAlive)
+    }
+
+    @Test(
+        "The request target is the URL's path and query as written, without the fragment",
+        arguments: [
+            ("http://example.com", "/"),
+            ("http://example.com/", "/"),
+            ("http://example.com?q=1", "/?q=1"),
+            ("http://example.com#top", "/"),
+            ("http://user:pw@example.com:8080/a/b%20c?x=a://b&y=%2F#frag", "/a/b%20c?x=a://b&y=%2F"),
+            ("https://[::1]:8443/%E2%9C%93?", "/%E2%9C%93?"),
+        ])
+    func originForm(_ url: String, _ target: String) throws {
+        #expect(HTTP1RequestEncoder.originForm(try #require(URL(string: url))) == target)
+    }
+
     @Test("Chunked bodies decode the same whole or a byte at a time, trailers dropped", arguments: [1, 3, Int.max])
     func chunked(split: Int) throws {
         let wire = "5;ext=1\r\nhello\r\n1\r\n \r\nA\r\n0123456789\r\n0\r\nX-Checksum: abc\r\n\r\n"
