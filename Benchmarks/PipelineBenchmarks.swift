@@ -13,8 +13,10 @@ func runPipelineBenchmarks() {
         response: Response(
             status: .ok, headers: ["Content-Type": "application/json", "Content-Length": "118"],
             body: Data(repeating: 0x61, count: 118)))
-    let iterations = 20_000
-    let rounds = 15
+    let environment = ProcessInfo.processInfo.environment
+    // Fewer for a profiler: REQUESTKIT_PIPELINE_ITERATIONS=2000 REQUESTKIT_BENCH_ROUNDS=1 under callgrind.
+    let iterations = Int(environment["REQUESTKIT_PIPELINE_ITERATIONS"] ?? "").map { max($0, 1) } ?? 20_000
+    let rounds = Int(environment["REQUESTKIT_BENCH_ROUNDS"] ?? "").map { max($0, 1) } ?? 15
     let (pipeline, direct) = runBlocking { () async -> ([Double], [Double]) in
         var pipeline: [Double] = []
         var direct: [Double] = []

@@ -32,7 +32,7 @@ enum HTTP1RequestEncoder {
         if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
         let defaultPort = tls == nil ? 80 : 443
         let port = url.port ?? defaultPort
-        var hostHeader = host.contains(":") ? "[\(host)]" : host
+        var hostHeader = host.utf8.contains(UInt8(ascii: ":")) ? "[\(host)]" : host
         if port != defaultPort { hostHeader += ":\(port)" }
         return Target(
             key: HTTP1ConnectionKey(host: host, port: port, tls: tls), hostHeader: hostHeader, path: originForm(url))

@@ -123,7 +123,7 @@ struct HTTP1ResponseHead: Sendable, Equatable {
     }
 
     static func equalsIgnoringCase(_ a: String, _ b: String) -> Bool {
-        equalsIgnoringCase(a.utf8, b.utf8)
+        HTTPSyntax.equalsIgnoringCase(a, b)
     }
 
     /// Whether two byte sequences are equal, ASCII letters compared case-insensitively.

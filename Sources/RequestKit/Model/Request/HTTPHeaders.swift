@@ -136,9 +136,6 @@ public struct HTTPHeader: Sendable, Hashable {
 
     /// Whether the field's name equals `other`, ignoring ASCII case.
     func hasName(_ other: String) -> Bool {
-        name.utf8.count == other.utf8.count
-            && name.utf8.elementsEqual(other.utf8) { a, b in
-                a == b || (a | 0x20 == b | 0x20 && (a | 0x20) >= 0x61 && (a | 0x20) <= 0x7A)
-            }
+        HTTPSyntax.equalsIgnoringCase(name, other)
     }
 }

@@ -15,6 +15,28 @@ enum HTTPSyntax {
         }
     }
 
+    /// Whether two strings are equal with ASCII letters compared case-insensitively, as header names and tokens
+    /// are compared.
+    static func equalsIgnoringCase(_ first: String, _ second: String) -> Bool {
+        guard first.utf8.count == second.utf8.count else { return false }
+        var first = first
+        var second = second
+        return first.withUTF8 { a in second.withUTF8 { b in equalsIgnoringCase(a, b) } }
+    }
+
+    /// Whether two byte buffers are equal with ASCII letters compared case-insensitively.
+    static func equalsIgnoringCase(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard a.count == b.count else { return false }
+        for index in 0..<a.count {
+            let x = a[index]
+            let y = b[index]
+            if x == y { continue }
+            let folded = x | 0x20
+            guard folded == y | 0x20, folded >= 0x61, folded <= 0x7A else { return false }
+        }
+        return true
+    }
+
     /// Whether `text` is a non-empty token.
     static func isToken(_ text: String) -> Bool {
         !text.isEmpty && text.utf8.allSatisfy(isTokenByte)

@@ -112,15 +112,17 @@ extension RequestParts {
         if base.scheme == nil, let baseURL = self[option: BaseURLKey.self] {
             base = Self.join(baseURL, base.absoluteString)
         }
-        guard let scheme = base.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
-            let scheme = base.scheme.map { "\"\($0)\"" } ?? "none"
+        let baseScheme = base.scheme
+        guard let scheme = baseScheme?.lowercased(), scheme == "http" || scheme == "https" else {
+            let scheme = baseScheme.map { "\"\($0)\"" } ?? "none"
             problems.append(
                 RequestProblem(
                     .unsupportedScheme,
                     "the URL \"\(base.absoluteString)\" has scheme \(scheme); only http and https are supported"))
             return nil
         }
-        guard let host = base.host, !host.isEmpty else {
+        // The host as written: whether it is empty needs no percent-decoding.
+        guard let host = base.host(percentEncoded: true), !host.isEmpty else {
             problems.append(RequestProblem(.malformedURL, "the URL \"\(base.absoluteString)\" has no host"))
             return nil
         }

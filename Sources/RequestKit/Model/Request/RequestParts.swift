@@ -63,7 +63,11 @@ public struct RequestParts: Sendable {
     /// parts[option: TraceKey.self] = true
     /// ```
     public subscript<Key: RequestOptionKey>(option key: Key.Type) -> Key.Value {
-        get { options[ObjectIdentifier(key)] as? Key.Value ?? Key.defaultValue }
+        get {
+            // An option nobody set costs no dynamic cast.
+            guard let stored = options[ObjectIdentifier(key)] else { return Key.defaultValue }
+            return stored as? Key.Value ?? Key.defaultValue
+        }
         set { options[ObjectIdentifier(key)] = newValue }
     }
 }
