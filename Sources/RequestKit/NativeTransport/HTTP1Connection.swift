@@ -4,15 +4,19 @@ import Foundation
 /// turn), sends a job's request, reads the response, and either hands back the whole response or streams the body
 /// at the pace its consumer reads it. Bytes move only through its ``ByteStream``.
 ///
-/// Everything but `idleSince` (the pool's, under the pool's lock) and the `let`s belongs to the loop's thread. A
-/// method that runs a step (``run(_:)``, ``cancel(_:)``, ``close()``) is called there, through `loop.execute`.
+/// Its state is guarded by `stateLock`, which every entry point takes: readiness, timers and the steps other
+/// threads hand the loop (``run(_:)``, ``cancel(_:)``, ``closeIdle()``, through `loop.execute`), and
+/// ``sendInline(_:)``, with which the awaiting task writes a request on an idle connection itself, so that a
+/// request on a kept-alive connection needs no wake-up of the loop before its response arrives. Only the loop's
+/// thread touches the loop's timers and registrations. `idleSince` is the pool's, under the pool's lock.
 ///
 /// ```
 /// run(job) ─► resolving ─► connecting ─► handshaking ─► sending ─► receivingHead ─┬─► receivingBody ─► idle
 ///                                                                                └─► streaming ⇄ paused ─► idle
 /// ```
 final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
-    // Safe: see above; `idleSince` is only touched while holding the pool's lock.
+    // Safe: every mutable field but `idleSince` is only touched while holding `stateLock` (taken at each entry
+    // point, never twice: the lock is not recursive); `idleSince` only while holding the pool's lock.
 
     /// Makes the byte stream for a connected socket descriptor and the key it connects for (plain TCP, or TLS
     /// when the key has a TLS configuration).
@@ -41,6 +45,7 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
     /// When it last went back to the pool, in ``HTTP1EventLoop/now()`` nanoseconds (the pool's, under its lock).
     var idleSince: UInt64 = 0
 
+    private let stateLock = NSLock()
     private weak var pool: HTTP1ConnectionPool?
     private let connectTimeout: Double
     private let makeStream: StreamFactory
@@ -74,6 +79,8 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
     private var timeoutNanoseconds: UInt64?
     private var lastActivity: UInt64 = 0
     private var timeoutTimer: HTTP1LoopTimer?
+    /// The deadline of ``timeoutTimer`` while it is pending: a later deadline needs no new timer.
+    private var timerDeadline: UInt64?
 
     init(
         key: HTTP1ConnectionKey, loop: HTTP1EventLoop, pool: HTTP1ConnectionPool, bufferSize: Int,
@@ -95,9 +102,52 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
 
     // MARK: Starting and ending
 
+    /// Runs `body` holding the state lock: every entry point from the loop or another thread goes through it.
+    private func serialized(_ body: () -> Void) {
+        stateLock.lock()
+        body()
+        stateLock.unlock()
+    }
+
     /// Starts `job` on this connection (on the loop): reusing the open socket when it is still usable, connecting
     /// first otherwise.
     func run(_ job: HTTP1Job) {
+        serialized { start(job) }
+    }
+
+    /// Sends `job`'s request from the calling thread (the awaiting task's), when this connection is idle, open and
+    /// still usable: the request is written at once, and the loop, which watches the idle socket already, reads
+    /// the response when it arrives. Returns false, having changed nothing, when the loop must start the job
+    /// instead (``run(_:)``); a request that cannot be written whole, or fails, is handed to the loop to finish.
+    func sendInline(_ job: HTTP1Job) -> Bool {
+        stateLock.lock()
+        defer { stateLock.unlock() }
+        guard phase == .idle, self.job == nil, stream != nil, interest == .readable, !job.wasCancelled,
+            isUsableAfterIdle(knownReadable: false)
+        else { return false }
+        self.job = job
+        bufferStart = 0
+        bufferEnd = 0
+        hasReceivedResponseBytes = false
+        progress = HTTP1ResponseProgress()
+        isReused = true
+        do {
+            try prepareSending()
+            _ = try send()
+            // Written whole: the socket is watched for reading already. Otherwise the loop waits for room.
+            if phase != .receivingHead { handToLoop { $0.drive() } }
+        } catch {
+            handToLoop { $0.fail(error) }
+        }
+        return true
+    }
+
+    /// Runs `step` on the loop, holding the state lock.
+    private func handToLoop(_ step: @escaping (HTTP1Connection) -> Void) {
+        loop.execute { [self] in serialized { step(self) } }
+    }
+
+    private func start(_ job: HTTP1Job) {
         if job.wasCancelled {
             job.finish(.cancelled)
             release(isReusable: stream != nil && phase == .idle, pool: job.pool)
@@ -128,6 +178,15 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
 
     /// Cancels `job` when it is still this connection's: the connection closes.
     func cancel(_ job: HTTP1Job) {
+        serialized { cancelJob(job) }
+    }
+
+    /// Closes an idle connection the pool let go of (on the loop).
+    func closeIdle() {
+        serialized { close() }
+    }
+
+    private func cancelJob(_ job: HTTP1Job) {
         guard self.job === job else { return }
         self.job = nil
         close()
@@ -149,6 +208,7 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
         timeoutNanoseconds = nil
         if let timeoutTimer { loop.cancel(timeoutTimer) }
         timeoutTimer = nil
+        timerDeadline = nil
         phase = .idle
     }
 
@@ -207,24 +267,28 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
             return
         }
         // A name lookup blocks: it runs on a short-lived thread of its own, never on the loop or the task pool.
-        connectTimer = loop.schedule(after: connectTimeout) { [weak self] in self?.connectFailed(.timedOut) }
+        connectTimer = loop.schedule(after: connectTimeout) { [weak self] in
+            self?.serialized { self?.connectFailed(.timedOut) }
+        }
         let loop = loop
         let lookup = Thread { [self] in
             let result = Result { () throws(HTTP1Socket.Failure) in
                 try HTTP1Socket.resolve(host: host, port: port)
             }
-            loop.execute {
-                guard self.phase == .resolving, self.job != nil else { return }
-                if let connectTimer = self.connectTimer { loop.cancel(connectTimer) }
-                self.connectTimer = nil
-                switch result {
-                case .success(let addresses): self.connect(to: addresses)
-                case .failure(let failure): self.connectFailed(failure)
-                }
-            }
+            loop.execute { self.serialized { self.lookupEnded(result) } }
         }
         lookup.name = "RequestKit.DNS"
         lookup.start()
+    }
+
+    private func lookupEnded(_ result: Result<[HTTP1Socket.Address], HTTP1Socket.Failure>) {
+        guard phase == .resolving, job != nil else { return }
+        if let connectTimer { loop.cancel(connectTimer) }
+        connectTimer = nil
+        switch result {
+        case .success(let addresses): connect(to: addresses)
+        case .failure(let failure): connectFailed(failure)
+        }
     }
 
     private func connect(to addresses: [HTTP1Socket.Address]) {
@@ -253,7 +317,8 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
                     connected()
                 } else {
                     phase = .connecting
-                    connectTimer = loop.schedule(after: connectTimeout) { [weak self] in self?.connectAttemptTimedOut()
+                    connectTimer = loop.schedule(after: connectTimeout) { [weak self] in
+                        self?.serialized { self?.connectAttemptTimedOut() }
                     }
                 }
                 return
@@ -319,6 +384,10 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
     // MARK: Driving
 
     func descriptorIsReady(readable: Bool, writable: Bool) {
+        serialized { handleReadiness(readable: readable, writable: writable) }
+    }
+
+    private func handleReadiness(readable: Bool, writable: Bool) {
         switch phase {
         case .idle:
             // Readable while idle: the server closed the connection (or sent bytes nobody asked for).
@@ -403,7 +472,9 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
         case .wouldBlock(let interest):
             // A handshake that stalls is bounded by the connect timeout, from when the socket connected.
             if connectTimer == nil {
-                connectTimer = loop.schedule(after: connectTimeout) { [weak self] in self?.handshakeTimedOut() }
+                connectTimer = loop.schedule(after: connectTimeout) { [weak self] in
+                    self?.serialized { self?.handshakeTimedOut() }
+                }
             }
             return interest
         case .transferred, .endOfStream:
@@ -573,8 +644,12 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
                 maxRatio: options.responseLimits.maxDecompressionRatio)
             let generation = pumpGeneration
             let loop = loop
-            continuation.onDemand = { [weak self] in loop.execute { self?.resumePump(generation) } }
-            continuation.onTermination = { [weak self] in loop.execute { self?.terminatePump(generation) } }
+            continuation.onDemand = { [weak self] in
+                loop.execute { self?.serialized { self?.resumePump(generation) } }
+            }
+            continuation.onTermination = { [weak self] in
+                loop.execute { self?.serialized { self?.terminatePump(generation) } }
+            }
             self.job = nil
             phase = .streaming
             job.finish(.head(head))
@@ -711,15 +786,21 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
     }
 
     private func scheduleTimeoutCheck(at deadline: UInt64) {
-        if let timeoutTimer {
-            if timeoutTimer.isPending, timeoutTimer.deadline <= deadline { return }
-            loop.cancel(timeoutTimer)
+        // A pending check that comes first re-checks then, from the latest activity.
+        if let timerDeadline, timerDeadline <= deadline { return }
+        guard loop.isCurrent else {
+            // From ``sendInline(_:)``: timers are the loop's.
+            handToLoop { $0.scheduleTimeoutCheck(at: deadline) }
+            return
         }
-        timeoutTimer = loop.schedule(at: deadline) { [weak self] in self?.checkTimeout() }
+        if let timeoutTimer { loop.cancel(timeoutTimer) }
+        timerDeadline = deadline
+        timeoutTimer = loop.schedule(at: deadline) { [weak self] in self?.serialized { self?.checkTimeout() } }
     }
 
     private func checkTimeout() {
         timeoutTimer = nil
+        timerDeadline = nil
         guard let timeoutNanoseconds else { return }
         switch phase {
         case .handshaking, .sending, .receivingHead, .receivingBody, .streaming: break

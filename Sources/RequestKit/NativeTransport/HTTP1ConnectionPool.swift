@@ -5,7 +5,7 @@ import Foundation
 /// first and closed after a while.
 ///
 /// ```
-/// submit ──► idle connection? ──► run the job on it (on its loop)
+/// submit ──► idle connection? ──► run the job on it (on its loop, or written by the caller: sendInline)
 ///       └──► under the host's limit? ──► a new connection on the next loop
 ///       └──► wait for release(_:isReusable:), or the job's deadline
 /// ```
@@ -53,7 +53,7 @@ final class HTTP1ConnectionPool: @unchecked Sendable {
 
     deinit {
         for state in hosts.values {
-            for connection in state.idle { connection.loop.execute { connection.close() } }
+            for connection in state.idle { connection.loop.execute { connection.closeIdle() } }
         }
     }
 
@@ -64,7 +64,11 @@ final class HTTP1ConnectionPool: @unchecked Sendable {
     var idleCount: Int { lock.withLock { hosts.values.reduce(0) { $0 + $1.idle.count } } }
 
     /// Runs `job` on an idle connection, a new one when the host is under its limit, or the next one released.
-    func submit(_ job: HTTP1Job) {
+    ///
+    /// - Parameter inline: Whether the caller (an awaiting task, never a loop) may write the request on an idle
+    ///   connection itself (``HTTP1Connection/sendInline(_:)``) instead of handing it to the connection's loop,
+    ///   which it does when that loop is waiting for readiness.
+    func submit(_ job: HTTP1Job, inline: Bool = false) {
         if job.wasCancelled {
             job.finish(.cancelled)
             return
@@ -95,6 +99,8 @@ final class HTTP1ConnectionPool: @unchecked Sendable {
             return (fresh, nil)
         }
         if let connection {
+            // Writing the request here saves waking a loop that waits; a busy loop takes the job as cheaply.
+            if inline, !connection.loop.isCurrent, connection.loop.isWaiting, connection.sendInline(job) { return }
             connection.loop.execute { connection.run(job) }
         } else if let sweepAt {
             let loop = timerLoop
@@ -226,7 +232,7 @@ final class HTTP1ConnectionPool: @unchecked Sendable {
             isEvictionScheduled = soonest != nil
             return (expired, soonest.map { Double($0) / 1e9 + 0.001 })
         }
-        for connection in expired { connection.loop.execute { connection.close() } }
+        for connection in expired { connection.loop.execute { connection.closeIdle() } }
         if let nextCheck { scheduleEvictionCheck(after: nextCheck) }
     }
 
@@ -240,6 +246,6 @@ final class HTTP1ConnectionPool: @unchecked Sendable {
             }
             return idle
         }
-        for connection in idle { connection.loop.execute { connection.close() } }
+        for connection in idle { connection.loop.execute { connection.closeIdle() } }
     }
 }

@@ -207,7 +207,7 @@ public final class HTTP1Transport: Transport {
         let outcome = await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<HTTP1Job.Outcome, Never>) in
                 job.begin(continuation)
-                job.pool.submit(job)
+                job.pool.submit(job, inline: true)
             }
         } onCancel: {
             job.cancel()

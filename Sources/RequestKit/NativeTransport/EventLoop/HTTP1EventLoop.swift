@@ -13,10 +13,13 @@ import Foundation
 /// }
 /// ```
 final class HTTP1EventLoop: @unchecked Sendable {
-    // Safe: `queued` and `isWakePending` are only touched while holding `lock`; `registrations` and `timers` only
-    // on the loop's thread; `thread` is set in `init` before the thread starts and never again.
+    // Safe: `queued`, `isWaitingForReadiness` and `isWakePending` are only touched while holding `lock`; `registrations` and
+    // `timers` only on the loop's thread; `thread` is set in `init` before the thread starts and never again.
     private let lock = NSLock()
     private var queued: [() -> Void] = []
+    /// Whether the loop waits (or is about to wait) for readiness with nothing queued: work handed to it must wake it.
+    private var isWaitingForReadiness = false
+    /// Whether a wake-up was signalled since the loop began waiting.
     private var isWakePending = false
     private let selector: HTTP1Selector
     private var registrations: [Int32: Registration] = [:]
@@ -47,16 +50,21 @@ final class HTTP1EventLoop: @unchecked Sendable {
     /// Whether the caller runs on this loop's thread.
     var isCurrent: Bool { Thread.current === thread }
 
-    /// Runs `task` on the loop's thread, after the work already handed to it. Any thread may call it.
+    /// Runs `task` on the loop's thread, after the work already handed to it. Any thread may call it; the loop is
+    /// woken only when it waits (a busy loop finds the work before it waits again).
     func execute(_ task: @escaping () -> Void) {
         let needsWake: Bool = lock.withLock {
             queued.append(task)
-            guard !isWakePending else { return false }
+            guard isWaitingForReadiness, !isWakePending else { return false }
             isWakePending = true
             return true
         }
-        if needsWake, !isCurrent { selector.wake() }
+        if needsWake { selector.wake() }
     }
+
+    /// Whether the loop is waiting for readiness with nothing to do: a caller that can do a step itself saves
+    /// waking it.
+    var isWaiting: Bool { lock.withLock { isWaitingForReadiness } }
 
     /// Starts telling `handler` when `descriptor` has the readiness in `interest` (possibly none yet).
     ///
@@ -114,11 +122,16 @@ final class HTTP1EventLoop: @unchecked Sendable {
             } else {
                 wait = nil
             }
-            let hasQueued = lock.withLock { !queued.isEmpty }
+            let hasQueued = lock.withLock {
+                isWaitingForReadiness = queued.isEmpty
+                isWakePending = false
+                return !queued.isEmpty
+            }
             selector.wait(timeout: hasQueued ? 0 : wait) { descriptor, readable, writable in
                 guard let registration = registrations[descriptor], !registration.interest.isEmpty else { return }
                 registration.handler.descriptorIsReady(readable: readable, writable: writable)
             }
+            lock.withLock { isWaitingForReadiness = false }
             for action in timers.due(at: Self.now()) { action() }
         }
     }
@@ -126,7 +139,6 @@ final class HTTP1EventLoop: @unchecked Sendable {
     private func runQueued() {
         while true {
             let tasks: [() -> Void] = lock.withLock {
-                isWakePending = false
                 defer { queued = [] }
                 return queued
             }
