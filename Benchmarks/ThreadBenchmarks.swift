@@ -12,12 +12,12 @@ import Darwin
 #endif
 
 /// What many requests to a server that never answers cost `HTTP1Transport` in threads: `REQUESTKIT_BENCH_SILENT`
-/// requests (400 by default), each with a 3 s timeout, to a loopback listener that completes handshakes but never
-/// accepts, every request on its own connection. Prints the process's thread count (`Threads:` in
+/// requests (1,000 by default) through `Request { … }.send()`, each with `Timeout(2)`, to a loopback listener that
+/// completes handshakes but never accepts, every request on its own connection. Prints the process's thread count (`Threads:` in
 /// /proc/self/status) before and at its peak, how long the timeouts took, and, when `REQUESTKIT_BENCH_URL` is
 /// set, how long one unrelated request to that server took in the middle of them.
 func runThreadBenchmarks() {
-    let count = Int(ProcessInfo.processInfo.environment["REQUESTKIT_BENCH_SILENT"] ?? "") ?? 400
+    let count = Int(ProcessInfo.processInfo.environment["REQUESTKIT_BENCH_SILENT"] ?? "") ?? 1_000
     guard let listener = SilentListener(), let url = URL(string: "http://127.0.0.1:\(listener.port)/never") else {
         print("\nthreads: skipped (no loopback listener)")
         return
@@ -41,15 +41,13 @@ func runThreadBenchmarks() {
         async let outcomes = withTaskGroup(of: Bool.self) { group in
             for _ in 0..<count {
                 group.addTask {
-                    var request = URLRequest(url: url)
-                    request.timeoutInterval = 3
                     do {
-                        _ = try await transport.send(request)
+                        _ = try await Request {
+                            Url(url); Using(transport); Timeout(2)
+                        }.send()
                         return false
-                    } catch let error as RequestError {
-                        return error.kind == .timedOut
                     } catch {
-                        return false
+                        return (error as? RequestError)?.kind == .timedOut
                     }
                 }
             }
@@ -66,7 +64,7 @@ func runThreadBenchmarks() {
     }
     let elapsed = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
     peak.finish()
-    print("\nThreads: \(count) requests with a 3 s timeout to a server that never answers")
+    print("\nThreads: \(count) requests with Timeout(2) to a server that never answers")
     print("| threads before | peak threads | timed out | all ended after, s | unrelated request meanwhile, s |")
     print("|---|---|---|---|---|")
     print(
@@ -75,7 +73,7 @@ func runThreadBenchmarks() {
 }
 
 /// The process's thread count, from /proc/self/status (0 where there is no /proc).
-private func processThreads() -> Int {
+func processThreads() -> Int {
     guard let handle = FileHandle(forReadingAtPath: "/proc/self/status") else { return 0 }
     defer { try? handle.close() }
     let text = String(decoding: handle.readDataToEndOfFile(), as: UTF8.self)
@@ -84,7 +82,7 @@ private func processThreads() -> Int {
 }
 
 /// The highest thread count seen by the sampling thread.
-private final class ThreadPeak: @unchecked Sendable {
+final class ThreadPeak: @unchecked Sendable {
     // Safe: `highest` and `done` are only touched while holding `lock`.
     private let lock = NSLock()
     private var highest = 0

@@ -26,7 +26,8 @@ let suites: [(name: String, summary: String, run: () -> Void)] = [
         runHTTPSBenchmarks
     ),
     ("limits", "peak memory under hostile bodies, 100,000 requests and 1 GiB downloads", runLimitsBenchmarks),
-    ("threads", "threads and timeouts of 400 requests to a server that never answers", runThreadBenchmarks),
+    ("threads", "threads and timeouts of 1,000 requests to a server that never answers", runThreadBenchmarks),
+    ("connections", "threads and memory with 10,000 event streams held open", runConnectionsBenchmarks),
 ]
 let arguments = Array(CommandLine.arguments.dropFirst())
 if arguments.contains("--help") || arguments.contains("-h") {

@@ -16,10 +16,21 @@ enum RequestExecutor {
 
     /// Builds and sends `parts`, returning at the response head with the body still streaming. The total
     /// deadline covers the head only.
+    ///
+    /// The exchange runs in a child task. A task keeps the memory its deepest calls needed until it ends, and the
+    /// pipeline's calls need some 15 KiB: a stream is often held for a long time (an event stream for hours), so
+    /// that memory goes with the child task when the head arrives instead of staying with the caller's.
     static func stream(
         _ parts: RequestParts, bufferLimit: Int = TransferRequest.defaultBufferLimit
     ) async throws(RequestError) -> StreamingResponse {
-        let delivery = try await run(parts, sink: .consumer(bufferLimit: bufferLimit))
+        async let exchanged: Result<Delivery, RequestError> = {
+            do {
+                return .success(try await run(parts, sink: .consumer(bufferLimit: bufferLimit)))
+            } catch {
+                return .failure(RequestError.wrapping(error))
+            }
+        }()
+        let delivery = try await exchanged.get()
         return StreamingResponse(head: delivery.response, body: delivery.body ?? ResponseBodyStream(Data()))
     }
 

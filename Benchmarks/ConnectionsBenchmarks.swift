@@ -1,0 +1,227 @@
+import Foundation
+import RequestKit
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// How many open connections `HTTP1Transport` holds, and at what cost: `REQUESTKIT_BENCH_CONNECTIONS` (10,000 by
+/// default) event streams opened at once through `Request { … }.stream()` against `Scripts/hold-connections.py` (a
+/// Python asyncio server in a child process that answers each with one event and then holds it), each read up to
+/// its first event and kept open until all are. Prints the process's threads and resident memory with every
+/// connection open, and how long opening and closing them took. Raises the descriptor limit to what it needs.
+func runConnectionsBenchmarks() {
+    let count = Int(ProcessInfo.processInfo.environment["REQUESTKIT_BENCH_CONNECTIONS"] ?? "") ?? 10_000
+    raiseDescriptorLimit(to: count * 2 + 1_024)
+    // A server started elsewhere (for a profiler that should not follow the child), or one of our own.
+    let givenPort = ProcessInfo.processInfo.environment["REQUESTKIT_BENCH_HOLD_PORT"].flatMap { Int($0) }
+    let server = givenPort == nil ? HoldServer() : nil
+    defer { server?.stop() }
+    guard let port = givenPort ?? server?.port else {
+        print("\nconnections: skipped (python3 Scripts/hold-connections.py did not start)")
+        return
+    }
+    guard let url = URL(string: "http://127.0.0.1:\(port)/events") else { return }
+    let transport = HTTP1Transport { $0.maxConnectionsPerHost = count }
+    let before = processThreads()
+    let residentBeforeMiB = Double(processStatusKiB("VmRSS:")) / 1024
+    let direct = ProcessInfo.processInfo.environment["REQUESTKIT_BENCH_DIRECT"] == "1"
+    let peak = ThreadPeak()
+    let sampler = Thread {
+        while !peak.isDone {
+            peak.record(processThreads())
+            usleep(20_000)
+        }
+    }
+    sampler.start()
+    let gate = HoldGate(expected: count)
+    let start = DispatchTime.now().uptimeNanoseconds
+    let report = runBlocking { () async -> HoldReport in
+        async let failures = withTaskGroup(of: Bool.self) { group in
+            for _ in 0..<count {
+                group.addTask {
+                    do {
+                        let streaming =
+                            direct
+                            ? try await transport.stream(TransferRequest(URLRequest(url: url, timeoutInterval: 120)))
+                            : try await Request {
+                                Url(url); Using(transport); Timeout(120)
+                            }.stream()
+                        for try await chunk in streaming.body where chunk.count > 0 {
+                            await gate.arrived()
+                            break
+                        }
+                        return true
+                    } catch {
+                        await gate.failed(error)
+                        return false
+                    }
+                }
+            }
+            return await group.reduce(0) { $0 + ($1 ? 0 : 1) }
+        }
+        let opened = await gate.allArrived()
+        let openSeconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+        let threads = processThreads()
+        let residentMiB = Double(processStatusKiB("VmRSS:")) / 1024
+        #if canImport(Glibc)
+        // What is live, without what the allocator keeps of freed memory.
+        _ = trimMallocHeap(0)
+        #endif
+        let trimmedMiB = Double(processStatusKiB("VmRSS:")) / 1024
+        print("after malloc_trim: \(formatted(trimmedMiB)) MiB")
+        #if canImport(Glibc)
+        if ProcessInfo.processInfo.environment["REQUESTKIT_BENCH_MALLOC_STATS"] == "1" { printMallocStatistics() }
+        #endif
+        await gate.release()
+        let closeStart = DispatchTime.now().uptimeNanoseconds
+        let failed = await failures
+        return HoldReport(
+            opened: opened, failed: failed, firstError: await gate.firstError, openSeconds: openSeconds,
+            threadsWhenOpen: threads, residentMiB: residentMiB,
+            closeSeconds: Double(DispatchTime.now().uptimeNanoseconds - closeStart) / 1e9)
+    }
+    peak.finish()
+    print("\nConnections: \(count) event streams held open at once over HTTP1Transport")
+    print(
+        "| open at once | failed | opened in, s | threads before | threads, all open | peak threads | RSS before | "
+            + "RSS, all open | peak RSS | closed in, s |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    let peakMiB = Double(processStatusKiB("VmHWM:")) / 1024
+    let opened = "| \(report.opened) of \(count) | \(report.failed) | \(formatted(report.openSeconds, decimals: 2)) | "
+    let threads = "\(before) | \(report.threadsWhenOpen) | \(peak.value) | "
+    let memory =
+        "\(formatted(residentBeforeMiB)) MiB | \(formatted(report.residentMiB)) MiB | \(formatted(peakMiB)) MiB | "
+    print(opened + threads + memory + "\(formatted(report.closeSeconds, decimals: 2)) |")
+    if let firstError = report.firstError { print("first failure: \(firstError)") }
+}
+
+private struct HoldReport: Sendable {
+    var opened: Int
+    var failed: Int
+    var firstError: String?
+    var openSeconds: Double
+    var threadsWhenOpen: Int
+    var residentMiB: Double
+    var closeSeconds: Double
+}
+
+/// Counts the streams that reached their first event and holds them until every one has (or failed).
+private actor HoldGate {
+    let expected: Int
+    private var arrivedCount = 0
+    private var failedCount = 0
+    private(set) var firstError: String?
+    private var holders: [CheckedContinuation<Void, Never>] = []
+    private var watcher: CheckedContinuation<Int, Never>?
+    private var isReleased = false
+
+    init(expected: Int) { self.expected = expected }
+
+    /// A stream read its first event: it waits here until ``release()``.
+    func arrived() async {
+        arrivedCount += 1
+        settle()
+        guard !isReleased else { return }
+        await withCheckedContinuation { holders.append($0) }
+    }
+
+    func failed(_ error: any Error) {
+        failedCount += 1
+        if firstError == nil { firstError = "\(error)" }
+        settle()
+    }
+
+    /// Waits until every stream arrived or failed; returns how many arrived.
+    func allArrived() async -> Int {
+        if arrivedCount + failedCount >= expected { return arrivedCount }
+        return await withCheckedContinuation { watcher = $0 }
+    }
+
+    func release() {
+        isReleased = true
+        for holder in holders { holder.resume() }
+        holders = []
+    }
+
+    private func settle() {
+        guard arrivedCount + failedCount >= expected, let watcher else { return }
+        self.watcher = nil
+        watcher.resume(returning: arrivedCount)
+    }
+}
+
+/// `Scripts/hold-connections.py` in a child process, stopped by closing its standard input.
+private final class HoldServer: @unchecked Sendable {
+    // Safe: used by one thread.
+    private let process = Process()
+    private let input = Pipe()
+    let port: Int
+
+    init?() {
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Scripts/hold-connections.py")
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", script.path]
+        let output = Pipe()
+        process.standardInput = input
+        process.standardOutput = output
+        do { try process.run() } catch { return nil }
+        var line = Data()
+        while let byte = try? output.fileHandleForReading.read(upToCount: 1), let first = byte.first, first != 0x0A {
+            line.append(first)
+        }
+        guard let port = Int(String(decoding: line, as: UTF8.self)) else {
+            process.terminate()
+            return nil
+        }
+        self.port = port
+    }
+
+    func stop() {
+        try? input.fileHandleForWriting.close()
+        process.waitUntilExit()
+    }
+}
+
+/// A field of /proc/self/status in KiB (`VmRSS:`, `VmHWM:`), or -1 where there is none.
+func processStatusKiB(_ field: String) -> Int {
+    guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+        let line = status.split(separator: "\n").first(where: { $0.hasPrefix(field) })
+    else { return -1 }
+    return Int(line.split(separator: " ").dropFirst().first ?? "") ?? -1
+}
+
+/// Raises the soft limit on open descriptors to `wanted`, or to the hard limit when that is lower.
+private func raiseDescriptorLimit(to wanted: Int) {
+    var limit = rlimit()
+    #if canImport(Darwin)
+    let resource = RLIMIT_NOFILE
+    #else
+    let resource = __rlimit_resource_t(RLIMIT_NOFILE.rawValue)
+    #endif
+    guard getrlimit(resource, &limit) == 0 else { return }
+    let target = min(rlim_t(wanted), limit.rlim_max)
+    if limit.rlim_cur < target {
+        limit.rlim_cur = target
+        _ = setrlimit(resource, &limit)
+    }
+}
+
+#if canImport(Glibc)
+/// glibc's `malloc_trim`, which the Glibc module does not export: returns freed heap memory to the system.
+@_silgen_name("malloc_trim")
+private func trimMallocHeap(_ pad: Int) -> Int32
+#endif
+
+#if canImport(Glibc)
+/// glibc's `malloc_stats`: prints each arena's size and bytes in use to standard error.
+@_silgen_name("malloc_stats")
+private func printMallocStatistics()
+#endif
