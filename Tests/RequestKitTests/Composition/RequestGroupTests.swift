@@ -180,7 +180,16 @@ struct RequestGroupTests {
     func failFast(_ wire: WireTransport) async throws {
         let server = try TestServer()
         defer { server.stop() }
-        server.route("/fail-later") { _ in TestResponse.status(500).delayed(by: .milliseconds(500)) }
+        // The failure comes only once both slow requests are in (the server has all three), so that both are in
+        // flight when it does, however slowly a loaded machine gets them there.
+        server.route("/fail-later") { [weak server] _ in
+            let clock = ContinuousClock()
+            let deadline = clock.now + .seconds(30)
+            while let server, server.stats.requestCount < 3, clock.now < deadline {
+                Thread.sleep(forTimeInterval: 0.01)
+            }
+            return TestResponse.status(500)
+        }
         let group = RequestGroup(maxConcurrent: 3, failFast: true) {
             Request {
                 Url(server.url("/fail-later")); Using(wire.transport)

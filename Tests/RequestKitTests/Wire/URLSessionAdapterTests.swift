@@ -117,16 +117,17 @@ struct URLSessionAdapterTests {
     func pausedStreamDoesNotTimeOut() async throws {
         let server = try TestServer()
         defer { server.stop() }
-        // The body is small enough to arrive long before the idle timeout, even on a loaded machine; most of it
-        // then waits, paused (on Linux, in the spool), while the consumer sleeps.
+        // The body is small enough to arrive long before the idle timeout, even on a loaded machine (a gap of a
+        // second has been seen under the thread sanitizer); most of it then waits, paused (on Linux, in the
+        // spool), while the consumer sleeps.
         let total = 1024 * 1024
         var request = URLRequest(url: server.url("/large/\(total)"))
-        request.timeoutInterval = 1
+        request.timeoutInterval = 4
         let streaming = try await URLSessionTransport().stream(TransferRequest(request, bufferLimit: 64 * 1024))
         var iterator = streaming.body.makeAsyncIterator()
         var body = try #require(try await iterator.next())
-        // Real time must pass while the consumer holds the stream paused: three times the idle timeout.
-        try await Task.sleep(for: .seconds(3))
+        // Real time must pass while the consumer holds the stream paused: twice the idle timeout and more.
+        try await Task.sleep(for: .seconds(9))
         while let chunk = try await iterator.next() { body.append(chunk) }
         #expect(body.count == total)
         #expect(body == TestPayload.largeBody(count: total))
