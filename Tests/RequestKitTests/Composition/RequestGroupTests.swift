@@ -184,26 +184,29 @@ struct RequestGroupTests {
         // flight when it does, however slowly a loaded machine gets them there.
         server.route("/fail-later") { [weak server] _ in
             let clock = ContinuousClock()
-            let deadline = clock.now + .seconds(30)
+            let deadline = clock.now + .seconds(60)
             while let server, server.stats.requestCount < 3, clock.now < deadline {
                 Thread.sleep(forTimeInterval: 0.01)
             }
             return TestResponse.status(500)
         }
+        // Slow enough that only a cancellation can end them within the wait below, on any machine.
+        server.route("/slow") { _ in TestResponse.text("late").delayed(by: .seconds(300)) }
         let group = RequestGroup(maxConcurrent: 3, failFast: true) {
             Request {
                 Url(server.url("/fail-later")); Using(wire.transport)
             }
             for _ in 0..<6 {
                 Request {
-                    Url(server.url("/delay/10")); Using(wire.transport)
+                    Url(server.url("/slow")); Using(wire.transport)
                 }
             }
         }
         let error = try await #require(throws: RequestError.self) { try await group.send() }
         #expect(error.statusCode == 500)
-        // The two /delay/10 requests in flight were cancelled, not left to finish.
-        #expect(await server.waitUntil(timeout: .seconds(9)) { $0.abortedRequests == 2 })
+        // The two /slow requests in flight were cancelled, not left to finish.
+        #expect(
+            await server.waitUntil(timeout: .seconds(60)) { $0.abortedRequests == 2 }, "\(server.stats)")
         try await Task.sleep(for: .milliseconds(300))
         #expect(server.stats.requestCount == 3)
         #expect(server.stats.abortedRequests == 2)
