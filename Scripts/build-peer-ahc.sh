@@ -73,11 +73,10 @@ mirrors="$build/config/mirrors.json"
     for package in "${packages[@]}"; do
         name="${package#*/}"
         clone="$deps/$name"
+        # Existing clones are kept as they are (delete $REQUESTKIT_AHC_DEPS to take newer sources).
         if [ ! -d "$clone/.git" ]; then
             git clone --quiet --no-checkout "$sources/${package/\//+}/repo" "$clone" >&2
             drop_missing_blobs "$clone"
-        else
-            git -C "$clone" fetch --quiet --tags "$sources/${package/\//+}/repo" >&2
         fi
         # Manifests spell the same package with and without ".git" (and under apple/ or swiftlang/).
         owners=("${package%%/*}")

@@ -107,6 +107,15 @@ func configuration(tls: TLSConfiguration?) -> HTTPClient.Configuration {
     return configuration
 }
 
+/// Shuts `client` down with its async API (top-level code would pick the overload returning a future).
+func shutDown(_ client: HTTPClient) async {
+    do {
+        try await client.shutdown()
+    } catch {
+        print("warning: shutting the client down failed: \(error)")
+    }
+}
+
 let environment = ProcessInfo.processInfo.environment
 let rounds = Int(environment["REQUESTKIT_BENCH_ROUNDS"] ?? "") ?? 5
 let arguments = Set(CommandLine.arguments.dropFirst())
@@ -123,7 +132,7 @@ if suites.contains("transport") {
         await run(
             "Transport", client, url, rounds: rounds,
             modes: [("sequential", 1, 2_000), ("16 tasks", 16, 250), ("64 tasks", 64, 100)])
-        try? await client.shutdown()
+        await shutDown(client)
     } else {
         print("\ntransport: skipped (set REQUESTKIT_BENCH_URL; eval \"$(bash Scripts/start-nginx.sh)\")")
     }
@@ -137,7 +146,7 @@ if suites.contains("https") {
         let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration(tls: tls))
         await run(
             "HTTPS", client, url, rounds: rounds, modes: [("sequential", 1, 1_000), ("16 tasks", 16, 125)])
-        try? await client.shutdown()
+        await shutDown(client)
     } else {
         print("\nhttps: skipped (eval \"$(bash Scripts/start-nginx-tls.sh)\" first)")
     }
