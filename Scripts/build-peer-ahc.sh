@@ -43,7 +43,7 @@ fi
 # The local sources may lack a few large blobs (test vectors stored outside the snapshot). A tag whose tree names a
 # missing blob cannot be checked out, so each such tag is moved to a commit of the same tree without those files.
 drop_missing_blobs() {
-    local clone="$1" missing tag index tree commit
+    local clone="$1" missing tag index tree commit date
     missing="$(git -C "$clone" rev-list --objects --all --missing=print | sed -n 's/^?//p')"
     [ -n "$missing" ] || return 0
     index="$(mktemp)"
@@ -57,7 +57,10 @@ drop_missing_blobs() {
             GIT_INDEX_FILE="$index" git -C "$clone" update-index --force-remove -- "$path"
         done
         tree="$(GIT_INDEX_FILE="$index" git -C "$clone" write-tree)"
-        commit="$(git -C "$clone" -c user.name=build-peer-ahc -c user.email=build-peer-ahc@localhost \
+        # Dated as the tagged commit, so the same sources always give the same commit.
+        date="$(git -C "$clone" log -1 --format=%cI "$tag^{commit}")"
+        commit="$(GIT_AUTHOR_DATE="$date" GIT_COMMITTER_DATE="$date" git -C "$clone" \
+            -c user.name=build-peer-ahc -c user.email=build-peer-ahc@localhost \
             commit-tree "$tree" -p "$tag^{commit}" -m "$tag without blobs missing from the local sources")"
         git -C "$clone" tag -f "$tag" "$commit" >/dev/null
         echo "build-peer-ahc: $(basename "$clone") $tag: dropped $(echo "$paths" | tr '\n' ' ')" >&2
