@@ -2,7 +2,8 @@
 # Builds the AsyncHTTPClient peer benchmark (Peers/AsyncHTTPClient, a package of its own, outside RequestKit's) in
 # release, without network: every package in AsyncHTTPClient's dependency graph is cloned from a local git
 # directory (with its tags) and SwiftPM is told to use those clones in place of the GitHub URLs (package mirrors,
-# in a configuration directory of the build, so nothing is written into the peer package or ~/.swiftpm).
+# in a configuration directory of the build, so nothing is written to ~/.swiftpm; the Package.resolved SwiftPM
+# writes into the peer directory is git-ignored, its versions are recorded in BENCHMARKS.md).
 #
 #   bash Scripts/build-peer-ahc.sh            # prints the path of the AHCBenchmarks executable on its last line
 #
