@@ -67,20 +67,19 @@ final class HTTP1ConnectionPool: @unchecked Sendable {
     ///
     /// - Parameter inline: Whether the caller (an awaiting task, never a loop) may write the request on an idle
     ///   connection itself (``HTTP1Connection/sendInline(_:)``) instead of handing it to the connection's loop,
-    ///   which it does when no other request to the host is in flight and that loop is waiting for readiness.
+    ///   which it does when that loop is waiting for readiness.
     func submit(_ job: HTTP1Job, inline: Bool = false) {
         if job.wasCancelled {
             job.finish(.cancelled)
             return
         }
-        let (connection, sweepAt, isAlone): (HTTP1Connection?, UInt64?, Bool) = lock.withLock {
+        let (connection, sweepAt): (HTTP1Connection?, UInt64?) = lock.withLock {
             var state = hosts[job.key, default: HostState()]
             defer { hosts[job.key] = state }
             if let idle = state.idle.popLast() {
-                let isAlone = state.leased == 0
                 state.leased += 1
                 job.assign(idle)
-                return (idle, nil, isAlone)
+                return (idle, nil)
             }
             guard state.leased < maxConnectionsPerHost else {
                 // The wait is bounded by the request's idle timeout, counted from now (a retried request waits anew).
@@ -89,23 +88,19 @@ final class HTTP1ConnectionPool: @unchecked Sendable {
                     timeout.isFinite && timeout > 0 && timeout < 1e6 ? HTTP1EventLoop.deadline(after: timeout) : nil
                 state.waiters.append(Waiter(job: job, deadline: deadline))
                 guard let deadline, nextSweep.map({ deadline < $0 }) ?? true else {
-                    return (nil, nil, false)
+                    return (nil, nil)
                 }
                 nextSweep = deadline
-                return (nil, deadline, false)
+                return (nil, deadline)
             }
             state.leased += 1
             let fresh = makeConnection(job.key)
             job.assign(fresh)
-            return (fresh, nil, false)
+            return (fresh, nil)
         }
         if let connection {
-            // One request at a time to a host (a sequence of calls) is written here, which saves waking a loop that
-            // waits; with others in flight the loop is busy with them and takes the job as cheaply, and the
-            // callers' sends would only compete with it.
-            if inline, isAlone, !connection.loop.isCurrent, connection.loop.isWaiting, connection.sendInline(job) {
-                return
-            }
+            // Writing the request here saves waking a loop that waits; a busy loop takes the job as cheaply.
+            if inline, !connection.loop.isCurrent, connection.loop.isWaiting, connection.sendInline(job) { return }
             connection.loop.execute { connection.run(job) }
         } else if let sweepAt {
             let loop = timerLoop
