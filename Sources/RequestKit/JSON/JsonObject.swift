@@ -78,6 +78,36 @@ struct JsonObject: Sendable {
         }
     }
 
+    /// `finishParsing()` for parsed entries whose keys' fingerprints the parser already has
+    /// (`JsonKeyCache.Summary.fingerprint`, in the order of the entries), so that a small object's keys are not
+    /// read again to look for repeats.
+    mutating func finishParsing(fingerprints: UnsafeBufferPointer<UInt64>) {
+        let count = entries.count
+        guard count >= 2, count < Self.indexThreshold, fingerprints.count == count else {
+            finishParsing()
+            return
+        }
+        let hasDuplicates = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 128) { slots in
+            slots.initialize(repeating: 0)
+            for position in 0..<count {
+                let fingerprint = fingerprints[position]
+                var slot = Int(truncatingIfNeeded: fingerprint &>> 57)
+                while slots[slot] != 0 {
+                    let other = Int(slots[slot]) - 1
+                    if fingerprints[other] == fingerprint
+                        && entries[other].key.utf8.elementsEqual(entries[position].key.utf8)
+                    {
+                        return true
+                    }
+                    slot = (slot + 1) & 127
+                }
+                slots[slot] = UInt8(truncatingIfNeeded: position + 1)
+            }
+            return false
+        }
+        if hasDuplicates { removeDuplicates() }
+    }
+
     /// Whether two entries share a key; for objects below `indexThreshold` entries.
     ///
     /// The keys' fingerprints go into a 128-slot open-addressing table on the stack (at most 63 entries, so it

@@ -36,6 +36,17 @@ final class JsonParseStack<Element> {
         capacity *= 2
     }
 
+    /// Calls `body` with the elements from `base` on.
+    func withElements<Result>(from base: Int, _ body: (UnsafeBufferPointer<Element>) -> Result) -> Result {
+        body(UnsafeBufferPointer(start: storage + base, count: count - base))
+    }
+
+    /// Removes the elements from `base` on.
+    func removeElements(from base: Int) {
+        (storage + base).deinitialize(count: count - base)
+        count = base
+    }
+
     /// Moves the elements from `base` on into an array of exactly their count.
     func popElements(from base: Int) -> [Element] {
         let moved = count - base
