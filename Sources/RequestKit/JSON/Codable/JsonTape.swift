@@ -100,9 +100,39 @@ struct JsonTape {
     /// Whether a scalar node's text is exactly `other`.
     @inline(__always)
     func text(of node: Node, equals other: UnsafeBufferPointer<UInt8>) -> Bool {
-        guard node.second - node.first == other.count else { return false }
-        guard let base = bytes.baseAddress, let otherBase = other.baseAddress else { return other.isEmpty }
-        return memcmp(base + node.first, otherBase, other.count) == 0
+        let count = other.count
+        guard node.second - node.first == count else { return false }
+        guard let base = bytes.baseAddress, let otherBase = other.baseAddress else { return count == 0 }
+        return Self.bytes(base + node.first, equal: UnsafeRawPointer(otherBase), count: count)
+    }
+
+    /// Whether the `count` bytes at `left` and `right` are equal, compared a word at a time without reading past
+    /// either (the last word of a run of eight or more overlaps the one before it).
+    @inline(__always)
+    static func bytes(_ left: UnsafeRawPointer, equal right: UnsafeRawPointer, count: Int) -> Bool {
+        if count >= 8 {
+            var offset = 0
+            while offset + 8 < count {
+                guard
+                    left.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
+                        == right.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
+                else { return false }
+                offset += 8
+            }
+            return left.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self)
+                == right.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self)
+        }
+        if count >= 4 {
+            return left.loadUnaligned(as: UInt32.self) == right.loadUnaligned(as: UInt32.self)
+                && left.loadUnaligned(fromByteOffset: count - 4, as: UInt32.self)
+                    == right.loadUnaligned(fromByteOffset: count - 4, as: UInt32.self)
+        }
+        if count >= 2 {
+            return left.loadUnaligned(as: UInt16.self) == right.loadUnaligned(as: UInt16.self)
+                && left.load(fromByteOffset: count - 1, as: UInt8.self)
+                    == right.load(fromByteOffset: count - 1, as: UInt8.self)
+        }
+        return count == 0 || left.load(as: UInt8.self) == right.load(as: UInt8.self)
     }
 
     /// A parser positioned at `offset`, for decoding a string with escapes or a number's digits again.
