@@ -92,7 +92,7 @@ extension JsonParser {
         do throws(JsonParsingError) {
             while true {
                 if position + 8 <= bytes.count {
-                    let word = bytes.loadUnaligned(fromByteOffset: position, as: UInt64.self)
+                    let word = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: position, as: UInt64.self))
                     let ends = Self.runEnds(word)
                     if ends == 0 {
                         highBits |= word

@@ -72,10 +72,16 @@ struct JsonParser {
                 position += 1
             case UInt8(ascii: "\n"):
                 position += 1
-                // Indentation follows a line break: skip it eight spaces at a time.
-                while position + 8 <= bytes.count,
-                    bytes.loadUnaligned(fromByteOffset: position, as: UInt64.self) == 0x2020_2020_2020_2020
-                {
+                // Indentation follows a line break: skip it eight spaces at a time, then up to the first byte
+                // that is not a space (the lowest byte that differs from a space, in memory order).
+                while position + 8 <= bytes.count {
+                    let notSpaces =
+                        UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: position, as: UInt64.self))
+                        ^ 0x2020_2020_2020_2020
+                    if notSpaces != 0 {
+                        position += notSpaces.trailingZeroBitCount &>> 3
+                        break
+                    }
                     position += 8
                 }
             default:
