@@ -116,6 +116,40 @@ struct JsonKeyCache {
         return key
     }
 
+    /// Whether two of `fingerprints` (of the keys of one object, fewer than 128) are equal and `same` confirms
+    /// that those two keys are (it is given their positions, the earlier first). Up to eight keys are compared
+    /// pairwise; more go into a 128-slot table on the stack, so even keys crafted to collide cost at most a few
+    /// thousand comparisons.
+    @inline(__always)
+    static func hasRepeatedKey(_ fingerprints: UnsafeBufferPointer<UInt64>, same: (Int, Int) -> Bool) -> Bool {
+        let count = fingerprints.count
+        guard count >= 2 else { return false }
+        if count <= 8 {
+            for later in 1..<count {
+                for earlier in 0..<later where fingerprints[earlier] == fingerprints[later] && same(earlier, later) {
+                    return true
+                }
+            }
+            return false
+        }
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 128) { slots in
+            slots.initialize(repeating: 0)
+            for position in 0..<count {
+                let fingerprint = fingerprints[position]
+                var slot = Int(truncatingIfNeeded: fingerprint &>> 57)
+                while slots[slot] != 0 {
+                    let other = Int(slots[slot]) - 1
+                    if fingerprints[other] == fingerprint && same(other, position) {
+                        return true
+                    }
+                    slot = (slot + 1) & 127
+                }
+                slots[slot] = UInt8(truncatingIfNeeded: position + 1)
+            }
+            return false
+        }
+    }
+
     private static func string(_ text: UnsafeRawBufferPointer, isASCII: Bool) -> String? {
         isASCII ? String(decoding: text, as: UTF8.self) : JsonParser.validString(text)
     }

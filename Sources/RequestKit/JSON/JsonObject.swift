@@ -87,23 +87,8 @@ struct JsonObject: Sendable {
             finishParsing()
             return
         }
-        let hasDuplicates = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 128) { slots in
-            slots.initialize(repeating: 0)
-            for position in 0..<count {
-                let fingerprint = fingerprints[position]
-                var slot = Int(truncatingIfNeeded: fingerprint &>> 57)
-                while slots[slot] != 0 {
-                    let other = Int(slots[slot]) - 1
-                    if fingerprints[other] == fingerprint
-                        && entries[other].key.utf8.elementsEqual(entries[position].key.utf8)
-                    {
-                        return true
-                    }
-                    slot = (slot + 1) & 127
-                }
-                slots[slot] = UInt8(truncatingIfNeeded: position + 1)
-            }
-            return false
+        let hasDuplicates = JsonKeyCache.hasRepeatedKey(fingerprints) { earlier, later in
+            entries[earlier].key.utf8.elementsEqual(entries[later].key.utf8)
         }
         if hasDuplicates { removeDuplicates() }
     }

@@ -158,3 +158,47 @@ struct JsonStringScanTests {
         }
     }
 }
+
+@Suite("Scalars that generic code decodes")
+struct GenericScalarDecodingTests {
+    @Test("Arrays and dictionaries of String, Int, Double, Bool, Int64 and UInt64 decode exactly")
+    func exactValues() throws {
+        let decoder = TypedJsonDecoder()
+        #expect(try decoder.decode([Int].self, from: Data("[1,-2,3]".utf8)) == [1, -2, 3])
+        #expect(try decoder.decode([String].self, from: Data(#"["a","é\n",""]"#.utf8)) == ["a", "é\n", ""])
+        #expect(try decoder.decode([Double].self, from: Data("[1.5,-2,3e2]".utf8)) == [1.5, -2, 300])
+        #expect(try decoder.decode([Bool].self, from: Data("[true,false]".utf8)) == [true, false])
+        #expect(try decoder.decode([Int64].self, from: Data("[-9223372036854775808]".utf8)) == [Int64.min])
+        #expect(try decoder.decode([UInt64].self, from: Data("[18446744073709551615]".utf8)) == [UInt64.max])
+        #expect(
+            try decoder.decode([String: String].self, from: Data(#"{"a":"x","b":"y"}"#.utf8)) == ["a": "x", "b": "y"])
+        #expect(try decoder.decode([String: [Int]].self, from: Data(#"{"a":[1],"b":[]}"#.utf8)) == ["a": [1], "b": []])
+        #expect(try decoder.decode([Int?].self, from: Data("[1,null]".utf8)) == [1, nil])
+    }
+
+    @Test(
+        "A wrong element is reported with JSONDecoder's kind of error and coding path",
+        arguments: [
+            ("[Int]", #"[1,2,"3"]"#), ("[Int]", "[1,null]"), ("[Int]", "[1.5]"), ("[Int]", "[1e30]"),
+            ("[String]", #"["a",1]"#), ("[String]", #"["a",null]"#), ("[Double]", #"[1,"x"]"#),
+            ("[Bool]", "[true,null]"), ("[Bool]", "[1]"), ("[Int64]", "[9223372036854775808]"),
+            ("[UInt64]", "[-1]"), ("[String: String]", #"{"a":"x","b":2}"#), ("[String: [Int]]", #"{"a":[1,"x"]}"#),
+        ])
+    func wrongElements(type: String, json: String) throws {
+        let data = Data(json.utf8)
+        switch type {
+        case "[Int]": try expectSameDecoding([Int].self, data)
+        case "[String]": try expectSameDecoding([String].self, data)
+        case "[Double]": try expectSameDecoding([Double].self, data)
+        case "[Bool]": try expectSameDecoding([Bool].self, data)
+        case "[Int64]": try expectSameDecoding([Int64].self, data)
+        case "[UInt64]": try expectSameDecoding([UInt64].self, data)
+        case "[String: String]": try expectSameDecoding([String: String].self, data)
+        default: try expectSameDecoding([String: [Int]].self, data)
+        }
+        let outcome = DecodingOutcome {
+            try TypedJsonDecoder().decode([String: [Int]].self, from: Data(#"{"a":[1,"x"]}"#.utf8))
+        }
+        #expect(outcome == .failure(kind: "typeMismatch", path: ["a", "[1]"]))
+    }
+}

@@ -160,6 +160,8 @@ struct JsonTape {
         var nodes: UnsafeMutablePointer<Node>
         var nodeCount = 0
         var capacity: Int
+        /// The fingerprints (`JsonKeyCache.Summary.fingerprint`) of the keys of the open objects.
+        let keyFingerprints = JsonParseStack<UInt64>()
 
         init(parser: JsonParser, capacity: Int) {
             self.parser = parser
@@ -270,6 +272,7 @@ struct JsonTape {
             append(Node(kind: .object, first: 0, second: 0))
             var count = 0
             var hasEscapedKey = false
+            let fingerprintBase = keyFingerprints.count
             parser.skipWhitespace()
             if parser.position < parser.bytes.count, parser.bytes[parser.position] == UInt8(ascii: "}") {
                 parser.position += 1
@@ -283,7 +286,11 @@ struct JsonTape {
                         throw parser.error(.unexpectedCharacter, expected: "a string key")
                     }
                     try appendString()
-                    hasEscapedKey = hasEscapedKey || nodes[nodeCount - 1].kind == .escapedString
+                    let key = nodes[nodeCount - 1]
+                    hasEscapedKey = hasEscapedKey || key.kind == .escapedString
+                    keyFingerprints.push(
+                        JsonKeyCache.Summary(of: UnsafeRawBufferPointer(rebasing: parser.bytes[key.first..<key.second]))
+                            .fingerprint)
                     parser.skipWhitespace()
                     guard parser.position < parser.bytes.count else {
                         throw parser.error(.unexpectedEnd, expected: "':' after an object key")
@@ -313,49 +320,35 @@ struct JsonTape {
             nodes[index].first = count
             nodes[index].second = nodeCount
             nodes[index].needsKeyTable =
-                hasEscapedKey || count >= JsonObject.indexThreshold || (count > 1 && hasDuplicateKeys(object: index))
+                hasEscapedKey || count >= JsonObject.indexThreshold
+                || (count > 1 && hasDuplicateKeys(object: index, fingerprintBase: fingerprintBase))
+            keyFingerprints.removeElements(from: fingerprintBase)
         }
 
         /// Whether two keys of the object at `index` (fewer than `JsonObject.indexThreshold` members, none
-        /// with escapes) have the same bytes. Fingerprints go into a 128-slot table on the stack; only keys with
-        /// equal fingerprints are compared byte by byte.
-        private func hasDuplicateKeys(object index: Int) -> Bool {
-            let count = nodes[index].first
-            let bytes = parser.bytes
-            return withUnsafeTemporaryAllocation(of: (fingerprint: UInt64, key: Int).self, capacity: count) { keys in
-                withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 128) { slots in
-                    slots.initialize(repeating: 0)
-                    var keyIndex = index + 1
-                    for member in 0..<count {
-                        let key = nodes[keyIndex]
-                        let text = UnsafeRawBufferPointer(rebasing: bytes[key.first..<key.second])
-                        let fingerprint = Self.fingerprint(of: text)
-                        keys[member] = (fingerprint, keyIndex)
-                        var slot = Int(truncatingIfNeeded: (fingerprint &* 0xFF51_AFD7_ED55_8CCD) &>> 57)
-                        while slots[slot] != 0 {
-                            let other = keys[Int(slots[slot]) - 1]
-                            if other.fingerprint == fingerprint {
-                                let otherKey = nodes[other.key]
-                                if text.elementsEqual(
-                                    UnsafeRawBufferPointer(rebasing: bytes[otherKey.first..<otherKey.second]))
-                                {
-                                    return true
-                                }
-                            }
-                            slot = (slot + 1) & 127
-                        }
-                        slots[slot] = UInt8(truncatingIfNeeded: member + 1)
-                        let valueIndex = keyIndex + 1
-                        keyIndex = nodes[valueIndex].isContainer ? nodes[valueIndex].second : valueIndex + 1
-                    }
-                    return false
+        /// with escapes) have the same bytes: keys with equal fingerprints are compared byte by byte.
+        private func hasDuplicateKeys(object index: Int, fingerprintBase: Int) -> Bool {
+            keyFingerprints.withElements(from: fingerprintBase) { fingerprints in
+                JsonKeyCache.hasRepeatedKey(fingerprints) { earlier, later in
+                    let first = keyNode(member: earlier, object: index)
+                    let second = keyNode(member: later, object: index)
+                    return text(of: first).elementsEqual(text(of: second))
                 }
             }
         }
 
-        /// The length of a key and up to its first and last eight bytes, mixed.
-        private static func fingerprint(of text: UnsafeRawBufferPointer) -> UInt64 {
-            JsonKeyCache.fingerprint(of: text)
+        /// The key node of a member of the object at `index`.
+        private func keyNode(member: Int, object index: Int) -> Node {
+            var keyIndex = index + 1
+            for _ in 0..<member {
+                let valueIndex = keyIndex + 1
+                keyIndex = nodes[valueIndex].isContainer ? nodes[valueIndex].second : valueIndex + 1
+            }
+            return nodes[keyIndex]
+        }
+
+        private func text(of node: Node) -> UnsafeRawBufferPointer {
+            UnsafeRawBufferPointer(rebasing: parser.bytes[node.first..<node.second])
         }
     }
 }
