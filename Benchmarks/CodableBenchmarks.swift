@@ -69,7 +69,8 @@ private func compareDecoding<Value: Codable>(_ name: String, _ data: Data, as ty
 
 /// Runs only RequestKit's side of one codable benchmark, for a profiler or an instruction count: for about five
 /// seconds, or `rounds` times when given (`perf stat .build/release/Benchmarks codable-profile decode 50`); on both
-/// documents, or only on those named in `only`. `parse` runs `Json(parsing:)` on the same documents.
+/// documents, or only on those named in `only`. `parse` runs `Json(parsing:)` on the same documents, `foundation`
+/// decodes them with `JSONDecoder` (to compare instruction counts).
 func runCodableProfile(_ what: String, rounds: Int?, only: [String] = []) {
     guard let twitter = benchmarkDocument("twitter"), let catalog = benchmarkDocument("citm_catalog"),
         let twitterModel = try? TypedJsonDecoder().decode(TwitterSearch.self, from: twitter),
@@ -83,7 +84,10 @@ func runCodableProfile(_ what: String, rounds: Int?, only: [String] = []) {
     while rounds.map({ operations < $0 }) ?? (DispatchTime.now().uptimeNanoseconds < end) {
         let doesTwitter = only.isEmpty || only.contains("twitter")
         let doesCatalog = only.isEmpty || only.contains("citm_catalog")
-        if what == "parse" {
+        if what == "foundation" {
+            if doesTwitter { blackHole(try? JSONDecoder().decode(TwitterSearch.self, from: twitter)) }
+            if doesCatalog { blackHole(try? JSONDecoder().decode(Catalog.self, from: catalog)) }
+        } else if what == "parse" {
             if doesTwitter { blackHole(try? Json(parsing: twitter)) }
             if doesCatalog { blackHole(try? Json(parsing: catalog)) }
         } else if what == "encode" {

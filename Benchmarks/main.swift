@@ -32,13 +32,13 @@ let arguments = Array(CommandLine.arguments.dropFirst())
 if arguments.contains("--help") || arguments.contains("-h") {
     print("usage: Benchmarks [suite ...]   (no suite: every one)")
     print(
-        "       Benchmarks json-parse-round [file ...] | codable-profile decode|encode|parse [rounds] [twitter|citm_catalog]\n\nsuites:"
+        "       Benchmarks json-parse-round [file ...] | codable-profile decode|encode|parse|foundation [rounds] [twitter|citm_catalog]\n\nsuites:"
     )
     for suite in suites { print("  \(suite.name.padding(toLength: 10, withPad: " ", startingAt: 0))\(suite.summary)") }
     exit(0)
 }
 // Tools that take arguments of their own: one round of the orjson comparison (`Scripts/compare-orjson.py`), and
-// one side of the codable suite for a profiler (`codable-profile decode|encode|parse [rounds] [document]`).
+// one side of the codable suite for a profiler (`codable-profile decode|encode|parse|foundation [rounds] [document]`).
 switch arguments.first {
 case "json-parse-round":
     runJSONParseRound(only: Array(arguments.dropFirst()))
@@ -46,7 +46,7 @@ case "json-parse-round":
 case "codable-profile":
     let options = arguments.dropFirst()
     runCodableProfile(
-        options.contains("encode") ? "encode" : options.contains("parse") ? "parse" : "decode",
+        ["encode", "parse", "foundation"].first { options.contains($0) } ?? "decode",
         rounds: options.compactMap(Int.init).first,
         only: options.filter { $0 == "twitter" || $0 == "citm_catalog" })
     exit(0)
