@@ -26,18 +26,36 @@ struct JsonTape {
         case null, `false`, `true`, integer, decimal, string, escapedString, array, object
     }
 
+    /// One value: 16 bytes, with offsets and counts as 32-bit numbers (`TypedJsonDecoder` takes documents below
+    /// 4 GiB, so every offset, count and node index fits).
     struct Node {
         var kind: Kind
         /// For objects: member lookup must use decoded keys.
         var needsKeyTable = false
         /// For objects: the offset from the object's node to the key where the next lookup starts, 0 for none.
         var hint: UInt32 = 0
+        private var storedFirst: UInt32
+        private var storedSecond: UInt32
+
+        init(kind: Kind, first: Int, second: Int) {
+            self.kind = kind
+            storedFirst = UInt32(truncatingIfNeeded: first)
+            storedSecond = UInt32(truncatingIfNeeded: second)
+        }
+
         /// Scalars: the offset of the first byte of the text (past the opening quote for strings).
         /// Containers: the number of elements or members.
-        var first: Int
+        var first: Int {
+            get { Int(storedFirst) }
+            set { storedFirst = UInt32(truncatingIfNeeded: newValue) }
+        }
+
         /// Scalars: the offset just past the text (the closing quote for strings).
         /// Containers: the index of the node after the container's last descendant.
-        var second: Int
+        var second: Int {
+            get { Int(storedSecond) }
+            set { storedSecond = UInt32(truncatingIfNeeded: newValue) }
+        }
 
         var isContainer: Bool { kind == .array || kind == .object }
     }
@@ -50,7 +68,10 @@ struct JsonTape {
     /// A null node after the document's nodes, for a `superDecoder` of a key the object does not have.
     var nullNode: Int { nodes.count - 1 }
 
-    /// Copies and validates `input`; a leading UTF-8 byte order mark is skipped.
+    /// The largest document a tape holds: its offsets are 32-bit.
+    static let maximumSize = Int(UInt32.max) - 1
+
+    /// Copies and validates `input` (at most `maximumSize` bytes); a leading UTF-8 byte order mark is skipped.
     init(copying input: UnsafeRawBufferPointer, maximumDepth: Int) throws(JsonParsingError) {
         bytes = UnsafeMutableRawBufferPointer.allocate(byteCount: max(input.count, 1), alignment: 8)
         bytes.copyMemory(from: input)
