@@ -202,3 +202,24 @@ struct GenericScalarDecodingTests {
         #expect(outcome == .failure(kind: "typeMismatch", path: ["a", "[1]"]))
     }
 }
+
+@Suite("Parsed containers of every small size")
+struct SmallContainerTests {
+    @Test("Arrays and objects of 0 to 6 members, nested, keep their members in order")
+    func everySmallSize() throws {
+        for size in 0...6 {
+            let elements = (0..<size).map { "[\($0),\"s\($0)\"]" }
+            let members = (0..<size).map { "\"k\($0)\":{\"v\":\($0)}" }
+            let json = try Json(
+                parsing: "{\"a\":[" + elements.joined(separator: ",") + "],\"o\":{"
+                    + members.joined(separator: ",") + "}}")
+            #expect(json.a.array?.count == size)
+            #expect(json.o.entries?.map(\.key) == (0..<size).map { "k\($0)" })
+            for index in 0..<size {
+                #expect(json.a[index][0].int == index)
+                #expect(json.a[index][1].string == "s\(index)")
+                #expect(json.o["k\(index)"].v.int == index)
+            }
+        }
+    }
+}
