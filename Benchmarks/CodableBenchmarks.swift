@@ -68,8 +68,10 @@ private func compareDecoding<Value: Codable>(_ name: String, _ data: Data, as ty
 }
 
 /// Runs only RequestKit's side of one codable benchmark, for a profiler or an instruction count: for about five
-/// seconds, or `rounds` times when given (`perf stat .build/release/Benchmarks codable-profile decode 50`).
-func runCodableProfile(_ what: String, rounds: Int?) {
+/// seconds, or `rounds` times when given (`perf stat .build/release/Benchmarks codable-profile decode 50`); on both
+/// documents, or only on those named in `only`. `parse` runs `Json(parsing:)` on the same documents, `foundation`
+/// decodes them with `JSONDecoder` (to compare instruction counts).
+func runCodableProfile(_ what: String, rounds: Int?, only: [String] = []) {
     guard let twitter = benchmarkDocument("twitter"), let catalog = benchmarkDocument("citm_catalog"),
         let twitterModel = try? TypedJsonDecoder().decode(TwitterSearch.self, from: twitter),
         let catalogModel = try? TypedJsonDecoder().decode(Catalog.self, from: catalog)
@@ -80,14 +82,24 @@ func runCodableProfile(_ what: String, rounds: Int?) {
     let end = DispatchTime.now().uptimeNanoseconds + 5_000_000_000
     var operations = 0
     while rounds.map({ operations < $0 }) ?? (DispatchTime.now().uptimeNanoseconds < end) {
-        if what == "encode" {
-            blackHole(try? TypedJsonEncoder().encode(twitterModel))
-            blackHole(try? TypedJsonEncoder().encode(catalogModel))
+        let doesTwitter = only.isEmpty || only.contains("twitter")
+        let doesCatalog = only.isEmpty || only.contains("citm_catalog")
+        if what == "foundation" {
+            if doesTwitter { blackHole(try? JSONDecoder().decode(TwitterSearch.self, from: twitter)) }
+            if doesCatalog { blackHole(try? JSONDecoder().decode(Catalog.self, from: catalog)) }
+        } else if what == "parse" {
+            if doesTwitter { blackHole(try? Json(parsing: twitter)) }
+            if doesCatalog { blackHole(try? Json(parsing: catalog)) }
+        } else if what == "encode" {
+            if doesTwitter { blackHole(try? TypedJsonEncoder().encode(twitterModel)) }
+            if doesCatalog { blackHole(try? TypedJsonEncoder().encode(catalogModel)) }
         } else {
-            blackHole(try? TypedJsonDecoder().decode(TwitterSearch.self, from: twitter))
-            blackHole(try? TypedJsonDecoder().decode(Catalog.self, from: catalog))
+            if doesTwitter { blackHole(try? TypedJsonDecoder().decode(TwitterSearch.self, from: twitter)) }
+            if doesCatalog { blackHole(try? TypedJsonDecoder().decode(Catalog.self, from: catalog)) }
         }
         operations += 1
     }
-    print("codable-profile \(what): \(operations) rounds of twitter and citm_catalog")
+    print(
+        "codable-profile \(what): \(operations) rounds of \(only.isEmpty ? "twitter and citm_catalog" : only.joined(separator: " and "))"
+    )
 }

@@ -32,21 +32,25 @@ let suites: [(name: String, summary: String, run: () -> Void)] = [
 let arguments = Array(CommandLine.arguments.dropFirst())
 if arguments.contains("--help") || arguments.contains("-h") {
     print("usage: Benchmarks [suite ...]   (no suite: every one)")
-    print("       Benchmarks json-parse-round [file ...] | codable-profile decode|encode [rounds]")
+    print("       Benchmarks json-parse-round [file ...]")
+    print("       Benchmarks codable-profile decode|encode|parse|foundation [rounds] [twitter|citm_catalog]")
     print("       Benchmarks transport-profile [tasks] [seconds] [direct] [https]\n\nsuites:")
     for suite in suites { print("  \(suite.name.padding(toLength: 10, withPad: " ", startingAt: 0))\(suite.summary)") }
     exit(0)
 }
 // Tools that take arguments of their own: one round of the orjson comparison (`Scripts/compare-orjson.py`), and
-// one side of the codable suite for a profiler (`codable-profile decode|encode [rounds]`), and one contender of the
-// transport suite for a profiler (`transport-profile [tasks] [seconds] [direct] [https]`).
+// one side of the codable suite for a profiler (`codable-profile decode|encode|parse|foundation [rounds] [document]`),
+// and one contender of the transport suite for a profiler (`transport-profile [tasks] [seconds] [direct] [https]`).
 switch arguments.first {
 case "json-parse-round":
     runJSONParseRound(only: Array(arguments.dropFirst()))
     exit(0)
 case "codable-profile":
     let options = arguments.dropFirst()
-    runCodableProfile(options.contains("encode") ? "encode" : "decode", rounds: options.compactMap(Int.init).first)
+    runCodableProfile(
+        ["encode", "parse", "foundation"].first { options.contains($0) } ?? "decode",
+        rounds: options.compactMap(Int.init).first,
+        only: options.filter { $0 == "twitter" || $0 == "citm_catalog" })
     exit(0)
 case "transport-profile":
     let options = arguments.dropFirst()

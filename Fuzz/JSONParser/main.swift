@@ -4,9 +4,10 @@
 // Every input is parsed. Whatever the bytes, parsing must return or throw, never crash or hang. When it
 // succeeds, the invariants of the round trip are checked: the compact and the pretty serializations must parse
 // again, to a value equal to the first (and equal values must hash alike), and serializing that value again must
-// give the same bytes. The typed decoder must reject what the parser rejects, and decode valid documents into
-// `Json` exactly as `JSONDecoder` does (or fail as it does); `TypedJsonEncoder` must write valid JSON, the same
-// bytes in one pass as through its tree. An input that reads as a number must convert to the double `strtod` gives.
+// give the same bytes. The typed decoder must reject what the parser rejects, for the same reason at the same
+// offset, and decode valid documents into `Json` exactly as `JSONDecoder` does (or fail as it does);
+// `TypedJsonEncoder` must write valid JSON, the same bytes in one pass as through its tree. An input that reads as a
+// number must convert to the double `strtod` gives.
 
 import Foundation
 
@@ -14,9 +15,22 @@ import Foundation
 public func fuzzJSONParser(_ start: UnsafeRawPointer?, _ count: Int) -> CInt {
     let bytes = UnsafeRawBufferPointer(start: start, count: count)
     checkNumberConversion(bytes)
-    let typed = try? TypedJsonDecoder().decode(Json.self, from: bytes)
-    guard let value = try? Json(parsing: bytes) else {
+    let typedResult = Result { try TypedJsonDecoder().decode(Json.self, from: bytes) }
+    let typed = try? typedResult.get()
+    let value: Json
+    do {
+        value = try Json(parsing: bytes)
+    } catch {
         precondition(typed == nil, "The typed decoder accepts a document the parser rejects")
+        // The typed decoder's tape checks UTF-8 itself, the parser through the standard library: both must stop at
+        // the same byte for the same reason.
+        if case .failure(DecodingError.dataCorrupted(let context)) = typedResult,
+            let tapeError = context.underlyingError as? JsonParsingError
+        {
+            precondition(
+                tapeError.reason == error.reason && tapeError.offset == error.offset,
+                "The typed decoder and the parser reject at different places: \(tapeError) and \(error)")
+        }
         return 0
     }
     // Both fail alike on a number that no type holds (such as 1e400, beyond Double and Decimal).

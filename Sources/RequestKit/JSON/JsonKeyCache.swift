@@ -3,42 +3,155 @@ import Foundation
 /// The object keys a parse has already made into `String`s, so that a key that repeats through a document (as
 /// keys do in arrays of objects) is created and validated once, then shared.
 ///
-/// A fixed table of 256 slots indexed by a fingerprint of the key's bytes; a slot holds the last key that fell
-/// into it, and a hit is confirmed by comparing the bytes, so a collision only costs a new `String`. Keys with
-/// escapes are not cached (they are decoded first), nor keys longer than 64 bytes.
+/// A table of slots in pairs, indexed by a hash of the key's bytes; a slot holds a key with its length and its
+/// first and last eight bytes. A hit is confirmed by comparing those (which cover a key of up to 16 bytes
+/// entirely) and, for a longer key, the bytes between them, so a collision only costs a new `String`. A new key
+/// takes the first slot of its pair and moves the key there to the second, so two keys that share a pair both
+/// stay. The table has 16 to 1,024 slots by the size of the document (one per 64 bytes), so that small documents
+/// pay little for it and the hundred or so distinct keys of a large one rarely meet. Keys with escapes are not
+/// cached (they are decoded first), nor keys longer than 64 bytes.
 struct JsonKeyCache {
-    private static let slotCount = 256
     private static let longestKey = 64
 
-    /// Allocated at the first key, so that a parser that never meets an object costs nothing.
-    private var fingerprints: [UInt64] = []
-    private var keys: [String?] = []
+    /// What a slot remembers of its key's bytes.
+    struct Summary: Equatable {
+        var head: UInt64
+        var tail: UInt64
+        var count: Int
 
-    /// The key whose UTF-8 bytes (already validated) are `text`.
-    mutating func key(for text: UnsafeRawBufferPointer) -> String {
-        guard text.count <= Self.longestKey else {
-            return String(decoding: text, as: UTF8.self)
-        }
-        if keys.isEmpty {
-            fingerprints = Array(repeating: 0, count: Self.slotCount)
-            keys = Array(repeating: nil, count: Self.slotCount)
-        }
-        let fingerprint = Self.fingerprint(of: text)
-        let slot = Int(truncatingIfNeeded: (fingerprint &* 0xFF51_AFD7_ED55_8CCD) &>> 56)
-        if fingerprints[slot] == fingerprint, var cached = keys[slot] {
-            let isSame = cached.withUTF8 { utf8 -> Bool in
-                guard utf8.count == text.count else { return false }
-                guard let cachedBytes = utf8.baseAddress, let textBytes = text.baseAddress else { return true }
-                return memcmp(cachedBytes, textBytes, text.count) == 0
+        /// The length and up to the first and last eight bytes of `text` (the last ones only past the first
+        /// eight): equal summaries of texts of at most 16 bytes mean equal texts.
+        @inline(__always)
+        init(of text: UnsafeRawBufferPointer) {
+            count = text.count
+            head = 0
+            tail = 0
+            if count >= 8 {
+                head = text.loadUnaligned(as: UInt64.self)
+                if count > 8 {
+                    tail = text.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self)
+                }
+            } else {
+                for offset in 0..<count {
+                    head = head << 8 | UInt64(text[offset])
+                }
             }
-            if isSame {
+        }
+
+        /// The summary mixed into one number: equal texts have equal fingerprints.
+        var fingerprint: UInt64 {
+            (head &* 0x9E37_79B9_7F4A_7C15 ^ tail) &* 0xFF51_AFD7_ED55_8CCD ^ UInt64(truncatingIfNeeded: count)
+        }
+    }
+
+    /// The slots, allocated at the first key, so that a parser that never meets an object costs nothing.
+    private final class Table {
+        let slotCount: Int
+        let summaries: UnsafeMutablePointer<Summary>
+        let keys: UnsafeMutablePointer<String?>
+
+        init(slotCount: Int) {
+            self.slotCount = slotCount
+            summaries = .allocate(capacity: slotCount)
+            summaries.initialize(repeating: Summary(of: UnsafeRawBufferPointer(start: nil, count: 0)), count: slotCount)
+            keys = .allocate(capacity: slotCount)
+            keys.initialize(repeating: nil, count: slotCount)
+        }
+
+        deinit {
+            summaries.deallocate()
+            keys.deinitialize(count: slotCount)
+            keys.deallocate()
+        }
+    }
+
+    private let slotCount: Int
+    /// Frees the slots; `summaries` and `keys` point into it.
+    private var table: Table?
+    private var summaries: UnsafeMutablePointer<Summary>?
+    private var keys: UnsafeMutablePointer<String?>?
+
+    /// A cache for a document of `documentSize` bytes.
+    init(documentSize: Int = 0) {
+        var slots = 16
+        while slots < 1024 && slots * 64 < documentSize {
+            slots *= 2
+        }
+        slotCount = slots
+    }
+
+    /// The key whose UTF-8 bytes are `text`, or nil when they are not valid UTF-8 (a cached key matches only
+    /// bytes that were valid when it was made). `isASCII` says that `text` has no byte beyond ASCII, so it needs
+    /// no UTF-8 check. `summary` is `Summary(of: text)`.
+    mutating func key(for text: UnsafeRawBufferPointer, summary: Summary, isASCII: Bool) -> String? {
+        guard text.count <= Self.longestKey, let base = text.baseAddress else {
+            return Self.string(text, isASCII: isASCII)
+        }
+        if table == nil {
+            let table = Table(slotCount: slotCount)
+            self.table = table
+            summaries = table.summaries
+            keys = table.keys
+        }
+        guard let summaries, let keys else { return Self.string(text, isASCII: isASCII) }
+        let first = Int(truncatingIfNeeded: summary.fingerprint &>> 32) & (slotCount - 2)
+        for slot in first...first + 1 where summaries[slot] == summary {
+            guard let cached = keys[slot] else { continue }
+            if text.count <= 16 {
+                return cached
+            }
+            let isSame = cached.utf8.withContiguousStorageIfAvailable { utf8 -> Bool in
+                guard let cachedBase = utf8.baseAddress else { return false }
+                return memcmp(cachedBase + 8, base + 8, text.count - 16) == 0
+            }
+            if isSame == true {
                 return cached
             }
         }
-        let key = String(decoding: text, as: UTF8.self)
-        fingerprints[slot] = fingerprint
-        keys[slot] = key
+        guard let key = Self.string(text, isASCII: isASCII) else { return nil }
+        summaries[first + 1] = summaries[first]
+        keys[first + 1] = keys[first]
+        summaries[first] = summary
+        keys[first] = key
         return key
+    }
+
+    /// Whether two of `fingerprints` (of the keys of one object, fewer than 128) are equal and `same` confirms
+    /// that those two keys are (it is given their positions, the earlier first). Up to eight keys are compared
+    /// pairwise; more go into a 128-slot table on the stack, so even keys crafted to collide cost at most a few
+    /// thousand comparisons.
+    @inline(__always)
+    static func hasRepeatedKey(_ fingerprints: UnsafeBufferPointer<UInt64>, same: (Int, Int) -> Bool) -> Bool {
+        let count = fingerprints.count
+        guard count >= 2 else { return false }
+        if count <= 8 {
+            for later in 1..<count {
+                for earlier in 0..<later where fingerprints[earlier] == fingerprints[later] && same(earlier, later) {
+                    return true
+                }
+            }
+            return false
+        }
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 128) { slots in
+            slots.initialize(repeating: 0)
+            for position in 0..<count {
+                let fingerprint = fingerprints[position]
+                var slot = Int(truncatingIfNeeded: fingerprint &>> 57)
+                while slots[slot] != 0 {
+                    let other = Int(slots[slot]) - 1
+                    if fingerprints[other] == fingerprint && same(other, position) {
+                        return true
+                    }
+                    slot = (slot + 1) & 127
+                }
+                slots[slot] = UInt8(truncatingIfNeeded: position + 1)
+            }
+            return false
+        }
+    }
+
+    private static func string(_ text: UnsafeRawBufferPointer, isASCII: Bool) -> String? {
+        isASCII ? String(decoding: text, as: UTF8.self) : JsonParser.validString(text)
     }
 
     /// The length of a key and up to its first and last eight bytes, mixed (the typed decoder's key tables use it

@@ -78,6 +78,21 @@ struct JsonObject: Sendable {
         }
     }
 
+    /// `finishParsing()` for parsed entries whose keys' fingerprints the parser already has
+    /// (`JsonKeyCache.Summary.fingerprint`, in the order of the entries), so that a small object's keys are not
+    /// read again to look for repeats.
+    mutating func finishParsing(fingerprints: UnsafeBufferPointer<UInt64>) {
+        let count = entries.count
+        guard count >= 2, count < Self.indexThreshold, fingerprints.count == count else {
+            finishParsing()
+            return
+        }
+        let hasDuplicates = JsonKeyCache.hasRepeatedKey(fingerprints) { earlier, later in
+            entries[earlier].key.utf8.elementsEqual(entries[later].key.utf8)
+        }
+        if hasDuplicates { removeDuplicates() }
+    }
+
     /// Whether two entries share a key; for objects below `indexThreshold` entries.
     ///
     /// The keys' fingerprints go into a 128-slot open-addressing table on the stack (at most 63 entries, so it

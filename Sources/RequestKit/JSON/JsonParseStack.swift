@@ -36,10 +36,40 @@ final class JsonParseStack<Element> {
         capacity *= 2
     }
 
+    /// Calls `body` with the elements from `base` on.
+    func withElements<Result>(from base: Int, _ body: (UnsafeBufferPointer<Element>) -> Result) -> Result {
+        body(UnsafeBufferPointer(start: storage + base, count: count - base))
+    }
+
+    /// Removes the elements from `base` on.
+    func removeElements(from base: Int) {
+        (storage + base).deinitialize(count: count - base)
+        count = base
+    }
+
     /// Moves the elements from `base` on into an array of exactly their count.
     func popElements(from base: Int) -> [Element] {
         let moved = count - base
         guard moved > 0 else { return [] }
+        // Up to four elements become an array literal, whose storage the compiler allocates with the element
+        // type's metadata at hand; a larger array is allocated by the standard library, which looks the type up.
+        let first = storage + base
+        switch moved {
+        case 1:
+            count = base
+            return [first.move()]
+        case 2:
+            count = base
+            return [first.move(), (first + 1).move()]
+        case 3:
+            count = base
+            return [first.move(), (first + 1).move(), (first + 2).move()]
+        case 4:
+            count = base
+            return [first.move(), (first + 1).move(), (first + 2).move(), (first + 3).move()]
+        default:
+            break
+        }
         let elements = [Element](unsafeUninitializedCapacity: moved) { buffer, initializedCount in
             if let address = buffer.baseAddress {
                 address.moveInitialize(from: storage + base, count: moved)

@@ -1,70 +1,148 @@
+import Foundation
+
 extension JsonParser {
     /// Parses a string; `position` is at the opening quote and ends just past the closing one.
+    ///
+    /// The scan only looks for the quote, backslashes and control characters; the UTF-8 of the content is
+    /// validated once, by the standard library while it creates the string, and only when that fails is the
+    /// content checked again here to say which byte is wrong.
     mutating func parseString() throws(JsonParsingError) -> String {
         let start = position + 1
-        if let decoded = try scanString() {
-            return decoded
+        let scanned = try scanString(decodingEscapes: true, validatingUTF8: false)
+        if let decoded = scanned.decoded {
+            return try validString(decoded, from: start)
         }
-        return String(decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<position - 1]), as: UTF8.self)
+        let content = UnsafeRawBufferPointer(rebasing: bytes[start..<position - 1])
+        guard scanned.hasNonASCII else {
+            return String(decoding: content, as: UTF8.self)
+        }
+        return try validString(content, from: start)
     }
 
-    /// Parses an object key as `parseString()` does; a key without escapes comes from the key cache.
-    mutating func parseKey() throws(JsonParsingError) -> String {
+    /// Parses an object key as `parseString()` does; a key without escapes comes from the key cache. Also
+    /// returns the key's fingerprint (`JsonKeyCache.Summary.fingerprint` of its UTF-8).
+    mutating func parseKey() throws(JsonParsingError) -> (key: String, fingerprint: UInt64) {
         let start = position + 1
-        if let decoded = try scanString() {
-            return decoded
+        let scanned = try scanString(decodingEscapes: true, validatingUTF8: false)
+        if let decoded = scanned.decoded {
+            let fingerprint = decoded.withUnsafeBytes { JsonKeyCache.Summary(of: $0).fingerprint }
+            return (try validString(decoded, from: start), fingerprint)
         }
-        return keyCache.key(for: UnsafeRawBufferPointer(rebasing: bytes[start..<position - 1]))
+        let content = UnsafeRawBufferPointer(rebasing: bytes[start..<position - 1])
+        let summary = JsonKeyCache.Summary(of: content)
+        guard let key = keyCache.key(for: content, summary: summary, isASCII: !scanned.hasNonASCII) else {
+            return (try validString(content, from: start), summary.fingerprint)
+        }
+        return (key, summary.fingerprint)
     }
 
-    /// Validates a string and moves just past its closing quote; `position` is at the opening quote. Returns
-    /// the decoded string when it has escapes, nil when its content is the bytes between the quotes.
-    @inline(__always)
-    mutating func scanString() throws(JsonParsingError) -> String? {
-        try scanString(decodingEscapes: true).decoded
+    /// The string of UTF-8 bytes `utf8` (the content of the string whose first byte is at `start`, or its
+    /// decoded escapes); when they are not valid UTF-8, the error names the first wrong byte of the content.
+    private mutating func validString(
+        _ utf8: UnsafeRawBufferPointer, from start: Int
+    ) throws(JsonParsingError) -> String {
+        if let string = Self.validString(utf8) {
+            return string
+        }
+        try validateUTF8(from: start, to: position - 1)
+        // Not reached: the content is invalid exactly when its decoded form is.
+        return String(decoding: utf8, as: UTF8.self)
     }
 
-    /// Validates a string and moves just past its closing quote, as `scanString()` does, without decoding its
-    /// escapes into a `String`; true when it has escapes.
+    private mutating func validString(_ utf8: [UInt8], from start: Int) throws(JsonParsingError) -> String {
+        let string = utf8.withUnsafeBytes { Self.validString($0) }
+        if let string {
+            return string
+        }
+        try validateUTF8(from: start, to: position - 1)
+        return String(decoding: utf8, as: UTF8.self)
+    }
+
+    /// The string of `utf8`, or nil when it is not valid UTF-8. The standard library validates while it creates
+    /// the string and replaces what is invalid, so the string is valid exactly when it holds the same bytes.
+    static func validString(_ utf8: UnsafeRawBufferPointer) -> String? {
+        var string = String(decoding: utf8, as: UTF8.self)
+        let isSame = string.withUTF8 { created in
+            guard created.count == utf8.count else { return false }
+            guard let createdBytes = created.baseAddress, let utf8Bytes = utf8.baseAddress else { return true }
+            return memcmp(createdBytes, utf8Bytes, utf8.count) == 0
+        }
+        return isSame ? string : nil
+    }
+
+    /// Validates a string and moves just past its closing quote, as `parseString()` does, without making a
+    /// `String`; true when it has escapes.
     mutating func skipString() throws(JsonParsingError) -> Bool {
-        try scanString(decodingEscapes: false).hasEscapes
+        try scanString(decodingEscapes: false, validatingUTF8: true).hasEscapes
     }
 
+    /// Scans a string and moves just past its closing quote; `position` is at the opening quote. Returns the
+    /// decoded content when it has escapes and `decodingEscapes` (nil when its content is the bytes between the
+    /// quotes), and whether it has bytes beyond ASCII, whose UTF-8 is validated only when `validatingUTF8`.
+    ///
+    /// An error inside the string is preceded by any invalid UTF-8 before it, whether validating or not, so
+    /// that the first wrong byte is the one reported.
     @inline(__always)
     private mutating func scanString(
-        decodingEscapes: Bool
-    ) throws(JsonParsingError) -> (hasEscapes: Bool, decoded: String?) {
+        decodingEscapes: Bool, validatingUTF8: Bool
+    ) throws(JsonParsingError) -> (hasEscapes: Bool, decoded: [UInt8]?, hasNonASCII: Bool) {
         position += 1
         let start = position
-        while true {
-            while position + 8 <= bytes.count {
-                let word = bytes.loadUnaligned(fromByteOffset: position, as: UInt64.self)
-                if Self.needsAttention(word) { break }
-                position += 8
+        var highBits: UInt64 = 0
+        do throws(JsonParsingError) {
+            while true {
+                if position + 8 <= bytes.count {
+                    let word = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: position, as: UInt64.self))
+                    let ends = Self.runEnds(word)
+                    if ends == 0 {
+                        highBits |= word
+                        position += 8
+                        continue
+                    }
+                    // The lowest marked byte is the first quote, backslash or control character.
+                    let offset = ends.trailingZeroBitCount &>> 3
+                    highBits |= word & ((1 &<< UInt64(offset &* 8)) &- 1)
+                    position += offset
+                } else {
+                    guard position < bytes.count else {
+                        throw error(.unexpectedEnd, expected: "'\"' to close the string")
+                    }
+                    let byte = bytes[position]
+                    if byte >= 0x20 && byte != UInt8(ascii: "\"") && byte != UInt8(ascii: "\\") {
+                        highBits |= UInt64(byte)
+                        position += 1
+                        continue
+                    }
+                }
+                let byte = bytes[position]
+                if byte == UInt8(ascii: "\"") {
+                    let hasNonASCII = highBits & 0x8080_8080_8080_8080 != 0
+                    if hasNonASCII && validatingUTF8 {
+                        try validateUTF8(from: start, to: position)
+                    }
+                    position += 1
+                    return (false, nil, hasNonASCII)
+                } else if byte == UInt8(ascii: "\\") {
+                    let decoded = try parseEscapedString(from: start, decoding: decodingEscapes)
+                    if validatingUTF8 {
+                        try validateUTF8(from: start, to: position - 1)
+                    }
+                    return (true, decoded, true)
+                } else {
+                    throw controlCharacterError()
+                }
             }
-            guard position < bytes.count else {
-                throw error(.unexpectedEnd, expected: "'\"' to close the string")
-            }
-            let byte = bytes[position]
-            if byte == UInt8(ascii: "\"") {
-                position += 1
-                return (false, nil)
-            } else if byte == UInt8(ascii: "\\") {
-                return (true, try parseEscapedString(from: start, decoding: decodingEscapes))
-            } else if byte < 0x20 {
-                throw controlCharacterError()
-            } else if byte >= 0x80 {
-                try skipMultiByteScalar()
-            } else {
-                position += 1
-            }
+        } catch {
+            try validateUTF8(from: start, to: min(error.offset, bytes.count))
+            throw error
         }
     }
 
-    /// Whether any of the eight bytes of `word` is a quote, a backslash, a control character or not ASCII.
-    /// False positives only cost a trip through the byte-by-byte loop; there are no false negatives.
+    /// The high bit of each of the eight bytes of `word` (in memory order from the lowest) that is a quote, a
+    /// backslash or a control character. Bytes beyond ASCII never match (each test needs the byte's high bit
+    /// clear). A borrow may also mark a byte after a matching one, never before: the lowest mark is exact.
     @inline(__always)
-    private static func needsAttention(_ word: UInt64) -> Bool {
+    static func runEnds(_ word: UInt64) -> UInt64 {
         let ones: UInt64 = 0x0101_0101_0101_0101
         let highBits: UInt64 = 0x8080_8080_8080_8080
         let quotes = word ^ (ones &* UInt64(UInt8(ascii: "\"")))
@@ -72,12 +150,47 @@ extension JsonParser {
         let hasQuote = (quotes &- ones) & ~quotes
         let hasBackslash = (backslashes &- ones) & ~backslashes
         let hasControl = (word &- ones &* 0x20) & ~word
-        return (hasQuote | hasBackslash | hasControl | word) & highBits != 0
+        return (hasQuote | hasBackslash | hasControl) & highBits
+    }
+
+    /// Whether any of the eight bytes of `word` is a quote, a backslash or a control character.
+    @inline(__always)
+    static func endsRun(_ word: UInt64) -> Bool {
+        runEnds(word) != 0
+    }
+
+    /// Checks that `bytes[start..<end]` is well-formed UTF-8 and throws the error for its first wrong byte
+    /// otherwise. ASCII is skipped eight bytes at a time, and the common two- and three-byte sequences are
+    /// checked with two masks; anything else goes through `endOfMultiByteScalar(at:)`'s exact check. A sequence
+    /// may not run past `end` (the byte there ends the string and is never a continuation byte).
+    func validateUTF8(from start: Int, to end: Int) throws(JsonParsingError) {
+        var index = start
+        while index < end {
+            while index + 8 <= end,
+                bytes.loadUnaligned(fromByteOffset: index, as: UInt64.self) & 0x8080_8080_8080_8080 == 0
+            {
+                index += 8
+            }
+            guard index < end else { return }
+            let lead = bytes[index]
+            if lead < 0x80 {
+                index += 1
+            } else if lead >= 0xE1, lead <= 0xEF, lead != 0xED, index + 2 < end,
+                bytes[index + 1] & 0xC0 == 0x80, bytes[index + 2] & 0xC0 == 0x80
+            {
+                index += 3
+            } else if lead >= 0xC2, lead <= 0xDF, index + 1 < end, bytes[index + 1] & 0xC0 == 0x80 {
+                index += 2
+            } else {
+                index = try endOfMultiByteScalar(at: index)
+            }
+        }
     }
 
     /// Continues a string from its first backslash, decoding into `scratch` when `decoding` (and returning the
-    /// string), only validating otherwise (and returning nil).
-    private mutating func parseEscapedString(from start: Int, decoding: Bool) throws(JsonParsingError) -> String? {
+    /// bytes), only checking the escapes otherwise (and returning nil). Bytes beyond ASCII are copied as they
+    /// are; the caller validates their UTF-8.
+    private mutating func parseEscapedString(from start: Int, decoding: Bool) throws(JsonParsingError) -> [UInt8]? {
         scratch.removeAll(keepingCapacity: true)
         if decoding {
             scratch.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[start..<position]))
@@ -89,23 +202,26 @@ extension JsonParser {
             let byte = bytes[position]
             if byte == UInt8(ascii: "\"") {
                 position += 1
-                return decoding ? String(decoding: scratch, as: UTF8.self) : nil
+                return decoding ? scratch : nil
             } else if byte == UInt8(ascii: "\\") {
-                try appendEscape()
+                if decoding {
+                    try appendEscape()
+                } else {
+                    try skipEscape()
+                }
             } else if byte < 0x20 {
                 throw controlCharacterError()
-            } else if byte >= 0x80 {
-                let scalarStart = position
-                try skipMultiByteScalar()
-                if decoding {
-                    scratch.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[scalarStart..<position]))
-                }
             } else {
                 let runStart = position
                 position += 1
+                while position + 8 <= bytes.count,
+                    !Self.endsRun(bytes.loadUnaligned(fromByteOffset: position, as: UInt64.self))
+                {
+                    position += 8
+                }
                 while position < bytes.count {
                     let next = bytes[position]
-                    guard next >= 0x20, next < 0x80, next != UInt8(ascii: "\""), next != UInt8(ascii: "\\") else {
+                    guard next >= 0x20, next != UInt8(ascii: "\""), next != UInt8(ascii: "\\") else {
                         break
                     }
                     position += 1
@@ -114,6 +230,23 @@ extension JsonParser {
                     scratch.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[runStart..<position]))
                 }
             }
+        }
+    }
+
+    /// Checks the escape at `position` (a backslash) and moves past it, as `appendEscape()` does without
+    /// decoding it.
+    private mutating func skipEscape() throws(JsonParsingError) {
+        guard position + 1 < bytes.count else {
+            position += 1
+            throw error(.unexpectedEnd, expected: "an escape character after '\\'")
+        }
+        switch bytes[position + 1] {
+        case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"), UInt8(ascii: "b"), UInt8(ascii: "f"),
+            UInt8(ascii: "n"), UInt8(ascii: "r"), UInt8(ascii: "t"):
+            position += 2
+        default:
+            // \u escapes (and errors) take the decoding path; its output is dropped with the scratch buffer.
+            try appendEscape()
         }
     }
 
@@ -220,10 +353,10 @@ extension JsonParser {
         return value
     }
 
-    /// Checks the well-formed UTF-8 sequence starting at `position` (a byte of 0x80 or more) and moves past it,
-    /// following the table of well-formed byte sequences of the Unicode Standard (3.9, table 3-7).
-    private mutating func skipMultiByteScalar() throws(JsonParsingError) {
-        let lead = bytes[position]
+    /// Checks the well-formed UTF-8 sequence starting at `start` (a byte of 0x80 or more) and returns the offset
+    /// past it, following the table of well-formed byte sequences of the Unicode Standard (3.9, table 3-7).
+    private func endOfMultiByteScalar(at start: Int) throws(JsonParsingError) -> Int {
+        let lead = bytes[start]
         let length: Int
         var secondLowest: UInt8 = 0x80
         var secondHighest: UInt8 = 0xBF
@@ -247,10 +380,10 @@ extension JsonParser {
             length = 4
             secondHighest = 0x8F
         default:
-            throw invalidUTF8Error(at: position, lead: lead)
+            throw invalidUTF8Error(at: start, lead: lead)
         }
         for offset in 1..<length {
-            let index = position + offset
+            let index = start + offset
             guard index < bytes.count else {
                 throw error(
                     .invalidUTF8, message: "Expected the rest of a UTF-8 sequence but found the end of the input",
@@ -266,7 +399,7 @@ extension JsonParser {
                     at: index)
             }
         }
-        position += length
+        return start + length
     }
 
     private func invalidUTF8Error(at offset: Int, lead: UInt8) -> JsonParsingError {

@@ -38,6 +38,8 @@ struct JsonParser {
     /// `parse`, absent in parsers that only scan.
     private var elementStack: JsonParseStack<Json>?
     private var memberStack: JsonParseStack<(key: String, value: Json)>?
+    /// The fingerprints of the keys in `memberStack`.
+    private var fingerprintStack: JsonParseStack<UInt64>?
 
     init(bytes: UnsafeRawBufferPointer, maximumDepth: Int) {
         self.bytes = bytes
@@ -49,6 +51,8 @@ struct JsonParser {
         var parser = JsonParser(bytes: bytes, maximumDepth: options.maximumDepth)
         parser.elementStack = JsonParseStack()
         parser.memberStack = JsonParseStack()
+        parser.fingerprintStack = JsonParseStack()
+        parser.keyCache = JsonKeyCache(documentSize: bytes.count)
         if bytes.count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF {
             parser.position = 3
         }
@@ -68,10 +72,16 @@ struct JsonParser {
                 position += 1
             case UInt8(ascii: "\n"):
                 position += 1
-                // Indentation follows a line break: skip it eight spaces at a time.
-                while position + 8 <= bytes.count,
-                    bytes.loadUnaligned(fromByteOffset: position, as: UInt64.self) == 0x2020_2020_2020_2020
-                {
+                // Indentation follows a line break: skip it eight spaces at a time, then up to the first byte
+                // that is not a space (the lowest byte that differs from a space, in memory order).
+                while position + 8 <= bytes.count {
+                    let notSpaces =
+                        UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: position, as: UInt64.self))
+                        ^ 0x2020_2020_2020_2020
+                    if notSpaces != 0 {
+                        position += notSpaces.trailingZeroBitCount &>> 3
+                        break
+                    }
                     position += 8
                 }
             default:
@@ -171,7 +181,10 @@ struct JsonParser {
         }
         let stack = memberStack ?? JsonParseStack()
         memberStack = stack
+        let fingerprints = fingerprintStack ?? JsonParseStack()
+        fingerprintStack = fingerprints
         let base = stack.count
+        let fingerprintBase = fingerprints.count
         while true {
             skipWhitespace()
             guard position < bytes.count else {
@@ -180,7 +193,8 @@ struct JsonParser {
             guard bytes[position] == UInt8(ascii: "\"") else {
                 throw error(.unexpectedCharacter, expected: "a string key")
             }
-            let key = try parseKey()
+            let (key, fingerprint) = try parseKey()
+            fingerprints.push(fingerprint)
             skipWhitespace()
             guard position < bytes.count else {
                 throw error(.unexpectedEnd, expected: "':' after an object key")
@@ -201,7 +215,8 @@ struct JsonParser {
                 position += 1
                 depth -= 1
                 var object = JsonObject(parsedEntries: stack.popElements(from: base))
-                object.finishParsing()
+                fingerprints.withElements(from: fingerprintBase) { object.finishParsing(fingerprints: $0) }
+                fingerprints.removeElements(from: fingerprintBase)
                 return Json(storage: .object(object))
             default:
                 throw error(.unexpectedCharacter, expected: "',' or '}' after an object member")

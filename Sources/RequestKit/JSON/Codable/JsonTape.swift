@@ -26,18 +26,36 @@ struct JsonTape {
         case null, `false`, `true`, integer, decimal, string, escapedString, array, object
     }
 
+    /// One value: 16 bytes, with offsets and counts as 32-bit numbers (`TypedJsonDecoder` takes documents below
+    /// 4 GiB, so every offset, count and node index fits).
     struct Node {
         var kind: Kind
         /// For objects: member lookup must use decoded keys.
         var needsKeyTable = false
         /// For objects: the offset from the object's node to the key where the next lookup starts, 0 for none.
         var hint: UInt32 = 0
+        private var storedFirst: UInt32
+        private var storedSecond: UInt32
+
+        init(kind: Kind, first: Int, second: Int) {
+            self.kind = kind
+            storedFirst = UInt32(truncatingIfNeeded: first)
+            storedSecond = UInt32(truncatingIfNeeded: second)
+        }
+
         /// Scalars: the offset of the first byte of the text (past the opening quote for strings).
         /// Containers: the number of elements or members.
-        var first: Int
+        var first: Int {
+            get { Int(storedFirst) }
+            set { storedFirst = UInt32(truncatingIfNeeded: newValue) }
+        }
+
         /// Scalars: the offset just past the text (the closing quote for strings).
         /// Containers: the index of the node after the container's last descendant.
-        var second: Int
+        var second: Int {
+            get { Int(storedSecond) }
+            set { storedSecond = UInt32(truncatingIfNeeded: newValue) }
+        }
 
         var isContainer: Bool { kind == .array || kind == .object }
     }
@@ -50,7 +68,10 @@ struct JsonTape {
     /// A null node after the document's nodes, for a `superDecoder` of a key the object does not have.
     var nullNode: Int { nodes.count - 1 }
 
-    /// Copies and validates `input`; a leading UTF-8 byte order mark is skipped.
+    /// The largest document a tape holds: its offsets are 32-bit.
+    static let maximumSize = Int(UInt32.max) - 1
+
+    /// Copies and validates `input` (at most `maximumSize` bytes); a leading UTF-8 byte order mark is skipped.
     init(copying input: UnsafeRawBufferPointer, maximumDepth: Int) throws(JsonParsingError) {
         bytes = UnsafeMutableRawBufferPointer.allocate(byteCount: max(input.count, 1), alignment: 8)
         bytes.copyMemory(from: input)
@@ -100,9 +121,39 @@ struct JsonTape {
     /// Whether a scalar node's text is exactly `other`.
     @inline(__always)
     func text(of node: Node, equals other: UnsafeBufferPointer<UInt8>) -> Bool {
-        guard node.second - node.first == other.count else { return false }
-        guard let base = bytes.baseAddress, let otherBase = other.baseAddress else { return other.isEmpty }
-        return memcmp(base + node.first, otherBase, other.count) == 0
+        let count = other.count
+        guard node.second - node.first == count else { return false }
+        guard let base = bytes.baseAddress, let otherBase = other.baseAddress else { return count == 0 }
+        return Self.bytes(base + node.first, equal: UnsafeRawPointer(otherBase), count: count)
+    }
+
+    /// Whether the `count` bytes at `left` and `right` are equal, compared a word at a time without reading past
+    /// either (the last word of a run of eight or more overlaps the one before it).
+    @inline(__always)
+    static func bytes(_ left: UnsafeRawPointer, equal right: UnsafeRawPointer, count: Int) -> Bool {
+        if count >= 8 {
+            var offset = 0
+            while offset + 8 < count {
+                guard
+                    left.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
+                        == right.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
+                else { return false }
+                offset += 8
+            }
+            return left.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self)
+                == right.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self)
+        }
+        if count >= 4 {
+            return left.loadUnaligned(as: UInt32.self) == right.loadUnaligned(as: UInt32.self)
+                && left.loadUnaligned(fromByteOffset: count - 4, as: UInt32.self)
+                    == right.loadUnaligned(fromByteOffset: count - 4, as: UInt32.self)
+        }
+        if count >= 2 {
+            return left.loadUnaligned(as: UInt16.self) == right.loadUnaligned(as: UInt16.self)
+                && left.load(fromByteOffset: count - 1, as: UInt8.self)
+                    == right.load(fromByteOffset: count - 1, as: UInt8.self)
+        }
+        return count == 0 || left.load(as: UInt8.self) == right.load(as: UInt8.self)
     }
 
     /// A parser positioned at `offset`, for decoding a string with escapes or a number's digits again.
@@ -130,6 +181,8 @@ struct JsonTape {
         var nodes: UnsafeMutablePointer<Node>
         var nodeCount = 0
         var capacity: Int
+        /// The fingerprints (`JsonKeyCache.Summary.fingerprint`) of the keys of the open objects.
+        let keyFingerprints = JsonParseStack<UInt64>()
 
         init(parser: JsonParser, capacity: Int) {
             self.parser = parser
@@ -240,6 +293,7 @@ struct JsonTape {
             append(Node(kind: .object, first: 0, second: 0))
             var count = 0
             var hasEscapedKey = false
+            let fingerprintBase = keyFingerprints.count
             parser.skipWhitespace()
             if parser.position < parser.bytes.count, parser.bytes[parser.position] == UInt8(ascii: "}") {
                 parser.position += 1
@@ -253,7 +307,11 @@ struct JsonTape {
                         throw parser.error(.unexpectedCharacter, expected: "a string key")
                     }
                     try appendString()
-                    hasEscapedKey = hasEscapedKey || nodes[nodeCount - 1].kind == .escapedString
+                    let key = nodes[nodeCount - 1]
+                    hasEscapedKey = hasEscapedKey || key.kind == .escapedString
+                    keyFingerprints.push(
+                        JsonKeyCache.Summary(of: UnsafeRawBufferPointer(rebasing: parser.bytes[key.first..<key.second]))
+                            .fingerprint)
                     parser.skipWhitespace()
                     guard parser.position < parser.bytes.count else {
                         throw parser.error(.unexpectedEnd, expected: "':' after an object key")
@@ -283,49 +341,35 @@ struct JsonTape {
             nodes[index].first = count
             nodes[index].second = nodeCount
             nodes[index].needsKeyTable =
-                hasEscapedKey || count >= JsonObject.indexThreshold || (count > 1 && hasDuplicateKeys(object: index))
+                hasEscapedKey || count >= JsonObject.indexThreshold
+                || (count > 1 && hasDuplicateKeys(object: index, fingerprintBase: fingerprintBase))
+            keyFingerprints.removeElements(from: fingerprintBase)
         }
 
         /// Whether two keys of the object at `index` (fewer than `JsonObject.indexThreshold` members, none
-        /// with escapes) have the same bytes. Fingerprints go into a 128-slot table on the stack; only keys with
-        /// equal fingerprints are compared byte by byte.
-        private func hasDuplicateKeys(object index: Int) -> Bool {
-            let count = nodes[index].first
-            let bytes = parser.bytes
-            return withUnsafeTemporaryAllocation(of: (fingerprint: UInt64, key: Int).self, capacity: count) { keys in
-                withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 128) { slots in
-                    slots.initialize(repeating: 0)
-                    var keyIndex = index + 1
-                    for member in 0..<count {
-                        let key = nodes[keyIndex]
-                        let text = UnsafeRawBufferPointer(rebasing: bytes[key.first..<key.second])
-                        let fingerprint = Self.fingerprint(of: text)
-                        keys[member] = (fingerprint, keyIndex)
-                        var slot = Int(truncatingIfNeeded: (fingerprint &* 0xFF51_AFD7_ED55_8CCD) &>> 57)
-                        while slots[slot] != 0 {
-                            let other = keys[Int(slots[slot]) - 1]
-                            if other.fingerprint == fingerprint {
-                                let otherKey = nodes[other.key]
-                                if text.elementsEqual(
-                                    UnsafeRawBufferPointer(rebasing: bytes[otherKey.first..<otherKey.second]))
-                                {
-                                    return true
-                                }
-                            }
-                            slot = (slot + 1) & 127
-                        }
-                        slots[slot] = UInt8(truncatingIfNeeded: member + 1)
-                        let valueIndex = keyIndex + 1
-                        keyIndex = nodes[valueIndex].isContainer ? nodes[valueIndex].second : valueIndex + 1
-                    }
-                    return false
+        /// with escapes) have the same bytes: keys with equal fingerprints are compared byte by byte.
+        private func hasDuplicateKeys(object index: Int, fingerprintBase: Int) -> Bool {
+            keyFingerprints.withElements(from: fingerprintBase) { fingerprints in
+                JsonKeyCache.hasRepeatedKey(fingerprints) { earlier, later in
+                    let first = keyNode(member: earlier, object: index)
+                    let second = keyNode(member: later, object: index)
+                    return text(of: first).elementsEqual(text(of: second))
                 }
             }
         }
 
-        /// The length of a key and up to its first and last eight bytes, mixed.
-        private static func fingerprint(of text: UnsafeRawBufferPointer) -> UInt64 {
-            JsonKeyCache.fingerprint(of: text)
+        /// The key node of a member of the object at `index`.
+        private func keyNode(member: Int, object index: Int) -> Node {
+            var keyIndex = index + 1
+            for _ in 0..<member {
+                let valueIndex = keyIndex + 1
+                keyIndex = nodes[valueIndex].isContainer ? nodes[valueIndex].second : valueIndex + 1
+            }
+            return nodes[keyIndex]
+        }
+
+        private func text(of node: Node) -> UnsafeRawBufferPointer {
+            UnsafeRawBufferPointer(rebasing: parser.bytes[node.first..<node.second])
         }
     }
 }

@@ -59,6 +59,27 @@ final class TapeDecoder: Decoder, SingleValueDecodingContainer {
     func unwrap<Value: Decodable>(
         _ type: Value.Type, at index: Int, path parent: CodingPathNode, key: CodingPathNode.Component
     ) throws -> Value {
+        // The scalars that generic code asks for (the elements of `[Int]`, the values of `[String: String]`) are
+        // read as their own containers' `decode` would read them, without a coding path node or a trip through
+        // `init(from:)`. Each test compares two metadata pointers; the cast is to the type just compared.
+        if Value.self == String.self {
+            return unsafeBitCast(try string(at: index, path: parent, key: key), to: Value.self)
+        }
+        if Value.self == Int.self {
+            return unsafeBitCast(try integer(Int.self, at: index, path: parent, key: key), to: Value.self)
+        }
+        if Value.self == Double.self {
+            return unsafeBitCast(try floatingPoint(Double.self, at: index, path: parent, key: key), to: Value.self)
+        }
+        if Value.self == Bool.self {
+            return unsafeBitCast(try bool(at: index, path: parent, key: key), to: Value.self)
+        }
+        if Value.self == Int64.self {
+            return unsafeBitCast(try integer(Int64.self, at: index, path: parent, key: key), to: Value.self)
+        }
+        if Value.self == UInt64.self {
+            return unsafeBitCast(try integer(UInt64.self, at: index, path: parent, key: key), to: Value.self)
+        }
         if Value.self == Date.self || Value.self == Data.self || Value.self == URL.self || Value.self == Decimal.self
             || (!usesDefaultKeys && Value.self is any StringKeyedDictionary.Type)
         {

@@ -46,33 +46,41 @@ final class TapeKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     }
 
     /// The node of the value for `key`, if the object has it.
+    @inline(__always)
     func valueIndex(for key: Key) -> Int? {
         if let table {
             return table.value(for: key.stringValue)
         }
+        let wanted = key.stringValue
+        if let found = wanted.utf8.withContiguousStorageIfAvailable({ valueIndex(forKeyBytes: $0) }) {
+            return found
+        }
+        return Array(wanted.utf8).withUnsafeBufferPointer { valueIndex(forKeyBytes: $0) }
+    }
+
+    /// The node of the value whose raw key is `wanted`: members are compared from where the last lookup ended, by
+    /// length first, so that members read in document order are found at the first comparison and a missing
+    /// key costs a length comparison per member.
+    private func valueIndex(forKeyBytes wanted: UnsafeBufferPointer<UInt8>) -> Int? {
         let tape = decoder.tape
         let objectNode = tape.nodes[object]
         let count = objectNode.first
-        guard count > 0 else { return nil }
-        var wanted = key.stringValue
-        return wanted.withUTF8 { wanted -> Int? in
-            let firstKey = object + 1
-            var keyIndex = objectNode.hint == 0 ? firstKey : object + Int(objectNode.hint)
-            for _ in 0..<count {
-                if keyIndex >= objectNode.second {
-                    keyIndex = firstKey
-                }
-                let keyNode = tape.nodes[keyIndex]
-                let valueIndex = keyIndex + 1
-                let nextKey = tape.next(after: valueIndex)
-                if tape.text(of: keyNode, equals: wanted) {
-                    tape.nodes[object].hint = UInt32(truncatingIfNeeded: nextKey - object)
-                    return valueIndex
-                }
-                keyIndex = nextKey
+        let firstKey = object + 1
+        var keyIndex = objectNode.hint == 0 ? firstKey : object + Int(objectNode.hint)
+        for _ in 0..<count {
+            if keyIndex >= objectNode.second {
+                keyIndex = firstKey
             }
-            return nil
+            let keyNode = tape.nodes[keyIndex]
+            let valueIndex = keyIndex + 1
+            let nextKey = tape.next(after: valueIndex)
+            if tape.text(of: keyNode, equals: wanted) {
+                tape.nodes[object].hint = UInt32(truncatingIfNeeded: nextKey - object)
+                return valueIndex
+            }
+            keyIndex = nextKey
         }
+        return nil
     }
 
     private func require(_ key: Key) throws -> Int {

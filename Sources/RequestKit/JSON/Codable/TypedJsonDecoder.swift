@@ -128,6 +128,13 @@ public struct TypedJsonDecoder: Sendable {
     }
 
     private static func tape(from bytes: UnsafeRawBufferPointer, maximumDepth: Int) throws -> JsonTape {
+        guard bytes.count <= JsonTape.maximumSize else {
+            throw DecodingError.dataCorrupted(
+                DecodingError.Context(
+                    codingPath: [],
+                    debugDescription: "The document is \(bytes.count) bytes long, beyond the typed decoder's limit of "
+                        + "\(JsonTape.maximumSize) bytes."))
+        }
         do {
             return try JsonTape(copying: bytes, maximumDepth: maximumDepth)
         } catch {
