@@ -32,14 +32,7 @@ func runConnectionsBenchmarks() {
     let before = processThreads()
     let residentBeforeMiB = Double(processStatusKiB("VmRSS:")) / 1024
     let direct = ProcessInfo.processInfo.environment["REQUESTKIT_BENCH_DIRECT"] == "1"
-    let peak = ThreadPeak()
-    let sampler = Thread {
-        while !peak.isDone {
-            peak.record(processThreads())
-            usleep(20_000)
-        }
-    }
-    sampler.start()
+    let peak = ThreadPeak.sampling(everyMicroseconds: 20_000)
     let gate = HoldGate(expected: count)
     let start = DispatchTime.now().uptimeNanoseconds
     let report = runBlocking { () async -> HoldReport in

@@ -28,14 +28,7 @@ func runThreadBenchmarks() {
     // Warm up: the unrelated server once, so that both runs start with their threads made.
     if let unrelated { _ = runBlocking { try? await HTTP1Transport.shared.send(URLRequest(url: unrelated)) } }
     let before = processThreads()
-    let peak = ThreadPeak()
-    let sampler = Thread {
-        while !peak.isDone {
-            peak.record(processThreads())
-            usleep(10_000)
-        }
-    }
-    sampler.start()
+    let peak = ThreadPeak.sampling(everyMicroseconds: 10_000)
     let start = DispatchTime.now().uptimeNanoseconds
     let (timedOut, unrelatedSeconds) = runBlocking { () async -> (Int, Double?) in
         async let outcomes = withTaskGroup(of: Bool.self) { group in
@@ -83,6 +76,19 @@ func processThreads() -> Int {
 
 /// The highest thread count seen by the sampling thread.
 final class ThreadPeak: @unchecked Sendable {
+    /// Starts a thread that records the process's thread count every `interval` microseconds until ``finish()``.
+    static func sampling(everyMicroseconds interval: UInt32) -> ThreadPeak {
+        let peak = ThreadPeak()
+        let sampler = Thread {
+            while !peak.isDone {
+                peak.record(processThreads())
+                usleep(interval)
+            }
+        }
+        sampler.start()
+        return peak
+    }
+
     // Safe: `highest` and `done` are only touched while holding `lock`.
     private let lock = NSLock()
     private var highest = 0
