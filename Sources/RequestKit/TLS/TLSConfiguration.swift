@@ -124,4 +124,19 @@ public struct TLSConfiguration: Sendable, Hashable {
     /// let tls = TLSConfiguration.default
     /// ```
     public static let `default` = TLSConfiguration()
+
+    /// Hashes the settings' shape only (flags and counts), not certificate paths, data or pins: connection pools
+    /// look their hosts up by a key holding the configuration on every request, and equal configurations still hash
+    /// alike (`==` compares everything).
+    ///
+    /// ```swift
+    /// let contexts: Set<TLSConfiguration> = [.default, TLSConfiguration(additionalRoots: [.file("ca.pem")])]
+    /// ```
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(trustsSystemRoots)
+        hasher.combine(additionalRoots.count)
+        hasher.combine(pinnedPublicKeys.count)
+        hasher.combine(clientCertificate != nil)
+        hasher.combine(insecureSkipVerificationForLocalDevelopmentOnly)
+    }
 }
