@@ -30,7 +30,7 @@ func runConnectionsBenchmarks() {
     guard let url = URL(string: "http://127.0.0.1:\(port)/events") else { return }
     let transport = HTTP1Transport { $0.maxConnectionsPerHost = count }
     let before = processThreads()
-    let residentBeforeMiB = Double(processStatusKiB("VmRSS:")) / 1024
+    let residentBeforeMiB = Double(processStatus("VmRSS")) / 1024
     let direct = ProcessInfo.processInfo.environment["REQUESTKIT_BENCH_DIRECT"] == "1"
     let peak = ThreadPeak.sampling(everyMicroseconds: 20_000)
     let gate = HoldGate(expected: count)
@@ -62,12 +62,12 @@ func runConnectionsBenchmarks() {
         let opened = await gate.allArrived()
         let openSeconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
         let threads = processThreads()
-        let residentMiB = Double(processStatusKiB("VmRSS:")) / 1024
+        let residentMiB = Double(processStatus("VmRSS")) / 1024
         #if canImport(Glibc)
         // What is live, without what the allocator keeps of freed memory.
         _ = trimMallocHeap(0)
         #endif
-        let trimmedMiB = Double(processStatusKiB("VmRSS:")) / 1024
+        let trimmedMiB = Double(processStatus("VmRSS")) / 1024
         print("after malloc_trim: \(formatted(trimmedMiB)) MiB")
         #if canImport(Glibc)
         if ProcessInfo.processInfo.environment["REQUESTKIT_BENCH_MALLOC_STATS"] == "1" { printMallocStatistics() }
@@ -86,7 +86,7 @@ func runConnectionsBenchmarks() {
         "| open at once | failed | opened in, s | threads before | threads, all open | peak threads | RSS before | "
             + "RSS, all open | peak RSS | closed in, s |")
     print("|---|---|---|---|---|---|---|---|---|---|")
-    let peakMiB = Double(processStatusKiB("VmHWM:")) / 1024
+    let peakMiB = Double(processStatus("VmHWM")) / 1024
     let opened = "| \(report.opened) of \(count) | \(report.failed) | \(formatted(report.openSeconds, decimals: 2)) | "
     let threads = "\(before) | \(report.threadsWhenOpen) | \(peak.value) | "
     let memory =
@@ -181,14 +181,6 @@ private final class HoldServer: @unchecked Sendable {
         try? input.fileHandleForWriting.close()
         process.waitUntilExit()
     }
-}
-
-/// A field of /proc/self/status in KiB (`VmRSS:`, `VmHWM:`), or -1 where there is none.
-func processStatusKiB(_ field: String) -> Int {
-    guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
-        let line = status.split(separator: "\n").first(where: { $0.hasPrefix(field) })
-    else { return -1 }
-    return Int(line.split(separator: " ").dropFirst().first ?? "") ?? -1
 }
 
 /// Raises the soft limit on open descriptors to `wanted`, or to the hard limit when that is lower.

@@ -109,7 +109,7 @@ private func runLimitsChild(mode: String, transport name: String, url text: Stri
                 for index in 1...100_000 {
                     _ = try await request.data()
                     if [10_000, 25_000, 50_000, 75_000, 100_000].contains(index) {
-                        samples.append("\(index / 1000)k: \(formatted(Double(residentKiB("VmRSS")) / 1024)) MiB")
+                        samples.append("\(index / 1000)k: \(formatted(Double(processStatus("VmRSS")) / 1024)) MiB")
                     }
                 }
                 outcome.set("RSS " + samples.joined(separator: ", "))
@@ -119,7 +119,7 @@ private func runLimitsChild(mode: String, transport name: String, url text: Stri
                 for index in 1...100_000 {
                     _ = try await bareData(session, url)
                     if [10_000, 25_000, 50_000, 75_000, 100_000].contains(index) {
-                        samples.append("\(index / 1000)k: \(formatted(Double(residentKiB("VmRSS")) / 1024)) MiB")
+                        samples.append("\(index / 1000)k: \(formatted(Double(processStatus("VmRSS")) / 1024)) MiB")
                     }
                 }
                 outcome.set("RSS " + samples.joined(separator: ", "))
@@ -144,7 +144,7 @@ private func runLimitsChild(mode: String, transport name: String, url text: Stri
     done.wait()
     let elapsed = clock.now - start
     let seconds = Double(elapsed.components.attoseconds) / 1e18 + Double(elapsed.components.seconds)
-    print("result \(residentKiB("VmHWM")) \(formatted(seconds, decimals: 2)) \(outcome.value)")
+    print("result \(processStatus("VmHWM")) \(formatted(seconds, decimals: 2)) \(outcome.value)")
 }
 
 /// One GET on a bare `URLSession` data task, for the baseline that leaves RequestKit out.
@@ -158,14 +158,6 @@ private func bareData(_ session: URLSession, _ url: URL) async throws -> Data {
             }
         }.resume()
     }
-}
-
-/// A `Vm…` line of /proc/self/status, in KiB: `VmHWM` is the peak resident set, `VmRSS` the current one.
-private func residentKiB(_ field: String) -> Int {
-    guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
-        let line = status.split(separator: "\n").first(where: { $0.hasPrefix(field + ":") })
-    else { return -1 }
-    return Int(line.split(separator: " ").dropFirst().first ?? "") ?? -1
 }
 
 /// The child's result text, set from its task.

@@ -72,3 +72,16 @@ func measureAlternately(
         Measurement(name: "second", medianSeconds: samples.1[rounds / 2], iterationsPerRound: iterations)
     )
 }
+
+/// A number from /proc/self/status: `VmRSS` (the resident set) and `VmHWM` (its peak) in KiB, `Threads` a count;
+/// -1 where there is no such line (or no /proc).
+///
+/// ```swift
+/// let peakMiB = Double(processStatus("VmHWM")) / 1024
+/// ```
+func processStatus(_ field: String) -> Int {
+    guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+        let line = status.split(separator: "\n").first(where: { $0.hasPrefix(field + ":") })
+    else { return -1 }
+    return Int(line.split(whereSeparator: { $0 == " " || $0 == "\t" }).dropFirst().first ?? "") ?? -1
+}

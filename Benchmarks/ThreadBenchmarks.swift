@@ -67,11 +67,7 @@ func runThreadBenchmarks() {
 
 /// The process's thread count, from /proc/self/status (0 where there is no /proc).
 func processThreads() -> Int {
-    guard let handle = FileHandle(forReadingAtPath: "/proc/self/status") else { return 0 }
-    defer { try? handle.close() }
-    let text = String(decoding: handle.readDataToEndOfFile(), as: UTF8.self)
-    guard let line = text.split(separator: "\n").first(where: { $0.hasPrefix("Threads:") }) else { return 0 }
-    return Int(line.dropFirst("Threads:".count).trimmingCharacters(in: .whitespaces)) ?? 0
+    max(processStatus("Threads"), 0)
 }
 
 /// The highest thread count seen by the sampling thread.

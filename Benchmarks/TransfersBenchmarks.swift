@@ -107,15 +107,7 @@ private func runTransferChild(mode: String, url text: String, path: String?) {
     done.wait()
     let seconds =
         Double((clock.now - start).components.attoseconds) / 1e18 + Double((clock.now - start).components.seconds)
-    print("result \(peakResidentKiB()) \(formatted(seconds, decimals: 2)) \(outcome.value)")
-}
-
-/// `VmHWM` from /proc/self/status: the peak resident set size, in KiB.
-private func peakResidentKiB() -> Int {
-    guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
-        let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") })
-    else { return -1 }
-    return Int(line.split(separator: " ").dropFirst().first ?? "") ?? -1
+    print("result \(processStatus("VmHWM")) \(formatted(seconds, decimals: 2)) \(outcome.value)")
 }
 
 /// Writes `bytes` of a repeating pattern to `url`, 4 MiB at a time.

@@ -62,7 +62,7 @@ struct HTTP1ResponseHead: Sendable, Equatable {
         var found = false
         for field in fields where !found && Self.equalsIgnoringCase(field.name, name) {
             Self.forEachToken(in: field.value) { element in
-                if !found, Self.equalsIgnoringCase(element, token.utf8) { found = true }
+                if !found, HTTPSyntax.equalsIgnoringCase(element, token.utf8) { found = true }
             }
         }
         return found
@@ -124,14 +124,6 @@ struct HTTP1ResponseHead: Sendable, Equatable {
 
     static func equalsIgnoringCase(_ a: String, _ b: String) -> Bool {
         HTTPSyntax.equalsIgnoringCase(a, b)
-    }
-
-    /// Whether two byte sequences are equal, ASCII letters compared case-insensitively.
-    static func equalsIgnoringCase<A: Collection<UInt8>, B: Collection<UInt8>>(_ a: A, _ b: B) -> Bool {
-        a.count == b.count
-            && a.elementsEqual(b) { x, y in
-                x == y || (x | 0x20 == y | 0x20 && (x | 0x20) >= 0x61 && (x | 0x20) <= 0x7A)
-            }
     }
 }
 

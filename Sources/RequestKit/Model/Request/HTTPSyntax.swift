@@ -24,13 +24,10 @@ enum HTTPSyntax {
         return first.withUTF8 { a in second.withUTF8 { b in equalsIgnoringCase(a, b) } }
     }
 
-    /// Whether two byte buffers are equal with ASCII letters compared case-insensitively.
-    static func equalsIgnoringCase(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Bool {
+    /// Whether two byte sequences are equal with ASCII letters compared case-insensitively.
+    static func equalsIgnoringCase<A: Collection<UInt8>, B: Collection<UInt8>>(_ a: A, _ b: B) -> Bool {
         guard a.count == b.count else { return false }
-        for index in 0..<a.count {
-            let x = a[index]
-            let y = b[index]
-            if x == y { continue }
+        for (x, y) in zip(a, b) where x != y {
             let folded = x | 0x20
             guard folded == y | 0x20, folded >= 0x61, folded <= 0x7A else { return false }
         }
