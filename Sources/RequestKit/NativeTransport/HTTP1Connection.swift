@@ -8,7 +8,8 @@ import Foundation
 /// threads hand the loop (``run(_:)``, ``cancel(_:)``, ``closeIdle()``, through `loop.execute`), and
 /// ``sendInline(_:)``, with which the awaiting task writes a request on an idle connection itself, so that a
 /// request on a kept-alive connection needs no wake-up of the loop before its response arrives. Only the loop's
-/// thread touches the loop's timers and registrations. `idleSince` is the pool's, under the pool's lock.
+/// thread touches the loop's timers and registrations. `idleSince` is the pool's, under the pool's lock. A job that
+/// ends is resumed after the lock is released: its task, woken at once, often writes its next request here.
 ///
 /// ```
 /// run(job) ─► resolving ─► connecting ─► handshaking ─► sending ─► receivingHead ─┬─► receivingBody ─► idle
@@ -16,7 +17,10 @@ import Foundation
 /// ```
 final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
     // Safe: every mutable field but `idleSince` is only touched while holding `stateLock` (taken at each entry
-    // point, never twice: the lock is not recursive); `idleSince` only while holding the pool's lock.
+    // point, never twice: the lock is not recursive); `idleSince` only while holding the pool's lock. No access to a
+    // field is held across a call that could reach it again (the byte stream, the job and the pool never call
+    // back into the connection), so the fields changed on every request skip the runtime's exclusivity checks
+    // (`@exclusivity(unchecked)`): they cost as much as the rest of those fields' handling.
 
     /// Makes the byte stream for a connected socket descriptor and the key it connects for (plain TCP, or TLS
     /// when the key has a TLS configuration).
@@ -50,8 +54,8 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
     private let connectTimeout: Double
     private let makeStream: StreamFactory
     private let buffer: UnsafeMutableRawBufferPointer
-    private var bufferStart = 0
-    private var bufferEnd = 0
+    @exclusivity(unchecked) private var bufferStart = 0
+    @exclusivity(unchecked) private var bufferEnd = 0
 
     private var phase = Phase.idle
     private var stream: (any ByteStream)?
@@ -59,28 +63,36 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
     private var descriptor: Int32 = -1
     private var interest: HTTP1Interest = []
 
-    private var job: HTTP1Job?
+    @exclusivity(unchecked) private var job: HTTP1Job?
     private var isReused = false
     private var addresses: [HTTP1Socket.Address] = []
     private var addressIndex = 0
     private var lastConnectFailure = HTTP1Socket.Failure.system(POSIXError(.ECONNREFUSED))
     private var connectTimer: HTTP1LoopTimer?
 
-    private var outgoing: [Data] = []
-    private var outgoingOffset = 0
+    /// The request head (with a small body after it) still to write, from `headOffset`; then `outgoing`.
+    @exclusivity(unchecked) private var outgoingHead: [UInt8] = []
+    @exclusivity(unchecked) private var headOffset = 0
+    @exclusivity(unchecked) private var outgoing: [Data] = []
+    @exclusivity(unchecked) private var outgoingOffset = 0
     private var bodyReader: RequestBodyReader?
     private var isReaderDone = true
     private var readerBytes = 0
     private var hasReceivedResponseBytes = false
-    private var progress = HTTP1ResponseProgress()
+    @exclusivity(unchecked) private var progress = HTTP1ResponseProgress()
     private var pump: HTTP1BodyPump?
     private var pumpGeneration = 0
 
     private var timeoutNanoseconds: UInt64?
-    private var lastActivity: UInt64 = 0
+    @exclusivity(unchecked) private var lastActivity: UInt64 = 0
     private var timeoutTimer: HTTP1LoopTimer?
     /// The deadline of ``timeoutTimer`` while it is pending: a later deadline needs no new timer.
     private var timerDeadline: UInt64?
+
+    /// Jobs ended while the state lock was held, resumed once it is released (``serialized(_:)``): a task resumed
+    /// under the lock often starts its next request on this connection at once, and would wait for the lock.
+    @exclusivity(unchecked) private var finishedJob: (job: HTTP1Job, outcome: HTTP1Job.Outcome)?
+    @exclusivity(unchecked) private var moreFinishedJobs: [(job: HTTP1Job, outcome: HTTP1Job.Outcome)] = []
 
     init(
         key: HTTP1ConnectionKey, loop: HTTP1EventLoop, pool: HTTP1ConnectionPool, bufferSize: Int,
@@ -106,7 +118,30 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
     private func serialized(_ body: () -> Void) {
         stateLock.lock()
         body()
+        unlockAndResume()
+    }
+
+    /// Releases the state lock, then resumes the jobs that ended while it was held.
+    private func unlockAndResume() {
+        guard let first = finishedJob else {
+            stateLock.unlock()
+            return
+        }
+        finishedJob = nil
+        var more: [(job: HTTP1Job, outcome: HTTP1Job.Outcome)] = []
+        swap(&more, &moreFinishedJobs)
         stateLock.unlock()
+        first.job.finish(first.outcome)
+        for (job, outcome) in more { job.finish(outcome) }
+    }
+
+    /// Ends `job` with `outcome` once the state lock is released.
+    private func resume(_ job: HTTP1Job, _ outcome: HTTP1Job.Outcome) {
+        if finishedJob == nil {
+            finishedJob = (job, outcome)
+        } else {
+            moreFinishedJobs.append((job, outcome))
+        }
     }
 
     /// Starts `job` on this connection (on the loop): reusing the open socket when it is still usable, connecting
@@ -121,7 +156,7 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
     /// instead (``run(_:)``); a request that cannot be written whole, or fails, is handed to the loop to finish.
     func sendInline(_ job: HTTP1Job) -> Bool {
         stateLock.lock()
-        defer { stateLock.unlock() }
+        defer { unlockAndResume() }
         guard phase == .idle, self.job == nil, stream != nil, interest == .readable, !job.wasCancelled,
             isUsableAfterIdle(knownReadable: false)
         else { return false }
@@ -149,7 +184,7 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
 
     private func start(_ job: HTTP1Job) {
         if job.wasCancelled {
-            job.finish(.cancelled)
+            resume(job, .cancelled)
             release(isReusable: stream != nil && phase == .idle, pool: job.pool)
             return
         }
@@ -191,7 +226,7 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
         self.job = nil
         close()
         release(isReusable: false, pool: job.pool)
-        job.finish(.cancelled)
+        resume(job, .cancelled)
     }
 
     /// Closes the socket and stops every timer; the connection connects again for its next job.
@@ -226,7 +261,7 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
         guard let job else { return }
         self.job = nil
         release(isReusable: isReusable, pool: job.pool)
-        job.finish(outcome)
+        resume(job, outcome)
     }
 
     /// Ends the job with a failure: sent again on a fresh connection when the reused connection closed before any
@@ -245,9 +280,9 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
         }
         release(isReusable: false, pool: job.pool)
         if job.wasCancelled {
-            job.finish(.cancelled)
+            resume(job, .cancelled)
         } else {
-            job.finish(.failed(error, wasReused: isReused))
+            resume(job, .failed(error, wasReused: isReused))
         }
     }
 
@@ -366,7 +401,7 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
         self.job = nil
         close()
         release(isReusable: false, pool: job.pool)
-        job.finish(job.wasCancelled ? .cancelled : .connectFailed(failure))
+        resume(job, job.wasCancelled ? .cancelled : .connectFailed(failure))
     }
 
     /// Whether an idle connection can still carry a request: nothing to read, or only bytes of the stream's own
@@ -409,15 +444,16 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
     ///
     /// - Throws: ``RequestError`` when the body's reader cannot be made (a file gone).
     private func prepareSending() throws {
-        outgoing = []
+        outgoing.removeAll()
         outgoingOffset = 0
+        headOffset = 0
         guard let job else { throw HTTP1ExchangeFailure.closedBeforeResponse(nil) }
-        var head = Data(job.head)
+        outgoingHead = job.head
         if job.body.count <= 16 * 1024 {
-            head.append(job.body)
-            outgoing = [head]
+            // One write, one packet: a small body goes out with the head.
+            if !job.body.isEmpty { outgoingHead.append(contentsOf: job.body) }
         } else {
-            outgoing = [head, job.body]
+            outgoing.append(job.body)
         }
         bodyReader = try job.makeBodyReader?()
         isReaderDone = bodyReader == nil
@@ -498,6 +534,10 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
     /// the response and waits for it to become readable.
     private func send() throws -> ByteStreamResult.Interest? {
         guard let stream, let job else { throw HTTP1ExchangeFailure.closedBeforeResponse(nil) }
+        while headOffset < outgoingHead.count {
+            let blocked = try outgoingHead.withUnsafeBytes { try write($0, from: &headOffset, to: stream) }
+            if let blocked { return blocked }
+        }
         while true {
             while let first = outgoing.first {
                 if outgoingOffset == first.count {
@@ -505,21 +545,8 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
                     outgoingOffset = 0
                     continue
                 }
-                let result: ByteStreamResult
-                do {
-                    result = try first.withUnsafeBytes { bytes in
-                        try stream.write(UnsafeRawBufferPointer(rebasing: bytes[outgoingOffset...]))
-                    }
-                } catch let error as POSIXError {
-                    throw HTTP1ExchangeFailure.closedBeforeResponse(error)
-                }
-                switch result {
-                case .transferred(let count):
-                    outgoingOffset += count
-                    lastActivity = HTTP1EventLoop.now()
-                case .endOfStream: throw HTTP1ExchangeFailure.closedBeforeResponse(nil)
-                case .wouldBlock(let interest): return interest
-                }
+                let blocked = try first.withUnsafeBytes { try write($0, from: &outgoingOffset, to: stream) }
+                if let blocked { return blocked }
             }
             guard !isReaderDone, let reader = bodyReader else { break }
             try queueBody(from: reader, length: job.bodyLength)
@@ -527,6 +554,27 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
         phase = .receivingHead
         // The response cannot have arrived yet: wait for it rather than try a read that would find nothing.
         return .readable
+    }
+
+    /// Writes what `stream` takes of `bytes` from `offset` on, moving `offset` past it; the readiness to wait for
+    /// when it takes nothing now.
+    private func write(
+        _ bytes: UnsafeRawBufferPointer, from offset: inout Int, to stream: any ByteStream
+    ) throws -> ByteStreamResult.Interest? {
+        let result: ByteStreamResult
+        do {
+            result = try stream.write(UnsafeRawBufferPointer(rebasing: bytes[offset...]))
+        } catch let error as POSIXError {
+            throw HTTP1ExchangeFailure.closedBeforeResponse(error)
+        }
+        switch result {
+        case .transferred(let count):
+            offset += count
+            lastActivity = HTTP1EventLoop.now()
+            return nil
+        case .endOfStream: throw HTTP1ExchangeFailure.closedBeforeResponse(nil)
+        case .wouldBlock(let interest): return interest
+        }
     }
 
     /// Queues the next block of a body read as it is sent (chunked when its length is unknown), or its end.
@@ -652,7 +700,7 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
             }
             self.job = nil
             phase = .streaming
-            job.finish(.head(head))
+            resume(job, .head(head))
         }
     }
 
@@ -692,7 +740,7 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
         timeoutNanoseconds = nil
         setInterest(.readable)
         let handedOver = job.pool.handOverIfWaiting(self)
-        job.finish(.response(exchanged, handedOver ? nil : self))
+        resume(job, .response(exchanged, handedOver ? nil : self))
         return nil
     }
 

@@ -13,9 +13,11 @@ import Foundation
 /// Any thread may call it; the deadlines of waiting jobs and idle connections are timers on the pool's loop.
 final class HTTP1ConnectionPool: @unchecked Sendable {
     // Safe: `hosts`, `nextSweep`, `isEvictionScheduled` and each connection's `idleSince` are only touched while
-    // holding `lock`; connections are started on their own loop with `execute`, after the lock is released.
+    // holding `lock`; connections are started on their own loop with `execute`, after the lock is released. No
+    // access to `hosts` is held across a call that could reach it again, so it skips the runtime's exclusivity
+    // checks.
     private let lock = NSLock()
-    private var hosts: [HTTP1ConnectionKey: HostState] = [:]
+    @exclusivity(unchecked) private var hosts: [HTTP1ConnectionKey: HostState] = [:]
     private var nextSweep: UInt64?
     private var isEvictionScheduled = false
 
@@ -74,29 +76,8 @@ final class HTTP1ConnectionPool: @unchecked Sendable {
             return
         }
         let (connection, sweepAt): (HTTP1Connection?, UInt64?) = lock.withLock {
-            var state = hosts[job.key, default: HostState()]
-            defer { hosts[job.key] = state }
-            if let idle = state.idle.popLast() {
-                state.leased += 1
-                job.assign(idle)
-                return (idle, nil)
-            }
-            guard state.leased < maxConnectionsPerHost else {
-                // The wait is bounded by the request's idle timeout, counted from now (a retried request waits anew).
-                let timeout = job.idleTimeout
-                let deadline =
-                    timeout.isFinite && timeout > 0 && timeout < 1e6 ? HTTP1EventLoop.deadline(after: timeout) : nil
-                state.waiters.append(Waiter(job: job, deadline: deadline))
-                guard let deadline, nextSweep.map({ deadline < $0 }) ?? true else {
-                    return (nil, nil)
-                }
-                nextSweep = deadline
-                return (nil, deadline)
-            }
-            state.leased += 1
-            let fresh = makeConnection(job.key)
-            job.assign(fresh)
-            return (fresh, nil)
+            // Changed in place: a copy of the state would copy its arrays at the first change.
+            take(job, into: &hosts[job.key, default: HostState()])
         }
         if let connection {
             // Writing the request here saves waking a loop that waits; a busy loop takes the job as cheaply.
@@ -106,6 +87,32 @@ final class HTTP1ConnectionPool: @unchecked Sendable {
             let loop = timerLoop
             loop.execute { [weak self] in _ = loop.schedule(at: sweepAt) { self?.expireWaiters() } }
         }
+    }
+
+    /// Leases an idle or new connection to `job`, or queues it (under the lock): returns the connection to run it
+    /// on, or the deadline of a pool-wait sweep to schedule.
+    private func take(_ job: HTTP1Job, into state: inout HostState) -> (HTTP1Connection?, UInt64?) {
+        if let idle = state.idle.popLast() {
+            state.leased += 1
+            job.assign(idle)
+            return (idle, nil)
+        }
+        guard state.leased < maxConnectionsPerHost else {
+            // The wait is bounded by the request's idle timeout, counted from now (a retried request waits anew).
+            let timeout = job.idleTimeout
+            let deadline =
+                timeout.isFinite && timeout > 0 && timeout < 1e6 ? HTTP1EventLoop.deadline(after: timeout) : nil
+            state.waiters.append(Waiter(job: job, deadline: deadline))
+            guard let deadline, nextSweep.map({ deadline < $0 }) ?? true else {
+                return (nil, nil)
+            }
+            nextSweep = deadline
+            return (nil, deadline)
+        }
+        state.leased += 1
+        let fresh = makeConnection(job.key)
+        job.assign(fresh)
+        return (fresh, nil)
     }
 
     private func makeConnection(_ key: HTTP1ConnectionKey) -> HTTP1Connection {
@@ -154,18 +161,9 @@ final class HTTP1ConnectionPool: @unchecked Sendable {
     func release(_ connection: HTTP1Connection, isReusable: Bool) {
         let key = connection.key
         let (next, target, scheduleEviction): (HTTP1Job?, HTTP1Connection?, Bool) = lock.withLock {
-            guard var state = hosts[key] else { return (nil, nil, false) }
-            defer { hosts[key] = state }
-            if !state.waiters.isEmpty {
-                let job = state.waiters.removeFirst().job
-                let target = isReusable ? connection : makeConnection(key)
-                job.assign(target)
-                return (job, target, false)
-            }
-            state.leased -= 1
-            guard isReusable else { return (nil, nil, false) }
-            connection.idleSince = HTTP1EventLoop.now()
-            state.idle.append(connection)
+            guard let index = hosts.index(forKey: key) else { return (nil, nil, false) }
+            let (next, target, isIdle) = give(connection, isReusable: isReusable, from: &hosts.values[index])
+            guard isIdle else { return (next, target, false) }
             let schedule = !isEvictionScheduled
             isEvictionScheduled = true
             return (nil, nil, schedule)
@@ -174,12 +172,33 @@ final class HTTP1ConnectionPool: @unchecked Sendable {
         if scheduleEviction { scheduleEvictionCheck(after: idleTimeout) }
     }
 
+    /// Hands a released connection (or, when it is not reusable, a new one) to the first waiting job, or puts it
+    /// back with the idle ones (under the lock): returns the job and the connection to run it on, and whether the
+    /// connection went idle.
+    private func give(
+        _ connection: HTTP1Connection, isReusable: Bool, from state: inout HostState
+    ) -> (HTTP1Job?, HTTP1Connection?, Bool) {
+        if !state.waiters.isEmpty {
+            let job = state.waiters.removeFirst().job
+            let target = isReusable ? connection : makeConnection(connection.key)
+            job.assign(target)
+            return (job, target, false)
+        }
+        state.leased -= 1
+        guard isReusable else { return (nil, nil, false) }
+        connection.idleSince = HTTP1EventLoop.now()
+        state.idle.append(connection)
+        return (nil, nil, true)
+    }
+
     /// Gives a kept-alive connection, still leased, to the first job waiting for its host; false when none waits.
     func handOverIfWaiting(_ connection: HTTP1Connection) -> Bool {
         let next: HTTP1Job? = lock.withLock {
-            guard let state = hosts[connection.key], !state.waiters.isEmpty else { return nil }
-            let job = hosts[connection.key]?.waiters.removeFirst().job
-            job?.assign(connection)
+            guard let index = hosts.index(forKey: connection.key), !hosts.values[index].waiters.isEmpty else {
+                return nil
+            }
+            let job = hosts.values[index].waiters.removeFirst().job
+            job.assign(connection)
             return job
         }
         guard let next else { return false }

@@ -107,7 +107,7 @@ enum HTTP1RequestEncoder {
             bytes += "\r\n".utf8
         }
         if let bodyLength {
-            if bodyLength > 0 || ["POST", "PUT", "PATCH"].contains(method) {
+            if bodyLength > 0 || method == "POST" || method == "PUT" || method == "PATCH" {
                 bytes += "Content-Length: ".utf8
                 bytes += String(bodyLength).utf8
                 bytes += "\r\n".utf8

@@ -40,7 +40,39 @@ struct HTTP1ResponseHead: Sendable, Equatable {
     /// The reason phrase, possibly empty.
     var reason: String
     /// The header fields in wire order.
-    var fields: [Field]
+    private(set) var fields: [Field]
+    /// Which of the fields that decide framing, decoding and reuse are present: noted as the fields arrive, so that
+    /// each response's lookups skip the scan for a field it does not have.
+    private(set) var framingFields: FramingFields
+
+    /// Fields whose presence ``framingFields`` records.
+    struct FramingFields: OptionSet, Sendable, Equatable {
+        let rawValue: UInt8
+
+        static let transferEncoding = FramingFields(rawValue: 1)
+        static let contentLength = FramingFields(rawValue: 2)
+        static let connection = FramingFields(rawValue: 4)
+        static let contentEncoding = FramingFields(rawValue: 8)
+
+        /// The one of these fields `name` (any case) names, if any.
+        static func named(_ name: some Collection<UInt8>) -> FramingFields {
+            switch name.count {
+            case 10 where HTTPSyntax.equalsIgnoringCase(name, "connection".utf8): return .connection
+            case 14 where HTTPSyntax.equalsIgnoringCase(name, "content-length".utf8): return .contentLength
+            case 16 where HTTPSyntax.equalsIgnoringCase(name, "content-encoding".utf8): return .contentEncoding
+            case 17 where HTTPSyntax.equalsIgnoringCase(name, "transfer-encoding".utf8): return .transferEncoding
+            default: return []
+            }
+        }
+    }
+
+    init(minorVersion: Int, status: Int, reason: String, fields: [Field]) {
+        self.minorVersion = minorVersion
+        self.status = status
+        self.reason = reason
+        self.fields = fields
+        framingFields = fields.reduce(into: []) { $0.formUnion(.named($1.name.utf8)) }
+    }
 
     /// The first value of a field, compared case-insensitively.
     func value(of name: String) -> String? {
@@ -49,6 +81,7 @@ struct HTTP1ResponseHead: Sendable, Equatable {
 
     /// Every value of a field, comma-separated lists split, trimmed and lowercased.
     func tokens(of name: String) -> [String] {
+        if let known = Self.knownAbsence(of: name, in: framingFields), known { return [] }
         var tokens: [String] = []
         for field in fields where Self.equalsIgnoringCase(field.name, name) {
             Self.forEachToken(in: field.value) { tokens.append(String(decoding: $0, as: UTF8.self).lowercased()) }
@@ -56,9 +89,16 @@ struct HTTP1ResponseHead: Sendable, Equatable {
         return tokens
     }
 
+    /// Whether `name` is one of the ``FramingFields`` (nil when it is not) and `present` lacks it.
+    private static func knownAbsence(of name: String, in present: FramingFields) -> Bool? {
+        let field = FramingFields.named(name.utf8)
+        return field.isEmpty ? nil : !present.contains(field)
+    }
+
     /// Whether a field's comma-separated values include `token` (lowercase ASCII), compared case-insensitively:
     /// ``tokens(of:)`` without building a string for each.
     func hasToken(_ token: String, in name: String) -> Bool {
+        if let known = Self.knownAbsence(of: name, in: framingFields), known { return false }
         var found = false
         for field in fields where !found && Self.equalsIgnoringCase(field.name, name) {
             Self.forEachToken(in: field.value) { element in
@@ -88,6 +128,7 @@ struct HTTP1ResponseHead: Sendable, Equatable {
 
     /// Whether the server allows the connection to carry another request after this response.
     var isKeepAlive: Bool {
+        guard framingFields.contains(.connection) else { return minorVersion >= 1 }
         if hasToken("close", in: "Connection") { return false }
         return minorVersion >= 1 || hasToken("keep-alive", in: "Connection")
     }
@@ -98,17 +139,24 @@ struct HTTP1ResponseHead: Sendable, Equatable {
     /// - Throws: ``HTTP1ParseError`` for a bad or conflicting Content-Length or an unsupported transfer coding.
     func framing(isHeadRequest: Bool) throws(HTTP1ParseError) -> Framing {
         if isHeadRequest || (status >= 100 && status < 200) || status == 204 || status == 304 { return .none }
-        let transferCodings = tokens(of: "Transfer-Encoding")
+        let transferCodings = framingFields.contains(.transferEncoding) ? tokens(of: "Transfer-Encoding") : []
         if !transferCodings.isEmpty {
             guard transferCodings == ["chunked"] else { throw .unsupportedTransferEncoding }
             return .chunked
         }
         var length: Int?
-        for field in fields where Self.equalsIgnoringCase(field.name, "Content-Length") {
-            for part in field.value[...].split(separator: ",", omittingEmptySubsequences: false) {
-                guard let parsed = HTTPSyntax.contentLengthElement(part.utf8) else { throw .invalidContentLength }
-                if let length, length != parsed { throw .conflictingContentLength }
-                length = parsed
+        if framingFields.contains(.contentLength) {
+            for field in fields where Self.equalsIgnoringCase(field.name, "Content-Length") {
+                let value = field.value[...]
+                // One value, the usual case, needs no list.
+                let parts =
+                    value.utf8.contains(UInt8(ascii: ","))
+                    ? value.split(separator: ",", omittingEmptySubsequences: false) : [value]
+                for part in parts {
+                    guard let parsed = HTTPSyntax.contentLengthElement(part.utf8) else { throw .invalidContentLength }
+                    if let length, length != parsed { throw .conflictingContentLength }
+                    length = parsed
+                }
             }
         }
         if let length { return .length(length) }
@@ -118,8 +166,7 @@ struct HTTP1ResponseHead: Sendable, Equatable {
     /// Whether a response with both Transfer-Encoding and Content-Length came, after which the connection must
     /// not be reused (RFC 9112, section 6.3).
     var hasAmbiguousFraming: Bool {
-        fields.contains { Self.equalsIgnoringCase($0.name, "Transfer-Encoding") }
-            && fields.contains { Self.equalsIgnoringCase($0.name, "Content-Length") }
+        framingFields.isSuperset(of: [.transferEncoding, .contentLength])
     }
 
     static func equalsIgnoringCase(_ a: String, _ b: String) -> Bool {
@@ -166,7 +213,9 @@ extension HTTP1ResponseHead {
         var head = try statusLine(bytes, lines[0])
         head.fields.reserveCapacity(lines.count - 1)
         for line in lines.dropFirst() {
-            head.fields.append(try field(bytes, line))
+            let (field, framingField) = try field(bytes, line)
+            head.fields.append(field)
+            head.framingFields.formUnion(framingField)
         }
         return (head, end)
     }
@@ -211,7 +260,9 @@ extension HTTP1ResponseHead {
         return HTTP1ResponseHead(minorVersion: Int(bytes[start + 7] - 0x30), status: status, reason: reason, fields: [])
     }
 
-    private static func field(_ bytes: UnsafeRawBufferPointer, _ line: Range<Int>) throws(HTTP1ParseError) -> Field {
+    private static func field(
+        _ bytes: UnsafeRawBufferPointer, _ line: Range<Int>
+    ) throws(HTTP1ParseError) -> (Field, FramingFields) {
         let first = bytes[line.lowerBound]
         if first == 0x20 || first == 0x09 { throw .obsoleteLineFolding }
         var colon = line.lowerBound
@@ -225,9 +276,10 @@ extension HTTP1ResponseHead {
         while valueStart < valueEnd, bytes[valueStart] == 0x20 || bytes[valueStart] == 0x09 { valueStart += 1 }
         while valueEnd > valueStart, bytes[valueEnd - 1] == 0x20 || bytes[valueEnd - 1] == 0x09 { valueEnd -= 1 }
         for index in valueStart..<valueEnd where isControl(bytes[index]) { throw .invalidHeaderField }
-        let name = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[line.lowerBound..<colon]), as: UTF8.self)
+        let nameBytes = UnsafeRawBufferPointer(rebasing: bytes[line.lowerBound..<colon])
+        let name = String(decoding: nameBytes, as: UTF8.self)
         let value = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[valueStart..<valueEnd]), as: UTF8.self)
-        return Field(name: name, value: value)
+        return (Field(name: name, value: value), FramingFields.named(nameBytes))
     }
 
     private static func isDigit(_ byte: UInt8) -> Bool { byte >= 0x30 && byte <= 0x39 }

@@ -271,7 +271,10 @@ public final class HTTP1Transport: Transport {
     }
 
     static func isIdempotent(_ method: String) -> Bool {
-        ["GET", "HEAD", "PUT", "DELETE", "OPTIONS", "TRACE"].contains(method)
+        switch method {
+        case "GET", "HEAD", "PUT", "DELETE", "OPTIONS", "TRACE": return true
+        default: return false
+        }
     }
 
     /// The ``RequestError`` for a failure during an exchange on a connection to `key` for `url`.

@@ -14,16 +14,18 @@ import Foundation
 /// ```
 final class HTTP1EventLoop: @unchecked Sendable {
     // Safe: `queued`, `isWaitingForReadiness` and `isWakePending` are only touched while holding `lock`; `registrations` and
-    // `timers` only on the loop's thread; `thread` is set in `init` before the thread starts and never again.
+    // `timers` only on the loop's thread; `thread` is set in `init` before the thread starts and never again. No
+    // access to them is held across a handler, a timer or a queued task (each is copied out first), so they skip
+    // the runtime's exclusivity checks.
     private let lock = NSLock()
-    private var queued: [() -> Void] = []
+    @exclusivity(unchecked) private var queued: [() -> Void] = []
     /// Whether the loop waits (or is about to wait) for readiness with nothing queued: work handed to it must wake it.
     private var isWaitingForReadiness = false
     /// Whether a wake-up was signalled since the loop began waiting.
     private var isWakePending = false
     private let selector: HTTP1Selector
-    private var registrations: [Int32: Registration] = [:]
-    private var timers = HTTP1TimerQueue()
+    @exclusivity(unchecked) private var registrations: [Int32: Registration] = [:]
+    @exclusivity(unchecked) private var timers = HTTP1TimerQueue()
     private var thread: Thread?
 
     private struct Registration {
