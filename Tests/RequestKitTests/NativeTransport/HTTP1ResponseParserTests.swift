@@ -113,6 +113,27 @@ struct HTTP1ResponseParserTests {
         #expect(HTTP1ResponseHead(minorVersion: 0, status: 200, reason: "", fields: []).isKeepAlive == false)
     }
 
+    @Test("The fields that decide framing, decoding and reuse are found in any case, parsed or built")
+    func framingFieldsInAnyCase() throws {
+        let wire =
+            "HTTP/1.1 200 OK\r\ncontent-LENGTH: 3\r\nTRANSFER-encoding: chunked\r\nConnection: Close\r\n"
+            + "CONTENT-ENCODING: gzip\r\n\r\n"
+        let parsed = try #require(try parse(wire)).head
+        #expect(parsed.framingFields == [.contentLength, .transferEncoding, .connection, .contentEncoding])
+        #expect(parsed.hasAmbiguousFraming)
+        #expect(try parsed.framing(isHeadRequest: false) == .chunked)
+        #expect(!parsed.isKeepAlive)
+        #expect(parsed.tokens(of: "Content-Encoding") == ["gzip"])
+        #expect(parsed == HTTP1ResponseHead(minorVersion: 1, status: 200, reason: "OK", fields: parsed.fields))
+
+        let lookalikes = "HTTP/1.1 200 OK\r\nX-Content-Length: 5\r\nConnections: close\r\nContent-Lengths: 2\r\n\r\n"
+        let other = try #require(try parse(lookalikes)).head
+        #expect(other.framingFields == [])
+        #expect(other.isKeepAlive)
+        #expect(!other.hasAmbiguousFraming)
+        #expect(try other.framing(isHeadRequest: false) == .untilClose)
+    }
+
     @Test("Token lists split on commas, drop spaces, tabs and empty elements, and compare case-insensitively")
     func tokenLists() {
         let head = HTTP1ResponseHead(
