@@ -5,8 +5,13 @@ import FoundationNetworking
 #endif
 
 extension Exchange {
-    /// The statuses that redirect.
-    static let redirectStatuses: Set<Int> = [301, 302, 303, 307, 308]
+    /// Whether `status` redirects: 301, 302, 303, 307 or 308.
+    static func isRedirect(_ status: Int) -> Bool {
+        switch status {
+        case 301, 302, 303, 307, 308: return true
+        default: return false
+        }
+    }
 
     /// Sends `first` and follows its redirects: the one place RequestKit follows a redirect, for every verb and
     /// every transport (transports return a 3xx as it is).
@@ -35,13 +40,19 @@ extension Exchange {
                     return .failure(error)
                 }
             }
-            let outcome = await transfer(request, body: body, sink: sink)
-            guard case .success(let delivery) = outcome else { return outcome }
-            let response = delivery.response
-            if let cookieJar, let url = response.url ?? request.url { cookieJar.store(response.cookies, from: url) }
-            guard Self.redirectStatuses.contains(response.statusCode), let location = response.headers["Location"],
+            // The delivery is moved out of the result, not copied: most responses go straight back.
+            let delivery: Delivery
+            switch await transfer(request, body: body, sink: sink) {
+            case .success(let delivered): delivery = delivered
+            case .failure(let error): return .failure(error)
+            }
+            if let cookieJar, let url = delivery.response.url ?? request.url {
+                cookieJar.store(delivery.response.cookies, from: url)
+            }
+            guard Self.isRedirect(delivery.response.statusCode), let location = delivery.response.headers["Location"],
                 let current = request.url, let target = URL(string: location, relativeTo: current)?.absoluteURL
-            else { return outcome }
+            else { return .success(delivery) }
+            let response = delivery.response
             count += 1
 
             var next = request
@@ -69,7 +80,7 @@ extension Exchange {
             head.body = Data()
             switch redirectPolicy.decide(head, next, count) {
             case .stop:
-                return outcome
+                return .success(delivery)
             case .fail(let limit):
                 await delivery.discard()
                 return .failure(

@@ -28,7 +28,7 @@ struct Exchange: Sendable {
     let responseLimits: ResponseLimits
     let sensitiveData: SensitiveData
 
-    init(_ parts: RequestParts, transport: any Transport) {
+    init(_ parts: borrowing RequestParts, transport: any Transport) {
         method = parts.method
         self.transport = transport
         body = parts.body
@@ -45,22 +45,22 @@ struct Exchange: Sendable {
 
     /// Sends `original`, adapting each attempt and retrying as the interceptors and the policy decide.
     func run(_ original: URLRequest, sink: ResponseSink) async throws(RequestError) -> Delivery {
+        if interceptors.isEmpty, monitors.isEmpty, retryPolicy.maxAttempts <= 1 {
+            // One attempt, nothing to adapt, report or decide: the loop below without its bookkeeping.
+            let (request, explicitCookies) = withJarCookies(original)
+            return try await follow(request, explicitCookies: explicitCookies, sink: sink).get()
+        }
         var attempt = 1
         var policyAttempt = 1
         var retriesByInterceptor = Array(repeating: 0, count: interceptors.count)
         while true {
-            var request = try await adapted(original)
-            var explicitCookies: String?
-            if let cookieJar {
-                explicitCookies = request.value(forHTTPHeaderField: "Cookie")
-                cookieJar.addCookies(to: &request)
-            }
+            let (request, explicitCookies) = withJarCookies(try await adapted(original))
             for monitor in monitors { monitor.requestStarted(request, attempt: attempt) }
-            let start = DispatchTime.now()
+            let start = monitors.isEmpty ? 0 : DispatchTime.now().uptimeNanoseconds
             let delivered = await follow(request, explicitCookies: explicitCookies, sink: sink)
             let outcome = delivered.map(\.response)
             if !monitors.isEmpty {
-                let duration = Double(DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1e9
+                let duration = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
                 for monitor in monitors {
                     switch outcome {
                     case .success(let response):
@@ -178,6 +178,16 @@ struct Exchange: Sendable {
             throw error
         }
         return body
+    }
+
+    /// `request` with the jar's cookies added, and the `Cookie` header it had before (the request's own cookies,
+    /// which a redirect to the same origin keeps).
+    private func withJarCookies(_ request: URLRequest) -> (URLRequest, explicitCookies: String?) {
+        guard let cookieJar else { return (request, nil) }
+        var request = request
+        let explicitCookies = request.value(forHTTPHeaderField: "Cookie")
+        cookieJar.addCookies(to: &request)
+        return (request, explicitCookies)
     }
 
     /// The request with every interceptor applied.

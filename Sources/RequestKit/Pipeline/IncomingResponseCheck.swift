@@ -11,9 +11,12 @@ enum IncomingResponseCheck {
         // The common case, one value of plain digits, is settled without allocating.
         var count = 0
         var isPlainDigits = false
-        for field in response.headers where field.hasName("Content-Length") {
+        let fields = response.headers.fields
+        // By index: the fields are read in place, not copied one by one.
+        for index in fields.indices where fields[index].hasName("Content-Length") {
             count += 1
-            isPlainDigits = !field.value.isEmpty && field.value.utf8.allSatisfy { $0 >= 0x30 && $0 <= 0x39 }
+            let value = fields[index].value.utf8
+            isPlainDigits = !value.isEmpty && value.allSatisfy { $0 >= 0x30 && $0 <= 0x39 }
         }
         if count == 0 || (count == 1 && isPlainDigits) { return }
         let values = response.headers.values(for: "Content-Length")

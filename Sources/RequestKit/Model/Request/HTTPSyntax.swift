@@ -19,9 +19,11 @@ enum HTTPSyntax {
     /// are compared.
     static func equalsIgnoringCase(_ first: String, _ second: String) -> Bool {
         guard first.utf8.count == second.utf8.count else { return false }
-        var first = first
-        var second = second
-        return first.withUTF8 { a in second.withUTF8 { b in equalsIgnoringCase(a, b) } }
+        // Native strings are compared in place; others (bridged ones) byte by byte.
+        let inPlace = first.utf8.withContiguousStorageIfAvailable { a in
+            second.utf8.withContiguousStorageIfAvailable { b in equalsIgnoringCase(a, b) }
+        }
+        return (inPlace ?? nil) ?? equalsIgnoringCase(first.utf8, second.utf8)
     }
 
     /// Whether two byte sequences are equal with ASCII letters compared case-insensitively.

@@ -65,7 +65,7 @@ public struct RequestParts: Sendable {
     public subscript<Key: RequestOptionKey>(option key: Key.Type) -> Key.Value {
         get {
             // An option nobody set costs no dynamic cast.
-            guard let stored = options[ObjectIdentifier(key)] else { return Key.defaultValue }
+            guard !options.isEmpty, let stored = options[ObjectIdentifier(key)] else { return Key.defaultValue }
             return stored as? Key.Value ?? Key.defaultValue
         }
         set { options[ObjectIdentifier(key)] = newValue }
