@@ -190,6 +190,7 @@ extension HTTP1ResponseHead {
         // Fail fast on a peer that does not speak HTTP/1.x, whatever follows and however the bytes arrived.
         if count >= 5, !startsWithHTTP(bytes) { throw .invalidStatusLine }
         var lines: [Range<Int>] = []
+        lines.reserveCapacity(16)
         var position = 0
         var end: Int?
         while position < count {

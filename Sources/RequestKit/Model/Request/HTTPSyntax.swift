@@ -18,22 +18,33 @@ enum HTTPSyntax {
     /// Whether two strings are equal with ASCII letters compared case-insensitively, as header names and tokens
     /// are compared.
     static func equalsIgnoringCase(_ first: String, _ second: String) -> Bool {
-        guard first.utf8.count == second.utf8.count else { return false }
-        // Native strings are compared in place; others (bridged ones) byte by byte.
-        let inPlace = first.utf8.withContiguousStorageIfAvailable { a in
-            second.utf8.withContiguousStorageIfAvailable { b in equalsIgnoringCase(a, b) }
-        }
-        return (inPlace ?? nil) ?? equalsIgnoringCase(first.utf8, second.utf8)
+        equalsIgnoringCase(first.utf8, second.utf8)
     }
 
     /// Whether two byte sequences are equal with ASCII letters compared case-insensitively.
     static func equalsIgnoringCase<A: Collection<UInt8>, B: Collection<UInt8>>(_ a: A, _ b: B) -> Bool {
         guard a.count == b.count else { return false }
-        for (x, y) in zip(a, b) where x != y {
-            let folded = x | 0x20
-            guard folded == y | 0x20, folded >= 0x61, folded <= 0x7A else { return false }
+        // Contiguous bytes (native strings, buffers) are compared in place; others one element at a time.
+        let inPlace = a.withContiguousStorageIfAvailable { x in
+            b.withContiguousStorageIfAvailable { y in equalsIgnoringCase(bytes: x, y) }
         }
+        if let inPlace, let result = inPlace { return result }
+        for (x, y) in zip(a, b) where !equalsIgnoringCase(x, y) { return false }
         return true
+    }
+
+    private static func equalsIgnoringCase(bytes a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Bool
+    {
+        guard a.count == b.count else { return false }
+        for index in 0..<a.count where !equalsIgnoringCase(a[index], b[index]) { return false }
+        return true
+    }
+
+    /// Whether two bytes are equal, ASCII letters compared case-insensitively.
+    private static func equalsIgnoringCase(_ x: UInt8, _ y: UInt8) -> Bool {
+        guard x != y else { return true }
+        let folded = x | 0x20
+        return folded == y | 0x20 && folded >= 0x61 && folded <= 0x7A
     }
 
     /// Whether `text` is a non-empty token.
