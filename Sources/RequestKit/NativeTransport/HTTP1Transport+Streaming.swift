@@ -26,9 +26,10 @@ extension HTTP1Transport {
     /// - Returns: The response head and its body stream.
     /// - Throws: ``RequestError``.
     public func stream(_ request: TransferRequest) async throws -> StreamingResponse {
-        let url = try httpURL(of: request.urlRequest)
-        if !sendsItself(url) { return try await configuration.secureTransport.stream(request) }
-        let target = try HTTP1RequestEncoder.target(of: url, tls: tlsConfiguration(for: url))
+        let httpURL = try httpURL(of: request.urlRequest)
+        if !sendsItself(httpURL) { return try await configuration.secureTransport.stream(request) }
+        let url = httpURL.url
+        let target = try HTTP1RequestEncoder.target(of: url, tls: tlsConfiguration(for: httpURL))
         let urlRequest = request.urlRequest
         let inlineBody = request.body == nil ? HTTP1RequestEncoder.body(of: urlRequest) : Data()
         let bodyLength = request.body.map { $0.length.map(Int.init) } ?? inlineBody.count

@@ -80,19 +80,19 @@ public final class HTTP1Transport: Transport {
         return SocketByteStream(descriptor: descriptor)
     }
 
-    /// Whether this transport sends `url` itself (`http`, and `https` where the TLS layer exists), rather than
-    /// handing it to ``Configuration/secureTransport``.
-    func sendsItself(_ url: URL) -> Bool {
+    /// Whether this transport sends to `url` itself (`http`, and `https` where the TLS layer exists), rather than
+    /// handing the request to ``Configuration/secureTransport``.
+    func sendsItself(_ url: HTTPURL) -> Bool {
         #if canImport(COpenSSL)
         return true
         #else
-        return url.scheme?.lowercased() != "https"
+        return !url.isSecure
         #endif
     }
 
     /// The TLS configuration for connections to `url`: nil for `http`.
-    func tlsConfiguration(for url: URL) -> TLSConfiguration? {
-        url.scheme?.lowercased() == "https" ? configuration.tls : nil
+    func tlsConfiguration(for url: HTTPURL) -> TLSConfiguration? {
+        url.isSecure ? configuration.tls : nil
     }
 
     /// The connection pool.
@@ -171,21 +171,32 @@ public final class HTTP1Transport: Transport {
             urlRequest, url: url, bodyLimit: bodyLimit, maxRatio: request.responseLimits.maxDecompressionRatio)
     }
 
+    /// An `http` or `https` URL, with its scheme read once.
+    struct HTTPURL: Sendable {
+        let url: URL
+        /// Whether the scheme is `https`.
+        let isSecure: Bool
+    }
+
     /// The URL of `request`, which must be http or https.
-    func httpURL(of request: URLRequest) throws(RequestError) -> URL {
-        guard let url = request.url, let scheme = url.scheme?.lowercased() else {
+    func httpURL(of request: URLRequest) throws(RequestError) -> HTTPURL {
+        guard let url = request.url, let scheme = url.scheme else {
             throw RequestError.transport(URLError(.badURL), detail: "the request has no URL")
         }
-        guard scheme == "http" || scheme == "https" else {
+        let isSecure = HTTPSyntax.equalsIgnoringCase(scheme, "https")
+        guard isSecure || HTTPSyntax.equalsIgnoringCase(scheme, "http") else {
             throw RequestError.transport(URLError(.unsupportedURL), detail: "HTTP1Transport sends http URLs only")
         }
-        return url
+        return HTTPURL(url: url, isSecure: isSecure)
     }
 
     /// Sends one request (no redirects) and reads its whole response, of at most `bodyLimit` bytes once decoded
     /// (and on the wire) and expanding at most `maxRatio` times.
-    private func exchange(_ request: URLRequest, url: URL, bodyLimit: Int, maxRatio: Int) async throws -> Response {
-        let target = try HTTP1RequestEncoder.target(of: url, tls: tlsConfiguration(for: url))
+    private func exchange(
+        _ request: URLRequest, url httpURL: HTTPURL, bodyLimit: Int, maxRatio: Int
+    ) async throws -> Response {
+        let url = httpURL.url
+        let target = try HTTP1RequestEncoder.target(of: url, tls: tlsConfiguration(for: httpURL))
         let body = HTTP1RequestEncoder.body(of: request)
         let head = try HTTP1RequestEncoder.head(of: request, target: target, bodyLength: body.count)
         let job = HTTP1Job(

@@ -109,11 +109,14 @@ extension RequestParts {
             }
             return nil
         }
-        if base.scheme == nil, let baseURL = self[option: BaseURLKey.self] {
+        var baseScheme = base.scheme
+        if baseScheme == nil, let baseURL = self[option: BaseURLKey.self] {
             base = Self.join(baseURL, base.absoluteString)
+            baseScheme = base.scheme
         }
-        let baseScheme = base.scheme
-        guard let scheme = baseScheme?.lowercased(), scheme == "http" || scheme == "https" else {
+        guard let scheme = baseScheme,
+            HTTPSyntax.equalsIgnoringCase(scheme, "http") || HTTPSyntax.equalsIgnoringCase(scheme, "https")
+        else {
             let scheme = baseScheme.map { "\"\($0)\"" } ?? "none"
             problems.append(
                 RequestProblem(
