@@ -75,27 +75,44 @@ final class HTTP1ConnectionPool: @unchecked Sendable {
             job.finish(.cancelled)
             return
         }
-        let (connection, sweepAt): (HTTP1Connection?, UInt64?) = lock.withLock {
+        let lease = lock.withLock {
             // Changed in place: a copy of the state would copy its arrays at the first change.
             take(job, into: &hosts[job.key, default: HostState()])
         }
-        if let connection {
+        switch lease {
+        case .idle(let connection):
             // Writing the request here saves waking a loop that waits; a busy loop takes the job as cheaply.
             if inline, !connection.loop.isCurrent, connection.loop.isWaiting, connection.sendInline(job) { return }
             connection.loop.execute { connection.run(job) }
-        } else if let sweepAt {
+        case .new:
+            // Made outside the lock (it allocates the read buffer); the slot is counted already. A job cancelled
+            // meanwhile is not waiting, so it is the connection that finds it cancelled when it starts.
+            let fresh = makeConnection(job.key)
+            job.assign(fresh)
+            fresh.loop.execute { fresh.run(job) }
+        case .waiting(let sweepAt):
+            guard let sweepAt else { return }
             let loop = timerLoop
             loop.execute { [weak self] in _ = loop.schedule(at: sweepAt) { self?.expireWaiters() } }
         }
     }
 
-    /// Leases an idle or new connection to `job`, or queues it (under the lock): returns the connection to run it
-    /// on, or the deadline of a pool-wait sweep to schedule.
-    private func take(_ job: HTTP1Job, into state: inout HostState) -> (HTTP1Connection?, UInt64?) {
+    /// What ``take(_:into:)`` gave a job.
+    private enum Lease {
+        /// An idle connection, assigned to the job.
+        case idle(HTTP1Connection)
+        /// A slot for a new connection.
+        case new
+        /// A place in the queue, and the deadline of a pool-wait sweep to schedule, if one is needed.
+        case waiting(sweepAt: UInt64?)
+    }
+
+    /// Leases an idle connection or a slot for a new one to `job`, or queues it (under the lock).
+    private func take(_ job: HTTP1Job, into state: inout HostState) -> Lease {
         if let idle = state.idle.popLast() {
             state.leased += 1
             job.assign(idle)
-            return (idle, nil)
+            return .idle(idle)
         }
         guard state.leased < maxConnectionsPerHost else {
             // The wait is bounded by the request's idle timeout, counted from now (a retried request waits anew).
@@ -104,15 +121,13 @@ final class HTTP1ConnectionPool: @unchecked Sendable {
                 timeout.isFinite && timeout > 0 && timeout < 1e6 ? HTTP1EventLoop.deadline(after: timeout) : nil
             state.waiters.append(Waiter(job: job, deadline: deadline))
             guard let deadline, nextSweep.map({ deadline < $0 }) ?? true else {
-                return (nil, nil)
+                return .waiting(sweepAt: nil)
             }
             nextSweep = deadline
-            return (nil, deadline)
+            return .waiting(sweepAt: deadline)
         }
         state.leased += 1
-        let fresh = makeConnection(job.key)
-        job.assign(fresh)
-        return (fresh, nil)
+        return .new
     }
 
     private func makeConnection(_ key: HTTP1ConnectionKey) -> HTTP1Connection {

@@ -28,6 +28,18 @@ extension HTTP1Transport {
     public func stream(_ request: TransferRequest) async throws -> StreamingResponse {
         let httpURL = try httpURL(of: request.urlRequest)
         if !sendsItself(httpURL) { return try await configuration.secureTransport.stream(request) }
+        let (job, body) = try streamingJob(for: request, to: httpURL)
+        guard case .head(let head) = try await perform(job, url: httpURL.url) else {
+            throw RequestError.transport(URLError(.unknown), detail: "the connection returned no response")
+        }
+        return StreamingResponse(head: Self.response(head, url: httpURL.url), body: body)
+    }
+
+    /// The job that streams `request`'s response, and the body stream its consumer reads. Made apart from
+    /// ``stream(_:)``, whose frame the awaiting task keeps while the head is awaited, so that frame stays small.
+    private func streamingJob(
+        for request: TransferRequest, to httpURL: HTTPURL
+    ) throws(RequestError) -> (HTTP1Job, ResponseBodyStream) {
         let url = httpURL.url
         let target = try HTTP1RequestEncoder.target(of: url, tls: tlsConfiguration(for: httpURL))
         let urlRequest = request.urlRequest
@@ -49,9 +61,6 @@ extension HTTP1Transport {
             limits: limits,
             mode: .streaming(
                 HTTP1StreamOptions(url: url, continuation: continuation, responseLimits: request.responseLimits)))
-        guard case .head(let head) = try await perform(job, url: url) else {
-            throw RequestError.transport(URLError(.unknown), detail: "the connection returned no response")
-        }
-        return StreamingResponse(head: Self.response(head, url: url), body: body)
+        return (job, body)
     }
 }

@@ -196,17 +196,25 @@ public final class HTTP1Transport: Transport {
         _ request: URLRequest, url httpURL: HTTPURL, bodyLimit: Int, maxRatio: Int
     ) async throws -> Response {
         let url = httpURL.url
-        let target = try HTTP1RequestEncoder.target(of: url, tls: tlsConfiguration(for: httpURL))
-        let body = HTTP1RequestEncoder.body(of: request)
-        let head = try HTTP1RequestEncoder.head(of: request, target: target, bodyLength: body.count)
-        let job = HTTP1Job(
-            key: target.key, pool: try pool(), head: head, body: body, method: request.httpMethod ?? "GET",
-            idleTimeout: request.timeoutInterval, limits: limits, mode: .buffered(bodyLimit: bodyLimit))
+        let job = try bufferedJob(for: request, to: httpURL, bodyLimit: bodyLimit)
         guard case .response(let exchanged, let connection) = try await perform(job, url: url) else {
             throw RequestError.transport(URLError(.unknown), detail: "the connection returned no response")
         }
         if let connection { job.pool.release(connection, isReusable: true) }
         return try response(exchanged.head, body: exchanged.body, url: url, bodyLimit: bodyLimit, maxRatio: maxRatio)
+    }
+
+    /// The job that sends `request` and collects its response. Made apart from the exchange, whose frame the
+    /// awaiting task keeps while the response is awaited, so that frame stays small.
+    private func bufferedJob(
+        for request: URLRequest, to httpURL: HTTPURL, bodyLimit: Int
+    ) throws(RequestError) -> HTTP1Job {
+        let target = try HTTP1RequestEncoder.target(of: httpURL.url, tls: tlsConfiguration(for: httpURL))
+        let body = HTTP1RequestEncoder.body(of: request)
+        let head = try HTTP1RequestEncoder.head(of: request, target: target, bodyLength: body.count)
+        return HTTP1Job(
+            key: target.key, pool: try pool(), head: head, body: body, method: request.httpMethod ?? "GET",
+            idleTimeout: request.timeoutInterval, limits: limits, mode: .buffered(bodyLimit: bodyLimit))
     }
 
     /// Hands `job` to the pool and waits for its outcome; cancelling the task cancels the job (a waiting job leaves

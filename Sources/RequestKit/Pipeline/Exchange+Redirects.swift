@@ -49,56 +49,79 @@ extension Exchange {
             if let cookieJar, let url = delivery.response.url ?? request.url {
                 cookieJar.store(delivery.response.cookies, from: url)
             }
-            guard Self.isRedirect(delivery.response.statusCode), let location = delivery.response.headers["Location"],
-                let current = request.url, let target = URL(string: location, relativeTo: current)?.absoluteURL
-            else { return .success(delivery) }
-            let response = delivery.response
-            count += 1
+            guard Self.isRedirect(delivery.response.statusCode) else { return .success(delivery) }
+            switch await redirect(
+                delivery, of: request, first: first, explicitCookies: explicitCookies, count: count + 1)
+            {
+            case .deliver(let outcome):
+                return outcome
+            case .follow(let next, let keepsBody):
+                count += 1
+                if !keepsBody { body = nil }
+                request = next
+            }
+        }
+    }
 
-            var next = request
-            next.url = target
-            let method = request.httpMethod ?? "GET"
-            var keepsBody = true
-            let status = response.statusCode
-            if (status == 303 && method != "HEAD") || ((status == 301 || status == 302) && method == "POST") {
-                next.httpMethod = "GET"
-                next.httpBody = nil
-                next.setValue(nil, forHTTPHeaderField: "Content-Type")
-                next.setValue(nil, forHTTPHeaderField: "Content-Length")
-                keepsBody = false
-            }
-            let isSameOrigin = RedirectPolicy.isSameOrigin(first.url, target)
-            if !isSameOrigin {
-                for name in RedirectPolicy.credentialHeaders { next.setValue(nil, forHTTPHeaderField: name) }
-                for name in sensitiveData.headerNames { next.setValue(nil, forHTTPHeaderField: name) }
-            }
-            if let cookieJar {
-                next.setValue(isSameOrigin ? explicitCookies : nil, forHTTPHeaderField: "Cookie")
-                cookieJar.addCookies(to: &next)
-            }
-            var head = response
-            head.body = Data()
-            switch redirectPolicy.decide(head, next, count) {
-            case .stop:
-                return .success(delivery)
-            case .fail(let limit):
+    /// What to do after a redirect status: deliver (the response itself, or a failure), or send the next request.
+    private enum RedirectStep {
+        case deliver(Result<Delivery, RequestError>)
+        case follow(URLRequest, keepsBody: Bool)
+    }
+
+    /// The next request after `delivery`, the redirect `request` got (the `count`th), as the policy decides it.
+    /// Out of line: a task keeps the frames its calls took until it ends, and most responses do not redirect.
+    @inline(never)
+    private func redirect(
+        _ delivery: Delivery, of request: URLRequest, first: URLRequest, explicitCookies: String?, count: Int
+    ) async -> RedirectStep {
+        let response = delivery.response
+        guard let location = response.headers["Location"], let current = request.url,
+            let target = URL(string: location, relativeTo: current)?.absoluteURL
+        else { return .deliver(.success(delivery)) }
+        var next = request
+        next.url = target
+        let method = request.httpMethod ?? "GET"
+        var keepsBody = true
+        let status = response.statusCode
+        if (status == 303 && method != "HEAD") || ((status == 301 || status == 302) && method == "POST") {
+            next.httpMethod = "GET"
+            next.httpBody = nil
+            next.setValue(nil, forHTTPHeaderField: "Content-Type")
+            next.setValue(nil, forHTTPHeaderField: "Content-Length")
+            keepsBody = false
+        }
+        let isSameOrigin = RedirectPolicy.isSameOrigin(first.url, target)
+        if !isSameOrigin {
+            for name in RedirectPolicy.credentialHeaders { next.setValue(nil, forHTTPHeaderField: name) }
+            for name in sensitiveData.headerNames { next.setValue(nil, forHTTPHeaderField: name) }
+        }
+        if let cookieJar {
+            next.setValue(isSameOrigin ? explicitCookies : nil, forHTTPHeaderField: "Cookie")
+            cookieJar.addCookies(to: &next)
+        }
+        var head = response
+        head.body = Data()
+        switch redirectPolicy.decide(head, next, count) {
+        case .stop:
+            return .deliver(.success(delivery))
+        case .fail(let limit):
+            await delivery.discard()
+            return .deliver(
+                .failure(RequestError(kind: .tooManyRedirects, response: head, detail: "more than \(limit) redirects")))
+        case .follow(let decided):
+            let scheme = decided.url?.scheme?.lowercased()
+            guard scheme == "http" || scheme == "https" else {
                 await delivery.discard()
-                return .failure(
-                    RequestError(kind: .tooManyRedirects, response: head, detail: "more than \(limit) redirects"))
-            case .follow(let decided):
-                let scheme = decided.url?.scheme?.lowercased()
-                guard scheme == "http" || scheme == "https" else {
-                    await delivery.discard()
-                    return .failure(
+                return .deliver(
+                    .failure(
                         RequestError(
                             kind: .redirectRefused, response: head,
                             detail: "the redirect to \"\(decided.url?.absoluteString ?? location)\" was not followed: "
-                                + "only http and https URLs are"))
-                }
-                await delivery.discard()
-                if !keepsBody || decided.httpMethod != request.httpMethod { body = nil }
-                request = decided
+                                + "only http and https URLs are")))
             }
+            await delivery.discard()
+            return .follow(decided, keepsBody: keepsBody && decided.httpMethod == request.httpMethod)
         }
     }
 }

@@ -45,11 +45,17 @@ struct Exchange: Sendable {
 
     /// Sends `original`, adapting each attempt and retrying as the interceptors and the policy decide.
     func run(_ original: URLRequest, sink: ResponseSink) async throws(RequestError) -> Delivery {
-        if interceptors.isEmpty, monitors.isEmpty, retryPolicy.maxAttempts <= 1 {
-            // One attempt, nothing to adapt, report or decide: the loop below without its bookkeeping.
-            let (request, explicitCookies) = withJarCookies(original)
-            return try await follow(request, explicitCookies: explicitCookies, sink: sink).get()
+        guard interceptors.isEmpty, monitors.isEmpty, retryPolicy.maxAttempts <= 1 else {
+            return try await runAttempts(original, sink: sink)
         }
+        // One attempt, nothing to adapt, report or decide: the loop of `runAttempts` without its bookkeeping, and
+        // without its frame (a task keeps what its deepest calls took until it ends; an event stream is held long).
+        let (request, explicitCookies) = withJarCookies(original)
+        return try await follow(request, explicitCookies: explicitCookies, sink: sink).get()
+    }
+
+    /// ``run(_:sink:)`` with interceptors, monitors or a retry policy: each attempt adapted, reported and decided.
+    private func runAttempts(_ original: URLRequest, sink: ResponseSink) async throws(RequestError) -> Delivery {
         var attempt = 1
         var policyAttempt = 1
         var retriesByInterceptor = Array(repeating: 0, count: interceptors.count)
@@ -108,7 +114,10 @@ struct Exchange: Sendable {
         }
     }
 
-    /// One hop through the transport: the body from memory or streamed, delivered to `sink`.
+    /// One hop through the transport: the body from memory or streamed, delivered to `sink`. Each kind of sink
+    /// has a function of its own, so that a task's frames hold only what its kind needs (a task keeps them until
+    /// it ends, and a streamed response's task may run for hours).
+    @inline(never)
     func transfer(
         _ request: URLRequest, body: RequestBody?, sink: ResponseSink
     ) async -> Result<Delivery, RequestError> {
@@ -118,34 +127,51 @@ struct Exchange: Sendable {
             case .memory(let progress):
                 let transfer = TransferRequest(
                     request, body: body, uploadProgress: uploadProgress, responseLimits: responseLimits)
-                guard let progress else {
-                    let response = try await transport.send(transfer)
-                    try IncomingResponseCheck.validate(response)
-                    // The transports in this package stop reading at the limit; this holds it for any other.
-                    if response.body.count > responseLimits.maxBodyBytes {
-                        var head = response
-                        head.body = Data()
-                        throw RequestError.responseTooLarge(limit: responseLimits.maxBodyBytes, response: head)
-                    }
-                    return .success(Delivery(response: response, body: nil))
-                }
-                let streaming = try await transport.stream(transfer)
-                try Self.check(streaming)
-                var response = streaming.head
-                response.body = try await Self.collect(
-                    streaming, upTo: responseLimits.maxBodyBytes, progress: progress)
-                return .success(Delivery(response: response, body: nil))
+                if let progress { return try await collect(transfer, progress: progress) }
+                return try await receive(transfer)
             case .consumer(let bufferLimit):
-                let streaming = try await transport.stream(
+                return try await handOver(
                     TransferRequest(
                         request, body: body, uploadProgress: uploadProgress, bufferLimit: bufferLimit,
                         responseLimits: responseLimits))
-                try Self.check(streaming)
-                return .success(Delivery(response: streaming.head, body: streaming.body))
             }
         } catch {
             return .failure(RequestError.wrapping(error))
         }
+    }
+
+    /// Sends `transfer` and takes its whole response from the transport.
+    @inline(never)
+    private func receive(_ transfer: TransferRequest) async throws -> Result<Delivery, RequestError> {
+        let response = try await transport.send(transfer)
+        try IncomingResponseCheck.validate(response)
+        // The transports in this package stop reading at the limit; this holds it for any other.
+        if response.body.count > responseLimits.maxBodyBytes {
+            var head = response
+            head.body = Data()
+            throw RequestError.responseTooLarge(limit: responseLimits.maxBodyBytes, response: head)
+        }
+        return .success(Delivery(response: response, body: nil))
+    }
+
+    /// Streams `transfer`'s response and collects its body, reporting download progress.
+    @inline(never)
+    private func collect(
+        _ transfer: TransferRequest, progress: @Sendable (TransferProgress) -> Void
+    ) async throws -> Result<Delivery, RequestError> {
+        let streaming = try await transport.stream(transfer)
+        try Self.check(streaming)
+        var response = streaming.head
+        response.body = try await Self.collect(streaming, upTo: responseLimits.maxBodyBytes, progress: progress)
+        return .success(Delivery(response: response, body: nil))
+    }
+
+    /// Streams `transfer`'s response, handing its body to the caller.
+    @inline(never)
+    private func handOver(_ transfer: TransferRequest) async throws -> Result<Delivery, RequestError> {
+        let streaming = try await transport.stream(transfer)
+        try Self.check(streaming)
+        return .success(Delivery(response: streaming.head, body: streaming.body))
     }
 
     /// Checks a streamed response's head (``IncomingResponseCheck``), stopping its body when it fails.

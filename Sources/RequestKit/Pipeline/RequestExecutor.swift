@@ -17,37 +17,61 @@ enum RequestExecutor {
     /// Builds and sends `parts`, returning at the response head with the body still streaming. The total
     /// deadline covers the head only.
     ///
-    /// The exchange runs in a child task. A task keeps the memory its deepest calls needed until it ends, and the
-    /// pipeline's calls need some 15 KiB: a stream is often held for a long time (an event stream for hours), so
-    /// that memory goes with the child task when the head arrives instead of staying with the caller's.
+    /// The exchange runs in a task of its own, which this call awaits and cancels when it is cancelled. A task
+    /// keeps the memory its deepest calls needed until it ends, and the pipeline's calls need some 7 KiB: a stream
+    /// is often held for a long time (an event stream for hours), so that memory goes with the exchange's task
+    /// when the head arrives instead of staying with the caller's. (An `async let` child would be allocated in the
+    /// caller's memory, and its frame too.)
     static func stream(
         _ parts: RequestParts, bufferLimit: Int = TransferRequest.defaultBufferLimit
     ) async throws(RequestError) -> StreamingResponse {
-        async let exchanged: Result<Delivery, RequestError> = {
-            do {
+        let exchange = Task { () -> Result<Delivery, RequestError> in
+            do throws(RequestError) {
                 return .success(try await run(parts, sink: .consumer(bufferLimit: bufferLimit)))
             } catch {
-                return .failure(RequestError.wrapping(error))
+                return .failure(error)
             }
-        }()
-        let delivery = try await exchanged.get()
+        }
+        let delivery = try await withTaskCancellationHandler {
+            await exchange.value
+        } onCancel: {
+            exchange.cancel()
+        }.get()
         return StreamingResponse(head: delivery.response, body: delivery.body ?? ResponseBodyStream(Data()))
     }
 
     /// Runs the exchange of `parts` into `sink`.
     private static func run(_ parts: RequestParts, sink: ResponseSink) async throws(RequestError) -> Delivery {
-        let urlRequest = try parts.makeURLRequest()
-        let exchange = Exchange(parts, transport: parts.transport ?? DefaultTransport.shared)
-        do {
+        let (urlRequest, exchange) = try prepare(parts)
+        do throws(RequestError) {
             if let deadline = parts.resourceTimeout {
-                return try await withDeadline(seconds: deadline, clock: parts.clock) {
-                    try await exchange.run(urlRequest, sink: sink)
-                }
+                return try await run(exchange, urlRequest, sink: sink, deadline: deadline, clock: parts.clock)
             }
-            try Task.checkCancellation()
+            if Task.isCancelled { throw RequestError.cancelled(underlyingError: CancellationError()) }
             return try await exchange.run(urlRequest, sink: sink)
         } catch {
-            throw RequestError.wrapping(error).describingRequest(parts)
+            throw error.describingRequest(parts)
+        }
+    }
+
+    /// The checked request and its exchange. Kept out of line: inlined into ``run(_:sink:)``, its locals would
+    /// enlarge the frame that a task keeps for as long as it runs.
+    @inline(never)
+    private static func prepare(_ parts: RequestParts) throws(RequestError) -> (URLRequest, Exchange) {
+        (try parts.makeURLRequest(), Exchange(parts, transport: parts.transport ?? DefaultTransport.shared))
+    }
+
+    /// Runs `exchange` under a total deadline (out of line, for the same reason as ``prepare(_:)``).
+    @inline(never)
+    private static func run(
+        _ exchange: Exchange, _ urlRequest: URLRequest, sink: ResponseSink, deadline: Double, clock: RequestClock
+    ) async throws(RequestError) -> Delivery {
+        do {
+            return try await withDeadline(seconds: deadline, clock: clock) {
+                try await exchange.run(urlRequest, sink: sink)
+            }
+        } catch {
+            throw RequestError.wrapping(error)
         }
     }
 

@@ -21,19 +21,34 @@ extension RequestRepresentable {
     {
         let parts = request.parts()
         let streaming = try await RequestExecutor.stream(parts, bufferLimit: bufferLimit)
+        try await validate(streaming, parts: parts)
+        return streaming
+    }
+
+    /// Validates a streamed response's head; one that fails is read (up to 1 MiB) for the error. Out of line, apart
+    /// from ``stream(bufferLimit:)``, whose frame a held stream's task keeps: that frame stays small.
+    @inline(never)
+    private func validate(_ streaming: StreamingResponse, parts: RequestParts) async throws(RequestError) {
         do {
             try await parts.validation.validate(streaming.head)
         } catch {
-            var response = streaming.head
-            response.body = (try? await streaming.collect(upTo: 1 << 20)) ?? Data()
-            var failure = error
-            do {
-                try await parts.validation.validate(response)
-            } catch {
-                failure = error
-            }
-            throw request.callbacks.attachingErrorBody(to: failure).describingRequest(parts)
+            throw await validationFailure(error, of: streaming, parts: parts)
         }
-        return streaming
+    }
+
+    /// The error for a streamed response that failed validation, with (up to 1 MiB of) its body, which is read
+    /// for it.
+    private func validationFailure(
+        _ error: RequestError, of streaming: StreamingResponse, parts: RequestParts
+    ) async -> RequestError {
+        var response = streaming.head
+        response.body = (try? await streaming.collect(upTo: 1 << 20)) ?? Data()
+        var failure = error
+        do {
+            try await parts.validation.validate(response)
+        } catch {
+            failure = error
+        }
+        return request.callbacks.attachingErrorBody(to: failure).describingRequest(parts)
     }
 }

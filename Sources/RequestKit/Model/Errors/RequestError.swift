@@ -287,7 +287,8 @@ extension RequestError {
     }
 
     /// A copy that names the request `parts` build, redacted by their ``SensitiveData``, which its description
-    /// redacts by too.
+    /// redacts by too. Out of line: the failure path of an async caller should not enlarge its frame.
+    @inline(never)
     func describingRequest(_ parts: RequestParts) -> RequestError {
         guard request == nil else { return self }
         var copy = self

@@ -53,6 +53,7 @@ public struct Request: RequestRepresentable {
     /// let parts = request.parts()
     /// print(parts.method, parts.headers)
     /// ```
+    @inline(never)  // Inlined into an async caller, building the parts would enlarge the caller's frame.
     public func parts() -> RequestParts {
         var parts = RequestParts()
         root.apply(to: &parts)

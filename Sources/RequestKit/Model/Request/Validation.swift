@@ -52,6 +52,7 @@ public struct Validation: Sendable {
     /// ```
     /// - Throws: ``RequestError`` of kind ``RequestError/Kind/unacceptableStatus`` or
     ///   ``RequestError/Kind/validationFailed``, keeping the response.
+    @inline(never)  // Inlined, its failure paths would enlarge the frame of every verb that validates.
     public func validate(_ response: Response) async throws(RequestError) {
         if let acceptableStatuses, !acceptableStatuses.contains(response.statusCode) {
             throw RequestError.unacceptableStatus(response)
