@@ -37,7 +37,7 @@ struct JsonParser {
     /// The elements of the open arrays and the members of the open objects (see `JsonParseStack`); made by
     /// `parse`, absent in parsers that only scan.
     private var elementStack: JsonParseStack<Json>?
-    private var memberStack: JsonParseStack<(key: String, value: Json)>?
+    private var memberStack: JsonParseStack<JsonMember>?
     /// The fingerprints of the keys in `memberStack`.
     private var fingerprintStack: JsonParseStack<UInt64>?
 
@@ -203,7 +203,7 @@ struct JsonParser {
                 throw error(.unexpectedCharacter, expected: "':' after an object key")
             }
             position += 1
-            stack.push((key: key, value: try parseValue()))
+            stack.push(JsonMember(key: key, value: try parseValue()))
             skipWhitespace()
             guard position < bytes.count else {
                 throw error(.unexpectedEnd, expected: "',' or '}' after an object member")
