@@ -118,7 +118,29 @@ struct JsonParser {
         }
     }
 
+    /// Moves past `keyword` (`true`, `false` or `null`), which must be at `position`. Its first and last four
+    /// bytes are compared a word at a time; only a mismatch or the end of the input reads byte by byte, to say
+    /// what is wrong.
+    @inline(__always)
     mutating func expectKeyword(_ keyword: StaticString) throws(JsonParsingError) {
+        let length = keyword.utf8CodeUnitCount
+        if length >= 4, position + length <= bytes.count {
+            let expected = UnsafeRawPointer(keyword.utf8Start)
+            let headMatches =
+                bytes.loadUnaligned(fromByteOffset: position, as: UInt32.self)
+                == expected.loadUnaligned(as: UInt32.self)
+            let tailMatches =
+                bytes.loadUnaligned(fromByteOffset: position + length - 4, as: UInt32.self)
+                == expected.loadUnaligned(fromByteOffset: length - 4, as: UInt32.self)
+            if headMatches && tailMatches {
+                position += length
+                return
+            }
+        }
+        try expectKeywordByteByByte(keyword)
+    }
+
+    private mutating func expectKeywordByteByByte(_ keyword: StaticString) throws(JsonParsingError) {
         let length = keyword.utf8CodeUnitCount
         for offset in 0..<length {
             guard position < bytes.count else {
