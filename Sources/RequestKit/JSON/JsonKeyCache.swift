@@ -48,10 +48,13 @@ struct JsonKeyCache {
         }
     }
 
-    /// A key with what its slot remembers of its bytes, side by side so that a lookup reads one place.
+    /// A key with what its slot remembers of its bytes, side by side so that a lookup reads one place: their
+    /// summary, and where the key was first read in the document, to compare the bytes between its first and last
+    /// eight with those of a longer key.
     struct Slot {
         var summary: Summary
         var key: String?
+        var bytes: UnsafeRawPointer?
     }
 
     /// The slots, allocated at the first key, so that a parser that never meets an object costs nothing.
@@ -63,7 +66,8 @@ struct JsonKeyCache {
             self.slotCount = slotCount
             slots = .allocate(capacity: slotCount)
             slots.initialize(
-                repeating: Slot(summary: Summary(of: UnsafeRawBufferPointer(start: nil, count: 0)), key: nil),
+                repeating: Slot(
+                    summary: Summary(of: UnsafeRawBufferPointer(start: nil, count: 0)), key: nil, bytes: nil),
                 count: slotCount)
         }
 
@@ -90,20 +94,43 @@ struct JsonKeyCache {
     /// The key whose UTF-8 bytes are `text`, or nil when they are not valid UTF-8 (a cached key matches only
     /// bytes that were valid when it was made). `isASCII` says that `text` has no byte beyond ASCII, so it needs
     /// no UTF-8 check. `summary` is `Summary(of: text)`.
+    ///
+    /// `text` lies in the document the cache is used for, which outlives it: the slots remember where their keys
+    /// were read in it.
     @inline(__always)
     mutating func key(for text: UnsafeRawBufferPointer, summary: Summary, isASCII: Bool) -> String? {
-        if text.count <= 16, let slots {
+        if let slots {
             let first = Int(truncatingIfNeeded: summary.fingerprint &>> 32) & (slotCount - 2)
-            if slots[first].summary == summary, let cached = slots[first].key {
+            if slots[first].summary == summary, let cached = slots[first].key,
+                text.count <= 16 || Self.middlesMatch(text, slots[first].bytes)
+            {
                 return cached
             }
         }
         return slowKey(for: text, summary: summary, isASCII: isASCII)
     }
 
-    /// `key(for:summary:isASCII:)` beyond a hit in the first slot of a pair of a key of up to 16 bytes.
+    /// Whether the bytes of `text` between its first and last eight equal those at `cached` (the same number of
+    /// bytes, whose summary is the same); for keys of 17 to 64 bytes.
+    @inline(__always)
+    private static func middlesMatch(_ text: UnsafeRawBufferPointer, _ cached: UnsafeRawPointer?) -> Bool {
+        guard let cached, let base = text.baseAddress, text.count <= longestKey else { return false }
+        var offset = 8
+        let end = text.count - 8
+        while offset < end {
+            if base.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
+                != cached.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
+            {
+                return false
+            }
+            offset += 8
+        }
+        return true
+    }
+
+    /// `key(for:summary:isASCII:)` beyond a hit in the first slot of a pair.
     private mutating func slowKey(for text: UnsafeRawBufferPointer, summary: Summary, isASCII: Bool) -> String? {
-        guard text.count <= Self.longestKey, let base = text.baseAddress else {
+        guard text.count <= Self.longestKey, text.baseAddress != nil else {
             return Self.string(text, isASCII: isASCII)
         }
         if table == nil {
@@ -115,20 +142,13 @@ struct JsonKeyCache {
         let first = Int(truncatingIfNeeded: summary.fingerprint &>> 32) & (slotCount - 2)
         for slot in first...first + 1 where slots[slot].summary == summary {
             guard let cached = slots[slot].key else { continue }
-            if text.count <= 16 {
-                return cached
-            }
-            let isSame = cached.utf8.withContiguousStorageIfAvailable { utf8 -> Bool in
-                guard let cachedBase = utf8.baseAddress else { return false }
-                return memcmp(cachedBase + 8, base + 8, text.count - 16) == 0
-            }
-            if isSame == true {
+            if text.count <= 16 || Self.middlesMatch(text, slots[slot].bytes) {
                 return cached
             }
         }
         guard let key = Self.string(text, isASCII: isASCII) else { return nil }
         slots[first + 1] = slots[first]
-        slots[first] = Slot(summary: summary, key: key)
+        slots[first] = Slot(summary: summary, key: key, bytes: text.baseAddress)
         return key
     }
 
