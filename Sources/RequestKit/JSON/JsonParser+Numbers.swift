@@ -42,6 +42,7 @@ extension JsonParser {
     /// The `Double` nearest to a number just scanned (`position` is past its last byte): converted without
     /// `strtod` when at most the significand's first digits matter, from the text otherwise. Nil only when the
     /// text does not convert, which valid JSON always does.
+    @inline(__always)
     func double(_ parts: NumberParts) -> Double? {
         if !parts.hasDroppedDigits {
             if let value = DecimalToDouble.double(
@@ -60,6 +61,7 @@ extension JsonParser {
     }
 
     /// Reads a number's grammar and digits; `position` is at its first byte and ends just past its last one.
+    @inline(__always)
     mutating func scanNumber() throws(JsonParsingError) -> NumberParts {
         var parts = NumberParts(start: position)
         parts.isNegative = bytes[position] == UInt8(ascii: "-")
