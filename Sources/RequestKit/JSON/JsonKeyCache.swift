@@ -24,7 +24,8 @@ struct JsonKeyCache {
         var count: Int
 
         /// The length and up to the first and last eight bytes of `text` (the last ones only past the first
-        /// eight): equal summaries of texts of at most 16 bytes mean equal texts.
+        /// eight): equal summaries of texts of at most 16 bytes mean equal texts. A text shorter than eight bytes
+        /// is read as its first and last four, or two, bytes (overlapping), which also cover all of it.
         @inline(__always)
         init(of text: UnsafeRawBufferPointer) {
             count = text.count
@@ -35,10 +36,16 @@ struct JsonKeyCache {
                 if count > 8 {
                     tail = text.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self)
                 }
-            } else {
-                for offset in 0..<count {
-                    head = head << 8 | UInt64(text[offset])
-                }
+            } else if count >= 4 {
+                head =
+                    UInt64(text.loadUnaligned(as: UInt32.self))
+                    | UInt64(text.loadUnaligned(fromByteOffset: count - 4, as: UInt32.self)) << 32
+            } else if count >= 2 {
+                head =
+                    UInt64(text.loadUnaligned(as: UInt16.self))
+                    | UInt64(text.loadUnaligned(fromByteOffset: count - 2, as: UInt16.self)) << 16
+            } else if count == 1 {
+                head = UInt64(text[0])
             }
         }
 
