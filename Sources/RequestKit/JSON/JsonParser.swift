@@ -14,11 +14,13 @@
 //   beyond U+10FFFF, no truncated sequences). Object keys without escapes go through a `JsonKeyCache`, so a key
 //   that repeats is created once. Strings with escapes are decoded into a reusable byte buffer
 //   (`scratch`) that lives as long as the parse, so escapes cost no allocation beyond the final `String`.
-// - Numbers: digits are accumulated by hand into a `UInt64`. Integers that fit `Int64` are stored exactly;
-//   decimals with at most 2⁵³ in the significand and a power of ten up to 22 are computed exactly with one
-//   multiplication or division (the classic fast path); others go through the standard library's correctly
-//   rounded conversion. Numbers beyond `Int64` and `Double` keep their exact text.
-// - Arrays are `[Json]`; objects are `JsonObject`, an array of key-value pairs in document order plus a hash
+// - Numbers: digits are accumulated by hand into a `UInt64`, up to eight at a time while the significand has
+//   room for them. Integers that fit `Int64` are stored exactly; decimals with at most 2⁵³ in the significand
+//   and a power of ten up to 22 are computed exactly with one multiplication or division (the classic fast
+//   path), others of up to 19 digits with the Eisel–Lemire algorithm (`DecimalToDouble`), and the rest through
+//   the standard library's correctly rounded conversion. Numbers beyond `Int64` and `Double` keep their exact
+//   text.
+// - Arrays are `[Json]`; objects are `JsonObject`, an array of `JsonMember`s in document order plus a hash
 //   index for large objects. Elements and members are gathered on a `JsonParseStack` while their container is
 //   open and moved into an array of exactly their count when it closes. Duplicate keys are resolved once an object is complete: the last value wins.
 // - Depth: every array or object increments `depth`; past `maximumDepth` parsing fails instead of recursing
