@@ -173,11 +173,15 @@ struct JsonParser {
             depth -= 1
             return Json(storage: .array([]))
         }
-        let stack = elementStack ?? JsonParseStack()
-        elementStack = stack
-        let base = stack.count
+        // The stacks are reached through `self` at each use rather than held in a local across the recursion, which
+        // would retain and release them for every container.
+        if elementStack == nil {
+            elementStack = JsonParseStack()
+        }
+        let base = elementStack?.count ?? 0
         while true {
-            stack.push(try parseValue())
+            let element = try parseValue()
+            elementStack?.push(element)
             skipWhitespace()
             guard position < bytes.count else {
                 throw error(.unexpectedEnd, expected: "',' or ']' after an array element")
@@ -188,7 +192,7 @@ struct JsonParser {
             case UInt8(ascii: "]"):
                 position += 1
                 depth -= 1
-                return Json(storage: .array(stack.popElements(from: base)))
+                return Json(storage: .array(elementStack?.popElements(from: base) ?? []))
             default:
                 throw error(.unexpectedCharacter, expected: "',' or ']' after an array element")
             }
@@ -203,12 +207,12 @@ struct JsonParser {
             depth -= 1
             return Json(storage: .object(JsonObject()))
         }
-        let stack = memberStack ?? JsonParseStack()
-        memberStack = stack
-        let fingerprints = fingerprintStack ?? JsonParseStack()
-        fingerprintStack = fingerprints
-        let base = stack.count
-        let fingerprintBase = fingerprints.count
+        if memberStack == nil || fingerprintStack == nil {
+            memberStack = JsonParseStack()
+            fingerprintStack = JsonParseStack()
+        }
+        let base = memberStack?.count ?? 0
+        let fingerprintBase = fingerprintStack?.count ?? 0
         while true {
             skipWhitespace()
             guard position < bytes.count else {
@@ -218,7 +222,7 @@ struct JsonParser {
                 throw error(.unexpectedCharacter, expected: "a string key")
             }
             let (key, fingerprint) = try parseKey()
-            fingerprints.push(fingerprint)
+            fingerprintStack?.push(fingerprint)
             skipWhitespace()
             guard position < bytes.count else {
                 throw error(.unexpectedEnd, expected: "':' after an object key")
@@ -227,7 +231,8 @@ struct JsonParser {
                 throw error(.unexpectedCharacter, expected: "':' after an object key")
             }
             position += 1
-            stack.push(JsonMember(key: key, value: try parseValue()))
+            let member = JsonMember(key: key, value: try parseValue())
+            memberStack?.push(member)
             skipWhitespace()
             guard position < bytes.count else {
                 throw error(.unexpectedEnd, expected: "',' or '}' after an object member")
@@ -238,9 +243,14 @@ struct JsonParser {
             case UInt8(ascii: "}"):
                 position += 1
                 depth -= 1
-                var object = JsonObject(parsedEntries: stack.popElements(from: base))
-                fingerprints.withElements(from: fingerprintBase) { object.finishParsing(fingerprints: $0) }
-                fingerprints.removeElements(from: fingerprintBase)
+                var object = JsonObject(parsedEntries: memberStack?.popElements(from: base) ?? [])
+                let finished: Void? = fingerprintStack?.withElements(from: fingerprintBase) {
+                    object.finishParsing(fingerprints: $0)
+                }
+                if finished == nil {
+                    object.finishParsing()
+                }
+                fingerprintStack?.removeElements(from: fingerprintBase)
                 return Json(storage: .object(object))
             default:
                 throw error(.unexpectedCharacter, expected: "',' or '}' after an object member")
