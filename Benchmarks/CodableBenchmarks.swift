@@ -69,8 +69,8 @@ private func compareDecoding<Value: Codable>(_ name: String, _ data: Data, as ty
 
 /// Runs only RequestKit's side of one codable benchmark, for a profiler or an instruction count: for about five
 /// seconds, or `rounds` times when given (`perf stat .build/release/Benchmarks codable-profile decode 50`); on both
-/// documents, or only on those named in `only`. `parse` runs `Json(parsing:)` on the same documents, `foundation`
-/// decodes them with `JSONDecoder` (to compare instruction counts).
+/// documents, or only on those named in `only`. `parse` runs `Json(parsing:)` on the same documents (or on canada.json,
+/// when `only` names it), `foundation` decodes them with `JSONDecoder` (to compare instruction counts).
 func runCodableProfile(_ what: String, rounds: Int?, only: [String] = []) {
     guard let twitter = benchmarkDocument("twitter"), let catalog = benchmarkDocument("citm_catalog"),
         let twitterModel = try? TypedJsonDecoder().decode(TwitterSearch.self, from: twitter),
@@ -79,6 +79,7 @@ func runCodableProfile(_ what: String, rounds: Int?, only: [String] = []) {
         print("skipped: the benchmark documents are missing")
         return
     }
+    let canada = only.contains("canada") ? benchmarkDocument("canada") : nil
     let end = DispatchTime.now().uptimeNanoseconds + 5_000_000_000
     var operations = 0
     while rounds.map({ operations < $0 }) ?? (DispatchTime.now().uptimeNanoseconds < end) {
@@ -90,6 +91,7 @@ func runCodableProfile(_ what: String, rounds: Int?, only: [String] = []) {
         } else if what == "parse" {
             if doesTwitter { blackHole(try? Json(parsing: twitter)) }
             if doesCatalog { blackHole(try? Json(parsing: catalog)) }
+            if let canada { blackHole(try? Json(parsing: canada)) }
         } else if what == "encode" {
             if doesTwitter { blackHole(try? TypedJsonEncoder().encode(twitterModel)) }
             if doesCatalog { blackHole(try? TypedJsonEncoder().encode(catalogModel)) }

@@ -33,7 +33,7 @@ let arguments = Array(CommandLine.arguments.dropFirst())
 if arguments.contains("--help") || arguments.contains("-h") {
     print("usage: Benchmarks [suite ...]   (no suite: every one)")
     print("       Benchmarks json-parse-round [file ...]")
-    print("       Benchmarks codable-profile decode|encode|parse|foundation [rounds] [twitter|citm_catalog]")
+    print("       Benchmarks codable-profile decode|encode|parse|foundation [rounds] [twitter|citm_catalog|canada]")
     print("       Benchmarks transport-profile [tasks] [seconds] [direct] [https]\n\nsuites:")
     for suite in suites { print("  \(suite.name.padding(toLength: 10, withPad: " ", startingAt: 0))\(suite.summary)") }
     exit(0)
@@ -50,7 +50,7 @@ case "codable-profile":
     runCodableProfile(
         ["encode", "parse", "foundation"].first { options.contains($0) } ?? "decode",
         rounds: options.compactMap(Int.init).first,
-        only: options.filter { $0 == "twitter" || $0 == "citm_catalog" })
+        only: options.filter { $0 == "twitter" || $0 == "citm_catalog" || $0 == "canada" })
     exit(0)
 case "transport-profile":
     let options = arguments.dropFirst()

@@ -7,7 +7,7 @@
 // give the same bytes. The typed decoder must reject what the parser rejects, for the same reason at the same
 // offset, and decode valid documents into `Json` exactly as `JSONDecoder` does (or fail as it does);
 // `TypedJsonEncoder` must write valid JSON, the same bytes in one pass as through its tree. An input that reads as a
-// number must convert to the double `strtod` gives.
+// number must convert to the double `strtod` gives, or to the exact integer.
 
 import Foundation
 
@@ -60,13 +60,18 @@ public func fuzzJSONParser(_ start: UnsafeRawPointer?, _ count: Int) -> CInt {
     return 0
 }
 
-/// When the input is a JSON number with a fraction or an exponent, its double must be the one `strtod` gives.
+/// When the input is a JSON number with a fraction or an exponent, its double must be the one `strtod` gives; an
+/// integer that fits `Int64` must be that integer.
 private func checkNumberConversion(_ bytes: UnsafeRawBufferPointer) {
     guard bytes.count <= 64, bytes.allSatisfy({ (0x2B...0x65).contains($0) }) else { return }
     let text = String(decoding: bytes, as: UTF8.self)
-    guard text.contains(where: { $0 == "." || $0 == "e" || $0 == "E" }), let parsed = try? Json(parsing: text),
-        let reference = Double(text)
-    else { return }
+    guard text.contains(where: { $0 == "." || $0 == "e" || $0 == "E" }) else {
+        if let integer = Int64(text), let parsed = try? Json(parsing: text) {
+            precondition(parsed.int64 == integer, "\(text) reads as \(parsed), not \(integer)")
+        }
+        return
+    }
+    guard let parsed = try? Json(parsing: text), let reference = Double(text) else { return }
     if let double = parsed.double {
         precondition(
             double.bitPattern == reference.bitPattern, "\(text) converts to \(double), strtod says \(reference)")

@@ -17,6 +17,7 @@ enum DecimalToDouble {
     /// conversion cannot decide the rounding (the caller then converts the number's text).
     ///
     /// Values too small for a subnormal give zero and values too large give infinity, both with the sign.
+    @inline(__always)
     static func double(significand: UInt64, exponent: Int, isNegative: Bool) -> Double? {
         // The classic exact path: both operands are exact doubles, so one IEEE operation rounds correctly.
         if significand <= 1 << 53, (-22...22).contains(exponent) {

@@ -125,7 +125,7 @@ extension Json {
     /// ```
     public var object: [String: Json]? {
         guard case .object(let object) = storage else { return nil }
-        return Dictionary(object.entries, uniquingKeysWith: { _, last in last })
+        return Dictionary(object.entries.lazy.map { ($0.key, $0.value) }, uniquingKeysWith: { _, last in last })
     }
 
     /// The members in their order (as parsed or as written), when the value is an object.
@@ -135,7 +135,7 @@ extension Json {
     /// json.entries?.map(\.key)  // ["b", "a"]
     /// ```
     public var entries: [(key: String, value: Json)]? {
-        if case .object(let object) = storage { return object.entries }
+        if case .object(let object) = storage { return object.entries.map { (key: $0.key, value: $0.value) } }
         return nil
     }
 }

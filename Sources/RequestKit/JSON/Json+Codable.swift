@@ -86,8 +86,8 @@ extension Json: Codable {
             }
         case .object(let object):
             var container = encoder.container(keyedBy: MemberKey.self)
-            for (key, value) in object.entries {
-                try container.encode(value, forKey: MemberKey(key))
+            for member in object.entries {
+                try container.encode(member.value, forKey: MemberKey(member.key))
             }
         }
     }

@@ -70,10 +70,10 @@ extension Json: Hashable {
             hasher.combine(8 as UInt8)
             hasher.combine(object.count)
             var membersHash = 0
-            for (key, value) in object.entries {
+            for member in object.entries {
                 var memberHasher = Hasher()
-                memberHasher.combine(key)
-                memberHasher.combine(value)
+                memberHasher.combine(member.key)
+                memberHasher.combine(member.value)
                 membersHash ^= memberHasher.finalize()
             }
             hasher.combine(membersHash)

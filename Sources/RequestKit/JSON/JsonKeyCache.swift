@@ -9,9 +9,13 @@ import Foundation
 /// takes the first slot of its pair and moves the key there to the second, so two keys that share a pair both
 /// stay. The table has 16 to 1,024 slots by the size of the document (one per 64 bytes), so that small documents
 /// pay little for it and the hundred or so distinct keys of a large one rarely meet. Keys with escapes are not
-/// cached (they are decoded first), nor keys longer than 64 bytes.
+/// cached (they are decoded first), nor keys longer than 64 bytes. A slot keeps its summary next to its key, so a
+/// lookup touches one place in memory; the common case, a key of up to 16 bytes found in the first slot of its pair,
+/// is inlined into the parser.
 struct JsonKeyCache {
     private static let longestKey = 64
+    /// The most slots a table has.
+    private static let mostSlots = 1024
 
     /// What a slot remembers of its key's bytes.
     struct Summary: Equatable {
@@ -20,7 +24,8 @@ struct JsonKeyCache {
         var count: Int
 
         /// The length and up to the first and last eight bytes of `text` (the last ones only past the first
-        /// eight): equal summaries of texts of at most 16 bytes mean equal texts.
+        /// eight): equal summaries of texts of at most 16 bytes mean equal texts. A text shorter than eight bytes
+        /// is read as its first and last four, or two, bytes (overlapping), which also cover all of it.
         @inline(__always)
         init(of text: UnsafeRawBufferPointer) {
             count = text.count
@@ -31,10 +36,16 @@ struct JsonKeyCache {
                 if count > 8 {
                     tail = text.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self)
                 }
-            } else {
-                for offset in 0..<count {
-                    head = head << 8 | UInt64(text[offset])
-                }
+            } else if count >= 4 {
+                head =
+                    UInt64(text.loadUnaligned(as: UInt32.self))
+                    | UInt64(text.loadUnaligned(fromByteOffset: count - 4, as: UInt32.self)) << 32
+            } else if count >= 2 {
+                head =
+                    UInt64(text.loadUnaligned(as: UInt16.self))
+                    | UInt64(text.loadUnaligned(fromByteOffset: count - 2, as: UInt16.self)) << 16
+            } else if count == 1 {
+                head = UInt64(text[0])
             }
         }
 
@@ -44,37 +55,44 @@ struct JsonKeyCache {
         }
     }
 
+    /// A key with what its slot remembers of its bytes, side by side so that a lookup reads one place: their
+    /// summary, and where the key was first read in the document, to compare the bytes between its first and last
+    /// eight with those of a longer key.
+    struct Slot {
+        var summary: Summary
+        var key: String?
+        var bytes: UnsafeRawPointer?
+    }
+
     /// The slots, allocated at the first key, so that a parser that never meets an object costs nothing.
     private final class Table {
         let slotCount: Int
-        let summaries: UnsafeMutablePointer<Summary>
-        let keys: UnsafeMutablePointer<String?>
+        let slots: UnsafeMutablePointer<Slot>
 
         init(slotCount: Int) {
             self.slotCount = slotCount
-            summaries = .allocate(capacity: slotCount)
-            summaries.initialize(repeating: Summary(of: UnsafeRawBufferPointer(start: nil, count: 0)), count: slotCount)
-            keys = .allocate(capacity: slotCount)
-            keys.initialize(repeating: nil, count: slotCount)
+            slots = .allocate(capacity: slotCount)
+            slots.initialize(
+                repeating: Slot(
+                    summary: Summary(of: UnsafeRawBufferPointer(start: nil, count: 0)), key: nil, bytes: nil),
+                count: slotCount)
         }
 
         deinit {
-            summaries.deallocate()
-            keys.deinitialize(count: slotCount)
-            keys.deallocate()
+            slots.deinitialize(count: slotCount)
+            slots.deallocate()
         }
     }
 
     private let slotCount: Int
-    /// Frees the slots; `summaries` and `keys` point into it.
+    /// Frees the slots; `slots` points into it.
     private var table: Table?
-    private var summaries: UnsafeMutablePointer<Summary>?
-    private var keys: UnsafeMutablePointer<String?>?
+    private var slots: UnsafeMutablePointer<Slot>?
 
     /// A cache for a document of `documentSize` bytes.
     init(documentSize: Int = 0) {
         var slots = 16
-        while slots < 1024 && slots * 64 < documentSize {
+        while slots < Self.mostSlots && slots * 64 < documentSize {
             slots *= 2
         }
         slotCount = slots
@@ -83,36 +101,61 @@ struct JsonKeyCache {
     /// The key whose UTF-8 bytes are `text`, or nil when they are not valid UTF-8 (a cached key matches only
     /// bytes that were valid when it was made). `isASCII` says that `text` has no byte beyond ASCII, so it needs
     /// no UTF-8 check. `summary` is `Summary(of: text)`.
+    ///
+    /// `text` lies in the document the cache is used for, which outlives it: the slots remember where their keys
+    /// were read in it.
+    @inline(__always)
     mutating func key(for text: UnsafeRawBufferPointer, summary: Summary, isASCII: Bool) -> String? {
-        guard text.count <= Self.longestKey, let base = text.baseAddress else {
+        if let slots {
+            let first = Int(truncatingIfNeeded: summary.fingerprint &>> 32) & (slotCount - 2)
+            if slots[first].summary == summary, let cached = slots[first].key,
+                text.count <= 16 || Self.middlesMatch(text, slots[first].bytes)
+            {
+                return cached
+            }
+        }
+        return slowKey(for: text, summary: summary, isASCII: isASCII)
+    }
+
+    /// Whether the bytes of `text` between its first and last eight equal those at `cached` (the same number of
+    /// bytes, whose summary is the same); for keys of 17 to 64 bytes.
+    @inline(__always)
+    private static func middlesMatch(_ text: UnsafeRawBufferPointer, _ cached: UnsafeRawPointer?) -> Bool {
+        guard let cached, let base = text.baseAddress, text.count <= longestKey else { return false }
+        var offset = 8
+        let end = text.count - 8
+        while offset < end {
+            if base.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
+                != cached.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
+            {
+                return false
+            }
+            offset += 8
+        }
+        return true
+    }
+
+    /// `key(for:summary:isASCII:)` beyond a hit in the first slot of a pair.
+    private mutating func slowKey(for text: UnsafeRawBufferPointer, summary: Summary, isASCII: Bool) -> String? {
+        guard text.count <= Self.longestKey, text.baseAddress != nil else {
             return Self.string(text, isASCII: isASCII)
         }
         if table == nil {
             let table = Table(slotCount: slotCount)
             self.table = table
-            summaries = table.summaries
-            keys = table.keys
+            slots = table.slots
         }
-        guard let summaries, let keys else { return Self.string(text, isASCII: isASCII) }
+        guard let slots else { return Self.string(text, isASCII: isASCII) }
         let first = Int(truncatingIfNeeded: summary.fingerprint &>> 32) & (slotCount - 2)
-        for slot in first...first + 1 where summaries[slot] == summary {
-            guard let cached = keys[slot] else { continue }
-            if text.count <= 16 {
-                return cached
-            }
-            let isSame = cached.utf8.withContiguousStorageIfAvailable { utf8 -> Bool in
-                guard let cachedBase = utf8.baseAddress else { return false }
-                return memcmp(cachedBase + 8, base + 8, text.count - 16) == 0
-            }
-            if isSame == true {
+        for slot in first...first + 1 where slots[slot].summary == summary {
+            guard let cached = slots[slot].key else { continue }
+            if text.count <= 16 || Self.middlesMatch(text, slots[slot].bytes) {
                 return cached
             }
         }
         guard let key = Self.string(text, isASCII: isASCII) else { return nil }
-        summaries[first + 1] = summaries[first]
-        keys[first + 1] = keys[first]
-        summaries[first] = summary
-        keys[first] = key
+        slots[first + 1] = slots[first]
+        slots[first] = Slot(summary: summary, key: key, bytes: text.baseAddress)
         return key
     }
 

@@ -13,7 +13,7 @@ struct JsonObject: Sendable {
     /// 127, so that its 128-slot table always has a free slot.
     static let indexThreshold = 64
 
-    private(set) var entries: [(key: String, value: Json)]
+    private(set) var entries: [JsonMember]
     private var index: [ExactKey: Int]?
 
     init(capacity: Int = 0) {
@@ -22,7 +22,7 @@ struct JsonObject: Sendable {
     }
 
     /// An object of parsed members in document order; `finishParsing()` then resolves repeated keys.
-    init(parsedEntries: [(key: String, value: Json)]) {
+    init(parsedEntries: [JsonMember]) {
         entries = parsedEntries
     }
 
@@ -48,7 +48,7 @@ struct JsonObject: Sendable {
             entries[position].value = value
             return
         }
-        entries.append((key: key, value: value))
+        entries.append(JsonMember(key: key, value: value))
         if index != nil {
             index?[ExactKey(key)] = entries.count - 1
         } else if entries.count >= Self.indexThreshold {
@@ -148,8 +148,8 @@ struct JsonObject: Sendable {
         let parsed = entries
         entries = []
         index = nil
-        for (key, value) in parsed {
-            setValue(value, forKey: key)
+        for member in parsed {
+            setValue(member.value, forKey: member.key)
         }
     }
 

@@ -153,12 +153,6 @@ extension JsonParser {
         return (hasQuote | hasBackslash | hasControl) & highBits
     }
 
-    /// Whether any of the eight bytes of `word` is a quote, a backslash or a control character.
-    @inline(__always)
-    static func endsRun(_ word: UInt64) -> Bool {
-        runEnds(word) != 0
-    }
-
     /// Checks that `bytes[start..<end]` is well-formed UTF-8 and throws the error for its first wrong byte
     /// otherwise. ASCII is skipped eight bytes at a time, and the common two- and three-byte sequences are
     /// checked with two masks; anything else goes through `endOfMultiByteScalar(at:)`'s exact check. A sequence
@@ -214,9 +208,14 @@ extension JsonParser {
             } else {
                 let runStart = position
                 position += 1
-                while position + 8 <= bytes.count,
-                    !Self.endsRun(bytes.loadUnaligned(fromByteOffset: position, as: UInt64.self))
-                {
+                while position + 8 <= bytes.count {
+                    let ends = Self.runEnds(
+                        UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: position, as: UInt64.self)))
+                    if ends != 0 {
+                        // The lowest marked byte ends the run.
+                        position += ends.trailingZeroBitCount &>> 3
+                        break
+                    }
                     position += 8
                 }
                 while position < bytes.count {
@@ -260,6 +259,7 @@ extension JsonParser {
     }
 
     /// Decodes the escape at `position` (a backslash) into `scratch`.
+    @inline(__always)
     private mutating func appendEscape() throws(JsonParsingError) {
         let escapeStart = position
         position += 1

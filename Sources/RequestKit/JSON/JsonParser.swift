@@ -14,11 +14,13 @@
 //   beyond U+10FFFF, no truncated sequences). Object keys without escapes go through a `JsonKeyCache`, so a key
 //   that repeats is created once. Strings with escapes are decoded into a reusable byte buffer
 //   (`scratch`) that lives as long as the parse, so escapes cost no allocation beyond the final `String`.
-// - Numbers: digits are accumulated by hand into a `UInt64`. Integers that fit `Int64` are stored exactly;
-//   decimals with at most 2⁵³ in the significand and a power of ten up to 22 are computed exactly with one
-//   multiplication or division (the classic fast path); others go through the standard library's correctly
-//   rounded conversion. Numbers beyond `Int64` and `Double` keep their exact text.
-// - Arrays are `[Json]`; objects are `JsonObject`, an array of key-value pairs in document order plus a hash
+// - Numbers: digits are accumulated by hand into a `UInt64`, up to eight at a time while the significand has
+//   room for them. Integers that fit `Int64` are stored exactly; decimals with at most 2⁵³ in the significand
+//   and a power of ten up to 22 are computed exactly with one multiplication or division (the classic fast
+//   path), others of up to 19 digits with the Eisel–Lemire algorithm (`DecimalToDouble`), and the rest through
+//   the standard library's correctly rounded conversion. Numbers beyond `Int64` and `Double` keep their exact
+//   text.
+// - Arrays are `[Json]`; objects are `JsonObject`, an array of `JsonMember`s in document order plus a hash
 //   index for large objects. Elements and members are gathered on a `JsonParseStack` while their container is
 //   open and moved into an array of exactly their count when it closes. Duplicate keys are resolved once an object is complete: the last value wins.
 // - Depth: every array or object increments `depth`; past `maximumDepth` parsing fails instead of recursing
@@ -37,7 +39,7 @@ struct JsonParser {
     /// The elements of the open arrays and the members of the open objects (see `JsonParseStack`); made by
     /// `parse`, absent in parsers that only scan.
     private var elementStack: JsonParseStack<Json>?
-    private var memberStack: JsonParseStack<(key: String, value: Json)>?
+    private var memberStack: JsonParseStack<JsonMember>?
     /// The fingerprints of the keys in `memberStack`.
     private var fingerprintStack: JsonParseStack<UInt64>?
 
@@ -118,7 +120,29 @@ struct JsonParser {
         }
     }
 
+    /// Moves past `keyword` (`true`, `false` or `null`), which must be at `position`. Its first and last four
+    /// bytes are compared a word at a time; only a mismatch or the end of the input reads byte by byte, to say
+    /// what is wrong.
+    @inline(__always)
     mutating func expectKeyword(_ keyword: StaticString) throws(JsonParsingError) {
+        let length = keyword.utf8CodeUnitCount
+        if length >= 4, position + length <= bytes.count {
+            let expected = UnsafeRawPointer(keyword.utf8Start)
+            let headMatches =
+                bytes.loadUnaligned(fromByteOffset: position, as: UInt32.self)
+                == expected.loadUnaligned(as: UInt32.self)
+            let tailMatches =
+                bytes.loadUnaligned(fromByteOffset: position + length - 4, as: UInt32.self)
+                == expected.loadUnaligned(fromByteOffset: length - 4, as: UInt32.self)
+            if headMatches && tailMatches {
+                position += length
+                return
+            }
+        }
+        try expectKeywordByteByByte(keyword)
+    }
+
+    private mutating func expectKeywordByteByByte(_ keyword: StaticString) throws(JsonParsingError) {
         let length = keyword.utf8CodeUnitCount
         for offset in 0..<length {
             guard position < bytes.count else {
@@ -149,11 +173,15 @@ struct JsonParser {
             depth -= 1
             return Json(storage: .array([]))
         }
-        let stack = elementStack ?? JsonParseStack()
-        elementStack = stack
-        let base = stack.count
+        // The stacks are reached through `self` at each use rather than held in a local across the recursion, which
+        // would retain and release them for every container.
+        if elementStack == nil {
+            elementStack = JsonParseStack()
+        }
+        let base = elementStack?.count ?? 0
         while true {
-            stack.push(try parseValue())
+            let element = try parseValue()
+            elementStack?.push(element)
             skipWhitespace()
             guard position < bytes.count else {
                 throw error(.unexpectedEnd, expected: "',' or ']' after an array element")
@@ -164,7 +192,7 @@ struct JsonParser {
             case UInt8(ascii: "]"):
                 position += 1
                 depth -= 1
-                return Json(storage: .array(stack.popElements(from: base)))
+                return Json(storage: .array(elementStack?.popElements(from: base) ?? []))
             default:
                 throw error(.unexpectedCharacter, expected: "',' or ']' after an array element")
             }
@@ -179,12 +207,12 @@ struct JsonParser {
             depth -= 1
             return Json(storage: .object(JsonObject()))
         }
-        let stack = memberStack ?? JsonParseStack()
-        memberStack = stack
-        let fingerprints = fingerprintStack ?? JsonParseStack()
-        fingerprintStack = fingerprints
-        let base = stack.count
-        let fingerprintBase = fingerprints.count
+        if memberStack == nil || fingerprintStack == nil {
+            memberStack = JsonParseStack()
+            fingerprintStack = JsonParseStack()
+        }
+        let base = memberStack?.count ?? 0
+        let fingerprintBase = fingerprintStack?.count ?? 0
         while true {
             skipWhitespace()
             guard position < bytes.count else {
@@ -194,7 +222,7 @@ struct JsonParser {
                 throw error(.unexpectedCharacter, expected: "a string key")
             }
             let (key, fingerprint) = try parseKey()
-            fingerprints.push(fingerprint)
+            fingerprintStack?.push(fingerprint)
             skipWhitespace()
             guard position < bytes.count else {
                 throw error(.unexpectedEnd, expected: "':' after an object key")
@@ -203,7 +231,8 @@ struct JsonParser {
                 throw error(.unexpectedCharacter, expected: "':' after an object key")
             }
             position += 1
-            stack.push((key: key, value: try parseValue()))
+            let member = JsonMember(key: key, value: try parseValue())
+            memberStack?.push(member)
             skipWhitespace()
             guard position < bytes.count else {
                 throw error(.unexpectedEnd, expected: "',' or '}' after an object member")
@@ -214,9 +243,14 @@ struct JsonParser {
             case UInt8(ascii: "}"):
                 position += 1
                 depth -= 1
-                var object = JsonObject(parsedEntries: stack.popElements(from: base))
-                fingerprints.withElements(from: fingerprintBase) { object.finishParsing(fingerprints: $0) }
-                fingerprints.removeElements(from: fingerprintBase)
+                var object = JsonObject(parsedEntries: memberStack?.popElements(from: base) ?? [])
+                let finished: Void? = fingerprintStack?.withElements(from: fingerprintBase) {
+                    object.finishParsing(fingerprints: $0)
+                }
+                if finished == nil {
+                    object.finishParsing()
+                }
+                fingerprintStack?.removeElements(from: fingerprintBase)
                 return Json(storage: .object(object))
             default:
                 throw error(.unexpectedCharacter, expected: "',' or '}' after an object member")

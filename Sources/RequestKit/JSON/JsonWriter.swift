@@ -59,7 +59,7 @@ struct JsonWriter {
         output.append(UInt8(ascii: "]"))
     }
 
-    private mutating func writeObject(_ entries: [(key: String, value: Json)]) {
+    private mutating func writeObject(_ entries: [JsonMember]) {
         guard !entries.isEmpty else {
             append("{}")
             return

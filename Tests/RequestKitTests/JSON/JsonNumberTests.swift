@@ -99,4 +99,62 @@ struct JsonNumberTests {
         #expect(try Json(parsing: "0.5") != Json(parsing: "0"))
         #expect(Set<Json>([1, 1.0, "1"]).count == 2)
     }
+
+    @Test("Numbers read the same wherever their digits fall against eight-byte words, and whatever byte ends them")
+    func readsDigitRunsAtAnyAlignment() throws {
+        var generator = SplitMix64(state: 0xD161_7500)
+        let endings = [",0]", "]", " ]", "\n]", "\t]", "}"]
+        for round in 0..<6_000 {
+            var text = Int.random(in: 0...3, using: &generator) == 0 ? "-" : ""
+            let integerDigits = Int.random(in: 1...24, using: &generator)
+            text.append(String(Int.random(in: 1...9, using: &generator)))
+            for _ in 1..<integerDigits {
+                text.append(String(Int.random(in: 0...9, using: &generator)))
+            }
+            let fractionDigits = Int.random(in: 0...24, using: &generator)
+            if fractionDigits > 0 {
+                text.append(".")
+                for _ in 0..<fractionDigits {
+                    text.append(String(Int.random(in: 0...9, using: &generator)))
+                }
+            }
+            if round.isMultiple(of: 3) {
+                text.append("e\(Int.random(in: -30...30, using: &generator))")
+            }
+            let padding = String(repeating: " ", count: round % 8)
+            let ending = endings[round % endings.count]
+            let document = ending == "}" ? "{\"n\":\(padding)\(text)}" : "[\(padding)\(text)\(ending)"
+            let parsed = try Json(parsing: document)
+            let value = ending == "}" ? parsed.n : parsed[0]
+            if fractionDigits == 0 && !round.isMultiple(of: 3) {
+                if let integer = Int64(text) {
+                    #expect(value.int64 == integer, "\(text)")
+                } else {
+                    #expect(value.serializedString() == text, "\(text)")
+                }
+            } else {
+                let reference = try #require(Double(text))
+                #expect(value.double?.bitPattern == reference.bitPattern, "\(text)")
+            }
+        }
+    }
+
+    @Test("A byte that is not a digit right after digits ends the number there, and an error names it")
+    func endsDigitRunsAtTheFirstOtherByte() throws {
+        for tail in [":", "/", "a", "\u{7F}", "é", "ÿ"] {
+            for count in 1...9 {
+                let digits = String(repeating: "7", count: count)
+                do {
+                    _ = try Json(parsing: "[\(digits)\(tail)1234567]")
+                    Issue.record("[\(digits)\(tail)…] parsed")
+                } catch {
+                    #expect(error.reason == .unexpectedCharacter, "\(digits)\(tail)")
+                    #expect(error.offset == 1 + count, "\(digits)\(tail)")
+                }
+            }
+        }
+        let fractions = try Json(parsing: "[0.12345678,0.123456789012345678901]")
+        #expect(fractions[0].double == 0.12345678)
+        #expect(fractions[1].double == 0.123456789012345678901)
+    }
 }

@@ -118,6 +118,27 @@ struct JsonStringScanTests {
         }
     }
 
+    @Test("Long keys that differ from a key read before in any one byte are keys of their own")
+    func longKeysDifferingInOneByte() throws {
+        for length in 17...66 {
+            let base = (0..<length).map { Character(Unicode.Scalar(UInt8(ascii: "a") + UInt8($0 % 26))) }
+            var keys: [String] = [String(base)]
+            for changed in 0..<length {
+                var variant = base
+                variant[changed] = "_"
+                keys.append(String(variant))
+            }
+            // Each variant follows the base key, which is then in the cache with the same length and summary
+            // whenever the changed byte lies between the first and last eight.
+            let members = keys.enumerated().map { #"{"\#(keys[0])":0,"\#($1)":\#($0)}"# }
+            let json = try Json(parsing: "[" + members.joined(separator: ",") + "]")
+            for (index, key) in keys.enumerated() {
+                #expect(json[index].entries?.map(\.key) == (index == 0 ? [key] : [keys[0], key]), "\(length) \(index)")
+                #expect(json[index][key].int == index)
+            }
+        }
+    }
+
     @Test("A key repeated in an object, plainly or through an escape, keeps the last value at the first place")
     func repeatedKeys() throws {
         let json = try Json(parsing: #"{"a":1,"b":2,"\u0061":3,"c":4,"b":5}"#)
