@@ -28,6 +28,18 @@ struct RequestProblemTests {
         #expect(try problems { Url("http://a.com:99999/") }.map(\.kind) == [.malformedURL])
     }
 
+    @Test("A percent-encoded host must decode to text; one that does is kept as written")
+    func percentEncodedHosts() throws {
+        let found = try problems { Url("http://127.0.0.1%8080/a") }
+        #expect(found.map(\.kind) == [.malformedURL])
+        #expect(
+            found.first?.message
+                == "the URL \"http://127.0.0.1%8080/a\" has a host whose percent-encoding is not UTF-8 text")
+        let built = try Request { Url("http://ex%61mple.com/a") }.urlRequest()
+        #expect(built.url?.absoluteString == "http://ex%61mple.com/a")
+        #expect(built.url?.host == "example.com")
+    }
+
     @Test("CR, LF and NUL in a header value are rejected, never sent")
     func headerInjection() throws {
         let found = try problems {

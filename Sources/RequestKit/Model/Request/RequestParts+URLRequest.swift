@@ -129,6 +129,14 @@ extension RequestParts {
             problems.append(RequestProblem(.malformedURL, "the URL \"\(base.absoluteString)\" has no host"))
             return nil
         }
+        // A percent-encoded host must decode to text (`%80` alone does not), or no transport can name it.
+        if host.utf8.contains(UInt8(ascii: "%")), (base.host ?? "").isEmpty {
+            problems.append(
+                RequestProblem(
+                    .malformedURL,
+                    "the URL \"\(base.absoluteString)\" has a host whose percent-encoding is not UTF-8 text"))
+            return nil
+        }
         if let port = base.port, !(1...65535).contains(port) {
             problems.append(RequestProblem(.malformedURL, "the URL \"\(base.absoluteString)\" has port \(port)"))
             return nil
