@@ -52,6 +52,9 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
     private let stateLock = NSLock()
     private weak var pool: HTTP1ConnectionPool?
     private let connectTimeout: Double
+    /// How long, in nanoseconds, ``pollForPromptResponse(_:)`` looks for a response (0: never): about what waiting
+    /// costs instead (the loop woken by the response, then the awaiting task by the loop).
+    private let pollWindow: UInt64
     private let makeStream: StreamFactory
     private let buffer: UnsafeMutableRawBufferPointer
     @exclusivity(unchecked) private var bufferStart = 0
@@ -89,6 +92,15 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
     /// The deadline of ``timeoutTimer`` while it is pending: a later deadline needs no new timer.
     private var timerDeadline: UInt64?
 
+    /// When the current request was written whole, in ``HTTP1EventLoop/now()`` nanoseconds.
+    @exclusivity(unchecked) private var sentAt: UInt64 = 0
+    /// Whether the server sent the head of the last response within ``pollWindow`` of its request.
+    @exclusivity(unchecked) private var answeredPromptly = false
+    private var pollStats = (polls: 0, answered: 0)
+    /// Requests sent inline without polling since the server last answered late; every ``promptRecheck``-th polls
+    /// again, so that a server that was slow once (or whose answer the loop read late) is tried again.
+    @exclusivity(unchecked) private var unpolledCount = 0
+
     /// Jobs ended while the state lock was held, resumed once it is released (``serialized(_:)``): a task resumed
     /// under the lock often starts its next request on this connection at once, and would wait for the lock.
     @exclusivity(unchecked) private var finishedJob: (job: HTTP1Job, outcome: HTTP1Job.Outcome)?
@@ -96,8 +108,9 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
 
     init(
         key: HTTP1ConnectionKey, loop: HTTP1EventLoop, pool: HTTP1ConnectionPool, bufferSize: Int,
-        connectTimeout: Double, makeStream: @escaping StreamFactory
+        connectTimeout: Double, pollWindow: UInt64, makeStream: @escaping StreamFactory
     ) {
+        self.pollWindow = pollWindow
         self.key = key
         self.loop = loop
         self.pool = pool
@@ -176,6 +189,47 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
         }
         return true
     }
+
+    /// How often a connection whose server answered late polls all the same.
+    static let promptRecheck = 16
+
+    /// Looks for `job`'s response from the calling thread (the awaiting task's, right after ``sendInline(_:)``) for
+    /// up to ``pollWindow``, reading it when it comes; the loop reads it otherwise. Only when the server answered
+    /// this connection's last request within the window, and on every ``promptRecheck``-th request otherwise: a
+    /// slow server costs little polling. (``HTTP1Transport/Configuration/responsePollWindow``.)
+    ///
+    /// The pool asks for it only when this is the one request it has in flight: a sequential caller has nothing
+    /// else to run meanwhile, and the response then arrives without waking two threads, which on a loopback or
+    /// data-centre round trip halves the time per request. The reads do not block; the task is never held longer
+    /// than the window.
+    func pollForPromptResponse(_ job: HTTP1Job) {
+        var deadline: UInt64?
+        while true {
+            stateLock.lock()
+            var isWaiting = self.job === job && (phase == .receivingHead || phase == .receivingBody)
+            if isWaiting, deadline == nil {
+                if !answeredPromptly {
+                    unpolledCount += 1
+                    isWaiting = unpolledCount >= Self.promptRecheck
+                }
+                if isWaiting {
+                    unpolledCount = 0
+                    pollStats.polls += 1
+                }
+                deadline = sentAt &+ pollWindow
+            }
+            if isWaiting {
+                drive()
+                isWaiting = self.job === job && (phase == .receivingHead || phase == .receivingBody)
+                if self.job !== job { pollStats.answered += 1 }
+            }
+            unlockAndResume()
+            guard isWaiting, let deadline, HTTP1EventLoop.now() < deadline else { return }
+        }
+    }
+
+    /// How many times ``pollForPromptResponse(_:)`` looked for a response, and how many responses it read.
+    var pollCounts: (polls: Int, answered: Int) { stateLock.withLock { pollStats } }
 
     /// Runs `step` on the loop, holding the state lock.
     private func handToLoop(_ step: @escaping (HTTP1Connection) -> Void) {
@@ -552,6 +606,7 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
             try queueBody(from: reader, length: job.bodyLength)
         }
         phase = .receivingHead
+        sentAt = HTTP1EventLoop.now()
         // The response cannot have arrived yet: wait for it rather than try a read that would find nothing.
         return .readable
     }
@@ -643,6 +698,7 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
                     if progress.informationalCount > 10 { throw HTTP1ParseError.tooManyInformationalResponses }
                     continue
                 }
+                answeredPromptly = HTTP1EventLoop.now() &- sentAt <= pollWindow
                 try headArrived(head, job: job)
                 return nil
             }

@@ -12,12 +12,14 @@ import Foundation
 ///
 /// Any thread may call it; the deadlines of waiting jobs and idle connections are timers on the pool's loop.
 final class HTTP1ConnectionPool: @unchecked Sendable {
-    // Safe: `hosts`, `nextSweep`, `isEvictionScheduled` and each connection's `idleSince` are only touched while
-    // holding `lock`; connections are started on their own loop with `execute`, after the lock is released. No
-    // access to `hosts` is held across a call that could reach it again, so it skips the runtime's exclusivity
-    // checks.
+    // Safe: `hosts`, `leasedCount`, `nextSweep`, `isEvictionScheduled` and each connection's `idleSince` are only
+    // touched while holding `lock`; connections are started on their own loop with `execute`, after the lock is
+    // released. No access to `hosts` or `leasedCount` is held across a call that could reach it again, so they skip
+    // the runtime's exclusivity checks.
     private let lock = NSLock()
     @exclusivity(unchecked) private var hosts: [HTTP1ConnectionKey: HostState] = [:]
+    /// Connections leased, over all hosts.
+    @exclusivity(unchecked) private var leasedCount = 0
     private var nextSweep: UInt64?
     private var isEvictionScheduled = false
 
@@ -25,6 +27,8 @@ final class HTTP1ConnectionPool: @unchecked Sendable {
     private let idleTimeout: Double
     private let bufferSize: Int
     private let connectTimeout: Double
+    /// The connections' ``HTTP1Connection/pollWindow``.
+    private let pollWindow: UInt64
     private let group: HTTP1EventLoopGroup
     /// Makes the byte stream of a newly connected socket: the one place where plain TCP could become TLS.
     private let makeStream: HTTP1Connection.StreamFactory
@@ -43,8 +47,9 @@ final class HTTP1ConnectionPool: @unchecked Sendable {
 
     init(
         group: HTTP1EventLoopGroup, maxConnectionsPerHost: Int, idleTimeout: Double, connectTimeout: Double,
-        bufferSize: Int, makeStream: @escaping HTTP1Connection.StreamFactory
+        bufferSize: Int, pollWindow: UInt64, makeStream: @escaping HTTP1Connection.StreamFactory
     ) {
+        self.pollWindow = pollWindow
         self.group = group
         self.maxConnectionsPerHost = max(1, maxConnectionsPerHost)
         self.idleTimeout = idleTimeout
@@ -65,6 +70,9 @@ final class HTTP1ConnectionPool: @unchecked Sendable {
     /// Connections open and idle, over all hosts.
     var idleCount: Int { lock.withLock { hosts.values.reduce(0) { $0 + $1.idle.count } } }
 
+    /// The connections open and idle, over all hosts.
+    var idleConnections: [HTTP1Connection] { lock.withLock { hosts.values.flatMap(\.idle) } }
+
     /// Runs `job` on an idle connection, a new one when the host is under its limit, or the next one released.
     ///
     /// - Parameter inline: Whether the caller (an awaiting task, never a loop) may write the request on an idle
@@ -80,9 +88,13 @@ final class HTTP1ConnectionPool: @unchecked Sendable {
             take(job, into: &hosts[job.key, default: HostState()])
         }
         switch lease {
-        case .idle(let connection):
+        case .idle(let connection, let isAlone):
             // Writing the request here saves waking a loop that waits; a busy loop takes the job as cheaply.
-            if inline, !connection.loop.isCurrent, connection.loop.isWaiting, connection.sendInline(job) { return }
+            if inline, !connection.loop.isCurrent, connection.loop.isWaiting, connection.sendInline(job) {
+                // The only request in flight: its task has nothing else to do until the response comes.
+                if isAlone, pollWindow > 0 { connection.pollForPromptResponse(job) }
+                return
+            }
             connection.loop.execute { connection.run(job) }
         case .new:
             // Made outside the lock (it allocates the read buffer); the slot is counted already. A job cancelled
@@ -99,8 +111,8 @@ final class HTTP1ConnectionPool: @unchecked Sendable {
 
     /// What ``take(_:into:)`` gave a job.
     private enum Lease {
-        /// An idle connection, assigned to the job.
-        case idle(HTTP1Connection)
+        /// An idle connection, assigned to the job, and whether it is now the only connection leased.
+        case idle(HTTP1Connection, isAlone: Bool)
         /// A slot for a new connection.
         case new
         /// A place in the queue, and the deadline of a pool-wait sweep to schedule, if one is needed.
@@ -111,8 +123,9 @@ final class HTTP1ConnectionPool: @unchecked Sendable {
     private func take(_ job: HTTP1Job, into state: inout HostState) -> Lease {
         if let idle = state.idle.popLast() {
             state.leased += 1
+            leasedCount += 1
             job.assign(idle)
-            return .idle(idle)
+            return .idle(idle, isAlone: leasedCount == 1)
         }
         guard state.leased < maxConnectionsPerHost else {
             // The wait is bounded by the request's idle timeout, counted from now (a retried request waits anew).
@@ -127,13 +140,14 @@ final class HTTP1ConnectionPool: @unchecked Sendable {
             return .waiting(sweepAt: deadline)
         }
         state.leased += 1
+        leasedCount += 1
         return .new
     }
 
     private func makeConnection(_ key: HTTP1ConnectionKey) -> HTTP1Connection {
         HTTP1Connection(
             key: key, loop: group.next(), pool: self, bufferSize: bufferSize, connectTimeout: connectTimeout,
-            makeStream: makeStream)
+            pollWindow: pollWindow, makeStream: makeStream)
     }
 
     /// Takes a job out of its host's queue; false when it was not waiting.
@@ -200,6 +214,7 @@ final class HTTP1ConnectionPool: @unchecked Sendable {
             return (job, target, false)
         }
         state.leased -= 1
+        leasedCount -= 1
         guard isReusable else { return (nil, nil, false) }
         connection.idleSince = HTTP1EventLoop.now()
         state.idle.append(connection)

@@ -72,6 +72,20 @@ extension HTTP1Transport {
         /// configuration.secureTransport = URLSessionTransport(configuration: .ephemeral)
         /// ```
         public var secureTransport: any Transport = URLSessionTransport.shared
+        /// How long, in seconds, a request looks for its response itself before it waits for the event loop to
+        /// hand it over, when it is the only request the transport has in flight and the server answered the
+        /// connection's last request within this time. 0.0001 (100 µs) by default; 0 (or a value that is not finite) never looks; at most 0.01.
+        ///
+        /// A request that waits is woken twice (the loop by the response, then the task by the loop), which on a
+        /// loopback or data-centre round trip takes about as long as the server does; looking for the response
+        /// meanwhile, with reads that do not block, halves the time of sequential requests and spends less CPU,
+        /// since a fast response comes before the window ends. Concurrent requests never look: they wait for the
+        /// loop. Set 0 to keep the thread free of this work, for example on battery power.
+        ///
+        /// ```swift
+        /// configuration.responsePollWindow = 0  // always wait for the loop
+        /// ```
+        public var responsePollWindow: Double = 0.0001
 
         /// The default configuration.
         ///
@@ -85,6 +99,12 @@ extension HTTP1Transport {
             limits.head.maxHeadBytes = max(1024, maxResponseHeadBytes)
             limits.head.maxFields = max(1, maxResponseHeaderCount)
             return limits
+        }
+
+        /// ``responsePollWindow`` in nanoseconds, within 0 and 10 ms.
+        var responsePollNanoseconds: UInt64 {
+            guard responsePollWindow.isFinite, responsePollWindow > 0 else { return 0 }
+            return UInt64(min(responsePollWindow, 0.01) * 1e9)
         }
     }
 }

@@ -65,6 +65,7 @@ public final class HTTP1Transport: Transport {
                 maxConnectionsPerHost: configuration.maxConnectionsPerHost,
                 idleTimeout: configuration.idleConnectionTimeout, connectTimeout: configuration.connectTimeout,
                 bufferSize: max(64 * 1024, configuration.maxResponseHeadBytes),
+                pollWindow: configuration.responsePollNanoseconds,
                 makeStream: { descriptor, key in try HTTP1Transport.makeStream(descriptor: descriptor, key: key) })
         }
     }

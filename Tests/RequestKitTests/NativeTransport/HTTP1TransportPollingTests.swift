@@ -1,0 +1,91 @@
+import Foundation
+import RequestKitTesting
+import Testing
+
+@testable import RequestKit
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// A request that is the transport's only one in flight looks for its response itself for a short window (its
+/// ``HTTP1Transport/Configuration/responsePollWindow``), when the server answered the connection's last request
+/// within it. Whether a given response comes inside the window depends on the machine, so these tests assert what
+/// holds either way: exact bytes, the bounds on looking, and that looking happens at all when the window is wide.
+@Suite("HTTP1Transport: looking for a prompt response")
+struct HTTP1TransportPollingTests {
+    @Test("Responses read by the awaiting task are whole and exact, on one kept-alive connection")
+    func promptResponsesAreExact() async throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        // 10 ms: a generous window, so that a loopback answer comes inside it even on a busy machine.
+        let transport = HTTP1Transport { $0.responsePollWindow = 0.01 }
+        var index = 0
+        var answered = 0
+        while index < 40 || (answered == 0 && index < 400) {
+            let seed = index % 7
+            let response = try await transport.send(URLRequest(url: server.url("/bytes/\(3_000 + index)?seed=\(seed)")))
+            #expect(response.statusCode == 200)
+            #expect(response.body == TestPayload.randomBytes(count: 3_000 + index, seed: UInt64(seed)))
+            index += 1
+            answered = try pollCounts(transport).answered
+        }
+        let counts = try pollCounts(transport)
+        #expect(counts.answered >= 1, "a response came within 10 ms of its request at least once")
+        #expect(counts.answered <= counts.polls)
+        #expect(server.stats.totalConnections == 1)
+        #expect(transport.idleConnectionCount == 1)
+    }
+
+    @Test("A window of 0 never looks: every response is read by the event loop")
+    func zeroWindowNeverPolls() async throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        let transport = HTTP1Transport { $0.responsePollWindow = 0 }
+        for index in 0..<20 {
+            let response = try await transport.send(URLRequest(url: server.url("/anything?i=\(index)")))
+            #expect(response.statusCode == 200)
+        }
+        let counts = try pollCounts(transport)
+        #expect(counts.polls == 0)
+        #expect(counts.answered == 0)
+        #expect(server.stats.totalConnections == 1)
+    }
+
+    @Test("A server slower than the window is looked for at most once in 16 requests, and never read by looking")
+    func slowServerIsRarelyPolled() async throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        let transport = HTTP1Transport()
+        // 50 ms answers against a 100 µs window: 17 requests on a reused connection, the 16th of which looks again.
+        for index in 0..<18 {
+            let response = try await transport.send(URLRequest(url: server.url("/delay/0.05?i=\(index)")))
+            #expect(response.statusCode == 200)
+        }
+        let counts = try pollCounts(transport)
+        #expect(counts.polls <= 1)
+        #expect(counts.answered == 0)
+        #expect(server.stats.totalConnections == 1)
+    }
+
+    @Test("Out-of-range windows are clamped: negative, NaN and infinite never look; over 10 ms looks for 10 ms")
+    func windowIsClamped() {
+        var configuration = HTTP1Transport.Configuration()
+        #expect(configuration.responsePollNanoseconds == 100_000)
+        configuration.responsePollWindow = -1
+        #expect(configuration.responsePollNanoseconds == 0)
+        configuration.responsePollWindow = .nan
+        #expect(configuration.responsePollNanoseconds == 0)
+        configuration.responsePollWindow = .infinity
+        #expect(configuration.responsePollNanoseconds == 0)
+        configuration.responsePollWindow = 5
+        #expect(configuration.responsePollNanoseconds == 10_000_000)
+    }
+
+    /// The looking done on the transport's one idle connection.
+    private func pollCounts(_ transport: HTTP1Transport) throws -> (polls: Int, answered: Int) {
+        let connections = try transport.pool().idleConnections
+        try #require(connections.count == 1)
+        return connections[0].pollCounts
+    }
+}
