@@ -193,12 +193,14 @@ private func wrkRequestsPerSecond(_ url: URL, threads: Int, connections: Int) ->
 /// One contender of the transport suite for a profiler: the DSL (or, with `direct`, `HTTP1Transport.send`) over
 /// `HTTP1Transport` with `tasks` concurrent tasks for about `seconds`, against `REQUESTKIT_BENCH_URL`, or with
 /// `https` against `REQUESTKIT_BENCH_HTTPS_URL` trusting `REQUESTKIT_BENCH_CA`; prints requests/s and CPU µs per
-/// request of each second.
+/// request of each second. With `nopoll` the transport never looks for a response itself
+/// (``HTTP1Transport/Configuration/responsePollWindow`` 0), so that instruction counts do not depend on timing.
 ///
 /// ```sh
 /// perf record -g .build/release/Benchmarks transport-profile 16 10
+/// valgrind --tool=callgrind .build/release/Benchmarks transport-profile 1 3 nopoll
 /// ```
-func runTransportProfile(tasks: Int, seconds: Int, direct: Bool, https: Bool) {
+func runTransportProfile(tasks: Int, seconds: Int, direct: Bool, https: Bool, poll: Bool = true) {
     let environment = ProcessInfo.processInfo.environment
     let variable = https ? "REQUESTKIT_BENCH_HTTPS_URL" : "REQUESTKIT_BENCH_URL"
     guard let text = environment[variable], let url = URL(string: text) else {
@@ -207,6 +209,7 @@ func runTransportProfile(tasks: Int, seconds: Int, direct: Bool, https: Bool) {
     }
     let transport = HTTP1Transport {
         $0.maxConnectionsPerHost = max(16, tasks)
+        if !poll { $0.responsePollWindow = 0 }
         if https, let authority = environment["REQUESTKIT_BENCH_CA"] {
             $0.tls = TLSConfiguration(additionalRoots: [.file(authority)])
         }

@@ -34,13 +34,13 @@ if arguments.contains("--help") || arguments.contains("-h") {
     print("usage: Benchmarks [suite ...]   (no suite: every one)")
     print("       Benchmarks json-parse-round [file ...]")
     print("       Benchmarks codable-profile decode|encode|parse|foundation [rounds] [twitter|citm_catalog|canada]")
-    print("       Benchmarks transport-profile [tasks] [seconds] [direct] [https]\n\nsuites:")
+    print("       Benchmarks transport-profile [tasks] [seconds] [direct] [https] [nopoll]\n\nsuites:")
     for suite in suites { print("  \(suite.name.padding(toLength: 10, withPad: " ", startingAt: 0))\(suite.summary)") }
     exit(0)
 }
 // Tools that take arguments of their own: one round of the orjson comparison (`Scripts/compare-orjson.py`), and
 // one side of the codable suite for a profiler (`codable-profile decode|encode|parse|foundation [rounds] [document]`),
-// and one contender of the transport suite for a profiler (`transport-profile [tasks] [seconds] [direct] [https]`).
+// and one contender of the transport suite for a profiler (`transport-profile [tasks] [seconds] [direct] [https] [nopoll]`).
 switch arguments.first {
 case "json-parse-round":
     runJSONParseRound(only: Array(arguments.dropFirst()))
@@ -57,7 +57,7 @@ case "transport-profile":
     let numbers = options.compactMap(Int.init)
     runTransportProfile(
         tasks: numbers.first ?? 1, seconds: numbers.dropFirst().first ?? 5, direct: options.contains("direct"),
-        https: options.contains("https"))
+        https: options.contains("https"), poll: !options.contains("nopoll"))
     exit(0)
 default:
     break

@@ -7,7 +7,8 @@ import Foundation
 /// Its state is guarded by `stateLock`, which every entry point takes: readiness, timers and the steps other
 /// threads hand the loop (``run(_:)``, ``cancel(_:)``, ``closeIdle()``, through `loop.execute`), and
 /// ``sendInline(_:)``, with which the awaiting task writes a request on an idle connection itself, so that a
-/// request on a kept-alive connection needs no wake-up of the loop before its response arrives. Only the loop's
+/// request on a kept-alive connection needs no wake-up of the loop before its response arrives, and
+/// ``pollForPromptResponse(_:)``, with which it may then read a prompt response itself too. Only the loop's
 /// thread touches the loop's timers and registrations. `idleSince` is the pool's, under the pool's lock. A job that
 /// ends is resumed after the lock is released: its task, woken at once, often writes its next request here.
 ///
