@@ -95,6 +95,8 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
 
     /// When the current request was written whole, in ``HTTP1EventLoop/now()`` nanoseconds.
     @exclusivity(unchecked) private var sentAt: UInt64 = 0
+    /// Whether ``receiveOffLoop(_:)`` runs: the loop's registrations and timers are then not to be touched.
+    @exclusivity(unchecked) private var isOffLoop = false
     /// Whether the server sent the head of the last response within ``pollWindow`` of its request.
     @exclusivity(unchecked) private var answeredPromptly = false
     private var pollStats = (polls: 0, answered: 0)
@@ -220,12 +222,47 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
                 deadline = sentAt &+ pollWindow
             }
             if isWaiting {
-                drive()
-                isWaiting = self.job === job && (phase == .receivingHead || phase == .receivingBody)
+                isWaiting = receiveOffLoop(job)
                 if self.job !== job { pollStats.answered += 1 }
             }
             unlockAndResume()
             guard isWaiting, let deadline, HTTP1EventLoop.now() < deadline else { return }
+        }
+    }
+
+    /// The receiving steps of ``drive()``, from the awaiting task's thread: reads what has arrived, and ends the job
+    /// when the response is whole. Returns whether to look again: false once the job has ended or the loop has
+    /// taken over. What is the loop's is handed to it: readiness other than reading to wait for, a streamed body,
+    /// and the socket's registration when it closes (``close()``).
+    private func receiveOffLoop(_ job: HTTP1Job) -> Bool {
+        isOffLoop = true
+        defer { isOffLoop = false }
+        do {
+            while self.job === job {
+                let waitingFor: ByteStreamResult.Interest?
+                switch phase {
+                case .receivingHead: waitingFor = try receiveHead()
+                case .receivingBody: waitingFor = try receiveBody()
+                default:
+                    handToLoop { $0.drive() }
+                    return false
+                }
+                guard let waitingFor else { continue }
+                if waitingFor == .readable {
+                    if stream?.hasBufferedBytes == true { continue }
+                    return true
+                }
+                handToLoop { $0.drive() }
+                return false
+            }
+            // A streamed body goes on from bytes that may all be in the buffer already: the loop moves them.
+            if phase == .streaming { handToLoop { $0.drive() } }
+            return false
+        } catch {
+            // Failed here and now, as the loop would: a step that failed may have moved past bytes (a head whose
+            // framing is refused), so the loop must not take the same bytes up again.
+            fail(error)
+            return false
         }
     }
 
@@ -286,17 +323,33 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
 
     /// Closes the socket and stops every timer; the connection connects again for its next job.
     func close() {
-        if descriptor >= 0 {
-            loop.deregister(descriptor)
-            if let stream { stream.close() } else { HTTP1Socket.close(descriptor) }
+        if isOffLoop {
+            // From the awaiting task (``receiveOffLoop(_:)``): the loop stops watching the socket before it is closed
+            // (so that its number is not reused while watched), and cancels the timers, which are its own.
+            let (descriptor, stream, loop) = (descriptor, stream, loop)
+            let timers = [connectTimer, timeoutTimer].compactMap { $0 }
+            if descriptor >= 0 || !timers.isEmpty {
+                loop.execute {
+                    if descriptor >= 0 {
+                        loop.deregister(descriptor)
+                        if let stream { stream.close() } else { HTTP1Socket.close(descriptor) }
+                    }
+                    for timer in timers { loop.cancel(timer) }
+                }
+            }
+        } else {
+            if descriptor >= 0 {
+                loop.deregister(descriptor)
+                if let stream { stream.close() } else { HTTP1Socket.close(descriptor) }
+            }
+            if let connectTimer { loop.cancel(connectTimer) }
+            if let timeoutTimer { loop.cancel(timeoutTimer) }
         }
         stream = nil
         descriptor = -1
         interest = []
-        if let connectTimer { loop.cancel(connectTimer) }
         connectTimer = nil
         timeoutNanoseconds = nil
-        if let timeoutTimer { loop.cancel(timeoutTimer) }
         timeoutTimer = nil
         timerDeadline = nil
         phase = .idle
@@ -547,6 +600,11 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
 
     private func setInterest(_ new: HTTP1Interest) {
         guard descriptor >= 0, new != interest else { return }
+        if isOffLoop {
+            // The registration is the loop's: it works out again what to wait for.
+            handToLoop { $0.drive() }
+            return
+        }
         do {
             try loop.setInterest(new, for: descriptor)
             interest = new

@@ -37,6 +37,67 @@ struct HTTP1TransportPollingTests {
         #expect(transport.idleConnectionCount == 1)
     }
 
+    @Test("A response read by the awaiting task that closes the connection: the next request opens a new one")
+    func closingResponse() async throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        server.route("/closing") { _ in TestResponse(headers: [("Connection", "close")], body: .data(Data("bye".utf8)))
+        }
+        let transport = HTTP1Transport { $0.responsePollWindow = 0.01 }
+        for round in 0..<5 {
+            for index in 0..<3 {
+                let response = try await transport.send(URLRequest(url: server.url("/anything?r=\(round)&i=\(index)")))
+                #expect(response.statusCode == 200)
+            }
+            let closing = try await transport.send(URLRequest(url: server.url("/closing")))
+            #expect(closing.body == Data("bye".utf8))
+            #expect(transport.idleConnectionCount == 0)
+        }
+        #expect(server.stats.totalConnections == 5)
+        #expect(server.requests.count == 20)
+    }
+
+    @Test("A streamed response whose head is read by the awaiting task still delivers its whole body")
+    func streamedResponse() async throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        let transport = HTTP1Transport { $0.responsePollWindow = 0.01 }
+        for index in 0..<3 { _ = try await transport.send(URLRequest(url: server.url("/anything?i=\(index)"))) }
+        for index in 0..<10 {
+            let count = 2_000 + 1_000 * index
+            let url = server.url("/bytes/\(count)?seed=\(index)")
+            let streaming = try await transport.stream(TransferRequest(URLRequest(url: url)))
+            #expect(streaming.head.statusCode == 200)
+            #expect(try await streaming.collect() == TestPayload.randomBytes(count: count, seed: UInt64(index)))
+        }
+        #expect(server.stats.totalConnections == 1)
+    }
+
+    @Test("A malformed response read by the awaiting task fails as it does when the loop reads it")
+    func malformedResponse() async throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        server.route("/two-lengths") { _ in
+            TestResponse(
+                body: .raw {
+                    try $0.writeRaw(Data("HTTP/1.1 200 OK\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\nabc".utf8))
+                })
+        }
+        let transport = HTTP1Transport { $0.responsePollWindow = 0.01 }
+        for round in 0..<5 {
+            for index in 0..<3 {
+                let response = try await transport.send(URLRequest(url: server.url("/anything?r=\(round)&i=\(index)")))
+                #expect(response.statusCode == 200)
+            }
+            let error = try await #require(throws: RequestError.self) {
+                try await transport.send(URLRequest(url: server.url("/two-lengths")))
+            }
+            #expect(error.underlyingError as? HTTP1ParseError == .conflictingContentLength)
+            #expect(transport.idleConnectionCount == 0)
+        }
+        #expect(server.stats.totalConnections == 5)
+    }
+
     @Test("A window of 0 never looks: every response is read by the event loop")
     func zeroWindowNeverPolls() async throws {
         let server = try TestServer()
