@@ -22,15 +22,26 @@ enum HTTP1RequestEncoder {
     }
 
     /// The target of an `http` URL, or of an `https` URL when `tls` is given (port 443 by default, and the
-    /// connection key carries the TLS configuration).
+    /// connection key carries the TLS configuration). `authority`, when given, is the URL's host and port read
+    /// already (``PlainURLAuthority``).
     ///
     /// - Throws: ``RequestError`` of kind `.transport` when the URL has no host.
-    static func target(of url: URL, tls: TLSConfiguration? = nil) throws(RequestError) -> Target {
+    static func target(
+        of url: URL, tls: TLSConfiguration? = nil, authority: PlainURLAuthority? = nil
+    ) throws(RequestError) -> Target {
+        let defaultPort = tls == nil ? 80 : 443
+        if let authority {
+            // A plain host has no ":" and no brackets.
+            let port = authority.port ?? defaultPort
+            let hostHeader = port == defaultPort ? authority.host : "\(authority.host):\(port)"
+            return Target(
+                key: HTTP1ConnectionKey(host: authority.host, port: port, tls: tls), hostHeader: hostHeader,
+                path: originForm(url))
+        }
         guard var host = url.host, !host.isEmpty else {
             throw RequestError.transport(URLError(.badURL), detail: "the URL has no host")
         }
         if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
-        let defaultPort = tls == nil ? 80 : 443
         let port = url.port ?? defaultPort
         var hostHeader = host.utf8.contains(UInt8(ascii: ":")) ? "[\(host)]" : host
         if port != defaultPort { hostHeader += ":\(port)" }

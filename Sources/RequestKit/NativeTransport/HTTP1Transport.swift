@@ -177,18 +177,26 @@ public final class HTTP1Transport: Transport {
         let url: URL
         /// Whether the scheme is `https`.
         let isSecure: Bool
+        /// The host and port, when the URL is in the plain form most are in (read once, here).
+        let authority: PlainURLAuthority?
     }
 
     /// The URL of `request`, which must be http or https.
     func httpURL(of request: URLRequest) throws(RequestError) -> HTTPURL {
-        guard let url = request.url, let scheme = url.scheme else {
+        guard let url = request.url else {
+            throw RequestError.transport(URLError(.badURL), detail: "the request has no URL")
+        }
+        if let authority = PlainURLAuthority(url) {
+            return HTTPURL(url: url, isSecure: authority.isSecure, authority: authority)
+        }
+        guard let scheme = url.scheme else {
             throw RequestError.transport(URLError(.badURL), detail: "the request has no URL")
         }
         let isSecure = HTTPSyntax.equalsIgnoringCase(scheme, "https")
         guard isSecure || HTTPSyntax.equalsIgnoringCase(scheme, "http") else {
             throw RequestError.transport(URLError(.unsupportedURL), detail: "HTTP1Transport sends http URLs only")
         }
-        return HTTPURL(url: url, isSecure: isSecure)
+        return HTTPURL(url: url, isSecure: isSecure, authority: nil)
     }
 
     /// Sends one request (no redirects) and reads its whole response, of at most `bodyLimit` bytes once decoded
@@ -210,7 +218,8 @@ public final class HTTP1Transport: Transport {
     private func bufferedJob(
         for request: URLRequest, to httpURL: HTTPURL, bodyLimit: Int
     ) throws(RequestError) -> HTTP1Job {
-        let target = try HTTP1RequestEncoder.target(of: httpURL.url, tls: tlsConfiguration(for: httpURL))
+        let target = try HTTP1RequestEncoder.target(
+            of: httpURL.url, tls: tlsConfiguration(for: httpURL), authority: httpURL.authority)
         let body = HTTP1RequestEncoder.body(of: request)
         let head = try HTTP1RequestEncoder.head(of: request, target: target, bodyLength: body.count)
         return HTTP1Job(

@@ -17,7 +17,7 @@ extension RequestParts {
     /// - Throws: ``RequestError`` of kind ``RequestError/Kind/invalidRequest`` listing what is wrong.
     public func resolvedURL() throws(RequestError) -> URL {
         var problems: [RequestProblem] = []
-        let url = resolveURL(into: &problems)
+        let url = resolveURL(into: &problems).url
         guard let url, problems.isEmpty else { throw RequestError.invalidRequest(self.problems + problems) }
         return url
     }
@@ -30,7 +30,7 @@ extension RequestParts {
     /// - Throws: ``RequestError`` of kind ``RequestError/Kind/invalidRequest``, listing every problem.
     public func makeURLRequest() throws(RequestError) -> URLRequest {
         var problems = self.problems
-        let url = resolveURL(into: &problems)
+        let (url, isPlain) = resolveURL(into: &problems)
 
         if !method.isValid {
             problems.append(
@@ -56,7 +56,10 @@ extension RequestParts {
         for field in headers {
             problems += RequestProblem.header(name: field.name, value: field.value)
         }
-        let sent = url.map { Self.movingCredentials(of: $0, into: &headers, problems: &problems) }
+        // A URL in the plain form has no credentials; any other has them moved to `Authorization`.
+        let sent = url.map { url in
+            isPlain ? url : Self.movingCredentials(of: url, into: &headers, problems: &problems)
+        }
         guard let url = sent, problems.isEmpty else { throw RequestError.invalidRequest(problems) }
         // No limit (`.infinity`) and huge limits become a finite one that never expires in practice, which every
         // transport can hold without an overflowing conversion.
@@ -98,17 +101,37 @@ extension RequestParts {
         return components.url ?? url
     }
 
-    /// Resolves the URL, appending problems; nil when there is no usable URL.
-    private func resolveURL(into problems: inout [RequestProblem]) -> URL? {
+    /// Resolves the URL, appending problems: nil when there is no usable URL, and whether its authority is in the
+    /// plain form of ``PlainURLAuthority`` (which has no credentials).
+    private func resolveURL(into problems: inout [RequestProblem]) -> (url: URL?, isPlain: Bool) {
         if urlCount > 1 {
             problems.append(RequestProblem(.multipleURLs, "the request has \(urlCount) Url components; it needs one"))
         }
-        guard var base = url ?? self[option: BaseURLKey.self] else {
+        guard let written = url ?? self[option: BaseURLKey.self] else {
             if urlCount == 0 {
                 problems.append(RequestProblem(.missingURL, "the request has no Url"))
             }
-            return nil
+            return (nil, false)
         }
+        if let authority = PlainURLAuthority(written) {
+            // http or https, with a host as written that needs no decoding: only the port remains to check.
+            if let port = authority.port, !(1...65535).contains(port) {
+                problems.append(
+                    RequestProblem(.malformedURL, "the URL \"\(written.absoluteString)\" has port \(port)"))
+                return (nil, true)
+            }
+            if pathSegments.isEmpty && queryItems.isEmpty { return (written, true) }
+            return (extended(written, into: &problems), true)
+        }
+        guard let base = checkedBase(written, into: &problems) else { return (nil, false) }
+        if pathSegments.isEmpty && queryItems.isEmpty { return (base, false) }
+        return (extended(base, into: &problems), false)
+    }
+
+    /// `base` (resolved against a client's base URL when it has no scheme) when it is an http or https URL with a
+    /// usable host and port, read with Foundation's accessors; nil, with a problem appended, otherwise.
+    private func checkedBase(_ written: URL, into problems: inout [RequestProblem]) -> URL? {
+        var base = written
         var baseScheme = base.scheme
         if baseScheme == nil, let baseURL = self[option: BaseURLKey.self] {
             base = Self.join(baseURL, base.absoluteString)
@@ -141,8 +164,12 @@ extension RequestParts {
             problems.append(RequestProblem(.malformedURL, "the URL \"\(base.absoluteString)\" has port \(port)"))
             return nil
         }
-        if pathSegments.isEmpty && queryItems.isEmpty { return base }
+        return base
+    }
 
+    /// `base` with the `Path` segments and `Query` items added; nil, with a problem appended, when the result is not
+    /// a URL.
+    private func extended(_ base: URL, into problems: inout [RequestProblem]) -> URL? {
         var text = base.absoluteString
         var fragment = ""
         if let hash = text.firstIndex(of: "#") {
