@@ -9,10 +9,15 @@ struct HTTP1ConnectionKey: Sendable, Hashable {
     let host: String
     let port: Int
     /// The TLS configuration of an `https` connection; nil for plain `http`.
-    let tls: TLSConfiguration?
+    let tls: HTTP1TLSSettings?
     private let hash: Int
 
-    init(host: String, port: Int, tls: TLSConfiguration? = nil) {
+    /// The key of `host` and `port`, over TLS with `configuration` when given.
+    init(host: String, port: Int, tls configuration: TLSConfiguration?) {
+        self.init(host: host, port: port, tls: configuration.map(HTTP1TLSSettings.init))
+    }
+
+    init(host: String, port: Int, tls: HTTP1TLSSettings? = nil) {
         self.host = host
         self.port = port
         self.tls = tls

@@ -27,7 +27,7 @@ enum HTTP1RequestEncoder {
     ///
     /// - Throws: ``RequestError`` of kind `.transport` when the URL has no host.
     static func target(
-        of url: URL, tls: TLSConfiguration? = nil, authority: PlainURLAuthority? = nil
+        of url: URL, tls: HTTP1TLSSettings? = nil, authority: PlainURLAuthority? = nil
     ) throws(RequestError) -> Target {
         let defaultPort = tls == nil ? 80 : 443
         if let authority {

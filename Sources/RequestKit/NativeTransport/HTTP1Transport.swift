@@ -45,6 +45,8 @@ public final class HTTP1Transport: Transport {
     /// The configuration this transport was made with.
     public let configuration: Configuration
     let limits: HTTP1Limits
+    /// ``Configuration/tls`` as the pool's keys hold it.
+    private let tlsSettings: HTTP1TLSSettings
     /// The connection pool, or why the event loops could not be started.
     private let poolOrFailure: Result<HTTP1ConnectionPool, POSIXError>
 
@@ -59,6 +61,7 @@ public final class HTTP1Transport: Transport {
     public init(configuration: Configuration = Configuration()) {
         self.configuration = configuration
         self.limits = configuration.limits
+        self.tlsSettings = HTTP1TLSSettings(configuration.tls)
         self.poolOrFailure = Result { () throws(POSIXError) in
             HTTP1ConnectionPool(
                 group: try HTTP1EventLoopGroup.shared(loops: configuration.eventLoopCount),
@@ -75,7 +78,8 @@ public final class HTTP1Transport: Transport {
     static func makeStream(descriptor: Int32, key: HTTP1ConnectionKey) throws -> any ByteStream {
         #if canImport(COpenSSL)
         if let tls = key.tls {
-            return try TLSByteStream(descriptor: descriptor, host: key.host, port: key.port, configuration: tls)
+            return try TLSByteStream(
+                descriptor: descriptor, host: key.host, port: key.port, configuration: tls.configuration)
         }
         #endif
         return SocketByteStream(descriptor: descriptor)
@@ -92,8 +96,8 @@ public final class HTTP1Transport: Transport {
     }
 
     /// The TLS configuration for connections to `url`: nil for `http`.
-    func tlsConfiguration(for url: HTTPURL) -> TLSConfiguration? {
-        url.isSecure ? configuration.tls : nil
+    func tlsConfiguration(for url: HTTPURL) -> HTTP1TLSSettings? {
+        url.isSecure ? tlsSettings : nil
     }
 
     /// The connection pool.

@@ -204,9 +204,16 @@ struct NativeHTTPSTests {
     func keys() throws {
         let tls = Self.trustingTestCA
         let plain = try HTTP1RequestEncoder.target(of: try #require(URL(string: "http://example.com/a")))
-        let secure = try HTTP1RequestEncoder.target(of: try #require(URL(string: "https://example.com/a")), tls: tls)
+        let settings = HTTP1TLSSettings(tls)
+        let secure = try HTTP1RequestEncoder.target(
+            of: try #require(URL(string: "https://example.com/a")), tls: settings)
         let secureOn80 = try HTTP1RequestEncoder.target(
-            of: try #require(URL(string: "https://example.com:80/a")), tls: tls)
+            of: try #require(URL(string: "https://example.com:80/a")), tls: settings)
+        // A plain URL's authority read once gives the same target as Foundation's accessors.
+        let url = try #require(URL(string: "https://example.com:8443/a?b"))
+        #expect(
+            try HTTP1RequestEncoder.target(of: url, tls: settings, authority: PlainURLAuthority(url))
+                == HTTP1RequestEncoder.target(of: url, tls: settings))
         #expect(plain.key == HTTP1ConnectionKey(host: "example.com", port: 80))
         #expect(secure.key == HTTP1ConnectionKey(host: "example.com", port: 443, tls: tls))
         #expect(secure.hostHeader == "example.com")

@@ -1,0 +1,30 @@
+import Foundation
+
+/// A ``TLSConfiguration`` as connection keys hold it: shared, not copied, and hashed once.
+///
+/// A transport makes one when it is made, and every `https` key of its pool refers to it, so a key is copied with
+/// one reference and two keys of the pool compare by identity; settings made apart still compare by value.
+///
+/// ```swift
+/// let settings = HTTP1TLSSettings(.default)
+/// let key = HTTP1ConnectionKey(host: "example.com", port: 443, tls: settings)
+/// ```
+final class HTTP1TLSSettings: Sendable, Hashable {
+    /// The configuration.
+    let configuration: TLSConfiguration
+    private let hash: Int
+
+    /// Settings for `configuration`.
+    init(_ configuration: TLSConfiguration) {
+        self.configuration = configuration
+        hash = configuration.hashValue
+    }
+
+    static func == (lhs: HTTP1TLSSettings, rhs: HTTP1TLSSettings) -> Bool {
+        lhs === rhs || (lhs.hash == rhs.hash && lhs.configuration == rhs.configuration)
+    }
+
+    func hash(into hasher: inout Hasher) {
+        hasher.combine(hash)
+    }
+}
