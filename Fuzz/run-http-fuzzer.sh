@@ -19,6 +19,7 @@ swiftc -sanitize=fuzzer,address -parse-as-library -O \
     "$root"/Sources/RequestKit/NativeTransport/HTTP1ResponseHead.swift \
     "$root"/Sources/RequestKit/NativeTransport/HTTP1BodyDecoder.swift \
     "$root"/Sources/RequestKit/Model/Request/HTTPSyntax.swift \
+    "$root"/Sources/RequestKit/Model/Request/HTTPHeaders.swift \
     "$root"/Fuzz/HTTPResponseParser/main.swift \
     -o "$binary"
 

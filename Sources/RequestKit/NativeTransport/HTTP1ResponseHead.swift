@@ -4,14 +4,12 @@ import Foundation
 ///
 /// Fields keep their wire order and duplicates (several `Set-Cookie` lines stay several fields). The parser
 /// accepts CRLF or a bare LF as a line end, rejects obsolete line folding, header names that are not tokens and
-/// values with control characters, and enforces ``Limits``. This file depends only on Foundation and
-/// `HTTPSyntax` so that the fuzzer can compile it on its own.
+/// values with control characters, and enforces ``Limits``. This file depends only on Foundation, `HTTPSyntax` and
+/// `HTTPHeaders` so that the fuzzer can compile it with them alone.
 struct HTTP1ResponseHead: Sendable, Equatable {
-    /// One header field as it arrived, without surrounding whitespace.
-    struct Field: Sendable, Equatable {
-        var name: String
-        var value: String
-    }
+    /// One header field as it arrived, without surrounding whitespace: the type a ``Response`` holds, so that the
+    /// fields go into one without a copy.
+    typealias Field = HTTPHeader
 
     /// Bounds on what a server may send before the body.
     struct Limits: Sendable, Equatable {

@@ -297,10 +297,7 @@ public final class HTTP1Transport: Transport {
 
     /// The response for a head, with an empty body.
     static func response(_ head: HTTP1ResponseHead, url: URL?) -> Response {
-        var fields: [HTTPHeader] = []
-        fields.reserveCapacity(head.fields.count)
-        for field in head.fields { fields.append(HTTPHeader(name: field.name, value: field.value)) }
-        return Response(status: HTTPStatus(code: head.status), headers: HTTPHeaders(fields), url: url)
+        Response(status: HTTPStatus(code: head.status), headers: HTTPHeaders(head.fields), url: url)
     }
 
     static func isIdempotent(_ method: String) -> Bool {

@@ -17,8 +17,10 @@ enum HTTPSyntax {
 
     /// Whether two strings are equal with ASCII letters compared case-insensitively, as header names and tokens
     /// are compared.
+    @inline(__always)
     static func equalsIgnoringCase(_ first: String, _ second: String) -> Bool {
-        equalsIgnoringCase(first.utf8, second.utf8)
+        // Most names compared differ in length, which a string knows without reading its bytes.
+        first.utf8.count == second.utf8.count && equalsIgnoringCase(first.utf8, second.utf8)
     }
 
     /// Whether two byte sequences are equal with ASCII letters compared case-insensitively.
