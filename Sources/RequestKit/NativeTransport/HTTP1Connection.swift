@@ -97,12 +97,12 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
     @exclusivity(unchecked) private var sentAt: UInt64 = 0
     /// Whether ``receiveOffLoop(_:)`` runs: the loop's registrations and timers are then not to be touched.
     @exclusivity(unchecked) private var isOffLoop = false
-    /// Whether the server sent the head of the last response within ``pollWindow`` of its request.
-    @exclusivity(unchecked) private var answeredPromptly = false
+    /// How many responses in a row the server sent later than ``pollWindow`` after their request (up to 2).
+    @exclusivity(unchecked) private var lateAnswers: UInt8 = 0
+    /// Requests sent inline without polling since polling stopped; every ``promptRecheck``-th polls again, so that
+    /// a server that was slow for a while (or whose answers the loop read late) is tried again.
+    @exclusivity(unchecked) private var unpolledCount: UInt8 = 0
     private var pollStats = (polls: 0, answered: 0)
-    /// Requests sent inline without polling since the server last answered late; every ``promptRecheck``-th polls
-    /// again, so that a server that was slow once (or whose answer the loop read late) is tried again.
-    @exclusivity(unchecked) private var unpolledCount = 0
 
     /// Jobs ended while the state lock was held, resumed once it is released (``serialized(_:)``): a task resumed
     /// under the lock often starts its next request on this connection at once, and would wait for the lock.
@@ -193,13 +193,14 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
         return true
     }
 
-    /// How often a connection whose server answered late polls all the same.
-    static let promptRecheck = 16
+    /// How often a connection whose server answered late twice in a row polls all the same.
+    static let promptRecheck: UInt8 = 16
 
     /// Looks for `job`'s response from the calling thread (the awaiting task's, right after ``sendInline(_:)``) for
-    /// up to ``pollWindow``, reading it when it comes; the loop reads it otherwise. Only when the server answered
-    /// this connection's last request within the window, and on every ``promptRecheck``-th request otherwise: a
-    /// slow server costs little polling. (``HTTP1Transport/Configuration/responsePollWindow``.)
+    /// up to ``pollWindow``, reading it when it comes; the loop reads it otherwise. Unless the server's last two
+    /// answers on this connection both came later than the window (then only on every ``promptRecheck``-th
+    /// request): a slow server costs little polling, and one late answer from a fast server stops nothing.
+    /// (``HTTP1Transport/Configuration/responsePollWindow``.)
     ///
     /// The pool asks for it only when this is the one request it has in flight: a sequential caller has nothing
     /// else to run meanwhile, and the response then arrives without waking two threads, which on a loopback or
@@ -211,7 +212,7 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
             stateLock.lock()
             var isWaiting = self.job === job && (phase == .receivingHead || phase == .receivingBody)
             if isWaiting, deadline == nil {
-                if !answeredPromptly {
+                if lateAnswers >= 2 {
                     unpolledCount += 1
                     isWaiting = unpolledCount >= Self.promptRecheck
                 }
@@ -757,7 +758,7 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
                     if progress.informationalCount > 10 { throw HTTP1ParseError.tooManyInformationalResponses }
                     continue
                 }
-                answeredPromptly = HTTP1EventLoop.now() &- sentAt <= pollWindow
+                lateAnswers = HTTP1EventLoop.now() &- sentAt <= pollWindow ? 0 : min(lateAnswers + 1, 2)
                 try headArrived(head, job: job)
                 return nil
             }
