@@ -156,8 +156,10 @@ final class TLSByteStream: ByteStream {
         return try blocked(count, systemError: errno, during: .write)
     }
 
+    /// Decrypted bytes of a record OpenSSL has read only: bytes of a record not yet whole (`SSL_has_pending`) cannot
+    /// be read before more arrive, and a caller that read again for them would spin until they did.
     var hasBufferedBytes: Bool {
-        descriptor >= 0 && (SSL_pending(ssl) > 0 || SSL_has_pending(ssl) == 1)
+        descriptor >= 0 && SSL_pending(ssl) > 0
     }
 
     func close() {

@@ -35,7 +35,7 @@ final class FragmentingRelay: @unchecked Sendable {
         var records = 0
     }
 
-    // Safe: `stats` and `connections` are only touched while holding `lock`; the other stored properties are set
+    // Safe: `stats`, `connections` and `pauseEnd` are only touched while holding `lock`; the other stored properties are set
     // once in the initializer.
     private let lock = NSLock()
     private var stats = Stats()
@@ -44,11 +44,25 @@ final class FragmentingRelay: @unchecked Sendable {
     private let upstreamPort: Int
     private let seed: UInt64
     private let cutoff: Cutoff?
+    private let pause: Pause?
+    private var pauseEnd: ContinuousClock.Instant?
     /// The port the relay listens on.
     let port: Int
 
     /// What the relay has seen so far.
     var currentStats: Stats { lock.withLock { stats } }
+
+    /// When the relay went on after its ``Pause``; nil while it has not.
+    var pauseEnded: ContinuousClock.Instant? { lock.withLock { pauseEnd } }
+
+    /// Where the relay stops forwarding the server's bytes for a while, in the first connection only.
+    struct Pause: Sendable {
+        /// After `offset` (1 to 4) bytes of the header of the server's record number `record` (from 1).
+        var record: Int
+        var offset: Int
+        /// For how long.
+        var duration: Duration
+    }
 
     /// Where the relay ends each connection to the client.
     enum Cutoff: Sendable, CustomStringConvertible {
@@ -66,10 +80,11 @@ final class FragmentingRelay: @unchecked Sendable {
     }
 
     /// Starts a relay to `upstreamPort` on 127.0.0.1; with a `cutoff`, each connection to the client ends there.
-    init(upstreamPort: Int, seed: UInt64, cutoff: Cutoff? = nil) throws {
+    init(upstreamPort: Int, seed: UInt64, cutoff: Cutoff? = nil, pause: Pause? = nil) throws {
         self.upstreamPort = upstreamPort
         self.seed = seed
         self.cutoff = cutoff
+        self.pause = pause
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         var address = Self.loopback(port: 0)
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
@@ -174,6 +189,14 @@ final class FragmentingRelay: @unchecked Sendable {
                         }
                     default: break
                     }
+                    var pausesAfter = false
+                    if let pause, connectionIndex == 1, lock.withLock({ pauseEnd == nil }),
+                        let distance = framing.distance(
+                            toByte: pause.offset, ofHeader: pause.record, within: buffer[start..<(start + size)])
+                    {
+                        size = distance
+                        pausesAfter = true
+                    }
                     let piece = buffer[start..<(start + size)]
                     guard Self.sendAll(client, piece) else { return }
                     let recordsBefore = framing.recordsStarted
@@ -190,6 +213,10 @@ final class FragmentingRelay: @unchecked Sendable {
                     if truncate {
                         _ = shutdown(client, Int32(SHUT_RDWR))
                         return
+                    }
+                    if pausesAfter, let pause {
+                        Thread.sleep(forTimeInterval: Double(pause.duration.components.seconds))
+                        lock.withLock { pauseEnd = .now }
                     }
                     usleep(20)
                 }

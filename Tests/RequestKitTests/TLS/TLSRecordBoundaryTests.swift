@@ -5,6 +5,10 @@ import Testing
 
 @testable import RequestKit
 
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
 /// The native transport reading TLS records that arrive in arbitrary pieces: a ``FragmentingRelay`` between
 /// ``HTTP1Transport`` and a TLS ``TestServer`` forwards the server's bytes in seeded random pieces (often splitting
 /// record headers), and in the truncation cases ends the connection part-way through the server's stream.
@@ -77,6 +81,38 @@ struct TLSRecordBoundaryTests {
             }
             return results
         }
+    }
+
+    @Test(
+        "A record header cut short and then stalled makes the loop wait for the rest, not spin: another request is answered meanwhile",
+        arguments: [2, 3])
+    func stalledRecordHeader(record: Int) async throws {
+        let server = try TestServer { $0.tls = .init(certificate: .valid) }
+        defer { server.stop() }
+        let plain = try TestServer()
+        defer { plain.stop() }
+        let relay = try FragmentingRelay(
+            upstreamPort: server.port, seed: 1,
+            pause: .init(record: record, offset: 3, duration: .seconds(5)))
+        defer { relay.stop() }
+        // The default loop count: one loop, shared with `other`.
+        let transport = HTTP1Transport { $0.tls = Self.trustingTestCA }
+        let other = HTTP1Transport()
+        let stalled = Task {
+            try await transport.send(URLRequest(url: try #require(URL(string: "https://127.0.0.1:\(relay.port)/get"))))
+        }
+        // The relay is in its pause once it has forwarded the piece that ends inside the record header.
+        let clock = ContinuousClock()
+        let deadline = clock.now + .seconds(30)
+        while relay.currentStats.piecesEndingInsideRecordHeader == 0, relay.pauseEnded == nil, clock.now < deadline {
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        let answered = try await other.send(URLRequest(url: plain.url("/get")))
+        let answeredAt = clock.now
+        #expect(answered.statusCode == 200)
+        #expect(try await stalled.value.statusCode == 200)
+        let pauseEnded = try #require(relay.pauseEnded)
+        #expect(answeredAt < pauseEnded, "the other request waited for the stalled record")
     }
 
     @Test("However the server's bytes are cut into pieces, every response arrives whole and exact")
