@@ -35,7 +35,7 @@ final class FragmentingRelay: @unchecked Sendable {
         var records = 0
     }
 
-    // Safe: `stats`, `connections` and `pauseEnd` are only touched while holding `lock`; the other stored properties are set
+    // Safe: `stats`, `connections`, `pauseStart` and `pauseEnd` are only touched while holding `lock`; the other stored properties are set
     // once in the initializer.
     private let lock = NSLock()
     private var stats = Stats()
@@ -45,6 +45,7 @@ final class FragmentingRelay: @unchecked Sendable {
     private let seed: UInt64
     private let cutoff: Cutoff?
     private let pause: Pause?
+    private var pauseStart: ContinuousClock.Instant?
     private var pauseEnd: ContinuousClock.Instant?
     /// The port the relay listens on.
     let port: Int
@@ -52,6 +53,8 @@ final class FragmentingRelay: @unchecked Sendable {
     /// What the relay has seen so far.
     var currentStats: Stats { lock.withLock { stats } }
 
+    /// When the relay began its ``Pause``; nil while it has not.
+    var pauseStarted: ContinuousClock.Instant? { lock.withLock { pauseStart } }
     /// When the relay went on after its ``Pause``; nil while it has not.
     var pauseEnded: ContinuousClock.Instant? { lock.withLock { pauseEnd } }
 
@@ -190,7 +193,7 @@ final class FragmentingRelay: @unchecked Sendable {
                     default: break
                     }
                     var pausesAfter = false
-                    if let pause, connectionIndex == 1, lock.withLock({ pauseEnd == nil }),
+                    if let pause, connectionIndex == 1, lock.withLock({ pauseStart == nil }),
                         let distance = framing.distance(
                             toByte: pause.offset, ofHeader: pause.record, within: buffer[start..<(start + size)])
                     {
@@ -215,6 +218,7 @@ final class FragmentingRelay: @unchecked Sendable {
                         return
                     }
                     if pausesAfter, let pause {
+                        lock.withLock { pauseStart = .now }
                         Thread.sleep(forTimeInterval: Double(pause.duration.components.seconds))
                         lock.withLock { pauseEnd = .now }
                     }

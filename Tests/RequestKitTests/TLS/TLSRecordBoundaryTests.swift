@@ -91,22 +91,24 @@ struct TLSRecordBoundaryTests {
         defer { server.stop() }
         let plain = try TestServer()
         defer { plain.stop() }
+        // 10 s: a request to the other server takes milliseconds, even on a busy machine under a sanitizer.
         let relay = try FragmentingRelay(
             upstreamPort: server.port, seed: 1,
-            pause: .init(record: record, offset: 3, duration: .seconds(5)))
+            pause: .init(record: record, offset: 3, duration: .seconds(10)))
         defer { relay.stop() }
-        // The default loop count: one loop, shared with `other`.
-        let transport = HTTP1Transport { $0.tls = Self.trustingTestCA }
+        // The default loop count: one loop, shared with `other`; a handshake that outlasts the pause.
+        let transport = HTTP1Transport {
+            $0.tls = Self.trustingTestCA
+            $0.connectTimeout = 120
+        }
         let other = HTTP1Transport()
         let stalled = Task {
             try await transport.send(URLRequest(url: try #require(URL(string: "https://127.0.0.1:\(relay.port)/get"))))
         }
-        // The relay is in its pause once it has forwarded the piece that ends inside the record header.
         let clock = ContinuousClock()
-        let deadline = clock.now + .seconds(30)
-        while relay.currentStats.piecesEndingInsideRecordHeader == 0, relay.pauseEnded == nil, clock.now < deadline {
-            try await Task.sleep(for: .milliseconds(5))
-        }
+        let deadline = clock.now + .seconds(60)
+        while relay.pauseStarted == nil, clock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+        try #require(relay.pauseStarted != nil)
         let answered = try await other.send(URLRequest(url: plain.url("/get")))
         let answeredAt = clock.now
         #expect(answered.statusCode == 200)
