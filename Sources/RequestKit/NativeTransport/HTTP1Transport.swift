@@ -181,8 +181,6 @@ public final class HTTP1Transport: Transport {
         let url: URL
         /// Whether the scheme is `https`.
         let isSecure: Bool
-        /// The host and port, when the URL is in the plain form most are in (read once, here).
-        let authority: PlainURLAuthority?
     }
 
     /// The URL of `request`, which must be http or https.
@@ -190,9 +188,8 @@ public final class HTTP1Transport: Transport {
         guard let url = request.url else {
             throw RequestError.transport(URLError(.badURL), detail: "the request has no URL")
         }
-        if let authority = PlainURLAuthority(url) {
-            return HTTPURL(url: url, isSecure: authority.isSecure, authority: authority)
-        }
+        // A plain URL is read again when its job is made: kept here, it would enlarge the frames that wait.
+        if let authority = PlainURLAuthority(url) { return HTTPURL(url: url, isSecure: authority.isSecure) }
         guard let scheme = url.scheme else {
             throw RequestError.transport(URLError(.badURL), detail: "the request has no URL")
         }
@@ -200,7 +197,7 @@ public final class HTTP1Transport: Transport {
         guard isSecure || HTTPSyntax.equalsIgnoringCase(scheme, "http") else {
             throw RequestError.transport(URLError(.unsupportedURL), detail: "HTTP1Transport sends http URLs only")
         }
-        return HTTPURL(url: url, isSecure: isSecure, authority: nil)
+        return HTTPURL(url: url, isSecure: isSecure)
     }
 
     /// Sends one request (no redirects) and reads its whole response, of at most `bodyLimit` bytes once decoded
@@ -223,7 +220,7 @@ public final class HTTP1Transport: Transport {
         for request: URLRequest, to httpURL: HTTPURL, bodyLimit: Int
     ) throws(RequestError) -> HTTP1Job {
         let target = try HTTP1RequestEncoder.target(
-            of: httpURL.url, tls: tlsConfiguration(for: httpURL), authority: httpURL.authority)
+            of: httpURL.url, tls: tlsConfiguration(for: httpURL), authority: PlainURLAuthority(httpURL.url))
         let body = HTTP1RequestEncoder.body(of: request)
         let head = try HTTP1RequestEncoder.head(of: request, target: target, bodyLength: body.count)
         return HTTP1Job(
