@@ -45,10 +45,7 @@ struct HTTP1TransportPollingTests {
         }
         let transport = HTTP1Transport { $0.responsePollWindow = 0.01 }
         for round in 0..<5 {
-            for index in 0..<3 {
-                let response = try await transport.send(URLRequest(url: server.url("/anything?r=\(round)&i=\(index)")))
-                #expect(response.statusCode == 200)
-            }
+            try await warmUp(transport, on: server, round: round)
             let closing = try await transport.send(URLRequest(url: server.url("/closing")))
             #expect(closing.body == Data("bye".utf8))
             #expect(transport.idleConnectionCount == 0)
@@ -62,7 +59,7 @@ struct HTTP1TransportPollingTests {
         let server = try TestServer()
         defer { server.stop() }
         let transport = HTTP1Transport { $0.responsePollWindow = 0.01 }
-        for index in 0..<3 { _ = try await transport.send(URLRequest(url: server.url("/anything?i=\(index)"))) }
+        try await warmUp(transport, on: server, round: 0)
         for index in 0..<10 {
             let count = 2_000 + 1_000 * index
             let url = server.url("/bytes/\(count)?seed=\(index)")
@@ -85,10 +82,7 @@ struct HTTP1TransportPollingTests {
         }
         let transport = HTTP1Transport { $0.responsePollWindow = 0.01 }
         for round in 0..<5 {
-            for index in 0..<3 {
-                let response = try await transport.send(URLRequest(url: server.url("/anything?r=\(round)&i=\(index)")))
-                #expect(response.statusCode == 200)
-            }
+            try await warmUp(transport, on: server, round: round)
             let error = try await #require(throws: RequestError.self) {
                 try await transport.send(URLRequest(url: server.url("/two-lengths")))
             }
@@ -142,6 +136,14 @@ struct HTTP1TransportPollingTests {
         #expect(configuration.responsePollNanoseconds == 0)
         configuration.responsePollWindow = 5
         #expect(configuration.responsePollNanoseconds == 10_000_000)
+    }
+
+    /// Three requests on one kept-alive connection, so that the next one is sent on it and may be looked for.
+    private func warmUp(_ transport: HTTP1Transport, on server: TestServer, round: Int) async throws {
+        for index in 0..<3 {
+            let response = try await transport.send(URLRequest(url: server.url("/anything?r=\(round)&i=\(index)")))
+            #expect(response.statusCode == 200)
+        }
     }
 
     /// The looking done on the transport's one idle connection.

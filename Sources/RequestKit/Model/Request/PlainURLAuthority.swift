@@ -48,7 +48,7 @@ struct PlainURLAuthority: Sendable, Equatable {
         else { return nil }
         index += 3
         let hostStart = index
-        while index < bytes.count, isHostByte(bytes[index]) { index += 1 }
+        while index < bytes.count, HTTPSyntax.isUnreserved(bytes[index]) { index += 1 }
         guard index > hostStart else { return nil }
         let host = String(decoding: UnsafeBufferPointer(rebasing: bytes[hostStart..<index]), as: UTF8.self)
         var port: Int?
@@ -68,17 +68,5 @@ struct PlainURLAuthority: Sendable, Equatable {
                 || bytes[index] == UInt8(ascii: "#")
         else { return nil }
         return PlainURLAuthority(isSecure: isSecure, host: host, port: port)
-    }
-
-    /// An ASCII letter or digit, `-`, `.`, `_` or `~`: the unreserved characters of RFC 3986, section 2.3.
-    private static func isHostByte(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-            UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
-            UInt8(ascii: "~"):
-            return true
-        default:
-            return false
-        }
     }
 }
