@@ -9,7 +9,7 @@ import Foundation
 /// scheme, host and port, at several times the cost: each reads and copies parts of the URL's text again.
 ///
 /// ```swift
-/// if let authority = PlainURLAuthority(URL(string: "http://127.0.0.1:8080/todos")!) {
+/// if let url = URL(string: "http://127.0.0.1:8080/todos"), let authority = PlainURLAuthority(url) {
 ///     print(authority.host, authority.port ?? 80)  // 127.0.0.1 8080
 /// }
 /// ```
