@@ -207,28 +207,39 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
     /// data-centre round trip halves the time per request. The reads do not block; the task is never held longer
     /// than the window.
     func pollForPromptResponse(_ job: HTTP1Job) {
-        var deadline: UInt64?
-        while true {
-            stateLock.lock()
-            var isWaiting = self.job === job && (phase == .receivingHead || phase == .receivingBody)
-            if isWaiting, deadline == nil {
-                if lateAnswers >= 2 {
-                    unpolledCount += 1
-                    isWaiting = unpolledCount >= Self.promptRecheck
-                }
-                if isWaiting {
-                    unpolledCount = 0
-                    pollStats.polls += 1
-                }
-                deadline = sentAt &+ pollWindow
-            }
-            if isWaiting {
-                isWaiting = receiveOffLoop(job)
-                if self.job !== job { pollStats.answered += 1 }
-            }
+        stateLock.lock()
+        guard isReceiving(job), startsPolling() else {
             unlockAndResume()
-            guard isWaiting, let deadline, HTTP1EventLoop.now() < deadline else { return }
+            return
         }
+        let deadline = sentAt &+ pollWindow
+        while true {
+            let looksAgain = receiveOffLoop(job)
+            if self.job !== job { pollStats.answered += 1 }
+            unlockAndResume()
+            guard looksAgain, HTTP1EventLoop.now() < deadline else { return }
+            stateLock.lock()
+            guard isReceiving(job) else {
+                unlockAndResume()
+                return
+            }
+        }
+    }
+
+    /// Whether `job` is this connection's and waits for its response (under the state lock).
+    private func isReceiving(_ job: HTTP1Job) -> Bool {
+        self.job === job && (phase == .receivingHead || phase == .receivingBody)
+    }
+
+    /// Whether ``pollForPromptResponse(_:)`` looks this time, counting it (under the state lock).
+    private func startsPolling() -> Bool {
+        if lateAnswers >= 2 {
+            unpolledCount += 1
+            guard unpolledCount >= Self.promptRecheck else { return false }
+        }
+        unpolledCount = 0
+        pollStats.polls += 1
+        return true
     }
 
     /// The receiving steps of ``drive()``, from the awaiting task's thread: reads what has arrived, and ends the job
@@ -324,27 +335,21 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
 
     /// Closes the socket and stops every timer; the connection connects again for its next job.
     func close() {
-        if isOffLoop {
+        let (closing, closingStream, loop) = (descriptor, stream, loop)
+        let timers = [connectTimer, timeoutTimer].compactMap { $0 }
+        let letGo = {
+            if closing >= 0 {
+                loop.deregister(closing)
+                if let closingStream { closingStream.close() } else { HTTP1Socket.close(closing) }
+            }
+            for timer in timers { loop.cancel(timer) }
+        }
+        if !isOffLoop {
+            letGo()
+        } else if closing >= 0 || !timers.isEmpty {
             // From the awaiting task (``receiveOffLoop(_:)``): the loop stops watching the socket before it is closed
             // (so that its number is not reused while watched), and cancels the timers, which are its own.
-            let (descriptor, stream, loop) = (descriptor, stream, loop)
-            let timers = [connectTimer, timeoutTimer].compactMap { $0 }
-            if descriptor >= 0 || !timers.isEmpty {
-                loop.execute {
-                    if descriptor >= 0 {
-                        loop.deregister(descriptor)
-                        if let stream { stream.close() } else { HTTP1Socket.close(descriptor) }
-                    }
-                    for timer in timers { loop.cancel(timer) }
-                }
-            }
-        } else {
-            if descriptor >= 0 {
-                loop.deregister(descriptor)
-                if let stream { stream.close() } else { HTTP1Socket.close(descriptor) }
-            }
-            if let connectTimer { loop.cancel(connectTimer) }
-            if let timeoutTimer { loop.cancel(timeoutTimer) }
+            loop.execute(letGo)
         }
         stream = nil
         descriptor = -1

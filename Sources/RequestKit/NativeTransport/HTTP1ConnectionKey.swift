@@ -12,11 +12,6 @@ struct HTTP1ConnectionKey: Sendable, Hashable {
     let tls: HTTP1TLSSettings?
     private let hash: Int
 
-    /// The key of `host` and `port`, over TLS with `configuration` when given.
-    init(host: String, port: Int, tls configuration: TLSConfiguration?) {
-        self.init(host: host, port: port, tls: configuration.map(HTTP1TLSSettings.init))
-    }
-
     init(host: String, port: Int, tls: HTTP1TLSSettings? = nil) {
         self.host = host
         self.port = port

@@ -22,15 +22,15 @@ enum HTTP1RequestEncoder {
     }
 
     /// The target of an `http` URL, or of an `https` URL when `tls` is given (port 443 by default, and the
-    /// connection key carries the TLS configuration). `authority`, when given, is the URL's host and port read
-    /// already (``PlainURLAuthority``).
+    /// connection key carries the TLS configuration). A plain URL's host and port are read in one pass
+    /// (``PlainURLAuthority``), any other's through Foundation.
     ///
     /// - Throws: ``RequestError`` of kind `.transport` when the URL has no host.
     static func target(
-        of url: URL, tls: HTTP1TLSSettings? = nil, authority: PlainURLAuthority? = nil
+        of url: URL, tls: HTTP1TLSSettings? = nil
     ) throws(RequestError) -> Target {
         let defaultPort = tls == nil ? 80 : 443
-        if let authority {
+        if let authority = PlainURLAuthority(url) {
             // A plain host has no ":" and no brackets.
             let port = authority.port ?? defaultPort
             let hostHeader = port == defaultPort ? authority.host : "\(authority.host):\(port)"

@@ -74,7 +74,8 @@ extension HTTP1Transport {
         public var secureTransport: any Transport = URLSessionTransport.shared
         /// How long, in seconds, a request looks for its response itself before it waits for the event loop to
         /// hand it over, when it is the only request the transport has in flight and the server answered the
-        /// connection's last request within this time. 0.0001 (100 µs) by default; 0 (or a value that is not finite) never looks; at most 0.01.
+        /// connection's last request within this time. 0.0001 (100 µs) by default; 0 (or a value that is not
+        /// finite) never looks; at most 0.01.
         ///
         /// A request that waits is woken twice (the loop by the response, then the task by the loop), which on a
         /// loopback or data-centre round trip takes about as long as the server does; looking for the response

@@ -41,8 +41,7 @@ extension HTTP1Transport {
         for request: TransferRequest, to httpURL: HTTPURL
     ) throws(RequestError) -> (HTTP1Job, ResponseBodyStream) {
         let url = httpURL.url
-        let target = try HTTP1RequestEncoder.target(
-            of: url, tls: tlsConfiguration(for: httpURL), authority: PlainURLAuthority(url))
+        let target = try HTTP1RequestEncoder.target(of: url, tls: tlsConfiguration(for: httpURL))
         let urlRequest = request.urlRequest
         let inlineBody = request.body == nil ? HTTP1RequestEncoder.body(of: urlRequest) : Data()
         let bodyLength = request.body.map { $0.length.map(Int.init) } ?? inlineBody.count

@@ -219,8 +219,7 @@ public final class HTTP1Transport: Transport {
     private func bufferedJob(
         for request: URLRequest, to httpURL: HTTPURL, bodyLimit: Int
     ) throws(RequestError) -> HTTP1Job {
-        let target = try HTTP1RequestEncoder.target(
-            of: httpURL.url, tls: tlsConfiguration(for: httpURL), authority: PlainURLAuthority(httpURL.url))
+        let target = try HTTP1RequestEncoder.target(of: httpURL.url, tls: tlsConfiguration(for: httpURL))
         let body = HTTP1RequestEncoder.body(of: request)
         let head = try HTTP1RequestEncoder.head(of: request, target: target, bodyLength: body.count)
         return HTTP1Job(

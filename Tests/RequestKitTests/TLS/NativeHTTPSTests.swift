@@ -209,17 +209,18 @@ struct NativeHTTPSTests {
             of: try #require(URL(string: "https://example.com/a")), tls: settings)
         let secureOn80 = try HTTP1RequestEncoder.target(
             of: try #require(URL(string: "https://example.com:80/a")), tls: settings)
-        // A plain URL's authority read once gives the same target as Foundation's accessors.
-        let url = try #require(URL(string: "https://example.com:8443/a?b"))
-        #expect(
-            try HTTP1RequestEncoder.target(of: url, tls: settings, authority: PlainURLAuthority(url))
-                == HTTP1RequestEncoder.target(of: url, tls: settings))
+        let other = try HTTP1RequestEncoder.target(
+            of: try #require(URL(string: "https://example.com:8443/a?b")), tls: settings)
+        #expect(other.key == HTTP1ConnectionKey(host: "example.com", port: 8443, tls: settings))
+        #expect(other.hostHeader == "example.com:8443")
+        #expect(other.path == "/a?b")
         #expect(plain.key == HTTP1ConnectionKey(host: "example.com", port: 80))
-        #expect(secure.key == HTTP1ConnectionKey(host: "example.com", port: 443, tls: tls))
+        // Settings made apart compare by their configuration.
+        #expect(secure.key == HTTP1ConnectionKey(host: "example.com", port: 443, tls: HTTP1TLSSettings(tls)))
         #expect(secure.hostHeader == "example.com")
         #expect(secureOn80.hostHeader == "example.com:80")
         #expect(secureOn80.key != plain.key)
-        #expect(secure.key != HTTP1ConnectionKey(host: "example.com", port: 443, tls: .default))
+        #expect(secure.key != HTTP1ConnectionKey(host: "example.com", port: 443, tls: HTTP1TLSSettings(.default)))
     }
 
     @Test(

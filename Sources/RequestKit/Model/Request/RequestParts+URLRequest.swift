@@ -113,23 +113,26 @@ extension RequestParts {
             }
             return (nil, false)
         }
+        let base: URL
+        let port: Int?
+        let isPlain: Bool
         if let authority = PlainURLAuthority(written) {
             // http or https, with a host as written that needs no decoding: only the port remains to check.
-            if let port = authority.port, !(1...65535).contains(port) {
-                problems.append(
-                    RequestProblem(.malformedURL, "the URL \"\(written.absoluteString)\" has port \(port)"))
-                return (nil, true)
-            }
-            if pathSegments.isEmpty && queryItems.isEmpty { return (written, true) }
-            return (extended(written, into: &problems), true)
+            (base, port, isPlain) = (written, authority.port, true)
+        } else {
+            guard let checked = checkedBase(written, into: &problems) else { return (nil, false) }
+            (base, port, isPlain) = (checked, checked.port, false)
         }
-        guard let base = checkedBase(written, into: &problems) else { return (nil, false) }
-        if pathSegments.isEmpty && queryItems.isEmpty { return (base, false) }
-        return (extended(base, into: &problems), false)
+        if let port, !(1...65535).contains(port) {
+            problems.append(RequestProblem(.malformedURL, "the URL \"\(base.absoluteString)\" has port \(port)"))
+            return (nil, isPlain)
+        }
+        if pathSegments.isEmpty && queryItems.isEmpty { return (base, isPlain) }
+        return (extended(base, into: &problems), isPlain)
     }
 
     /// `base` (resolved against a client's base URL when it has no scheme) when it is an http or https URL with a
-    /// usable host and port, read with Foundation's accessors; nil, with a problem appended, otherwise.
+    /// usable host, read with Foundation's accessors; nil, with a problem appended, otherwise.
     private func checkedBase(_ written: URL, into problems: inout [RequestProblem]) -> URL? {
         var base = written
         var baseScheme = base.scheme
@@ -158,10 +161,6 @@ extension RequestParts {
                 RequestProblem(
                     .malformedURL,
                     "the URL \"\(base.absoluteString)\" has a host whose percent-encoding is not UTF-8 text"))
-            return nil
-        }
-        if let port = base.port, !(1...65535).contains(port) {
-            problems.append(RequestProblem(.malformedURL, "the URL \"\(base.absoluteString)\" has port \(port)"))
             return nil
         }
         return base
