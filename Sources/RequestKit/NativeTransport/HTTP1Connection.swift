@@ -888,10 +888,11 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
             }
             if pump.decoder.isComplete {
                 try pump.contentDecoder?.finish()
-                pump.continuation.finish()
                 let isReusable = isReusable(after: pump.head, pump.decoder)
                 self.pump = nil
+                // Back in the pool before the consumer sees the end: its next request can take this connection.
                 release(isReusable: isReusable, pool: pump.pool)
+                pump.continuation.finish()
                 return nil
             }
             if isFull {
