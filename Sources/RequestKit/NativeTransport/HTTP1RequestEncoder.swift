@@ -23,14 +23,15 @@ enum HTTP1RequestEncoder {
 
     /// The target of an `http` URL, or of an `https` URL when `tls` is given (port 443 by default, and the
     /// connection key carries the TLS configuration). A plain URL's host and port are read in one pass
-    /// (``PlainURLAuthority``), any other's through Foundation.
+    /// (``PlainURLAuthority``), or taken from `authority` when the caller has read them already; any other URL's
+    /// are read through Foundation.
     ///
     /// - Throws: ``RequestError`` of kind `.transport` when the URL has no host.
     static func target(
-        of url: URL, tls: HTTP1TLSSettings? = nil
+        of url: URL, authority known: PlainURLAuthority? = nil, tls: HTTP1TLSSettings? = nil
     ) throws(RequestError) -> Target {
         let defaultPort = tls == nil ? 80 : 443
-        if let authority = PlainURLAuthority(url) {
+        if let authority = known ?? PlainURLAuthority(url) {
             // A plain host has no ":" and no brackets.
             let port = authority.port ?? defaultPort
             let hostHeader = port == defaultPort ? authority.host : "\(authority.host):\(port)"

@@ -26,7 +26,7 @@ extension HTTP1Transport {
     /// - Returns: The response head and its body stream.
     /// - Throws: ``RequestError``.
     public func stream(_ request: TransferRequest) async throws -> StreamingResponse {
-        let httpURL = try httpURL(of: request.urlRequest)
+        let httpURL = try httpURL(of: request.urlRequest, authority: request.urlAuthority)
         if !sendsItself(httpURL) { return try await configuration.secureTransport.stream(request) }
         let (job, body) = try streamingJob(for: request, to: httpURL)
         guard case .head(let head) = try await perform(job, url: httpURL.url) else {
@@ -41,7 +41,8 @@ extension HTTP1Transport {
         for request: TransferRequest, to httpURL: HTTPURL
     ) throws(RequestError) -> (HTTP1Job, ResponseBodyStream) {
         let url = httpURL.url
-        let target = try HTTP1RequestEncoder.target(of: url, tls: tlsConfiguration(for: httpURL))
+        let target = try HTTP1RequestEncoder.target(
+            of: url, authority: request.urlAuthority, tls: tlsConfiguration(for: httpURL))
         let urlRequest = request.urlRequest
         let inlineBody = request.body == nil ? HTTP1RequestEncoder.body(of: urlRequest) : Data()
         let bodyLength = request.body.map { $0.length.map(Int.init) } ?? inlineBody.count

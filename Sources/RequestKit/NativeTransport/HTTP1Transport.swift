@@ -157,7 +157,7 @@ public final class HTTP1Transport: Transport {
     ///   limit and the connection is closed.
     public func send(_ request: TransferRequest) async throws -> Response {
         var urlRequest = request.urlRequest
-        let url = try httpURL(of: urlRequest)
+        let url = try httpURL(of: urlRequest, authority: request.urlAuthority)
         if !sendsItself(url) { return try await configuration.secureTransport.send(request) }
         let bodyLimit = max(0, min(configuration.maxResponseBodyBytes, request.responseLimits.maxBodyBytes))
         if let body = request.body {
@@ -172,8 +172,9 @@ public final class HTTP1Transport: Transport {
             }
             urlRequest.httpBody = body.data
         }
+        let job = try bufferedJob(for: urlRequest, to: url, authority: request.urlAuthority, bodyLimit: bodyLimit)
         return try await exchange(
-            urlRequest, url: url, bodyLimit: bodyLimit, maxRatio: request.responseLimits.maxDecompressionRatio)
+            job, url: url.url, bodyLimit: bodyLimit, maxRatio: request.responseLimits.maxDecompressionRatio)
     }
 
     /// An `http` or `https` URL, with its scheme read once.
@@ -183,13 +184,16 @@ public final class HTTP1Transport: Transport {
         let isSecure: Bool
     }
 
-    /// The URL of `request`, which must be http or https.
-    func httpURL(of request: URLRequest) throws(RequestError) -> HTTPURL {
+    /// The URL of `request`, which must be http or https; `authority` is its authority when the caller has read it
+    /// already (``TransferRequest``).
+    func httpURL(of request: URLRequest, authority: PlainURLAuthority?) throws(RequestError) -> HTTPURL {
         guard let url = request.url else {
             throw RequestError.transport(URLError(.badURL), detail: "the request has no URL")
         }
         // A plain URL is read again when its job is made: kept here, it would enlarge the frames that wait.
-        if let authority = PlainURLAuthority(url) { return HTTPURL(url: url, isSecure: authority.isSecure) }
+        if let authority = authority ?? PlainURLAuthority(url) {
+            return HTTPURL(url: url, isSecure: authority.isSecure)
+        }
         guard let scheme = url.scheme else {
             throw RequestError.transport(URLError(.badURL), detail: "the request has no URL")
         }
@@ -200,13 +204,9 @@ public final class HTTP1Transport: Transport {
         return HTTPURL(url: url, isSecure: isSecure)
     }
 
-    /// Sends one request (no redirects) and reads its whole response, of at most `bodyLimit` bytes once decoded
-    /// (and on the wire) and expanding at most `maxRatio` times.
-    private func exchange(
-        _ request: URLRequest, url httpURL: HTTPURL, bodyLimit: Int, maxRatio: Int
-    ) async throws -> Response {
-        let url = httpURL.url
-        let job = try bufferedJob(for: request, to: httpURL, bodyLimit: bodyLimit)
+    /// Runs `job`, one request (no redirects), and reads its whole response, of at most `bodyLimit` bytes once
+    /// decoded (and on the wire) and expanding at most `maxRatio` times.
+    private func exchange(_ job: HTTP1Job, url: URL, bodyLimit: Int, maxRatio: Int) async throws -> Response {
         guard case .response(let exchanged, let connection) = try await perform(job, url: url) else {
             throw RequestError.transport(URLError(.unknown), detail: "the connection returned no response")
         }
@@ -214,12 +214,15 @@ public final class HTTP1Transport: Transport {
         return try response(exchanged.head, body: exchanged.body, url: url, bodyLimit: bodyLimit, maxRatio: maxRatio)
     }
 
-    /// The job that sends `request` and collects its response. Made apart from the exchange, whose frame the
-    /// awaiting task keeps while the response is awaited, so that frame stays small.
+    /// The job that sends `request` and collects its response; `authority` is its URL's, when already read. Made
+    /// apart from the exchange, whose frame the awaiting task keeps while the response is awaited, so that frame
+    /// stays small.
+    @inline(never)
     private func bufferedJob(
-        for request: URLRequest, to httpURL: HTTPURL, bodyLimit: Int
+        for request: URLRequest, to httpURL: HTTPURL, authority: PlainURLAuthority?, bodyLimit: Int
     ) throws(RequestError) -> HTTP1Job {
-        let target = try HTTP1RequestEncoder.target(of: httpURL.url, tls: tlsConfiguration(for: httpURL))
+        let target = try HTTP1RequestEncoder.target(
+            of: httpURL.url, authority: authority, tls: tlsConfiguration(for: httpURL))
         let body = HTTP1RequestEncoder.body(of: request)
         let head = try HTTP1RequestEncoder.head(of: request, target: target, bodyLength: body.count)
         return HTTP1Job(
@@ -291,9 +294,12 @@ public final class HTTP1Transport: Transport {
         return response
     }
 
-    /// The response for a head, with an empty body.
+    /// The response for a head, with an empty body. The parser has held its `Content-Length` to the pipeline's
+    /// rule (``HTTP1ResponseHead``), so the pipeline does not check it again.
     static func response(_ head: HTTP1ResponseHead, url: URL?) -> Response {
-        Response(status: HTTPStatus(code: head.status), headers: HTTPHeaders(head.fields), url: url)
+        var response = Response(status: HTTPStatus(code: head.status), headers: HTTPHeaders(head.fields), url: url)
+        response.hasCheckedFraming = true
+        return response
     }
 
     static func isIdempotent(_ method: String) -> Bool {

@@ -22,16 +22,22 @@ extension Exchange {
     /// body again. A redirect to another origin (scheme, host or port) than `first`'s drops `Authorization`,
     /// `Cookie` and `Proxy-Authorization`, and every other sensitive header (``SensitiveData``: `X-Api-Key`,
     /// `X-Auth-Token` and the names a client or ``Sensitive`` adds); the jar then adds its own cookies for the new
-    /// URL. The policy then
-    /// decides; a redirect it follows must go to an http or https URL.
+    /// URL. The policy then decides; a redirect it follows must go to an http or https URL.
+    ///
+    /// Inlined into ``run(_:sink:)``: one async frame fewer on every request.
+    @inline(__always)
     func follow(
         _ first: URLRequest, explicitCookies: String?, sink: ResponseSink
     ) async -> Result<Delivery, RequestError> {
         var request = first
         var body = self.body
         var count = 0
+        let cookieJar = self.cookieJar
+        let isAdapted = !interceptors.isEmpty
         // A request nothing changed since it was built was checked when it was built.
-        let isChanged = !interceptors.isEmpty || cookieJar != nil
+        let isChanged = cookieJar != nil || isAdapted
+        // The URL the request was built with, unless an interceptor may have changed it.
+        var authority = isAdapted ? nil : self.authority
         while true {
             if isChanged || count > 0 {
                 do {
@@ -42,7 +48,7 @@ extension Exchange {
             }
             // The delivery is moved out of the result, not copied: most responses go straight back.
             let delivery: Delivery
-            switch await transfer(request, body: body, sink: sink) {
+            switch await transfer(request, authority: authority, body: body, sink: sink) {
             case .success(let delivered): delivery = delivered
             case .failure(let error): return .failure(error)
             }
@@ -59,6 +65,7 @@ extension Exchange {
                 count += 1
                 if !keepsBody { body = nil }
                 request = next
+                authority = nil
             }
         }
     }

@@ -15,37 +15,34 @@ import FoundationNetworking
 /// Every hop carries the request's ``ResponseLimits`` to the transport (``TransferRequest/responseLimits``), and a
 /// body collected in memory is held to ``ResponseLimits/maxBodyBytes`` here too, whatever the transport.
 struct Exchange: Sendable {
-    let method: HTTPMethod
+    /// The request as built: its options are read where they are needed, so a request that sets none pays for none.
+    let parts: RequestParts
     let transport: any Transport
-    let body: RequestBody?
-    let uploadProgress: (@Sendable (TransferProgress) -> Void)?
-    let interceptors: [any Interceptor]
-    let monitors: [any EventMonitor]
-    let retryPolicy: RetryPolicy
-    let redirectPolicy: RedirectPolicy
-    let cookieJar: CookieJar?
-    let clock: RequestClock
-    let responseLimits: ResponseLimits
-    let sensitiveData: SensitiveData
+    /// The authority of the URL the request was built with, when it is plain: handed to the transport with the
+    /// first hop, unless an interceptor may have changed the URL.
+    let authority: PlainURLAuthority?
 
-    init(_ parts: borrowing RequestParts, transport: any Transport) {
-        method = parts.method
+    init(_ parts: consuming RequestParts, transport: any Transport, authority: PlainURLAuthority?) {
+        self.parts = parts
         self.transport = transport
-        body = parts.body
-        uploadProgress = parts[option: UploadProgressKey.self]
-        interceptors = parts[option: InterceptorsKey.self]
-        monitors = parts[option: EventMonitorsKey.self]
-        retryPolicy = parts[option: RetryPolicyKey.self]
-        redirectPolicy = parts[option: RedirectPolicyKey.self] ?? .follow
-        cookieJar = parts[option: CookieJarKey.self]
-        clock = parts.clock
-        responseLimits = parts[option: ResponseLimitsKey.self]
-        sensitiveData = parts[option: SensitiveDataKey.self]
+        self.authority = authority
     }
+
+    var method: HTTPMethod { parts.method }
+    var body: RequestBody? { parts.body }
+    var uploadProgress: (@Sendable (TransferProgress) -> Void)? { parts[option: UploadProgressKey.self] }
+    var interceptors: [any Interceptor] { parts[option: InterceptorsKey.self] }
+    var monitors: [any EventMonitor] { parts[option: EventMonitorsKey.self] }
+    var retryPolicy: RetryPolicy { parts[option: RetryPolicyKey.self] }
+    var redirectPolicy: RedirectPolicy { parts[option: RedirectPolicyKey.self] ?? .follow }
+    var cookieJar: CookieJar? { parts[option: CookieJarKey.self] }
+    var clock: RequestClock { parts.clock }
+    var responseLimits: ResponseLimits { parts[option: ResponseLimitsKey.self] }
+    var sensitiveData: SensitiveData { parts[option: SensitiveDataKey.self] }
 
     /// Sends `original`, adapting each attempt and retrying as the interceptors and the policy decide.
     func run(_ original: URLRequest, sink: ResponseSink) async throws(RequestError) -> Delivery {
-        guard interceptors.isEmpty, monitors.isEmpty, retryPolicy.maxAttempts <= 1 else {
+        guard !parts.hasOptions || (interceptors.isEmpty && monitors.isEmpty && retryPolicy.maxAttempts <= 1) else {
             return try await runAttempts(original, sink: sink)
         }
         // One attempt, nothing to adapt, report or decide: the loop of `runAttempts` without its bookkeeping, and
@@ -56,6 +53,10 @@ struct Exchange: Sendable {
 
     /// ``run(_:sink:)`` with interceptors, monitors or a retry policy: each attempt adapted, reported and decided.
     private func runAttempts(_ original: URLRequest, sink: ResponseSink) async throws(RequestError) -> Delivery {
+        if Task.isCancelled { throw RequestError.cancelled(underlyingError: CancellationError()) }
+        let interceptors = self.interceptors
+        let monitors = self.monitors
+        let retryPolicy = self.retryPolicy
         var attempt = 1
         var policyAttempt = 1
         var retriesByInterceptor = Array(repeating: 0, count: interceptors.count)
@@ -116,24 +117,28 @@ struct Exchange: Sendable {
 
     /// One hop through the transport: the body from memory or streamed, delivered to `sink`. Each kind of sink
     /// has a function of its own, so that a task's frames hold only what its kind needs (a task keeps them until
-    /// it ends, and a streamed response's task may run for hours).
-    @inline(never)
+    /// it ends, and a streamed response's task may run for hours); this one only picks it, in its caller's frame.
+    @inline(__always)
     func transfer(
-        _ request: URLRequest, body: RequestBody?, sink: ResponseSink
+        _ request: URLRequest, authority: PlainURLAuthority?, body: RequestBody?, sink: ResponseSink
     ) async -> Result<Delivery, RequestError> {
         do {
             try Task.checkCancellation()
+            let uploadProgress = self.uploadProgress
+            let responseLimits = self.responseLimits
             switch sink {
             case .memory(let progress):
-                let transfer = TransferRequest(
+                var transfer = TransferRequest(
                     request, body: body, uploadProgress: uploadProgress, responseLimits: responseLimits)
+                transfer.urlAuthority = authority
                 if let progress { return try await collect(transfer, progress: progress) }
                 return try await receive(transfer)
             case .consumer(let bufferLimit):
-                return try await handOver(
-                    TransferRequest(
-                        request, body: body, uploadProgress: uploadProgress, bufferLimit: bufferLimit,
-                        responseLimits: responseLimits))
+                var transfer = TransferRequest(
+                    request, body: body, uploadProgress: uploadProgress, bufferLimit: bufferLimit,
+                    responseLimits: responseLimits)
+                transfer.urlAuthority = authority
+                return try await handOver(transfer)
             }
         } catch {
             return .failure(RequestError.wrapping(error))
@@ -146,10 +151,11 @@ struct Exchange: Sendable {
         let response = try await transport.send(transfer)
         try IncomingResponseCheck.validate(response)
         // The transports in this package stop reading at the limit; this holds it for any other.
-        if response.body.count > responseLimits.maxBodyBytes {
+        let limit = transfer.responseLimits.maxBodyBytes
+        if response.body.count > limit {
             var head = response
             head.body = Data()
-            throw RequestError.responseTooLarge(limit: responseLimits.maxBodyBytes, response: head)
+            throw RequestError.responseTooLarge(limit: limit, response: head)
         }
         return .success(Delivery(response: response, body: nil))
     }
@@ -162,7 +168,8 @@ struct Exchange: Sendable {
         let streaming = try await transport.stream(transfer)
         try Self.check(streaming)
         var response = streaming.head
-        response.body = try await Self.collect(streaming, upTo: responseLimits.maxBodyBytes, progress: progress)
+        response.body = try await Self.collect(
+            streaming, upTo: transfer.responseLimits.maxBodyBytes, progress: progress)
         return .success(Delivery(response: response, body: nil))
     }
 

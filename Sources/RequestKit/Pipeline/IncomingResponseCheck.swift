@@ -3,11 +3,13 @@ import Foundation
 /// The first check of a response head the pipeline gets from a transport, whatever the transport: a
 /// `Content-Length` must be `1*DIGIT` (RFC 9110, section 8.6), with whitespace only around it, and duplicate values
 /// must agree, so that no transport's leniency (`1 0` read as 10, `+5`, `5, 6`) decides where a body ends.
-/// ``HTTP1Transport`` applies the same rule while it parses; this holds it for every other transport.
+/// ``HTTP1Transport`` applies the same rule while it parses, and marks its responses so (`hasCheckedFraming`);
+/// this holds it for every other transport, and for headers changed after parsing.
 enum IncomingResponseCheck {
     /// Throws a ``RequestError`` of kind ``RequestError/Kind/transport`` when `response` has a malformed
     /// `Content-Length`.
     static func validate(_ response: Response) throws(RequestError) {
+        if response.hasCheckedFraming { return }
         // The common case, one value of plain digits, is settled without allocating.
         var count = 0
         var isPlainDigits = false

@@ -10,8 +10,10 @@ import FoundationNetworking
 enum RequestExecutor {
     /// Builds and sends `parts`, returning the response with its whole body, whatever its status. Download
     /// progress, when asked for, is reported as the body arrives.
-    static func send(_ parts: RequestParts) async throws(RequestError) -> Response {
-        try await run(parts, sink: .memory(progress: parts[option: DownloadProgressKey.self])).response
+    @inline(__always)
+    static func send(_ parts: consuming RequestParts) async throws(RequestError) -> Response {
+        let sink = ResponseSink.memory(progress: parts[option: DownloadProgressKey.self])
+        return try await run(consume parts, sink: sink).response
     }
 
     /// Builds and sends `parts`, returning at the response head with the body still streaming. The total
@@ -40,25 +42,30 @@ enum RequestExecutor {
         return StreamingResponse(head: delivery.response, body: delivery.body ?? ResponseBodyStream(Data()))
     }
 
-    /// Runs the exchange of `parts` into `sink`.
-    private static func run(_ parts: RequestParts, sink: ResponseSink) async throws(RequestError) -> Delivery {
-        let (urlRequest, exchange) = try prepare(parts)
+    /// Runs the exchange of `parts` into `sink`. Inlined, like ``send(_:)``: each async call a request goes through
+    /// costs a frame allocation and a resumption.
+    @inline(__always)
+    private static func run(
+        _ parts: consuming RequestParts, sink: ResponseSink
+    ) async throws(RequestError) -> Delivery {
+        let (urlRequest, exchange) = try prepare(consume parts)
         do throws(RequestError) {
-            if let deadline = parts.resourceTimeout {
-                return try await run(exchange, urlRequest, sink: sink, deadline: deadline, clock: parts.clock)
+            if let deadline = exchange.parts.resourceTimeout {
+                return try await run(exchange, urlRequest, sink: sink, deadline: deadline, clock: exchange.clock)
             }
-            if Task.isCancelled { throw RequestError.cancelled(underlyingError: CancellationError()) }
             return try await exchange.run(urlRequest, sink: sink)
         } catch {
-            throw error.describingRequest(parts)
+            throw error.describingRequest(exchange.parts)
         }
     }
 
-    /// The checked request and its exchange. Kept out of line: inlined into ``run(_:sink:)``, its locals would
-    /// enlarge the frame that a task keeps for as long as it runs.
+    /// The checked request and its exchange. Kept out of line: inlined, its locals would enlarge the frame of every
+    /// caller of ``run(_:sink:)``, which a task keeps for as long as it runs.
     @inline(never)
-    private static func prepare(_ parts: RequestParts) throws(RequestError) -> (URLRequest, Exchange) {
-        (try parts.makeURLRequest(), Exchange(parts, transport: parts.transport ?? DefaultTransport.shared))
+    private static func prepare(_ parts: consuming RequestParts) throws(RequestError) -> (URLRequest, Exchange) {
+        let (urlRequest, authority) = try parts.makeCheckedRequest()
+        let transport = parts.transport ?? DefaultTransport.shared
+        return (urlRequest, Exchange(consume parts, transport: transport, authority: authority))
     }
 
     /// Runs `exchange` under a total deadline (out of line, for the same reason as ``prepare(_:)``).

@@ -16,35 +16,50 @@ import Foundation
 /// }
 /// ```
 public struct RequestError: Error, Sendable, CustomStringConvertible {
+    /// The fields but one, in one allocation made only when something fails. A frame, a `Result` or a typed
+    /// `throws` that may hold an error holds a reference and ``decodedErrorBody``: the pipeline's async frames,
+    /// which a task keeps while it waits, stay small.
+    private var storage: Storage
+
     /// What went wrong, for matching.
-    public let kind: Kind
+    public var kind: Kind { storage.kind }
     /// For an invalid request, every problem found while building it.
-    public let problems: [RequestProblem]
+    public var problems: [RequestProblem] { storage.problems }
     /// The response, when the server answered (an unacceptable status, a body that failed to decode).
-    public let response: Response?
+    public var response: Response? { storage.response }
     /// The error that caused this one: the transport's, the decoder's, a validator's.
-    public let underlyingError: (any Error)?
+    public var underlyingError: (any Error)? { storage.underlyingError }
     /// The method and URL of the request, when known (`"GET http://…"`), with secrets in the URL redacted (see
     /// ``SensitiveData``).
-    public internal(set) var request: String?
+    public internal(set) var request: String? {
+        get { storage.request }
+        set { uniqueStorage().request = newValue }
+    }
     /// The error body decoded into the type the caller named, when it decoded.
+    ///
+    /// Kept out of the shared storage on purpose: it keeps the error passed by address. With a reference alone
+    /// inside, the error is passed by value, and the Swift 6.3 compiler crashes on a closure that throws it typed
+    /// (`{ index, response throws(RequestError) in … }`).
     public internal(set) var decodedErrorBody: (any Sendable)?
     /// Extra context, such as the type being decoded or the limit that was exceeded.
-    public let detail: String?
+    public var detail: String? { storage.detail }
     /// For a ``Kind/transport`` error, why the connection could not be made or was lost, when that is known.
     ///
     /// ```swift
     /// if error.connectionFailure == .connectionRefused { print("is the server running?") }
     /// ```
-    public let connectionFailure: ConnectionFailure?
+    public var connectionFailure: ConnectionFailure? { storage.connectionFailure }
     /// For a ``Kind/tls`` error, which check or step of the secure connection failed.
     ///
     /// ```swift
     /// if error.tlsFailure == .certificateExpired { print("the server's certificate has expired") }
     /// ```
-    public let tlsFailure: TLSFailure?
+    public var tlsFailure: TLSFailure? { storage.tlsFailure }
     /// What ``description`` redacts: the request's sensitive names, or the defaults.
-    var redaction = SensitiveData()
+    var redaction: SensitiveData {
+        get { storage.redaction }
+        set { uniqueStorage().redaction = newValue }
+    }
 
     /// Creates an error. Transports and custom components use the static factories instead.
     init(
@@ -52,14 +67,52 @@ public struct RequestError: Error, Sendable, CustomStringConvertible {
         request: String? = nil, detail: String? = nil, connectionFailure: ConnectionFailure? = nil,
         tlsFailure: TLSFailure? = nil
     ) {
-        self.kind = kind
-        self.problems = problems
-        self.response = response
-        self.underlyingError = underlyingError
-        self.request = request
-        self.detail = detail
-        self.connectionFailure = connectionFailure
-        self.tlsFailure = tlsFailure
+        storage = Storage(
+            kind: kind, problems: problems, response: response, underlyingError: underlyingError, request: request,
+            detail: detail, connectionFailure: connectionFailure, tlsFailure: tlsFailure, redaction: SensitiveData())
+    }
+
+    /// The storage, copied first when another error shares it, so that changing this error changes no other.
+    private mutating func uniqueStorage() -> Storage {
+        if !isKnownUniquelyReferenced(&storage) { storage = storage.copy() }
+        return storage
+    }
+
+    /// The fields of an error. Its `var`s change only through ``uniqueStorage()``, that is, while one error alone
+    /// holds it.
+    private final class Storage: @unchecked Sendable {
+        let kind: Kind
+        let problems: [RequestProblem]
+        let response: Response?
+        let underlyingError: (any Error)?
+        var request: String?
+        let detail: String?
+        let connectionFailure: ConnectionFailure?
+        let tlsFailure: TLSFailure?
+        var redaction: SensitiveData
+
+        init(
+            kind: Kind, problems: [RequestProblem], response: Response?, underlyingError: (any Error)?,
+            request: String?, detail: String?, connectionFailure: ConnectionFailure?, tlsFailure: TLSFailure?,
+            redaction: SensitiveData
+        ) {
+            self.kind = kind
+            self.problems = problems
+            self.response = response
+            self.underlyingError = underlyingError
+            self.request = request
+            self.detail = detail
+            self.connectionFailure = connectionFailure
+            self.tlsFailure = tlsFailure
+            self.redaction = redaction
+        }
+
+        func copy() -> Storage {
+            Storage(
+                kind: kind, problems: problems, response: response, underlyingError: underlyingError,
+                request: request, detail: detail, connectionFailure: connectionFailure, tlsFailure: tlsFailure,
+                redaction: redaction)
+        }
     }
 
     /// The response's status code, when there was a response.

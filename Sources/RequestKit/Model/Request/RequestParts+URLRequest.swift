@@ -29,8 +29,16 @@ extension RequestParts {
     /// ```
     /// - Throws: ``RequestError`` of kind ``RequestError/Kind/invalidRequest``, listing every problem.
     public func makeURLRequest() throws(RequestError) -> URLRequest {
+        try makeCheckedRequest().request
+    }
+
+    /// ``makeURLRequest()``, with the authority of the request's URL when it is plain (``PlainURLAuthority``), as
+    /// read while checking it: the pipeline hands it to the transport (``TransferRequest``), which need not read the
+    /// URL again.
+    func makeCheckedRequest() throws(RequestError) -> (request: URLRequest, authority: PlainURLAuthority?) {
         var problems = self.problems
-        let (url, isPlain) = resolveURL(into: &problems)
+        let (url, authority) = resolveURL(into: &problems)
+        let isPlain = authority != nil
 
         if !method.isValid {
             problems.append(
@@ -70,7 +78,7 @@ extension RequestParts {
             request.addValue(field.value, forHTTPHeaderField: field.name)
         }
         if let body, body.isInMemory { request.httpBody = body.data }
-        return request
+        return (request, authority)
     }
 
     /// The URL without user name and password, which become `Authorization: Basic` (RFC 7617): the one place URL
@@ -101,9 +109,9 @@ extension RequestParts {
         return components.url ?? url
     }
 
-    /// Resolves the URL, appending problems: nil when there is no usable URL, and whether its authority is in the
+    /// Resolves the URL, appending problems: nil when there is no usable URL, and its authority when that is in the
     /// plain form of ``PlainURLAuthority`` (which has no credentials).
-    private func resolveURL(into problems: inout [RequestProblem]) -> (url: URL?, isPlain: Bool) {
+    private func resolveURL(into problems: inout [RequestProblem]) -> (url: URL?, authority: PlainURLAuthority?) {
         if urlCount > 1 {
             problems.append(RequestProblem(.multipleURLs, "the request has \(urlCount) Url components; it needs one"))
         }
@@ -111,24 +119,25 @@ extension RequestParts {
             if urlCount == 0 {
                 problems.append(RequestProblem(.missingURL, "the request has no Url"))
             }
-            return (nil, false)
+            return (nil, nil)
         }
         let base: URL
         let port: Int?
-        let isPlain: Bool
-        if let authority = PlainURLAuthority(written) {
+        let authority = PlainURLAuthority(written)
+        if let authority {
             // http or https, with a host as written that needs no decoding: only the port remains to check.
-            (base, port, isPlain) = (written, authority.port, true)
+            (base, port) = (written, authority.port)
         } else {
-            guard let checked = checkedBase(written, into: &problems) else { return (nil, false) }
-            (base, port, isPlain) = (checked, checked.port, false)
+            guard let checked = checkedBase(written, into: &problems) else { return (nil, nil) }
+            (base, port) = (checked, checked.port)
         }
         if let port, !(1...65535).contains(port) {
             problems.append(RequestProblem(.malformedURL, "the URL \"\(base.absoluteString)\" has port \(port)"))
-            return (nil, isPlain)
+            return (nil, nil)
         }
-        if pathSegments.isEmpty && queryItems.isEmpty { return (base, isPlain) }
-        return (extended(base, into: &problems), isPlain)
+        // Path segments and query items extend the URL's text after its authority, which they leave as it is.
+        if pathSegments.isEmpty && queryItems.isEmpty { return (base, authority) }
+        return (extended(base, into: &problems), authority)
     }
 
     /// `base` (resolved against a client's base URL when it has no scheme) when it is an http or https URL with a

@@ -56,6 +56,9 @@ public struct RequestParts: Sendable {
         problems.append(problem)
     }
 
+    /// Whether any option is set: a request with none has every option at its default.
+    var hasOptions: Bool { !options.isEmpty }
+
     /// A typed option stored with the request, for components and features that need their own settings.
     ///
     /// ```swift

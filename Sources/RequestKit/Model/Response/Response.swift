@@ -11,11 +11,17 @@ public struct Response: Sendable, CustomStringConvertible {
     /// The response status.
     public var status: HTTPStatus
     /// The response headers, with case-insensitive lookup.
-    public var headers: HTTPHeaders
+    public var headers: HTTPHeaders {
+        didSet { hasCheckedFraming = false }
+    }
     /// The body as received (already decompressed when the transport decodes `Content-Encoding`).
     public var body: Data
     /// The URL the response came from, after any redirects.
     public var url: URL?
+    /// Whether the transport that parsed these headers held their `Content-Length` to the rule of
+    /// ``IncomingResponseCheck`` already, so the pipeline need not read them again. Any change to the headers
+    /// clears it.
+    var hasCheckedFraming = false
 
     /// Creates a response.
     ///

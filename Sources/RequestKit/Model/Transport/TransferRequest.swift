@@ -14,7 +14,12 @@ import FoundationNetworking
 /// ```
 public struct TransferRequest: Sendable {
     /// The request head; its `httpBody` is nil when ``body`` is not in memory.
-    public var urlRequest: URLRequest
+    public var urlRequest: URLRequest {
+        didSet { urlAuthority = nil }
+    }
+    /// The scheme, host and port of `urlRequest`'s URL when the pipeline has read them already (a plain URL), so the
+    /// transport need not read them again; nil when not known. Any change to `urlRequest` clears it.
+    var urlAuthority: PlainURLAuthority?
     /// The body to send, if any.
     public var body: RequestBody?
     /// Called from the transport's thread each time a block of the body has been read for sending.

@@ -1,0 +1,37 @@
+import Foundation
+import Testing
+
+@testable import RequestKit
+
+/// A ``RequestError`` keeps its fields in one shared allocation; each error still behaves as a value.
+@Suite("Request errors are values")
+struct RequestErrorCopyTests {
+    @Test("Naming the request on a copy of an error leaves the original as it was")
+    func namingACopy() {
+        let original = RequestError.timedOut("the total deadline of 2 s passed")
+        let named = original.describingRequest("GET http://127.0.0.1:9/slow")
+        #expect(original.request == nil)
+        #expect(named.request == "GET http://127.0.0.1:9/slow")
+        #expect(named.kind == .timedOut)
+        #expect(named.detail == "the total deadline of 2 s passed")
+        #expect(original.description == "Timed out (the total deadline of 2 s passed)")
+        #expect(named.description == "Timed out (the total deadline of 2 s passed) for GET http://127.0.0.1:9/slow")
+    }
+
+    @Test("Changing what a copy redacts leaves the original's description as it was")
+    func redactingACopy() {
+        let response = Response(status: .notFound, body: Data("no".utf8))
+        let original = RequestError(
+            kind: .unacceptableStatus, response: response, request: "GET http://127.0.0.1:9/x?session=abc")
+        var copy = original
+        copy.redaction = SensitiveData(queryNames: ["session"])
+        #expect(
+            original.description
+                == "Unacceptable status 404 Not Found for GET http://127.0.0.1:9/x?session=abc; body: no")
+        #expect(
+            copy.description
+                == "Unacceptable status 404 Not Found for GET http://127.0.0.1:9/x?session=<redacted>; body: no")
+        #expect(copy.statusCode == 404)
+        #expect(copy.responseBody == Data("no".utf8))
+    }
+}
