@@ -41,6 +41,7 @@ struct Exchange: Sendable {
     var sensitiveData: SensitiveData { parts[option: SensitiveDataKey.self] }
 
     /// Sends `original`, adapting each attempt and retrying as the interceptors and the policy decide.
+    @inline(__always)
     func run(_ original: URLRequest, sink: ResponseSink) async throws(RequestError) -> Delivery {
         guard !parts.hasOptions || (interceptors.isEmpty && monitors.isEmpty && retryPolicy.maxAttempts <= 1) else {
             return try await runAttempts(original, sink: sink)
@@ -146,7 +147,7 @@ struct Exchange: Sendable {
     }
 
     /// Sends `transfer` and takes its whole response from the transport.
-    @inline(never)
+    @inline(__always)
     private func receive(_ transfer: TransferRequest) async throws -> Result<Delivery, RequestError> {
         let response = try await transport.send(transfer)
         try IncomingResponseCheck.validate(response)

@@ -70,7 +70,10 @@ public struct RequestProblem: Sendable, Hashable, CustomStringConvertible {
 }
 
 /// A component's value, or the problem that will be reported in its place when the request is built.
+///
+/// The problem, the rare case, is boxed: a component holding a small value (``Url``'s `URL`) then fits in the
+/// inline storage of `any RequestComponent`, and building a request allocates nothing for it.
 enum Checked<Value: Sendable>: Sendable {
     case valid(Value)
-    case invalid(RequestProblem)
+    indirect case invalid(RequestProblem)
 }

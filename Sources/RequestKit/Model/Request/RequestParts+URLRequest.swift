@@ -40,7 +40,8 @@ extension RequestParts {
         let (url, authority) = resolveURL(into: &problems)
         let isPlain = authority != nil
 
-        if !method.isValid {
+        // GET, the default, is a token: only another method needs the check.
+        if method != .get, !method.isValid {
             problems.append(
                 RequestProblem(.invalidMethod, "the method \"\(method.rawValue)\" is not a valid HTTP token"))
         }
