@@ -40,7 +40,8 @@ struct Exchange: Sendable {
     var responseLimits: ResponseLimits { parts[option: ResponseLimitsKey.self] }
     var sensitiveData: SensitiveData { parts[option: SensitiveDataKey.self] }
 
-    /// Sends `original`, adapting each attempt and retrying as the interceptors and the policy decide.
+    /// Sends `original`, adapting each attempt and retrying as the interceptors and the policy decide. Inlined
+    /// into the callers of ``RequestExecutor``, like the hop it runs.
     @inline(__always)
     func run(_ original: URLRequest, sink: ResponseSink) async throws(RequestError) -> Delivery {
         guard !parts.hasOptions || (interceptors.isEmpty && monitors.isEmpty && retryPolicy.maxAttempts <= 1) else {
@@ -116,9 +117,9 @@ struct Exchange: Sendable {
         }
     }
 
-    /// One hop through the transport: the body from memory or streamed, delivered to `sink`. Each kind of sink
-    /// has a function of its own, so that a task's frames hold only what its kind needs (a task keeps them until
-    /// it ends, and a streamed response's task may run for hours); this one only picks it, in its caller's frame.
+    /// One hop through the transport: the body from memory or streamed, delivered to `sink`. It runs in its
+    /// caller's frame, as does the buffered hop (``receive(_:)``), the common one; the streamed kinds have functions
+    /// of their own, so that a task's frames hold only what its kind needs (a task keeps them until it ends).
     @inline(__always)
     func transfer(
         _ request: URLRequest, authority: PlainURLAuthority?, body: RequestBody?, sink: ResponseSink
@@ -146,7 +147,8 @@ struct Exchange: Sendable {
         }
     }
 
-    /// Sends `transfer` and takes its whole response from the transport.
+    /// Sends `transfer` and takes its whole response from the transport. Inlined: every async call costs a frame
+    /// allocation and a resumption.
     @inline(__always)
     private func receive(_ transfer: TransferRequest) async throws -> Result<Delivery, RequestError> {
         let response = try await transport.send(transfer)

@@ -64,7 +64,8 @@ enum RequestExecutor {
     @inline(never)
     private static func prepare(_ parts: consuming RequestParts) throws(RequestError) -> (URLRequest, Exchange) {
         let (urlRequest, authority) = try parts.makeCheckedRequest()
-        let transport = parts.transport ?? DefaultTransport.shared
+        // Moved out, not copied: the exchange keeps it apart from the parts.
+        let transport = parts.transport.take() ?? DefaultTransport.shared
         return (urlRequest, Exchange(consume parts, transport: transport, authority: authority))
     }
 

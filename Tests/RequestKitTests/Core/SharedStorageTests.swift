@@ -1,4 +1,5 @@
 import Foundation
+import RequestKitTesting
 import Testing
 
 @testable import RequestKit
@@ -34,4 +35,35 @@ struct RequestErrorCopyTests {
         #expect(copy.statusCode == 404)
         #expect(copy.responseBody == Data("no".utf8))
     }
+}
+
+/// A request's handlers are stored once for all its copies; adding one to a copy still changes that copy alone.
+@Suite("Request handlers are values")
+struct RequestCallbackCopyTests {
+    @Test("Handlers added to two copies of one request run only for their own copy")
+    func copiesKeepTheirOwnHandlers() async {
+        let mock = MockTransport { _ in Response(status: HTTPStatus(code: 202)) }
+        let seen = SeenStatuses()
+        let base = Request {
+            Url("http://127.0.0.1:9/x")
+            Using(mock)
+        }.onStatusCode { seen.add("base \($0)") }
+        let first = base.onStatusCode { seen.add("first \($0)") }
+        let second = base.onStatusCode { seen.add("second \($0)") }
+        await first.call().wait()
+        #expect(seen.all == ["base 202", "first 202"])
+        await second.call().wait()
+        #expect(seen.all == ["base 202", "first 202", "base 202", "second 202"])
+        await base.call().wait()
+        #expect(seen.all == ["base 202", "first 202", "base 202", "second 202", "base 202"])
+    }
+}
+
+/// What the handlers of ``RequestCallbackCopyTests`` saw, in order.
+private final class SeenStatuses: @unchecked Sendable {
+    // Safe: `seen` is only touched while holding `lock`.
+    private let lock = NSLock()
+    private var seen: [String] = []
+    var all: [String] { lock.withLock { seen } }
+    func add(_ entry: String) { lock.withLock { seen.append(entry) } }
 }
