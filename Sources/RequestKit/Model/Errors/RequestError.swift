@@ -22,18 +22,18 @@ public struct RequestError: Error, Sendable, CustomStringConvertible {
     private var storage: Storage
 
     /// What went wrong, for matching.
-    public var kind: Kind { storage.kind }
+    public var kind: Kind { storage.fields.kind }
     /// For an invalid request, every problem found while building it.
-    public var problems: [RequestProblem] { storage.problems }
+    public var problems: [RequestProblem] { storage.fields.problems }
     /// The response, when the server answered (an unacceptable status, a body that failed to decode).
-    public var response: Response? { storage.response }
+    public var response: Response? { storage.fields.response }
     /// The error that caused this one: the transport's, the decoder's, a validator's.
-    public var underlyingError: (any Error)? { storage.underlyingError }
+    public var underlyingError: (any Error)? { storage.fields.underlyingError }
     /// The method and URL of the request, when known (`"GET http://…"`), with secrets in the URL redacted (see
     /// ``SensitiveData``).
     public internal(set) var request: String? {
-        get { storage.request }
-        set { uniqueStorage().request = newValue }
+        get { storage.fields.request }
+        set { uniqueStorage().fields.request = newValue }
     }
     /// The error body decoded into the type the caller named, when it decoded.
     ///
@@ -42,23 +42,23 @@ public struct RequestError: Error, Sendable, CustomStringConvertible {
     /// (`{ index, response throws(RequestError) in … }`).
     public internal(set) var decodedErrorBody: (any Sendable)?
     /// Extra context, such as the type being decoded or the limit that was exceeded.
-    public var detail: String? { storage.detail }
+    public var detail: String? { storage.fields.detail }
     /// For a ``Kind/transport`` error, why the connection could not be made or was lost, when that is known.
     ///
     /// ```swift
     /// if error.connectionFailure == .connectionRefused { print("is the server running?") }
     /// ```
-    public var connectionFailure: ConnectionFailure? { storage.connectionFailure }
+    public var connectionFailure: ConnectionFailure? { storage.fields.connectionFailure }
     /// For a ``Kind/tls`` error, which check or step of the secure connection failed.
     ///
     /// ```swift
     /// if error.tlsFailure == .certificateExpired { print("the server's certificate has expired") }
     /// ```
-    public var tlsFailure: TLSFailure? { storage.tlsFailure }
+    public var tlsFailure: TLSFailure? { storage.fields.tlsFailure }
     /// What ``description`` redacts: the request's sensitive names, or the defaults.
     var redaction: SensitiveData {
-        get { storage.redaction }
-        set { uniqueStorage().redaction = newValue }
+        get { storage.fields.redaction }
+        set { uniqueStorage().fields.redaction = newValue }
     }
 
     /// Creates an error. Transports and custom components use the static factories instead.
@@ -68,50 +68,49 @@ public struct RequestError: Error, Sendable, CustomStringConvertible {
         tlsFailure: TLSFailure? = nil
     ) {
         storage = Storage(
-            kind: kind, problems: problems, response: response, underlyingError: underlyingError, request: request,
-            detail: detail, connectionFailure: connectionFailure, tlsFailure: tlsFailure, redaction: SensitiveData())
+            Fields(
+                kind: kind, problems: problems, response: response, underlyingError: underlyingError,
+                request: request, detail: detail, connectionFailure: connectionFailure, tlsFailure: tlsFailure,
+                redaction: SensitiveData()))
     }
 
     /// The storage, copied first when another error shares it, so that changing this error changes no other.
     private mutating func uniqueStorage() -> Storage {
-        if !isKnownUniquelyReferenced(&storage) { storage = storage.copy() }
+        if !isKnownUniquelyReferenced(&storage) { storage = Storage(storage.fields) }
         return storage
     }
 
-    /// The fields of an error. Its `var`s change only through ``uniqueStorage()``, that is, while one error alone
-    /// holds it.
-    private final class Storage: @unchecked Sendable {
-        let kind: Kind
-        let problems: [RequestProblem]
-        let response: Response?
-        let underlyingError: (any Error)?
+    /// The fields of an error.
+    private struct Fields {
+        var kind: Kind
+        var problems: [RequestProblem]
+        var response: Response?
+        var underlyingError: (any Error)?
         var request: String?
-        let detail: String?
-        let connectionFailure: ConnectionFailure?
-        let tlsFailure: TLSFailure?
+        var detail: String?
+        var connectionFailure: ConnectionFailure?
+        var tlsFailure: TLSFailure?
         var redaction: SensitiveData
+    }
 
-        init(
-            kind: Kind, problems: [RequestProblem], response: Response?, underlyingError: (any Error)?,
-            request: String?, detail: String?, connectionFailure: ConnectionFailure?, tlsFailure: TLSFailure?,
-            redaction: SensitiveData
-        ) {
-            self.kind = kind
-            self.problems = problems
-            self.response = response
-            self.underlyingError = underlyingError
-            self.request = request
-            self.detail = detail
-            self.connectionFailure = connectionFailure
-            self.tlsFailure = tlsFailure
-            self.redaction = redaction
+    /// The fields, behind a lock. An error is made on one thread (a transport's) and read on another (the task
+    /// that awaited it), handed over by a continuation: the lock makes that hand-over one the thread sanitizer
+    /// sees, as it does not see the concurrency runtime's. The fields change only through ``uniqueStorage()``,
+    /// while one error alone holds them. Only failures pay for it.
+    private final class Storage: @unchecked Sendable {
+        private let lock = NSLock()
+        private var stored: Fields
+
+        init(_ fields: Fields) {
+            stored = fields
+            // Published through the lock, which every reader takes.
+            lock.lock()
+            lock.unlock()
         }
 
-        func copy() -> Storage {
-            Storage(
-                kind: kind, problems: problems, response: response, underlyingError: underlyingError,
-                request: request, detail: detail, connectionFailure: connectionFailure, tlsFailure: tlsFailure,
-                redaction: redaction)
+        var fields: Fields {
+            get { lock.withLock { stored } }
+            set { lock.withLock { stored = newValue } }
         }
     }
 
