@@ -38,7 +38,6 @@ extension RequestParts {
     func makeCheckedRequest() throws(RequestError) -> (request: URLRequest, authority: PlainURLAuthority?) {
         var problems = self.problems
         let (url, authority) = resolveURL(into: &problems)
-        let isPlain = authority != nil
 
         // GET, the default, is a token: only another method needs the check.
         if method != .get, !method.isValid {
@@ -67,7 +66,7 @@ extension RequestParts {
         }
         // A URL in the plain form has no credentials; any other has them moved to `Authorization`.
         let sent = url.map { url in
-            isPlain ? url : Self.movingCredentials(of: url, into: &headers, problems: &problems)
+            authority != nil ? url : Self.movingCredentials(of: url, into: &headers, problems: &problems)
         }
         guard let url = sent, problems.isEmpty else { throw RequestError.invalidRequest(problems) }
         // No limit (`.infinity`) and huge limits become a finite one that never expires in practice, which every
