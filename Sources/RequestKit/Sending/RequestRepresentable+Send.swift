@@ -81,3 +81,18 @@ extension RequestRepresentable {
         }
     }
 }
+
+extension Request {
+    /// Sends the request and returns the response, whatever its status: ``RequestRepresentable/send()`` for a
+    /// ``Request`` itself, which builds its parts straight from the value instead of from a copy of it.
+    ///
+    /// ```swift
+    /// let response = try await Request { Url("http://127.0.0.1:8080/status/404") }.send()
+    /// response.statusCode  // 404
+    /// ```
+    /// - Returns: The response.
+    /// - Throws: ``RequestError``: invalid request, transport failure, timeout or cancellation.
+    public func send() async throws(RequestError) -> Response {
+        try await RequestExecutor.send(parts())
+    }
+}

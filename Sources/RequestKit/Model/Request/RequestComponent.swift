@@ -58,7 +58,8 @@ struct ComponentList: RequestComponent {
     let components: [any RequestComponent]
 
     func apply(to parts: inout RequestParts) {
-        for component in components { component.apply(to: &parts) }
+        // By index: each component is applied where it is stored, not copied out of the array first.
+        for index in components.indices { components[index].apply(to: &parts) }
     }
 }
 
