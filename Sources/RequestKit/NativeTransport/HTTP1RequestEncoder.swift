@@ -73,28 +73,40 @@ enum HTTP1RequestEncoder {
         }
     }
 
-    /// The request line and header section of `request`, ending with the empty line.
+    /// The method of `request`: from `facts` when the pipeline built it (and checked it), read and checked here
+    /// otherwise.
     ///
-    /// - Parameters:
-    ///   - request: The request; only its method and headers are read.
-    ///   - target: Where it goes.
-    ///   - bodyLength: The body's length, or `nil` for a body of unknown length sent with chunked coding.
-    /// - Returns: The bytes.
-    /// - Throws: ``RequestError`` of kind `.transport` for a method or header that cannot be written safely.
-    static func head(
-        of request: URLRequest, target: Target, bodyLength: Int?
-    ) throws(RequestError) -> [UInt8] {
+    /// - Throws: ``RequestError`` of kind `.transport` for a method that is not a token.
+    static func method(of request: URLRequest, facts: RequestFacts?) throws(RequestError) -> String {
+        if let facts { return facts.method }
         let method = request.httpMethod ?? "GET"
         guard HTTPSyntax.isToken(method) else {
             throw RequestError.transport(POSIXError(.EINVAL), detail: "the method is not a valid token")
         }
+        return method
+    }
+
+    /// The request line and header section of `request`, ending with the empty line.
+    ///
+    /// - Parameters:
+    ///   - request: The request; only its headers are read, unless `facts` says it has none.
+    ///   - method: Its method (``method(of:facts:)``).
+    ///   - facts: What the pipeline knows of the request, if it built it.
+    ///   - target: Where it goes.
+    ///   - bodyLength: The body's length, or `nil` for a body of unknown length sent with chunked coding.
+    /// - Returns: The bytes.
+    /// - Throws: ``RequestError`` of kind `.transport` for a header that cannot be written safely.
+    static func head(
+        of request: URLRequest, method: String, facts: RequestFacts?, target: Target, bodyLength: Int?
+    ) throws(RequestError) -> [UInt8] {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(256)
         bytes += method.utf8
         bytes.append(UInt8(ascii: " "))
         bytes += target.path.utf8
         bytes += " HTTP/1.1\r\n".utf8
-        let fields = (request.allHTTPHeaderFields ?? [:]).sorted { $0.key < $1.key }
+        let fields =
+            facts?.hasNoHeaderFields == true ? [] : (request.allHTTPHeaderFields ?? [:]).sorted { $0.key < $1.key }
         var hasHost = false
         var hasConnection = false
         for (name, value) in fields {

@@ -26,7 +26,7 @@ extension HTTP1Transport {
     /// - Returns: The response head and its body stream.
     /// - Throws: ``RequestError``.
     public func stream(_ request: TransferRequest) async throws -> StreamingResponse {
-        let httpURL = try httpURL(of: request.urlRequest, authority: request.urlAuthority)
+        let httpURL = try httpURL(of: request.urlRequest, authority: request.facts?.authority)
         if !sendsItself(httpURL) { return try await configuration.secureTransport.stream(request) }
         let (job, body) = try streamingJob(for: request, to: httpURL)
         guard case .head(let head) = try await perform(job, url: httpURL.url) else {
@@ -42,11 +42,14 @@ extension HTTP1Transport {
     ) throws(RequestError) -> (HTTP1Job, ResponseBodyStream) {
         let url = httpURL.url
         let target = try HTTP1RequestEncoder.target(
-            of: url, authority: request.urlAuthority, tls: tlsConfiguration(for: httpURL))
+            of: url, authority: request.facts?.authority, tls: tlsConfiguration(for: httpURL))
         let urlRequest = request.urlRequest
+        let facts = request.facts
         let inlineBody = request.body == nil ? HTTP1RequestEncoder.body(of: urlRequest) : Data()
         let bodyLength = request.body.map { $0.length.map(Int.init) } ?? inlineBody.count
-        let head = try HTTP1RequestEncoder.head(of: urlRequest, target: target, bodyLength: bodyLength)
+        let method = try HTTP1RequestEncoder.method(of: urlRequest, facts: facts)
+        let head = try HTTP1RequestEncoder.head(
+            of: urlRequest, method: method, facts: facts, target: target, bodyLength: bodyLength)
         // The stream is made here, on the awaiting task, and only its continuation goes to the event loop.
         let (body, continuation) = ResponseBodyStream.makeStream(bufferLimit: request.bufferLimit)
         // The body's reader is made when the request is sent, again when it is sent again after a stale connection.
@@ -58,7 +61,7 @@ extension HTTP1Transport {
         let job = HTTP1Job(
             key: target.key, pool: try pool(), head: head, body: inlineBody,
             makeBodyReader: makeBodyReader,
-            bodyLength: bodyLength, method: urlRequest.httpMethod ?? "GET", idleTimeout: urlRequest.timeoutInterval,
+            bodyLength: bodyLength, method: method, idleTimeout: facts?.timeout ?? urlRequest.timeoutInterval,
             limits: limits,
             mode: .streaming(
                 HTTP1StreamOptions(url: url, continuation: continuation, responseLimits: request.responseLimits)))

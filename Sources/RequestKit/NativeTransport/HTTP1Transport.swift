@@ -157,9 +157,12 @@ public final class HTTP1Transport: Transport {
     ///   limit and the connection is closed.
     public func send(_ request: TransferRequest) async throws -> Response {
         var urlRequest = request.urlRequest
-        let url = try httpURL(of: urlRequest, authority: request.urlAuthority)
+        let facts = request.facts
+        let url = try httpURL(of: urlRequest, authority: facts?.authority)
         if !sendsItself(url) { return try await configuration.secureTransport.send(request) }
         let bodyLimit = max(0, min(configuration.maxResponseBodyBytes, request.responseLimits.maxBodyBytes))
+        // With facts, the body is the transfer's, which the pipeline also put in the request: taken from there.
+        var inlineBody = facts == nil ? nil : Data()
         if let body = request.body {
             guard body.isInMemory, request.uploadProgress == nil else {
                 // Streamed, the body is held to the buffered limit as it arrives.
@@ -170,9 +173,9 @@ public final class HTTP1Transport: Transport {
                 response.body = try await streaming.collect(upTo: bodyLimit)
                 return response
             }
-            urlRequest.httpBody = body.data
+            if facts == nil { urlRequest.httpBody = body.data } else { inlineBody = body.data }
         }
-        let job = try bufferedJob(for: urlRequest, to: url, authority: request.urlAuthority, bodyLimit: bodyLimit)
+        let job = try bufferedJob(for: urlRequest, body: inlineBody, to: url, facts: facts, bodyLimit: bodyLimit)
         return try await exchange(
             job, url: url.url, bodyLimit: bodyLimit, maxRatio: request.responseLimits.maxDecompressionRatio)
     }
@@ -214,20 +217,23 @@ public final class HTTP1Transport: Transport {
         return try response(exchanged.head, body: exchanged.body, url: url, bodyLimit: bodyLimit, maxRatio: maxRatio)
     }
 
-    /// The job that sends `request` and collects its response; `authority` is its URL's, when already read. Made
-    /// apart from the exchange, whose frame the awaiting task keeps while the response is awaited, so that frame
+    /// The job that sends `request` with `body` (read from the request when nil) and collects its response; `facts`
+    /// are what the pipeline knows of the request, when it built it. Made apart from the exchange, whose frame the awaiting task keeps while the response is awaited, so that frame
     /// stays small.
     @inline(never)
     private func bufferedJob(
-        for request: URLRequest, to httpURL: HTTPURL, authority: PlainURLAuthority?, bodyLimit: Int
+        for request: URLRequest, body: Data?, to httpURL: HTTPURL, facts: RequestFacts?, bodyLimit: Int
     ) throws(RequestError) -> HTTP1Job {
         let target = try HTTP1RequestEncoder.target(
-            of: httpURL.url, authority: authority, tls: tlsConfiguration(for: httpURL))
-        let body = HTTP1RequestEncoder.body(of: request)
-        let head = try HTTP1RequestEncoder.head(of: request, target: target, bodyLength: body.count)
+            of: httpURL.url, authority: facts?.authority, tls: tlsConfiguration(for: httpURL))
+        let body = body ?? HTTP1RequestEncoder.body(of: request)
+        let method = try HTTP1RequestEncoder.method(of: request, facts: facts)
+        let head = try HTTP1RequestEncoder.head(
+            of: request, method: method, facts: facts, target: target, bodyLength: body.count)
         return HTTP1Job(
-            key: target.key, pool: try pool(), head: head, body: body, method: request.httpMethod ?? "GET",
-            idleTimeout: request.timeoutInterval, limits: limits, mode: .buffered(bodyLimit: bodyLimit))
+            key: target.key, pool: try pool(), head: head, body: body, method: method,
+            idleTimeout: facts?.timeout ?? request.timeoutInterval, limits: limits,
+            mode: .buffered(bodyLimit: bodyLimit))
     }
 
     /// Hands `job` to the pool and waits for its outcome; cancelling the task cancels the job (a waiting job leaves

@@ -36,8 +36,9 @@ extension Exchange {
         let isAdapted = !interceptors.isEmpty
         // A request nothing changed since it was built was checked when it was built.
         let isChanged = cookieJar != nil || isAdapted
-        // The URL the request was built with, unless an interceptor may have changed it.
-        var authority = isAdapted ? nil : self.authority
+        // What the request was built with, unless an interceptor may have changed it; the jar may add a header.
+        var facts: RequestFacts? = isAdapted ? nil : self.facts
+        if cookieJar != nil { facts = facts?.addingHeaderFields() }
         while true {
             if isChanged || count > 0 {
                 do {
@@ -48,7 +49,7 @@ extension Exchange {
             }
             // The delivery is moved out of the result, not copied: most responses go straight back.
             let delivery: Delivery
-            switch await transfer(request, authority: authority, body: body, sink: sink) {
+            switch await transfer(request, facts: facts, body: body, sink: sink) {
             case .success(let delivered): delivery = delivered
             case .failure(let error): return .failure(error)
             }
@@ -65,7 +66,7 @@ extension Exchange {
                 count += 1
                 if !keepsBody { body = nil }
                 request = next
-                authority = nil
+                facts = nil
             }
         }
     }

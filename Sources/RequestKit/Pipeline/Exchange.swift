@@ -18,14 +18,14 @@ struct Exchange: Sendable {
     /// The request as built: its options are read where they are needed, so a request that sets none pays for none.
     let parts: RequestParts
     let transport: any Transport
-    /// The authority of the URL the request was built with, when it is plain: handed to the transport with the
-    /// first hop, unless an interceptor may have changed the URL.
-    let authority: PlainURLAuthority?
+    /// What the pipeline learnt of the request while building it: handed to the transport with the first hop,
+    /// unless an interceptor may have changed the request.
+    let facts: RequestFacts
 
-    init(_ parts: consuming RequestParts, transport: any Transport, authority: PlainURLAuthority?) {
+    init(_ parts: consuming RequestParts, transport: any Transport, facts: RequestFacts) {
         self.parts = parts
         self.transport = transport
-        self.authority = authority
+        self.facts = facts
     }
 
     var method: HTTPMethod { parts.method }
@@ -122,7 +122,7 @@ struct Exchange: Sendable {
     /// of their own, so that a task's frames hold only what its kind needs (a task keeps them until it ends).
     @inline(__always)
     func transfer(
-        _ request: URLRequest, authority: PlainURLAuthority?, body: RequestBody?, sink: ResponseSink
+        _ request: URLRequest, facts: RequestFacts?, body: RequestBody?, sink: ResponseSink
     ) async -> Result<Delivery, RequestError> {
         do {
             try Task.checkCancellation()
@@ -132,14 +132,14 @@ struct Exchange: Sendable {
             case .memory(let progress):
                 var transfer = TransferRequest(
                     request, body: body, uploadProgress: uploadProgress, responseLimits: responseLimits)
-                transfer.urlAuthority = authority
+                transfer.facts = facts
                 if let progress { return try await collect(transfer, progress: progress) }
                 return try await receive(transfer)
             case .consumer(let bufferLimit):
                 var transfer = TransferRequest(
                     request, body: body, uploadProgress: uploadProgress, bufferLimit: bufferLimit,
                     responseLimits: responseLimits)
-                transfer.urlAuthority = authority
+                transfer.facts = facts
                 return try await handOver(transfer)
             }
         } catch {

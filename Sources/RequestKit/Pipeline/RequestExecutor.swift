@@ -63,10 +63,10 @@ enum RequestExecutor {
     /// caller of ``run(_:sink:)``, which a task keeps for as long as it runs.
     @inline(never)
     private static func prepare(_ parts: consuming RequestParts) throws(RequestError) -> (URLRequest, Exchange) {
-        let (urlRequest, authority) = try parts.makeCheckedRequest()
+        let (urlRequest, facts) = try parts.makeCheckedRequest()
         // Moved out, not copied: the exchange keeps it apart from the parts.
         let transport = parts.transport.take() ?? DefaultTransport.shared
-        return (urlRequest, Exchange(consume parts, transport: transport, authority: authority))
+        return (urlRequest, Exchange(consume parts, transport: transport, facts: facts))
     }
 
     /// Runs `exchange` under a total deadline (out of line, for the same reason as ``prepare(_:)``).

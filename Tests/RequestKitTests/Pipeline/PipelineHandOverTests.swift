@@ -92,6 +92,135 @@ struct PipelineHandOverTests {
     }
 }
 
+/// What the pipeline learnt while building a request (``RequestFacts``: method, timeout, whether it has headers, the
+/// body it put in the request) stands in for reading the `URLRequest` back, so it must match the `URLRequest` exactly.
+@Suite("What the pipeline tells the transport")
+struct PipelineFactsTests {
+    /// Requests of several shapes, each with the `URLRequest` it builds.
+    static let shapes: [(String, @Sendable (URL) -> Request)] = [
+        ("GET with nothing else", { url in Request { Url(url) } }),
+        ("HEAD", { url in Request { Url(url); Method(.head) } }),
+        (
+            "POST with a JSON body and headers",
+            { url in
+                Request {
+                    Url(url); Method(.post); Header.Accept(.json); Header.Any(key: "x-trace-id", value: "t-1")
+                    Body(Data(#"{"a":1}"#.utf8), contentType: .json)
+                }
+            }
+        ),
+        ("PUT with an empty body", { url in Request { Url(url); Method(.put); Body(Data()) } }),
+        ("a method written in lower case", { url in Request { Url(url); Method(HTTPMethod("delete")) } }),
+        ("a custom method with a timeout", { url in Request { Url(url); Method(HTTPMethod("PURGE")); Timeout(7) } }),
+    ]
+
+    @Test(
+        "A built request puts on the wire what its URLRequest sent to the transport directly puts, sent or streamed",
+        arguments: WireTransport.withTLS)
+    func sameAsDirect(_ wire: WireTransport) async throws {
+        let server = try wire.server()
+        defer { server.stop() }
+        for (name, shape) in Self.shapes {
+            let request = shape(server.url("/anything/shape"))
+            let built = request.adding { Using(wire.transport) }
+            _ = try await built.send()
+            _ = try await built.stream().collect()
+            let parts = request.parts()
+            let direct = TransferRequest(try request.urlRequest(), body: parts.body)
+            _ = try await wire.transport.send(direct)
+            _ = try await wire.transport.stream(direct).collect()
+            let seen = server.requests.suffix(4)
+            try #require(seen.count == 4, "\(name)")
+            let expected = seen[seen.endIndex - 2]
+            for request in seen {
+                #expect(request.method == expected.method, "\(name)")
+                #expect(request.target == expected.target, "\(name)")
+                #expect(request.body == expected.body, "\(name)")
+                // In any order: URLSession writes its fields in the order of a dictionary.
+                #expect(
+                    request.headers.map { "\($0.name): \($0.value)" }.sorted()
+                        == expected.headers.map { "\($0.name): \($0.value)" }.sorted(), "\(name)")
+            }
+        }
+        #expect(server.requests.map(\.method).filter { $0 == "DELETE" }.count == 4)
+    }
+
+    @Test("A transport in between that changes the method or adds a header gets them sent, sent or streamed")
+    func changedRequestIsRead() async throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        let changing = Changing(base: HTTP1Transport.shared)
+        let request = Request {
+            Url(server.url("/anything/changed"))
+            Using(changing)
+        }
+        _ = try await request.send()
+        _ = try await request.stream().collect()
+        #expect(server.requests.map(\.method) == ["PATCH", "PATCH"])
+        #expect(server.requests.map { $0.header("X-Added") } == ["yes", "yes"])
+    }
+
+    @Test(
+        "A transport in between that replaces the body gets the new body sent; one that drops it leaves the request's own"
+    )
+    func replacedBody() async throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        for (replacement, sent) in [(Data("replaced!".utf8), "replaced!"), (nil, "original")] {
+            let request = Request {
+                Url(server.url("/anything/body"))
+                Method(.post)
+                Body("original")
+                Using(BodyReplacing(base: HTTP1Transport.shared, body: replacement))
+            }
+            _ = try await request.send()
+            #expect(server.requests.last?.bodyText == sent)
+            #expect(server.requests.last?.header("Content-Length") == String(sent.utf8.count))
+        }
+    }
+}
+
+/// A transport that sends every request as a PATCH with an `X-Added` header, through `base`.
+private struct Changing: Transport {
+    let base: any Transport
+
+    func send(_ request: TransferRequest) async throws -> Response {
+        try await base.send(changed(request))
+    }
+
+    func stream(_ request: TransferRequest) async throws -> StreamingResponse {
+        try await base.stream(changed(request))
+    }
+
+    private func changed(_ request: TransferRequest) -> TransferRequest {
+        var request = request
+        request.urlRequest.httpMethod = "PATCH"
+        request.urlRequest.setValue("yes", forHTTPHeaderField: "X-Added")
+        return request
+    }
+}
+
+/// A transport that puts `body` in place of every transfer's own (none, when nil), leaving the `URLRequest` as it is,
+/// through `base`.
+private struct BodyReplacing: Transport {
+    let base: any Transport
+    let body: Data?
+
+    func send(_ request: TransferRequest) async throws -> Response {
+        try await base.send(replaced(request))
+    }
+
+    func stream(_ request: TransferRequest) async throws -> StreamingResponse {
+        try await base.stream(replaced(request))
+    }
+
+    private func replaced(_ request: TransferRequest) -> TransferRequest {
+        var request = request
+        request.body = body.map { RequestBody($0, contentType: nil) }
+        return request
+    }
+}
+
 /// An interceptor that sends every attempt to `url`.
 private struct URLSetter: Interceptor {
     let url: URL

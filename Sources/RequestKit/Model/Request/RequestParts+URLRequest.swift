@@ -32,10 +32,10 @@ extension RequestParts {
         try makeCheckedRequest().request
     }
 
-    /// ``makeURLRequest()``, with the authority of the request's URL when it is plain (``PlainURLAuthority``), as
-    /// read while checking it: the pipeline hands it to the transport (``TransferRequest``), which need not read the
-    /// URL again.
-    func makeCheckedRequest() throws(RequestError) -> (request: URLRequest, authority: PlainURLAuthority?) {
+    /// ``makeURLRequest()``, with what was learnt while checking it (``RequestFacts``: the authority of the URL when
+    /// it is plain, the method, the timeout, whether it has headers): the pipeline hands them to the transport
+    /// (``TransferRequest``), which need not read the request back.
+    func makeCheckedRequest() throws(RequestError) -> (request: URLRequest, facts: RequestFacts) {
         var problems = self.problems
         let (url, authority) = resolveURL(into: &problems)
 
@@ -71,14 +71,22 @@ extension RequestParts {
         guard let url = sent, problems.isEmpty else { throw RequestError.invalidRequest(problems) }
         // No limit (`.infinity`) and huge limits become a finite one that never expires in practice, which every
         // transport can hold without an overflowing conversion.
-        var request = URLRequest(url: url, timeoutInterval: min(timeout ?? Self.defaultTimeout, 1e9))
+        let timeout = min(timeout ?? Self.defaultTimeout, 1e9)
+        var request = URLRequest(url: url, timeoutInterval: timeout)
+        var methodSent = "GET"
         // GET is URLRequest's own method; setting it costs a case-insensitive comparison in FoundationNetworking.
-        if method != .get { request.httpMethod = method.rawValue }
+        if method != .get {
+            request.httpMethod = method.rawValue
+            // Read back: FoundationNetworking writes some methods in capitals.
+            methodSent = request.httpMethod ?? method.rawValue
+        }
         for field in headers {
             request.addValue(field.value, forHTTPHeaderField: field.name)
         }
         if let body, body.isInMemory { request.httpBody = body.data }
-        return (request, authority)
+        let facts = RequestFacts(
+            authority: authority, method: methodSent, timeout: timeout, hasNoHeaderFields: headers.isEmpty)
+        return (request, facts)
     }
 
     /// The URL without user name and password, which become `Authorization: Basic` (RFC 7617): the one place URL

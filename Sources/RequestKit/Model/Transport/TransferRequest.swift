@@ -15,13 +15,15 @@ import FoundationNetworking
 public struct TransferRequest: Sendable {
     /// The request head; its `httpBody` is nil when ``body`` is not in memory.
     public var urlRequest: URLRequest {
-        didSet { urlAuthority = nil }
+        didSet { facts = nil }
     }
-    /// The scheme, host and port of `urlRequest`'s URL when the pipeline has read them already (a plain URL), so the
-    /// transport need not read them again; nil when not known. Any change to `urlRequest` clears it.
-    var urlAuthority: PlainURLAuthority?
+    /// What the pipeline knows of `urlRequest` (``RequestFacts``), so the transport need not read it back; nil when
+    /// not known. Any change to `urlRequest` or ``body`` clears it.
+    var facts: RequestFacts?
     /// The body to send, if any.
-    public var body: RequestBody?
+    public var body: RequestBody? {
+        didSet { facts = nil }
+    }
     /// Called from the transport's thread each time a block of the body has been read for sending.
     public var uploadProgress: (@Sendable (TransferProgress) -> Void)?
     /// How many bytes of response body may wait, unread, before the transport stops reading from the network.
