@@ -145,6 +145,23 @@ struct PipelineFactsTests {
         #expect(server.requests.map(\.method).filter { $0 == "DELETE" }.count == 4)
     }
 
+    @Test("A request's Timeout holds on every transport, sent or streamed", arguments: WireTransport.withTLS)
+    func timeoutHolds(_ wire: WireTransport) async throws {
+        let server = try wire.server()
+        defer { server.stop() }
+        let request = Request {
+            Url(server.url("/delay/5"))
+            Timeout(0.5)
+            Using(wire.transport)
+        }
+        for stream in [false, true] {
+            let error = await #expect(throws: RequestError.self) {
+                if stream { _ = try await request.stream() } else { _ = try await request.send() }
+            }
+            #expect(error?.kind == .timedOut, "stream: \(stream)")
+        }
+    }
+
     @Test("A transport in between that changes the method or adds a header gets them sent, sent or streamed")
     func changedRequestIsRead() async throws {
         let server = try TestServer()
