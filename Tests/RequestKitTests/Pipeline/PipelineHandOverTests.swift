@@ -96,10 +96,17 @@ struct PipelineHandOverTests {
 /// body it put in the request) stands in for reading the `URLRequest` back, so it must match the `URLRequest` exactly.
 @Suite("What the pipeline tells the transport")
 struct PipelineFactsTests {
-    /// Requests of several shapes, each with the `URLRequest` it builds.
+    /// Requests of several shapes, each with its name, made for a URL.
     static let shapes: [(String, @Sendable (URL) -> Request)] = [
         ("GET with nothing else", { url in Request { Url(url) } }),
-        ("HEAD", { url in Request { Url(url); Method(.head) } }),
+        (
+            "HEAD",
+            { url in
+                Request {
+                    Url(url); Method(.head)
+                }
+            }
+        ),
         (
             "POST with a JSON body and headers",
             { url in
@@ -109,9 +116,30 @@ struct PipelineFactsTests {
                 }
             }
         ),
-        ("PUT with an empty body", { url in Request { Url(url); Method(.put); Body(Data()) } }),
-        ("a method written in lower case", { url in Request { Url(url); Method(HTTPMethod("delete")) } }),
-        ("a custom method with a timeout", { url in Request { Url(url); Method(HTTPMethod("PURGE")); Timeout(7) } }),
+        (
+            "PUT with an empty body",
+            { url in
+                Request {
+                    Url(url); Method(.put); Body(Data())
+                }
+            }
+        ),
+        (
+            "a method written in lower case",
+            { url in
+                Request {
+                    Url(url); Method(HTTPMethod("delete"))
+                }
+            }
+        ),
+        (
+            "a custom method with a timeout",
+            { url in
+                Request {
+                    Url(url); Method(HTTPMethod("PURGE")); Timeout(7)
+                }
+            }
+        ),
     ]
 
     @Test(
