@@ -19,7 +19,8 @@ struct PipelineHandOverTests {
         defer { first.stop() }
         let second = try wire.server()
         defer { second.stop() }
-        let rerouting = Rerouting(base: wire.transport, to: second.url("/anything/moved"))
+        let moved = second.url("/anything/moved")
+        let rerouting = Editing(base: wire.transport) { $0.urlRequest.url = moved }
         let request = Request {
             Url(first.url("/anything/original"))
             Using(rerouting)
@@ -194,7 +195,11 @@ struct PipelineFactsTests {
     func changedRequestIsRead() async throws {
         let server = try TestServer()
         defer { server.stop() }
-        let changing = Changing(base: HTTP1Transport.shared)
+        // Sent as a PATCH with a header of its own.
+        let changing = Editing(base: HTTP1Transport.shared) { transfer in
+            transfer.urlRequest.httpMethod = "PATCH"
+            transfer.urlRequest.setValue("yes", forHTTPHeaderField: "X-Added")
+        }
         let request = Request {
             Url(server.url("/anything/changed"))
             Using(changing)
@@ -216,7 +221,8 @@ struct PipelineFactsTests {
                 Url(server.url("/anything/body"))
                 Method(.post)
                 Body("original")
-                Using(BodyReplacing(base: HTTP1Transport.shared, body: replacement))
+                // The transfer's body replaced (none, when nil), the URLRequest left as it is.
+                Using(Editing(base: HTTP1Transport.shared) { $0.body = replacement.map { RequestBody($0, contentType: nil) } })
             }
             _ = try await request.send()
             #expect(server.requests.last?.bodyText == sent)
@@ -225,46 +231,7 @@ struct PipelineFactsTests {
     }
 }
 
-/// A transport that sends every request as a PATCH with an `X-Added` header, through `base`.
-private struct Changing: Transport {
-    let base: any Transport
 
-    func send(_ request: TransferRequest) async throws -> Response {
-        try await base.send(changed(request))
-    }
-
-    func stream(_ request: TransferRequest) async throws -> StreamingResponse {
-        try await base.stream(changed(request))
-    }
-
-    private func changed(_ request: TransferRequest) -> TransferRequest {
-        var request = request
-        request.urlRequest.httpMethod = "PATCH"
-        request.urlRequest.setValue("yes", forHTTPHeaderField: "X-Added")
-        return request
-    }
-}
-
-/// A transport that puts `body` in place of every transfer's own (none, when nil), leaving the `URLRequest` as it is,
-/// through `base`.
-private struct BodyReplacing: Transport {
-    let base: any Transport
-    let body: Data?
-
-    func send(_ request: TransferRequest) async throws -> Response {
-        try await base.send(replaced(request))
-    }
-
-    func stream(_ request: TransferRequest) async throws -> StreamingResponse {
-        try await base.stream(replaced(request))
-    }
-
-    private func replaced(_ request: TransferRequest) -> TransferRequest {
-        var request = request
-        request.body = body.map { RequestBody($0, contentType: nil) }
-        return request
-    }
-}
 
 /// An interceptor that sends every attempt to `url`.
 private struct URLSetter: Interceptor {
@@ -277,30 +244,6 @@ private struct URLSetter: Interceptor {
     }
 }
 
-/// A transport that sends every request to `url` instead, through `base`.
-private struct Rerouting: Transport {
-    let base: any Transport
-    let url: URL
-
-    init(base: any Transport, to url: URL) {
-        self.base = base
-        self.url = url
-    }
-
-    func send(_ request: TransferRequest) async throws -> Response {
-        try await base.send(rerouted(request))
-    }
-
-    func stream(_ request: TransferRequest) async throws -> StreamingResponse {
-        try await base.stream(rerouted(request))
-    }
-
-    private func rerouted(_ request: TransferRequest) -> TransferRequest {
-        var request = request
-        request.urlRequest.url = url
-        return request
-    }
-}
 
 /// A transport that adds a header to every response head `base` returns.
 private struct HeaderEditing: Transport {
@@ -318,5 +261,25 @@ private struct HeaderEditing: Transport {
         var streaming = try await base.stream(request)
         streaming.head.headers.add(name, value)
         return streaming
+    }
+}
+
+/// A transport that edits every transfer before `base` sends or streams it.
+private struct Editing: Transport {
+    let base: any Transport
+    let edit: @Sendable (inout TransferRequest) -> Void
+
+    func send(_ request: TransferRequest) async throws -> Response {
+        try await base.send(edited(request))
+    }
+
+    func stream(_ request: TransferRequest) async throws -> StreamingResponse {
+        try await base.stream(edited(request))
+    }
+
+    private func edited(_ request: TransferRequest) -> TransferRequest {
+        var request = request
+        edit(&request)
+        return request
     }
 }
