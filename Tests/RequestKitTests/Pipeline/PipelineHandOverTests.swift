@@ -222,7 +222,10 @@ struct PipelineFactsTests {
                 Method(.post)
                 Body("original")
                 // The transfer's body replaced (none, when nil), the URLRequest left as it is.
-                Using(Editing(base: HTTP1Transport.shared) { $0.body = replacement.map { RequestBody($0, contentType: nil) } })
+                Using(
+                    Editing(base: HTTP1Transport.shared) {
+                        $0.body = replacement.map { RequestBody($0, contentType: nil) }
+                    })
             }
             _ = try await request.send()
             #expect(server.requests.last?.bodyText == sent)
@@ -230,8 +233,6 @@ struct PipelineFactsTests {
         }
     }
 }
-
-
 
 /// An interceptor that sends every attempt to `url`.
 private struct URLSetter: Interceptor {
@@ -243,7 +244,6 @@ private struct URLSetter: Interceptor {
         return request
     }
 }
-
 
 /// A transport that adds a header to every response head `base` returns.
 private struct HeaderEditing: Transport {
