@@ -45,7 +45,10 @@ extension HTTP1Transport {
             of: url, authority: request.facts?.authority, tls: tlsConfiguration(for: httpURL))
         let urlRequest = request.urlRequest
         let facts = request.facts
-        let inlineBody = request.body == nil ? HTTP1RequestEncoder.body(of: urlRequest) : Data()
+        // Nothing to read from the request when the body streams from the transfer, or when the pipeline built the
+        // request (`facts`): it put in it no body but the transfer's.
+        let inlineBody =
+            request.body == nil && facts == nil ? HTTP1RequestEncoder.body(of: urlRequest) : Data()
         let bodyLength = request.body.map { $0.length.map(Int.init) } ?? inlineBody.count
         let method = try HTTP1RequestEncoder.method(of: urlRequest, facts: facts)
         let head = try HTTP1RequestEncoder.head(

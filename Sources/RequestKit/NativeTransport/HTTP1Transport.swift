@@ -218,8 +218,8 @@ public final class HTTP1Transport: Transport {
     }
 
     /// The job that sends `request` with `body` (read from the request when nil) and collects its response; `facts`
-    /// are what the pipeline knows of the request, when it built it. Made apart from the exchange, whose frame the awaiting task keeps while the response is awaited, so that frame
-    /// stays small.
+    /// are what the pipeline knows of the request, when it built it. Made apart from the exchange, whose frame the
+    /// awaiting task keeps while the response is awaited, so that frame stays small.
     @inline(never)
     private func bufferedJob(
         for request: URLRequest, body: Data?, to httpURL: HTTPURL, facts: RequestFacts?, bodyLimit: Int
