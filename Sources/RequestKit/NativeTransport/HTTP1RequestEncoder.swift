@@ -73,75 +73,106 @@ enum HTTP1RequestEncoder {
         }
     }
 
-    /// The method of `request`: from `facts` when the pipeline built it (and checked it), read and checked here
-    /// otherwise.
-    ///
-    /// - Throws: ``RequestError`` of kind `.transport` for a method that is not a token.
-    static func method(of request: URLRequest, facts: RequestFacts?) throws(RequestError) -> String {
-        if let facts { return facts.method }
-        let method = request.httpMethod ?? "GET"
-        guard HTTPSyntax.isToken(method) else {
-            throw RequestError.transport(POSIXError(.EINVAL), detail: "the method is not a valid token")
-        }
-        return method
-    }
+    /// What a request's head is made of besides its target: the method, the header fields and the idle timeout,
+    /// taken from the request the pipeline built (``TransferRequest/built``), read from the `URLRequest` otherwise.
+    struct RequestHead {
+        /// The method, a valid token.
+        let method: String
+        /// The idle timeout in seconds.
+        let timeout: Double
+        private let source: Source
 
-    /// The request line and header section of `request`, ending with the empty line.
-    ///
-    /// - Parameters:
-    ///   - request: The request; only its headers are read, unless `facts` says it has none.
-    ///   - method: Its method (``method(of:facts:)``).
-    ///   - facts: What the pipeline knows of the request, if it built it.
-    ///   - target: Where it goes.
-    ///   - bodyLength: The body's length, or `nil` for a body of unknown length sent with chunked coding.
-    /// - Returns: The bytes.
-    /// - Throws: ``RequestError`` of kind `.transport` for a header that cannot be written safely.
-    static func head(
-        of request: URLRequest, method: String, facts: RequestFacts?, target: Target, bodyLength: Int?
-    ) throws(RequestError) -> [UInt8] {
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(256)
-        bytes += method.utf8
-        bytes.append(UInt8(ascii: " "))
-        bytes += target.path.utf8
-        bytes += " HTTP/1.1\r\n".utf8
-        let fields =
-            facts?.hasNoHeaderFields == true ? [] : (request.allHTTPHeaderFields ?? [:]).sorted { $0.key < $1.key }
-        var hasHost = false
-        var hasConnection = false
-        for (name, value) in fields {
-            guard HTTPSyntax.isToken(name), HTTPSyntax.invalidValueByte(in: value) == nil else {
-                throw RequestError.transport(
-                    POSIXError(.EINVAL), detail: "the header \(name) has a byte that cannot be sent")
-            }
-            switch name.lowercased() {
-            case "content-length", "transfer-encoding": continue
-            case "host": hasHost = true
-            case "connection": hasConnection = true
-            default: break
-            }
-            bytes += name.utf8
-            bytes += ": ".utf8
-            bytes += value.utf8
-            bytes += "\r\n".utf8
+        private enum Source {
+            case built(BuiltRequest)
+            case given(URLRequest)
         }
-        if !hasHost {
-            bytes += "Host: ".utf8
-            bytes += target.hostHeader.utf8
-            bytes += "\r\n".utf8
+
+        /// The head of `request`.
+        ///
+        /// - Throws: ``RequestError`` of kind `.transport` for a method that is not a token.
+        init(_ request: TransferRequest) throws(RequestError) {
+            if let built = request.built {
+                (method, timeout, source) = (built.method, built.timeout, .built(built))
+                return
+            }
+            let urlRequest = request.urlRequest
+            let method = urlRequest.httpMethod ?? "GET"
+            guard HTTPSyntax.isToken(method) else {
+                throw RequestError.transport(POSIXError(.EINVAL), detail: "the method is not a valid token")
+            }
+            (self.method, timeout, source) = (method, urlRequest.timeoutInterval, .given(urlRequest))
         }
-        if let bodyLength {
-            if bodyLength > 0 || method == "POST" || method == "PUT" || method == "PATCH" {
-                bytes += "Content-Length: ".utf8
-                bytes += String(bodyLength).utf8
+
+        /// The body the `URLRequest` carries itself (``HTTP1RequestEncoder/body(of:)``); none for a built request,
+        /// whose body is the transfer's.
+        func bodyInRequest() -> Data {
+            guard case .given(let request) = source else { return Data() }
+            return HTTP1RequestEncoder.body(of: request)
+        }
+
+        /// The header fields: a built request's as written (``BuiltRequest/fieldsAsSent``), a `URLRequest`'s sorted
+        /// by name.
+        private var fields: [HTTPHeader] {
+            switch source {
+            case .built(let built):
+                return built.headers.isEmpty ? [] : built.fieldsAsSent
+            case .given(let request):
+                guard let fields = request.allHTTPHeaderFields, !fields.isEmpty else { return [] }
+                return fields.sorted { $0.key < $1.key }.map { HTTPHeader(name: $0.key, value: $0.value) }
+            }
+        }
+
+        /// The request line and header section, ending with the empty line.
+        ///
+        /// - Parameters:
+        ///   - target: Where the request goes.
+        ///   - bodyLength: The body's length, or `nil` for a body of unknown length sent with chunked coding.
+        /// - Returns: The bytes.
+        /// - Throws: ``RequestError`` of kind `.transport` for a header that cannot be written safely.
+        func bytes(target: Target, bodyLength: Int?) throws(RequestError) -> [UInt8] {
+            var bytes: [UInt8] = []
+            bytes.reserveCapacity(256)
+            bytes += method.utf8
+            bytes.append(UInt8(ascii: " "))
+            bytes += target.path.utf8
+            bytes += " HTTP/1.1\r\n".utf8
+            var hasHost = false
+            var hasConnection = false
+            for field in fields {
+                let (name, value) = (field.name, field.value)
+                guard HTTPSyntax.isToken(name), HTTPSyntax.invalidValueByte(in: value) == nil else {
+                    throw RequestError.transport(
+                        POSIXError(.EINVAL), detail: "the header \(name) has a byte that cannot be sent")
+                }
+                switch name.lowercased() {
+                case "content-length", "transfer-encoding": continue
+                case "host": hasHost = true
+                case "connection": hasConnection = true
+                default: break
+                }
+                bytes += name.utf8
+                bytes += ": ".utf8
+                bytes += value.utf8
                 bytes += "\r\n".utf8
             }
-        } else {
-            bytes += "Transfer-Encoding: chunked\r\n".utf8
+            if !hasHost {
+                bytes += "Host: ".utf8
+                bytes += target.hostHeader.utf8
+                bytes += "\r\n".utf8
+            }
+            if let bodyLength {
+                if bodyLength > 0 || method == "POST" || method == "PUT" || method == "PATCH" {
+                    bytes += "Content-Length: ".utf8
+                    bytes += String(bodyLength).utf8
+                    bytes += "\r\n".utf8
+                }
+            } else {
+                bytes += "Transfer-Encoding: chunked\r\n".utf8
+            }
+            if !hasConnection { bytes += "Connection: keep-alive\r\n".utf8 }
+            bytes += "\r\n".utf8
+            return bytes
         }
-        if !hasConnection { bytes += "Connection: keep-alive\r\n".utf8 }
-        bytes += "\r\n".utf8
-        return bytes
     }
 
     /// The body of `request`: `httpBody`, or everything its `httpBodyStream` yields.

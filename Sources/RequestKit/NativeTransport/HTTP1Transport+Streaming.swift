@@ -26,7 +26,7 @@ extension HTTP1Transport {
     /// - Returns: The response head and its body stream.
     /// - Throws: ``RequestError``.
     public func stream(_ request: TransferRequest) async throws -> StreamingResponse {
-        let httpURL = try httpURL(of: request.urlRequest, authority: request.facts?.authority)
+        let httpURL = try httpURL(of: request)
         if !sendsItself(httpURL) { return try await configuration.secureTransport.stream(request) }
         let (job, body) = try streamingJob(for: request, to: httpURL)
         guard case .head(let head) = try await perform(job, url: httpURL.url) else {
@@ -41,18 +41,13 @@ extension HTTP1Transport {
         for request: TransferRequest, to httpURL: HTTPURL
     ) throws(RequestError) -> (HTTP1Job, ResponseBodyStream) {
         let url = httpURL.url
+        let head = try HTTP1RequestEncoder.RequestHead(request)
         let target = try HTTP1RequestEncoder.target(
-            of: url, authority: request.facts?.authority, tls: tlsConfiguration(for: httpURL))
-        let urlRequest = request.urlRequest
-        let facts = request.facts
-        // Nothing to read from the request when the body streams from the transfer, or when the pipeline built the
-        // request (`facts`): it put in it no body but the transfer's.
-        let inlineBody =
-            request.body == nil && facts == nil ? HTTP1RequestEncoder.body(of: urlRequest) : Data()
+            of: url, authority: request.built?.authority, tls: tlsConfiguration(for: httpURL))
+        // Nothing to read from the request when the body streams from the transfer.
+        let inlineBody = request.body == nil ? head.bodyInRequest() : Data()
         let bodyLength = request.body.map { $0.length.map(Int.init) } ?? inlineBody.count
-        let method = try HTTP1RequestEncoder.method(of: urlRequest, facts: facts)
-        let head = try HTTP1RequestEncoder.head(
-            of: urlRequest, method: method, facts: facts, target: target, bodyLength: bodyLength)
+        let headBytes = try head.bytes(target: target, bodyLength: bodyLength)
         // The stream is made here, on the awaiting task, and only its continuation goes to the event loop.
         let (body, continuation) = ResponseBodyStream.makeStream(bufferLimit: request.bufferLimit)
         // The body's reader is made when the request is sent, again when it is sent again after a stale connection.
@@ -62,9 +57,9 @@ extension HTTP1Transport {
             makeBodyReader = { try transfer.makeBodyReader() }
         }
         let job = HTTP1Job(
-            key: target.key, pool: try pool(), head: head, body: inlineBody,
+            key: target.key, pool: try pool(), head: headBytes, body: inlineBody,
             makeBodyReader: makeBodyReader,
-            bodyLength: bodyLength, method: method, idleTimeout: facts?.timeout ?? urlRequest.timeoutInterval,
+            bodyLength: bodyLength, method: head.method, idleTimeout: head.timeout,
             limits: limits,
             mode: .streaming(
                 HTTP1StreamOptions(url: url, continuation: continuation, responseLimits: request.responseLimits)))

@@ -156,26 +156,19 @@ public final class HTTP1Transport: Transport {
     ///   than its ``ResponseLimits/maxDecompressionRatio``, `.timedOut` or `.cancelled`. Reading stops at the
     ///   limit and the connection is closed.
     public func send(_ request: TransferRequest) async throws -> Response {
-        var urlRequest = request.urlRequest
-        let facts = request.facts
-        let url = try httpURL(of: urlRequest, authority: facts?.authority)
+        let url = try httpURL(of: request)
         if !sendsItself(url) { return try await configuration.secureTransport.send(request) }
         let bodyLimit = max(0, min(configuration.maxResponseBodyBytes, request.responseLimits.maxBodyBytes))
-        // With facts, the body is the transfer's, which the pipeline also put in the request: taken from there.
-        var inlineBody = facts == nil ? nil : Data()
-        if let body = request.body {
-            guard body.isInMemory, request.uploadProgress == nil else {
-                // Streamed, the body is held to the buffered limit as it arrives.
-                var streamed = request
-                streamed.responseLimits.maxStreamedBodyBytes = bodyLimit
-                let streaming = try await stream(streamed)
-                var response = streaming.head
-                response.body = try await streaming.collect(upTo: bodyLimit)
-                return response
-            }
-            if facts == nil { urlRequest.httpBody = body.data } else { inlineBody = body.data }
+        if let body = request.body, !body.isInMemory || request.uploadProgress != nil {
+            // Streamed, the body is held to the buffered limit as it arrives.
+            var streamed = request
+            streamed.responseLimits.maxStreamedBodyBytes = bodyLimit
+            let streaming = try await stream(streamed)
+            var response = streaming.head
+            response.body = try await streaming.collect(upTo: bodyLimit)
+            return response
         }
-        let job = try bufferedJob(for: urlRequest, body: inlineBody, to: url, facts: facts, bodyLimit: bodyLimit)
+        let job = try bufferedJob(for: request, to: url, bodyLimit: bodyLimit)
         return try await exchange(
             job, url: url.url, bodyLimit: bodyLimit, maxRatio: request.responseLimits.maxDecompressionRatio)
     }
@@ -187,14 +180,20 @@ public final class HTTP1Transport: Transport {
         let isSecure: Bool
     }
 
-    /// The URL of `request`, which must be http or https; `authority` is its authority when the caller has read it
-    /// already (``TransferRequest``).
-    func httpURL(of request: URLRequest, authority: PlainURLAuthority?) throws(RequestError) -> HTTPURL {
-        guard let url = request.url else {
+    /// The URL of `request`, which must be http or https: the one the pipeline checked when it built the request.
+    func httpURL(of request: TransferRequest) throws(RequestError) -> HTTPURL {
+        guard let built = request.built else { return try httpURL(of: request.urlRequest.url) }
+        if let authority = built.authority { return HTTPURL(url: built.url, isSecure: authority.isSecure) }
+        return try httpURL(of: built.url)
+    }
+
+    /// `url`, which must be http or https.
+    private func httpURL(of url: URL?) throws(RequestError) -> HTTPURL {
+        guard let url else {
             throw RequestError.transport(URLError(.badURL), detail: "the request has no URL")
         }
         // A plain URL is read again when its job is made: kept here, it would enlarge the frames that wait.
-        if let authority = authority ?? PlainURLAuthority(url) {
+        if let authority = PlainURLAuthority(url) {
             return HTTPURL(url: url, isSecure: authority.isSecure)
         }
         guard let scheme = url.scheme else {
@@ -217,23 +216,20 @@ public final class HTTP1Transport: Transport {
         return try response(exchanged.head, body: exchanged.body, url: url, bodyLimit: bodyLimit, maxRatio: maxRatio)
     }
 
-    /// The job that sends `request` with `body` (read from the request when nil) and collects its response; `facts`
-    /// are what the pipeline knows of the request, when it built it. Made apart from the exchange, whose frame the
-    /// awaiting task keeps while the response is awaited, so that frame stays small.
+    /// The job that sends `request`, whose body is in memory, and collects its response. Made apart from the
+    /// exchange, whose frame the awaiting task keeps while the response is awaited, so that frame stays small.
     @inline(never)
     private func bufferedJob(
-        for request: URLRequest, body: Data?, to httpURL: HTTPURL, facts: RequestFacts?, bodyLimit: Int
+        for request: TransferRequest, to httpURL: HTTPURL, bodyLimit: Int
     ) throws(RequestError) -> HTTP1Job {
+        let head = try HTTP1RequestEncoder.RequestHead(request)
         let target = try HTTP1RequestEncoder.target(
-            of: httpURL.url, authority: facts?.authority, tls: tlsConfiguration(for: httpURL))
-        let body = body ?? HTTP1RequestEncoder.body(of: request)
-        let method = try HTTP1RequestEncoder.method(of: request, facts: facts)
-        let head = try HTTP1RequestEncoder.head(
-            of: request, method: method, facts: facts, target: target, bodyLength: body.count)
+            of: httpURL.url, authority: request.built?.authority, tls: tlsConfiguration(for: httpURL))
+        let body = request.body?.data ?? head.bodyInRequest()
+        let bytes = try head.bytes(target: target, bodyLength: body.count)
         return HTTP1Job(
-            key: target.key, pool: try pool(), head: head, body: body, method: method,
-            idleTimeout: facts?.timeout ?? request.timeoutInterval, limits: limits,
-            mode: .buffered(bodyLimit: bodyLimit))
+            key: target.key, pool: try pool(), head: bytes, body: body, method: head.method,
+            idleTimeout: head.timeout, limits: limits, mode: .buffered(bodyLimit: bodyLimit))
     }
 
     /// Hands `job` to the pool and waits for its outcome; cancelling the task cancels the job (a waiting job leaves

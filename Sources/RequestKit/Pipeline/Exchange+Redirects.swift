@@ -27,18 +27,14 @@ extension Exchange {
     /// Inlined into ``run(_:sink:)``: one async frame fewer on every request.
     @inline(__always)
     func follow(
-        _ first: URLRequest, explicitCookies: String?, sink: ResponseSink
+        _ first: TransferRequest.Head, explicitCookies: String?, sink: ResponseSink
     ) async -> Result<Delivery, RequestError> {
         var request = first
         var body = self.body
         var count = 0
         let cookieJar = self.cookieJar
-        let isAdapted = !interceptors.isEmpty
         // A request nothing changed since it was built was checked when it was built.
-        let isChanged = cookieJar != nil || isAdapted
-        // What the request was built with, unless an interceptor may have changed it; the jar may add a header.
-        var facts: RequestFacts? = isAdapted ? nil : self.facts
-        if cookieJar != nil { facts = facts?.addingHeaderFields() }
+        let isChanged = cookieJar != nil || !interceptors.isEmpty
         while true {
             if isChanged || count > 0 {
                 do {
@@ -49,7 +45,7 @@ extension Exchange {
             }
             // The delivery is moved out of the result, not copied: most responses go straight back.
             let delivery: Delivery
-            switch await transfer(request, facts: facts, body: body, sink: sink) {
+            switch await transfer(request, body: body, sink: sink) {
             case .success(let delivered): delivery = delivered
             case .failure(let error): return .failure(error)
             }
@@ -58,15 +54,15 @@ extension Exchange {
             }
             guard Self.isRedirect(delivery.response.statusCode) else { return .success(delivery) }
             switch await redirect(
-                delivery, of: request, first: first, explicitCookies: explicitCookies, count: count + 1)
+                delivery, of: request.urlRequest, firstURL: first.url, explicitCookies: explicitCookies,
+                count: count + 1)
             {
             case .deliver(let outcome):
                 return outcome
             case .follow(let next, let keepsBody):
                 count += 1
                 if !keepsBody { body = nil }
-                request = next
-                facts = nil
+                request = .given(next)
             }
         }
     }
@@ -77,11 +73,12 @@ extension Exchange {
         case follow(URLRequest, keepsBody: Bool)
     }
 
-    /// The next request after `delivery`, the redirect `request` got (the `count`th), as the policy decides it.
-    /// Out of line: a task keeps the frames its calls took until it ends, and most responses do not redirect.
+    /// The next request after `delivery`, the redirect `request` got (the `count`th) on the way from `firstURL`, as
+    /// the policy decides it. Out of line: a task keeps the frames its calls took until it ends, and most responses
+    /// do not redirect.
     @inline(never)
     private func redirect(
-        _ delivery: Delivery, of request: URLRequest, first: URLRequest, explicitCookies: String?, count: Int
+        _ delivery: Delivery, of request: URLRequest, firstURL: URL?, explicitCookies: String?, count: Int
     ) async -> RedirectStep {
         let response = delivery.response
         guard let location = response.headers["Location"], let current = request.url,
@@ -99,7 +96,7 @@ extension Exchange {
             next.setValue(nil, forHTTPHeaderField: "Content-Length")
             keepsBody = false
         }
-        let isSameOrigin = RedirectPolicy.isSameOrigin(first.url, target)
+        let isSameOrigin = RedirectPolicy.isSameOrigin(firstURL, target)
         if !isSameOrigin {
             for name in RedirectPolicy.credentialHeaders { next.setValue(nil, forHTTPHeaderField: name) }
             for name in sensitiveData.headerNames { next.setValue(nil, forHTTPHeaderField: name) }

@@ -18,14 +18,13 @@ struct Exchange: Sendable {
     /// The request as built: its options are read where they are needed, so a request that sets none pays for none.
     let parts: RequestParts
     let transport: any Transport
-    /// What the pipeline learnt of the request while building it: handed to the transport with the first hop,
-    /// unless an interceptor may have changed the request.
-    let facts: RequestFacts
+    /// The request as built and checked: the first hop sends it as it is, unless an interceptor adapts it.
+    let built: BuiltRequest
 
-    init(_ parts: consuming RequestParts, transport: any Transport, facts: RequestFacts) {
+    init(_ parts: consuming RequestParts, transport: any Transport, built: BuiltRequest) {
         self.parts = parts
         self.transport = transport
-        self.facts = facts
+        self.built = built
     }
 
     var method: HTTPMethod { parts.method }
@@ -40,21 +39,21 @@ struct Exchange: Sendable {
     var responseLimits: ResponseLimits { parts[option: ResponseLimitsKey.self] }
     var sensitiveData: SensitiveData { parts[option: SensitiveDataKey.self] }
 
-    /// Sends `original`, adapting each attempt and retrying as the interceptors and the policy decide. Inlined
-    /// into the callers of ``RequestExecutor``, like the hop it runs.
+    /// Sends the built request, adapting each attempt and retrying as the interceptors and the policy decide.
+    /// Inlined into the callers of ``RequestExecutor``, like the hop it runs.
     @inline(__always)
-    func run(_ original: URLRequest, sink: ResponseSink) async throws(RequestError) -> Delivery {
+    func run(sink: ResponseSink) async throws(RequestError) -> Delivery {
         guard !parts.hasOptions || (interceptors.isEmpty && monitors.isEmpty && retryPolicy.maxAttempts <= 1) else {
-            return try await runAttempts(original, sink: sink)
+            return try await runAttempts(sink: sink)
         }
         // One attempt, nothing to adapt, report or decide: the loop of `runAttempts` without its bookkeeping, and
         // without its frame (a task keeps what its deepest calls took until it ends; an event stream is held long).
-        let (request, explicitCookies) = withJarCookies(original)
+        let (request, explicitCookies) = withJarCookies(.built(built))
         return try await follow(request, explicitCookies: explicitCookies, sink: sink).get()
     }
 
-    /// ``run(_:sink:)`` with interceptors, monitors or a retry policy: each attempt adapted, reported and decided.
-    private func runAttempts(_ original: URLRequest, sink: ResponseSink) async throws(RequestError) -> Delivery {
+    /// ``run(sink:)`` with interceptors, monitors or a retry policy: each attempt adapted, reported and decided.
+    private func runAttempts(sink: ResponseSink) async throws(RequestError) -> Delivery {
         if Task.isCancelled { throw RequestError.cancelled(underlyingError: CancellationError()) }
         let interceptors = self.interceptors
         let monitors = self.monitors
@@ -63,12 +62,14 @@ struct Exchange: Sendable {
         var policyAttempt = 1
         var retriesByInterceptor = Array(repeating: 0, count: interceptors.count)
         while true {
-            let (request, explicitCookies) = withJarCookies(try await adapted(original))
-            for monitor in monitors { monitor.requestStarted(request, attempt: attempt) }
+            let (head, explicitCookies) = withJarCookies(try await adapted())
+            // What monitors and interceptors are shown: made only for them.
+            let request = monitors.isEmpty && interceptors.isEmpty ? nil : head.urlRequest
+            if let request { for monitor in monitors { monitor.requestStarted(request, attempt: attempt) } }
             let start = monitors.isEmpty ? 0 : DispatchTime.now().uptimeNanoseconds
-            let delivered = await follow(request, explicitCookies: explicitCookies, sink: sink)
+            let delivered = await follow(head, explicitCookies: explicitCookies, sink: sink)
             let outcome = delivered.map(\.response)
-            if !monitors.isEmpty {
+            if let request, !monitors.isEmpty {
                 let duration = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
                 for monitor in monitors {
                     switch outcome {
@@ -87,6 +88,7 @@ struct Exchange: Sendable {
 
             var delay: Double?
             for (index, interceptor) in interceptors.enumerated() {
+                guard let request else { break }
                 let context = RetryContext(attempt: attempt, previousRetries: retriesByInterceptor[index])
                 let decision: RetryDecision
                 do {
@@ -108,7 +110,9 @@ struct Exchange: Sendable {
             guard let delay else { return try delivered.get() }
             await delivered.discard()
             attempt += 1
-            for monitor in monitors { monitor.requestRetrying(request, nextAttempt: attempt, delay: delay) }
+            if let request {
+                for monitor in monitors { monitor.requestRetrying(request, nextAttempt: attempt, delay: delay) }
+            }
             do {
                 try await clock.sleep(seconds: delay)
             } catch {
@@ -122,7 +126,7 @@ struct Exchange: Sendable {
     /// of their own, so that a task's frames hold only what its kind needs (a task keeps them until it ends).
     @inline(__always)
     func transfer(
-        _ request: URLRequest, facts: RequestFacts?, body: RequestBody?, sink: ResponseSink
+        _ request: TransferRequest.Head, body: RequestBody?, sink: ResponseSink
     ) async -> Result<Delivery, RequestError> {
         do {
             try Task.checkCancellation()
@@ -130,16 +134,14 @@ struct Exchange: Sendable {
             let responseLimits = self.responseLimits
             switch sink {
             case .memory(let progress):
-                var transfer = TransferRequest(
+                let transfer = TransferRequest(
                     request, body: body, uploadProgress: uploadProgress, responseLimits: responseLimits)
-                transfer.facts = facts
                 if let progress { return try await collect(transfer, progress: progress) }
                 return try await receive(transfer)
             case .consumer(let bufferLimit):
-                var transfer = TransferRequest(
+                let transfer = TransferRequest(
                     request, body: body, uploadProgress: uploadProgress, bufferLimit: bufferLimit,
                     responseLimits: responseLimits)
-                transfer.facts = facts
                 return try await handOver(transfer)
             }
         } catch {
@@ -217,18 +219,29 @@ struct Exchange: Sendable {
     }
 
     /// `request` with the jar's cookies added, and the `Cookie` header it had before (the request's own cookies,
-    /// which a redirect to the same origin keeps).
-    private func withJarCookies(_ request: URLRequest) -> (URLRequest, explicitCookies: String?) {
+    /// which a redirect to the same origin keeps). A built request stays one.
+    private func withJarCookies(
+        _ request: TransferRequest.Head
+    ) -> (TransferRequest.Head, explicitCookies: String?) {
         guard let cookieJar else { return (request, nil) }
-        var request = request
-        let explicitCookies = request.value(forHTTPHeaderField: "Cookie")
-        cookieJar.addCookies(to: &request)
-        return (request, explicitCookies)
+        switch request {
+        case .built(let built):
+            let explicitCookies = built.value(forField: "Cookie")
+            guard let cookies = cookieJar.cookieHeader(for: built.url, adding: explicitCookies) else {
+                return (request, explicitCookies)
+            }
+            return (.built(built.settingField("Cookie", cookies)), explicitCookies)
+        case .given(var urlRequest):
+            let explicitCookies = urlRequest.value(forHTTPHeaderField: "Cookie")
+            cookieJar.addCookies(to: &urlRequest)
+            return (.given(urlRequest), explicitCookies)
+        }
     }
 
-    /// The request with every interceptor applied.
-    private func adapted(_ original: URLRequest) async throws(RequestError) -> URLRequest {
-        var request = original
+    /// The built request with every interceptor applied: as it is when there are none.
+    private func adapted() async throws(RequestError) -> TransferRequest.Head {
+        if interceptors.isEmpty { return .built(built) }
+        var request = built.makeURLRequest()
         for interceptor in interceptors {
             do {
                 request = try await interceptor.adapt(request)
@@ -236,7 +249,7 @@ struct Exchange: Sendable {
                 throw Self.interceptorError(error, action: "adapting the request")
             }
         }
-        return request
+        return .given(request)
     }
 
     private static func interceptorError(_ error: any Error, action: String) -> RequestError {

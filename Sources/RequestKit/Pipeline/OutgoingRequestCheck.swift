@@ -11,6 +11,18 @@ import FoundationNetworking
 /// a value add headers of its own), and the URL (http or https, with a host). A failure is a ``RequestError`` of
 /// kind ``RequestError/Kind/invalidRequest`` naming each bad header, and nothing is sent.
 enum OutgoingRequestCheck {
+    /// Throws when `head` cannot be sent as it is. A built request had its method and URL checked when it was
+    /// built: only its header fields are checked again (the cookie jar may have set one).
+    static func validate(_ head: TransferRequest.Head) throws(RequestError) {
+        switch head {
+        case .given(let request):
+            try validate(request)
+        case .built(let built):
+            let problems = built.headers.flatMap { RequestProblem.header(name: $0.name, value: $0.value) }
+            if !problems.isEmpty { throw RequestError.invalidRequest(problems) }
+        }
+    }
+
     /// Throws when `request` cannot be sent as it is.
     static func validate(_ request: URLRequest) throws(RequestError) {
         var problems: [RequestProblem] = []

@@ -48,35 +48,35 @@ enum RequestExecutor {
     private static func run(
         _ parts: consuming RequestParts, sink: ResponseSink
     ) async throws(RequestError) -> Delivery {
-        let (urlRequest, exchange) = try prepare(consume parts)
+        let exchange = try prepare(consume parts)
         do throws(RequestError) {
             if let deadline = exchange.parts.resourceTimeout {
-                return try await run(exchange, urlRequest, sink: sink, deadline: deadline, clock: exchange.clock)
+                return try await run(exchange, sink: sink, deadline: deadline, clock: exchange.clock)
             }
-            return try await exchange.run(urlRequest, sink: sink)
+            return try await exchange.run(sink: sink)
         } catch {
             throw error.describingRequest(exchange.parts)
         }
     }
 
-    /// The checked request and its exchange. Kept out of line: inlined, its locals would enlarge the frame of every
+    /// The exchange of the checked request. Kept out of line: inlined, its locals would enlarge the frame of every
     /// caller of ``run(_:sink:)``, which a task keeps for as long as it runs.
     @inline(never)
-    private static func prepare(_ parts: consuming RequestParts) throws(RequestError) -> (URLRequest, Exchange) {
-        let (urlRequest, facts) = try parts.makeCheckedRequest()
+    private static func prepare(_ parts: consuming RequestParts) throws(RequestError) -> Exchange {
+        let built = try parts.makeCheckedRequest()
         // Moved out, not copied: the exchange keeps it apart from the parts.
         let transport = parts.transport.take() ?? DefaultTransport.shared
-        return (urlRequest, Exchange(consume parts, transport: transport, facts: facts))
+        return Exchange(consume parts, transport: transport, built: built)
     }
 
     /// Runs `exchange` under a total deadline (out of line, for the same reason as ``prepare(_:)``).
     @inline(never)
     private static func run(
-        _ exchange: Exchange, _ urlRequest: URLRequest, sink: ResponseSink, deadline: Double, clock: RequestClock
+        _ exchange: Exchange, sink: ResponseSink, deadline: Double, clock: RequestClock
     ) async throws(RequestError) -> Delivery {
         do {
             return try await withDeadline(seconds: deadline, clock: clock) {
-                try await exchange.run(urlRequest, sink: sink)
+                try await exchange.run(sink: sink)
             }
         } catch {
             throw RequestError.wrapping(error)

@@ -1,7 +1,8 @@
 import Foundation
-import RequestKit
 import RequestKitTesting
 import Testing
+
+@testable import RequestKit
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -93,8 +94,8 @@ struct PipelineHandOverTests {
     }
 }
 
-/// What the pipeline learnt while building a request (``RequestFacts``: method, timeout, whether it has headers, the
-/// body it put in the request) stands in for reading the `URLRequest` back, so it must match the `URLRequest` exactly.
+/// The request the pipeline built (``BuiltRequest``: URL, method, fields, timeout, body) is sent without a `URLRequest`
+/// by the native transport and made into one for any other, so the two must say the same.
 @Suite("What the pipeline tells the transport")
 struct PipelineFactsTests {
     /// Requests of several shapes, each with its name, made for a URL.
@@ -141,6 +142,15 @@ struct PipelineFactsTests {
                 }
             }
         ),
+        (
+            "two fields of one name, written in different cases",
+            { url in
+                Request {
+                    Url(url); Header.Any(key: "X-Dup", value: "1", appending: true)
+                    Header.Accept(.json); Header.Any(key: "x-dup", value: "2", appending: true)
+                }
+            }
+        ),
     ]
 
     @Test(
@@ -165,13 +175,63 @@ struct PipelineFactsTests {
                 #expect(request.method == expected.method, "\(name)")
                 #expect(request.target == expected.target, "\(name)")
                 #expect(request.body == expected.body, "\(name)")
-                // In any order: URLSession writes its fields in the order of a dictionary.
+                // In any order (URLSession writes its fields in the order of a dictionary), and names in any case:
+                // FoundationNetworking capitalises the names of a URLRequest's fields, a built request keeps them.
                 #expect(
-                    request.headers.map { "\($0.name): \($0.value)" }.sorted()
-                        == expected.headers.map { "\($0.name): \($0.value)" }.sorted(), "\(name)")
+                    request.headers.map { "\($0.name.lowercased()): \($0.value)" }.sorted()
+                        == expected.headers.map { "\($0.name.lowercased()): \($0.value)" }.sorted(), "\(name)")
             }
         }
         #expect(server.requests.map(\.method).filter { $0 == "DELETE" }.count == 4)
+    }
+
+    @Test(
+        "Over the native transport, a built request's fields go out in the order and the case written, one line a name",
+        arguments: [WireTransport.all[1], WireTransport.nativeTLS])
+    func fieldsAsWritten(_ wire: WireTransport) async throws {
+        let server = try wire.server()
+        defer { server.stop() }
+        let request = Request {
+            Url(server.url("/anything/fields"))
+            Header.Any(key: "x-trace-id", value: "t-1")
+            Header.Any(key: "X-Dup", value: "1", appending: true)
+            Header.Accept(.json)
+            Header.Any(key: "x-DUP", value: "2", appending: true)
+            Using(wire.transport)
+        }
+        for stream in [false, true] {
+            if stream { _ = try await request.stream().collect() } else { _ = try await request.send() }
+            let sent = try #require(server.requests.last).headers.map { "\($0.name): \($0.value)" }
+            #expect(
+                sent.prefix(3) == ["x-trace-id: t-1", "X-Dup: 1,2", "Accept: application/json"], "stream: \(stream)")
+        }
+    }
+
+    @Test("A transport that reads the URLRequest of a built request gets the URLRequest the request makes")
+    func urlRequestOfBuiltRequest() async throws {
+        let mock = MockTransport { _ in Response(status: .ok) }
+        let url = try #require(URL(string: "http://127.0.0.1:9/anything/shape?q=1"))
+        for (name, shape) in Self.shapes {
+            let request = shape(url)
+            _ = try await request.adding { Using(mock) }.send()
+            let made = try request.urlRequest()
+            let read = try #require(mock.requests.last, "\(name)")
+            #expect(read.url == made.url, "\(name)")
+            #expect(read.httpMethod == made.httpMethod, "\(name)")
+            #expect(read.allHTTPHeaderFields == made.allHTTPHeaderFields, "\(name)")
+            #expect(read.timeoutInterval == made.timeoutInterval, "\(name)")
+            #expect((read.httpBody ?? Data()) == (made.httpBody ?? Data()), "\(name)")
+        }
+        #expect(mock.requests.map(\.httpMethod) == ["GET", "HEAD", "POST", "PUT", "DELETE", "PURGE", "GET"])
+        #expect(mock.requests.map(\.timeoutInterval) == [60, 60, 60, 60, 60, 7, 60])
+    }
+
+    @Test("A method is sent as FoundationNetworking's URLRequest writes it, on every platform")
+    func methodSentForm() {
+        let written = ["get", "Head", "post", "pUt", "delete", "CONNECT", "patch", "Options", "PURGE", "propfind"]
+        #expect(
+            written.map { HTTPMethod($0).sentForm }
+                == ["GET", "HEAD", "POST", "PUT", "DELETE", "CONNECT", "patch", "Options", "PURGE", "propfind"])
     }
 
     @Test("A request's Timeout holds on every transport, sent or streamed", arguments: WireTransport.withTLS)

@@ -109,17 +109,26 @@ public final class CookieJar: Sendable {
     /// ```
     public func removeAll() { storage.removeAll() }
 
-    /// Adds the matching cookies to a request's `Cookie` header.
+    /// Adds the jar's cookies for the request's URL to its `Cookie` header (after the cookies it has already).
     func addCookies(to request: inout URLRequest) {
-        guard let url = request.url else { return }
+        guard let url = request.url,
+            let cookies = cookieHeader(for: url, adding: request.value(forHTTPHeaderField: "Cookie"))
+        else { return }
+        request.setValue(cookies, forHTTPHeaderField: "Cookie")
+    }
+
+    /// The `Cookie` header for a request to `url` that has `existing` (its own cookies) already: the jar's cookies
+    /// for `url` after those; nil when the jar has none for it.
+    ///
+    /// ```swift
+    /// let header = jar.cookieHeader(for: url, adding: "theme=dark")  // "theme=dark; session=abc"
+    /// ```
+    func cookieHeader(for url: URL, adding existing: String?) -> String? {
         let cookies = cookies(for: url)
-        guard !cookies.isEmpty else { return }
+        guard !cookies.isEmpty else { return nil }
         let joined = cookies.map(\.description).joined(separator: "; ")
-        if let existing = request.value(forHTTPHeaderField: "Cookie"), !existing.isEmpty {
-            request.setValue(existing + "; " + joined, forHTTPHeaderField: "Cookie")
-        } else {
-            request.setValue(joined, forHTTPHeaderField: "Cookie")
-        }
+        guard let existing, !existing.isEmpty else { return joined }
+        return existing + "; " + joined
     }
 
     /// The default path of a cookie set without `Path` (RFC 6265 §5.1.4).

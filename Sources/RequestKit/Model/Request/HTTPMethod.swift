@@ -27,6 +27,22 @@ public struct HTTPMethod: Sendable, Hashable, CustomStringConvertible, Expressib
     /// Whether the method is a valid HTTP token (RFC 9110 §5.6.2).
     public var isValid: Bool { HTTPSyntax.isToken(rawValue) }
 
+    /// The method as it is sent: GET, HEAD, POST, PUT, DELETE and CONNECT in capitals however they were written (as
+    /// FoundationNetworking's `URLRequest` writes them, on every platform), any other method as written.
+    ///
+    /// ```swift
+    /// HTTPMethod("delete").sentForm  // "DELETE"
+    /// HTTPMethod("purge").sentForm   // "purge"
+    /// ```
+    var sentForm: String {
+        if self == .get { return rawValue }
+        for method in [Self.get, .head, .post, .put, .delete, .connect]
+        where HTTPSyntax.equalsIgnoringCase(rawValue, method.rawValue) {
+            return method.rawValue
+        }
+        return rawValue
+    }
+
     /// Whether repeating the request has the same effect as sending it once (RFC 9110 §9.2.2).
     public var isIdempotent: Bool {
         [.get, .head, .put, .delete, .options, .trace, .query].contains(self)

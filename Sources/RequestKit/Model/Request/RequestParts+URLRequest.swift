@@ -29,13 +29,12 @@ extension RequestParts {
     /// ```
     /// - Throws: ``RequestError`` of kind ``RequestError/Kind/invalidRequest``, listing every problem.
     public func makeURLRequest() throws(RequestError) -> URLRequest {
-        try makeCheckedRequest().request
+        try makeCheckedRequest().makeURLRequest()
     }
 
-    /// ``makeURLRequest()``, with what was learnt while checking it (``RequestFacts``: the authority of the URL when
-    /// it is plain, the method, the timeout, whether it has headers): the pipeline hands them to the transport
-    /// (``TransferRequest``), which need not read the request back.
-    func makeCheckedRequest() throws(RequestError) -> (request: URLRequest, facts: RequestFacts) {
+    /// The request built and checked (``BuiltRequest``), which the pipeline hands to the transport: a `URLRequest` is
+    /// made from it only when one is asked for (``makeURLRequest()``).
+    func makeCheckedRequest() throws(RequestError) -> BuiltRequest {
         var problems = self.problems
         let (url, authority) = resolveURL(into: &problems)
 
@@ -72,21 +71,9 @@ extension RequestParts {
         // No limit (`.infinity`) and huge limits become a finite one that never expires in practice, which every
         // transport can hold without an overflowing conversion.
         let timeout = min(timeout ?? Self.defaultTimeout, 1e9)
-        var request = URLRequest(url: url, timeoutInterval: timeout)
-        var methodSent = "GET"
-        // GET is URLRequest's own method; setting it costs a case-insensitive comparison in FoundationNetworking.
-        if method != .get {
-            request.httpMethod = method.rawValue
-            // Read back: FoundationNetworking writes some methods in capitals.
-            methodSent = request.httpMethod ?? method.rawValue
-        }
-        for field in headers {
-            request.addValue(field.value, forHTTPHeaderField: field.name)
-        }
-        if let body, body.isInMemory { request.httpBody = body.data }
-        let facts = RequestFacts(
-            authority: authority, method: methodSent, timeout: timeout, hasNoHeaderFields: headers.isEmpty)
-        return (request, facts)
+        return BuiltRequest(
+            url: url, authority: authority, method: method.sentForm, headers: headers, timeout: timeout,
+            body: body.flatMap { $0.isInMemory ? $0.data : nil })
     }
 
     /// The URL without user name and password, which become `Authorization: Basic` (RFC 7617): the one place URL

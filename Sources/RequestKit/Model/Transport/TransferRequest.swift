@@ -13,16 +13,25 @@ import FoundationNetworking
 /// let streaming = try await URLSessionTransport.shared.stream(request)
 /// ```
 public struct TransferRequest: Sendable {
-    /// The request head; its `httpBody` is nil when ``body`` is not in memory.
+    /// The request head; its `httpBody` is nil when ``body`` is not in memory. For a request the pipeline built, a
+    /// `URLRequest` is made each time this is read (a transport that writes requests itself need not read it).
     public var urlRequest: URLRequest {
-        didSet { facts = nil }
+        get { head.urlRequest }
+        set { head = .given(newValue) }
     }
-    /// What the pipeline knows of `urlRequest` (``RequestFacts``), so the transport need not read it back; nil when
-    /// not known. Any change to `urlRequest` or ``body`` clears it.
-    var facts: RequestFacts?
+    /// The request as the pipeline built it (``BuiltRequest``), for a transport that can send it without a
+    /// `URLRequest`; nil when not built by the pipeline, or once ``urlRequest`` or ``body`` is set.
+    var built: BuiltRequest? {
+        if case .built(let built) = head { return built }
+        return nil
+    }
+    private var head: Head
     /// The body to send, if any.
     public var body: RequestBody? {
-        didSet { facts = nil }
+        didSet {
+            // The built request holds the body it was built with: from now on, the head is a `URLRequest`.
+            if case .built(let built) = head { head = .given(built.makeURLRequest()) }
+        }
     }
     /// Called from the transport's thread each time a block of the body has been read for sending.
     public var uploadProgress: (@Sendable (TransferProgress) -> Void)?
@@ -64,11 +73,47 @@ public struct TransferRequest: Sendable {
         uploadProgress: (@Sendable (TransferProgress) -> Void)? = nil, bufferLimit: Int = Self.defaultBufferLimit,
         responseLimits: ResponseLimits = ResponseLimits()
     ) {
-        self.urlRequest = urlRequest
+        self.head = .given(urlRequest)
         self.body = body
         self.uploadProgress = uploadProgress
         self.bufferLimit = max(1, bufferLimit)
         self.responseLimits = responseLimits
+    }
+
+    /// A transfer of `head`: a request the pipeline built, with `body` (the body it was built with), or a
+    /// `URLRequest`.
+    init(
+        _ head: Head, body: RequestBody?, uploadProgress: (@Sendable (TransferProgress) -> Void)?,
+        bufferLimit: Int = Self.defaultBufferLimit, responseLimits: ResponseLimits
+    ) {
+        self.head = head
+        self.body = body
+        self.uploadProgress = uploadProgress
+        self.bufferLimit = max(1, bufferLimit)
+        self.responseLimits = responseLimits
+    }
+
+    /// A request's head: as the pipeline built it (``BuiltRequest``), made into a `URLRequest` only when one is asked
+    /// for, or a `URLRequest` given as it is.
+    enum Head: Sendable {
+        case built(BuiltRequest)
+        case given(URLRequest)
+
+        /// The `URLRequest`: the given one, or one made from the built request.
+        var urlRequest: URLRequest {
+            switch self {
+            case .built(let built): built.makeURLRequest()
+            case .given(let request): request
+            }
+        }
+
+        /// The URL, read without making a `URLRequest`.
+        var url: URL? {
+            switch self {
+            case .built(let built): built.url
+            case .given(let request): request.url
+            }
+        }
     }
 
     /// A reader over ``body`` that reports to ``uploadProgress`` as it goes; nil when there is no body.
