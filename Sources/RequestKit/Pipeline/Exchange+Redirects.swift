@@ -24,7 +24,7 @@ extension Exchange {
     /// `X-Auth-Token` and the names a client or ``Sensitive`` adds); the jar then adds its own cookies for the new
     /// URL. The policy then decides; a redirect it follows must go to an http or https URL.
     ///
-    /// Inlined into ``run(_:sink:)``: one async frame fewer on every request.
+    /// Inlined into ``run(sink:)``: one async frame fewer on every request.
     @inline(__always)
     func follow(
         _ first: TransferRequest.Head, explicitCookies: String?, sink: ResponseSink
