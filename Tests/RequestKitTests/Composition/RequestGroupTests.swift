@@ -249,9 +249,16 @@ struct RequestGroupTests {
     func responsesInCompletionOrder(_ wire: WireTransport) async throws {
         let server = try TestServer()
         defer { server.stop() }
+        // The first request is answered only once the second's result has been seen, however busy the machine.
+        let gate = Gate()
+        server.route("/held") { _ in
+            let deadline = Date().addingTimeInterval(40)
+            while !gate.isOpen, Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
+            return .text("released")
+        }
         let group = RequestGroup {
             Request {
-                Url(server.url("/delay/0.5")); Using(wire.transport)
+                Url(server.url("/held")); Using(wire.transport)
             }
             Request {
                 Url(server.url("/status/404")); Using(wire.transport)
@@ -259,6 +266,7 @@ struct RequestGroupTests {
         }
         var seen: [String] = []
         for try await (index, result) in group.responses {
+            gate.open()
             switch result {
             case .success(let response): seen.append("\(index): \(response.statusCode)")
             case .failure(let error): seen.append("\(index): error \(error.statusCode ?? 0)")
