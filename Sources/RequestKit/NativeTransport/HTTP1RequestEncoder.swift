@@ -115,7 +115,7 @@ enum HTTP1RequestEncoder {
         private var fields: [HTTPHeader] {
             switch source {
             case .built(let built):
-                return built.headers.isEmpty ? [] : built.fieldsAsSent
+                return built.fieldsAsSent
             case .given(let request):
                 guard let fields = request.allHTTPHeaderFields, !fields.isEmpty else { return [] }
                 return fields.sorted { $0.key < $1.key }.map { HTTPHeader(name: $0.key, value: $0.value) }

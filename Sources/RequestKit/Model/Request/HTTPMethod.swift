@@ -36,12 +36,14 @@ public struct HTTPMethod: Sendable, Hashable, CustomStringConvertible, Expressib
     /// ```
     var sentForm: String {
         if self == .get { return rawValue }
-        for method in [Self.get, .head, .post, .put, .delete, .connect]
-        where HTTPSyntax.equalsIgnoringCase(rawValue, method.rawValue) {
+        for method in Self.capitalisedWhenSent where HTTPSyntax.equalsIgnoringCase(rawValue, method.rawValue) {
             return method.rawValue
         }
         return rawValue
     }
+
+    /// The methods ``sentForm`` writes in capitals.
+    private static let capitalisedWhenSent: [HTTPMethod] = [.get, .head, .post, .put, .delete, .connect]
 
     /// Whether repeating the request has the same effect as sending it once (RFC 9110 §9.2.2).
     public var isIdempotent: Bool {
