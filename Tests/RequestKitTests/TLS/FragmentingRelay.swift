@@ -35,7 +35,7 @@ final class FragmentingRelay: @unchecked Sendable {
         var records = 0
     }
 
-    // Safe: `stats`, `connections`, `pauseStart` and `pauseEnd` are only touched while holding `lock`; the other stored properties are set
+    // Safe: `stats`, `connections`, `pauseStart`, `pauseEnd` and `isPauseReleased` are only touched while holding `lock`; the other stored properties are set
     // once in the initializer.
     private let lock = NSLock()
     private var stats = Stats()
@@ -47,6 +47,7 @@ final class FragmentingRelay: @unchecked Sendable {
     private let pause: Pause?
     private var pauseStart: ContinuousClock.Instant?
     private var pauseEnd: ContinuousClock.Instant?
+    private var isPauseReleased = false
     /// The port the relay listens on.
     let port: Int
 
@@ -58,13 +59,16 @@ final class FragmentingRelay: @unchecked Sendable {
     /// When the relay went on after its ``Pause``; nil while it has not.
     var pauseEnded: ContinuousClock.Instant? { lock.withLock { pauseEnd } }
 
-    /// Where the relay stops forwarding the server's bytes for a while, in the first connection only.
+    /// Ends the ``Pause`` (now, or at once when it begins later).
+    func endPause() { lock.withLock { isPauseReleased = true } }
+
+    /// Where the relay stops forwarding the server's bytes, in the first connection only, until ``endPause()``.
     struct Pause: Sendable {
         /// After `offset` (1 to 4) bytes of the header of the server's record number `record` (from 1).
         var record: Int
         var offset: Int
-        /// For how long.
-        var duration: Duration
+        /// The longest the pause lasts when ``endPause()`` is never called.
+        var longest: Duration
     }
 
     /// Where the relay ends each connection to the client.
@@ -106,10 +110,11 @@ final class FragmentingRelay: @unchecked Sendable {
         Thread.detachNewThread { [self] in acceptLoop() }
     }
 
-    /// Closes the listener and every connection still open.
+    /// Closes the listener and every connection still open, and ends a pause.
     func stop() {
         _ = shutdown(listener, Int32(SHUT_RDWR))
         lock.withLock {
+            isPauseReleased = true
             for connection in connections { _ = shutdown(connection, Int32(SHUT_RDWR)) }
         }
     }
@@ -218,8 +223,13 @@ final class FragmentingRelay: @unchecked Sendable {
                         return
                     }
                     if pausesAfter, let pause {
-                        lock.withLock { pauseStart = .now }
-                        Thread.sleep(forTimeInterval: Double(pause.duration.components.seconds))
+                        let started = lock.withLock {
+                            pauseStart = .now
+                            return ContinuousClock.now
+                        }
+                        while !lock.withLock({ isPauseReleased }), started.duration(to: .now) < pause.longest {
+                            usleep(2_000)
+                        }
                         lock.withLock { pauseEnd = .now }
                     }
                     usleep(20)

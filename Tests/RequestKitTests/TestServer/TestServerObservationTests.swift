@@ -53,24 +53,35 @@ struct TestServerObservationTests {
     func abortedDuringDelay() async throws {
         let server = try TestServer()
         defer { server.stop() }
-        let connection = try RawHTTPConnection(port: server.port)
-        try await connection.send("GET /delay/20 HTTP/1.1\r\nHost: h\r\n\r\n")
-        #expect(await server.waitUntil { $0.activeRequests == 1 })
-        await connection.close()
-        // Seen long before the 20 s delay would have ended.
-        #expect(await server.waitUntil(timeout: .seconds(15)) { $0.abortedRequests == 1 })
+        // The client runs on a thread of its own: a busy cooperative pool cannot hold it until the delay is over.
+        let closedWhileActive = try await offThePool {
+            let connection = try BlockingHTTPConnection(port: server.port)
+            try connection.send("GET /delay/30 HTTP/1.1\r\nHost: h\r\n\r\n")
+            let active = Self.blockingWait(on: server) { $0.activeRequests == 1 }
+            connection.close()
+            return active
+        }
+        #expect(closedWhileActive)
+        // Counted as aborted: the server saw the client leave before the 30 s delay ended.
+        #expect(await server.waitUntil { $0.abortedRequests == 1 })
         #expect(await server.waitUntil { $0.openConnections == 0 && $0.activeRequests == 0 })
+        #expect(server.stats.requestCount == 1)
     }
 
     @Test("A client that disconnects during a streamed response is counted as aborted")
     func abortedDuringStream() async throws {
         let server = try TestServer()
         defer { server.stop() }
-        let connection = try RawHTTPConnection(port: server.port)
-        try await connection.send("GET /drip?numbytes=100&duration=20 HTTP/1.1\r\nHost: h\r\n\r\n")
-        #expect(try await connection.readLine() == "HTTP/1.1 200 OK")
-        await connection.close()
+        // Thirty seconds of drip, read and left on a thread of its own, so the client leaves long before the end.
+        let statusLine = try await offThePool {
+            let connection = try BlockingHTTPConnection(port: server.port)
+            try connection.send("GET /drip?numbytes=100&duration=30 HTTP/1.1\r\nHost: h\r\n\r\n")
+            defer { connection.close() }
+            return try connection.readLine()
+        }
+        #expect(statusLine == "HTTP/1.1 200 OK")
         #expect(await server.waitUntil { $0.abortedRequests == 1 })
+        #expect(await server.waitUntil { $0.openConnections == 0 && $0.activeRequests == 0 })
     }
 
     @Test("A streaming handler's flush() reports the client leaving, and the request counts as aborted")
@@ -125,8 +136,8 @@ struct TestServerObservationTests {
         try await idle.send("GET /get HTTP/1.1\r\nHost: h\r\n\r\n")
         _ = try await idle.readResponse()
         let blocked = try RawHTTPConnection(port: port)
-        try await blocked.send("GET /delay/20 HTTP/1.1\r\nHost: h\r\n\r\n")
-        #expect(await server.waitUntil { $0.activeRequests == 1 && $0.openConnections == 2 })
+        try await blocked.send("GET /delay/30 HTTP/1.1\r\nHost: h\r\n\r\n")
+        #expect(await server.waitUntil { $0.requestCount == 2 && $0.openConnections == 2 })
         #if os(Linux)
         let before = serverSocketInodes(port: port)
         #expect(before.count >= 3)  // the listener and two accepted connections
@@ -162,6 +173,16 @@ struct TestServerObservationTests {
         try await Task.sleep(for: .seconds(1))
         #expect(throws: RawHTTPConnection.Failure.self) { try RawHTTPConnection(port: port) }
         #endif
+    }
+
+    /// Polls `server`'s counters on the calling thread (never a task's) until `condition` holds, for at most 30 s.
+    private static func blockingWait(on server: TestServer, _ condition: (TestServer.Stats) -> Bool) -> Bool {
+        let deadline = ContinuousClock.now + .seconds(30)
+        while !condition(server.stats) {
+            guard ContinuousClock.now < deadline else { return false }
+            Thread.sleep(forTimeInterval: 0.002)
+        }
+        return true
     }
 
     #if os(Linux)

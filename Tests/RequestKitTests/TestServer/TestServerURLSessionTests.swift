@@ -49,8 +49,8 @@ struct TestServerURLSessionTests {
         defer { server.stop() }
         let session = makeSession()
         defer { session.invalidateAndCancel() }
-        let task = Task { try await session.data(from: server.url("/delay/20")) }
-        #expect(await server.waitUntil { $0.activeRequests == 1 })
+        let task = Task { try await session.data(from: server.url("/delay/30")) }
+        #expect(await server.waitUntil { $0.requestCount == 1 })
         task.cancel()
         _ = await task.result
         #expect(await server.waitUntil { $0.abortedRequests == 1 })
