@@ -158,7 +158,9 @@ struct URLSessionAdapterTests {
     private static func idleFailure(
         of session: URLSession, in registry: TransferRegistry, timeout: TimeInterval, clock: ContinuousClock
     ) async throws -> (error: RequestError, at: ContinuousClock.Instant) {
-        let task = session.dataTask(with: try #require(URL(string: "http://127.0.0.1:9/never")))
+        let url = try #require(URL(string: "http://127.0.0.1:9/never"))
+        // Creating a task waits for FoundationNetworking's shared work queue: never on the cooperative pool.
+        let task = try await offThePool { session.dataTask(with: url) }
         let error = try await #require(throws: RequestError.self) {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Response, any Error>) in
                 registry.register(
