@@ -15,6 +15,7 @@ func runTransportBenchmarks() {
         return
     }
     let rounds = Int(ProcessInfo.processInfo.environment["REQUESTKIT_BENCH_ROUNDS"] ?? "") ?? 7
+    let slices = max(1, Int(ProcessInfo.processInfo.environment["REQUESTKIT_BENCH_SLICES"] ?? "") ?? 60)
     let configuration = URLSessionTransport.defaultConfiguration()
     configuration.httpMaximumConnectionsPerHost = 64
     let http1 = HTTP1Transport { $0.maxConnectionsPerHost = 64 }
@@ -59,13 +60,14 @@ func runTransportBenchmarks() {
     // The pipeline's cost is the ratio of the DSL to the transport called directly. Loopback rates drift by tens of
     // percent from one second to the next (and sequential rates are bimodal: whether nginx answers inside the
     // transport's polling window), so the two are measured in fine alternation rather than in separate rounds:
-    // 20 slices each way per round, the order swapped from slice to slice, times summed.
+    // `slices` each way per round (60 unless REQUESTKIT_BENCH_SLICES says otherwise), the order swapped from slice to
+    // slice, times summed.
     for (mode, tasks, perTask) in [("sequential", 1, 200), ("16 tasks", 16, 50), ("64 tasks", 64, 20)] {
         var ratios: [Double] = []
         for _ in 0..<rounds {
             var pipelineSeconds = 0.0
             var directSeconds = 0.0
-            for slice in 0..<20 {
+            for slice in 0..<slices {
                 for direct in slice.isMultiple(of: 2) ? [false, true] : [true, false] {
                     let sample = TransportSample.measure(
                         url, http1, direct: direct, tasks: tasks, requestsPerTask: perTask)
@@ -79,7 +81,8 @@ func runTransportBenchmarks() {
         if !ratios.isEmpty {
             print(
                 "DSL over HTTP1 ÷ HTTP1Transport.send, \(mode) in alternating slices: "
-                    + "\(formatted(ratios[ratios.count / 2], decimals: 3))× (median of \(ratios.count) rounds; "
+                    + "\(formatted(ratios[ratios.count / 2], decimals: 3))× (median of \(ratios.count) rounds of "
+                    + "\(slices) slices each way; "
                     + "range \(formatted(ratios[0], decimals: 3))–\(formatted(ratios[ratios.count - 1], decimals: 3)))")
         }
     }
