@@ -6,8 +6,9 @@ extension RequestRepresentable {
     /// The body is written to a temporary file next to `destination` (same directory, so same file system),
     /// then renamed over `destination` in one atomic step once complete. On any failure (a dropped connection,
     /// a short body, cancellation, an unacceptable status) the temporary file is removed and `destination` is
-    /// left as it was. `progress` runs as bytes are written, with `Content-Length` as the total when sent;
-    /// ``DownloadProgress`` components are called too.
+    /// left as it was. `progress` runs as each chunk goes to the file, with `Content-Length` as the total when sent;
+    /// ``DownloadProgress`` components are called too. The file is created, written, flushed and renamed on a queue
+    /// of its own, never on a thread of Swift's cooperative pool.
     ///
     /// The body streams through the request pipeline like every other verb's (redirects, retries before the
     /// first byte is written, the deadline until the head arrives), at most about 1 MiB of it in memory at a time.
@@ -20,7 +21,7 @@ extension RequestRepresentable {
     /// ```
     /// - Parameters:
     ///   - destination: The file to create or replace.
-    ///   - progress: Called with the bytes written so far.
+    ///   - progress: Called with the bytes handed to the file so far.
     /// - Returns: The response head (its `body` is empty).
     /// - Throws: ``RequestError``; a file that cannot be written is a transport failure naming the file.
     @discardableResult
@@ -33,19 +34,17 @@ extension RequestRepresentable {
             ".\(destination.lastPathComponent).\(UUID().uuidString).download")
         let streaming = try await stream()
         let total = streaming.expectedLength
+        var file: DownloadFile?
         do {
-            guard FileManager.default.createFile(atPath: temporary.path, contents: nil) else {
-                throw RequestError.transport(
-                    CocoaError(.fileWriteNoPermission), detail: "cannot create \"\(temporary.path)\"")
-            }
-            let handle = try FileHandle(forWritingTo: temporary)
-            defer { try? handle.close() }
+            // The file is created, written, flushed and renamed on a queue of its own, off the cooperative pool.
+            let opened = try await DownloadFile.create(at: temporary)
+            file = opened
             var written: Int64 = 0
             let start = TransferProgress(completedBytes: 0, totalBytes: total)
             progress?(start)
             report?(start)
             for try await chunk in streaming.body {
-                try handle.write(contentsOf: chunk)
+                try await opened.write(chunk)
                 written += Int64(chunk.count)
                 let current = TransferProgress(completedBytes: written, totalBytes: total)
                 progress?(current)
@@ -55,14 +54,9 @@ extension RequestRepresentable {
                 throw RequestError.transport(
                     URLError(.networkConnectionLost), detail: "the body ended after \(written) of \(total) bytes")
             }
-            try handle.synchronize()
-            guard rename(temporary.path, destination.path) == 0 else {
-                throw RequestError.transport(
-                    POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO),
-                    detail: "cannot move the download to \"\(destination.path)\"")
-            }
+            try await opened.finish(movingTo: destination)
         } catch {
-            try? FileManager.default.removeItem(at: temporary)
+            await file?.discard()
             throw RequestError.wrapping(error).describingRequest(parts)
         }
         return streaming.head
