@@ -61,7 +61,7 @@ private struct CannedTransport: Transport {
 
     func send(_ request: TransferRequest) async throws -> Response {
         var response = response
-        response.url = request.urlRequest.url
+        response.url = request.url
         return response
     }
 }

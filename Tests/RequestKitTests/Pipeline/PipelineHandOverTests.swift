@@ -36,6 +36,25 @@ struct PipelineHandOverTests {
         #expect(second.requests.map(\.target) == ["/anything/moved", "/anything/moved"])
     }
 
+    @Test("A transfer's url is the built request's, read without a URLRequest, and follows a replaced head")
+    func transferURL() async throws {
+        let seen = TransferLog()
+        _ = try await Request {
+            Url("http://127.0.0.1:9/items?page=2")
+            Using(seen)
+        }.send()
+        let transfer = try #require(seen.transfers.first)
+        #expect(transfer.url?.absoluteString == "http://127.0.0.1:9/items?page=2")
+        #expect(transfer.built != nil)
+
+        var replaced = transfer
+        replaced.urlRequest.url = URL(string: "http://127.0.0.1:9/elsewhere")
+        #expect(replaced.url?.absoluteString == "http://127.0.0.1:9/elsewhere")
+        #expect(replaced.built == nil)
+        let given = TransferRequest(URLRequest(url: try #require(URL(string: "http://127.0.0.1:9/given"))))
+        #expect(given.url?.absoluteString == "http://127.0.0.1:9/given")
+    }
+
     @Test("An interceptor that sends the request elsewhere reaches the new server")
     func interceptedURL() async throws {
         let first = try TestServer()
@@ -347,5 +366,23 @@ private struct Editing: Transport {
         var request = request
         edit(&request)
         return request
+    }
+}
+
+/// A transport that keeps every transfer it is asked for and answers 204 at once.
+private final class TransferLog: Transport, @unchecked Sendable {
+    // Safe: `stored` is read and written while holding `lock`.
+    private let lock = NSLock()
+    private var stored: [TransferRequest] = []
+
+    var transfers: [TransferRequest] { lock.withLock { stored } }
+
+    func send(_ request: TransferRequest) async throws -> Response {
+        lock.withLock { stored.append(request) }
+        return Response(status: .noContent, headers: [:], body: Data())
+    }
+
+    func stream(_ request: TransferRequest) async throws -> StreamingResponse {
+        StreamingResponse(head: try await send(request), body: ResponseBodyStream(Data()))
     }
 }

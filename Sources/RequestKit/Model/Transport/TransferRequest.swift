@@ -19,6 +19,16 @@ public struct TransferRequest: Sendable {
         get { head.urlRequest }
         set { head = .given(newValue) }
     }
+    /// The request's URL, read without making a `URLRequest`: a transport that needs only the URL reads this.
+    ///
+    /// ```swift
+    /// func send(_ request: TransferRequest) async throws -> Response {
+    ///     var response = cannedResponse
+    ///     response.url = request.url
+    ///     return response
+    /// }
+    /// ```
+    public var url: URL? { head.url }
     /// The request as the pipeline built it (``BuiltRequest``), for a transport that can send it without a
     /// `URLRequest`; nil when not built by the pipeline, or once ``urlRequest`` or ``body`` is set.
     var built: BuiltRequest? {
