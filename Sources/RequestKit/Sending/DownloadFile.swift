@@ -7,8 +7,8 @@ import Foundation
 /// stays suspended instead while the queue waits.
 ///
 /// A ``write(_:)`` returns once the writes before it are done, and the queue writes its chunk while the caller
-/// awaits the next one from the network; a write that fails is reported by the next call. At most one chunk is
-/// held here at a time.
+/// awaits the next one from the network; a write that fails is reported by the next call. At most two chunks are
+/// held here at a time: one being written and the one waiting for it.
 ///
 /// ```swift
 /// let file = try await DownloadFile.create(at: temporary)
