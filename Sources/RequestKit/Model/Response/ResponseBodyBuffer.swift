@@ -27,6 +27,9 @@ final class ResponseBodyBuffer: @unchecked Sendable {
 
     var isTerminated: Bool { lock.withLock { terminated } }
 
+    /// How many slots the queue holds, read ones included: bounded however the producer and consumer interleave.
+    var queueSlots: Int { lock.withLock { chunks.count } }
+
     func setDemandHandler(_ handler: (@Sendable () -> Void)?) {
         lock.withLock { demandHandler = handler }
     }
@@ -109,11 +112,17 @@ final class ResponseBodyBuffer: @unchecked Sendable {
     ) -> (Result<Data?, RequestError>?, (@Sendable () -> Void)?) {
         if terminated { return (.failure(RequestError.cancelled(underlyingError: CancellationError())), nil) }
         if head < chunks.count {
+            // The slot lets go of the chunk at once: a producer that stays ahead of its consumer may keep the queue
+            // from ever emptying, and read chunks must not pile up in it.
             let chunk = chunks[head]
+            chunks[head] = Data()
             head += 1
             bufferedBytes -= chunk.count
             if head == chunks.count {
                 chunks.removeAll(keepingCapacity: true)
+                head = 0
+            } else if head >= 64, head * 2 >= chunks.count {
+                chunks.removeSubrange(0..<head)
                 head = 0
             }
             var resume: (@Sendable () -> Void)?
