@@ -232,7 +232,7 @@ struct RequestGroupTests {
         let group = RequestGroup(maxConcurrent: 3) {
             for _ in 0..<5 {
                 Request {
-                    Url(server.url("/delay/10")); Using(wire.transport)
+                    Url(server.url("/delay/30")); Using(wire.transport)
                 }
             }
         }
@@ -345,10 +345,10 @@ struct RequestGroupTests {
         let log = Log()
         let handle = RequestGroup {
             Request {
-                Url(server.url("/delay/10")); Using(wire.transport)
+                Url(server.url("/delay/30")); Using(wire.transport)
             }
             Request {
-                Url(server.url("/delay/10")); Using(wire.transport)
+                Url(server.url("/delay/30")); Using(wire.transport)
             }
         }
         .onError { index, error in log.add("error \(index) \(error.kind)") }

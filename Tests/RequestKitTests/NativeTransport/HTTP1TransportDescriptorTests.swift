@@ -23,7 +23,7 @@ struct HTTP1TransportDescriptorTests {
         var hang = URLRequest(url: server.url("/fault/hang"))
         hang.timeoutInterval = 0.2
         _ = try? await transport.send(hang)
-        let cancelled = Task { try await transport.send(URLRequest(url: server.url("/delay/10"))) }
+        let cancelled = Task { try await transport.send(URLRequest(url: server.url("/delay/30"))) }
         #expect(await server.waitForRequests(count: 4, timeout: .seconds(30)))
         cancelled.cancel()
         _ = await cancelled.result

@@ -34,7 +34,7 @@ struct TimeoutAndCancellationTests {
         let clock = TestClock()
         let task = Task {
             try await Request {
-                Url(server.url("/drip?numbytes=20&duration=8"))
+                Url(server.url("/drip?numbytes=60&duration=30"))
                 Using(transport.transport)
                 Timeout(5)
                 Timeout(1, for: .resource)
@@ -58,7 +58,7 @@ struct TimeoutAndCancellationTests {
         defer { server.stop() }
         let task = Task {
             try await Request {
-                Url(server.url("/delay/10"))
+                Url(server.url("/delay/30"))
                 Using(transport.transport)
             }.send()
         }
@@ -77,7 +77,7 @@ struct TimeoutAndCancellationTests {
         defer { server.stop() }
         let log = Log()
         let handle = Request {
-            Url(server.url("/delay/10"))
+            Url(server.url("/delay/30"))
             Using(transport.transport)
         }
         .onData { _ in log.add("data") }
