@@ -27,7 +27,7 @@ struct InterceptorTests {
     /// A server whose `/protected` accepts only `Bearer fresh`, and whose `/refresh` issues `fresh` slowly (or
     /// fails with `refreshStatus`, more slowly still, so every request's 401 arrives while it runs).
     /// A server whose `/protected` wants `Bearer fresh` and whose `/refresh` answers `refreshStatus`. The refresh
-    /// answers only after `refreshAfterUnauthorized` 401s have gone out (waiting at most 10 s), so that many
+    /// answers only after `refreshAfterUnauthorized` 401s have gone out (waiting at most 60 s), so that many
     /// requests are waiting on it however slowly they start.
     private func authServer(refreshStatus: Int = 200, refreshAfterUnauthorized: Int = 0) throws -> TestServer {
         let server = try TestServer()
@@ -40,7 +40,7 @@ struct InterceptorTests {
             return .text("ok")
         }
         server.route("/refresh", method: "POST") { _ in
-            let deadline = Date().addingTimeInterval(10)
+            let deadline = Date().addingTimeInterval(60)
             while unauthorized.value < refreshAfterUnauthorized, Date() < deadline {
                 Thread.sleep(forTimeInterval: 0.005)
             }

@@ -155,7 +155,7 @@ struct EventStreamTests {
         let first = AsyncStream<String>.makeStream()
         let task = Task {
             for try await event in Request({
-                Url(server.url("/sse?count=1000&interval=20"))
+                Url(server.url("/sse?count=10000&interval=20"))
                 Using(transport.transport)
             }).events() {
                 first.continuation.yield(event.data)
