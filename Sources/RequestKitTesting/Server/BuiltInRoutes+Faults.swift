@@ -29,8 +29,8 @@ extension BuiltInRoutes {
     /// - `truncate`: `Content-Length: 100` but only 10 body bytes, then the connection closes.
     /// - `malformed-status`: a status line that is not HTTP.
     /// - `bad-chunk`: a chunked body with an invalid chunk size.
-    /// - `hang`: no response at all until the client gives up (at most 30 s).
-    /// - `hang-body`: headers promising 10 bytes, then nothing until the client gives up (at most 30 s).
+    /// - `hang`: no response at all until the client gives up (at most 300 s).
+    /// - `hang-body`: headers promising 10 bytes, then nothing until the client gives up (at most 300 s).
     /// - `short-length`: `Content-Length: 5` followed by 10 body bytes, then the connection closes.
     /// - `huge-headers`: a status line followed by 1 MiB of header fields.
     /// - `huge-chunk`: a chunked body whose chunk size does not fit in 64 bits.
@@ -63,7 +63,7 @@ extension BuiltInRoutes {
         return TestResponse(
             body: .raw { writer in
                 if !bytes.isEmpty { try writer.writeRaw(Data(bytes.utf8)) }
-                if hangs { try writer.sleep(for: .seconds(30)) }
+                if hangs { try writer.sleep(for: .seconds(300)) }
             })
     }
 }

@@ -9,12 +9,12 @@ extension BuiltInRoutes {
         return .status(code)
     }
 
-    /// `/delay/{seconds}`: the echo document after waiting (at most 30 s), watching for the client to leave.
+    /// `/delay/{seconds}`: the echo document after waiting (at most 300 s), watching for the client to leave.
     func delay(_ request: TestRequest, seconds text: String) -> TestResponse {
         guard let seconds = Double(text), seconds.isFinite, seconds >= 0 else {
             return Self.badRequest("delay must be a non-negative number of seconds, not \"\(text)\"")
         }
-        let milliseconds = Int((min(seconds, 30) * 1000).rounded())
+        let milliseconds = Int((min(seconds, 300) * 1000).rounded())
         return TestResponse.json(echo(request)).delayed(by: .milliseconds(milliseconds))
     }
 

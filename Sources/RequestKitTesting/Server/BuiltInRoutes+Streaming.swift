@@ -30,7 +30,7 @@ extension BuiltInRoutes {
     /// `/drip?numbytes=N&duration=S&delay=S&code=C`: `N` `*` bytes spread over `duration` after `delay`.
     func drip(_ request: TestRequest) -> TestResponse {
         guard let count = number(request, "numbytes", default: 10, in: 0...10_000_000),
-            let duration = number(request, "duration", default: 2, in: 0...30),
+            let duration = number(request, "duration", default: 2, in: 0...300),
             let delay = number(request, "delay", default: 0, in: 0...30),
             let code = number(request, "code", default: 200, in: 200...599)
         else {

@@ -3,7 +3,7 @@ import RequestKit
 import RequestKitTesting
 import Testing
 
-@Suite("Retry policy", .timeLimit(.minutes(1)))
+@Suite("Retry policy", .timeLimit(.minutes(5)))
 struct RetryTests {
     /// A route answering `failures` times with `status` (and `headers`), then 200.
     private func flaky(_ server: TestServer, failures: Int, status: Int = 503, headers: [(String, String)] = []) {

@@ -3,7 +3,7 @@ import RequestKit
 import RequestKitTesting
 import Testing
 
-@Suite("Polling: one request per tick, conditional requests and backoff", .timeLimit(.minutes(1)))
+@Suite("Polling: one request per tick, conditional requests and backoff", .timeLimit(.minutes(5)))
 struct PollingTests {
     /// A short description of each result, for exact comparisons.
     private static func summary(_ result: PollResult) -> String {

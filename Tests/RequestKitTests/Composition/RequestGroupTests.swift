@@ -71,7 +71,7 @@ struct RequestGroupTests {
             }
         }
         let running = Task { try await group.send() }
-        #expect(await server.waitForRequests(count: RequestGroup.defaultMaxConcurrent, timeout: .seconds(30)))
+        #expect(await server.waitForRequests(count: RequestGroup.defaultMaxConcurrent, timeout: .seconds(120)))
         let other = try await Request {
             Url(server.url("/anything")); Using(wire.transport); Timeout(20)
         }.send()
@@ -232,12 +232,12 @@ struct RequestGroupTests {
         let group = RequestGroup(maxConcurrent: 3) {
             for _ in 0..<5 {
                 Request {
-                    Url(server.url("/delay/30")); Using(wire.transport)
+                    Url(server.url("/delay/300")); Using(wire.transport)
                 }
             }
         }
         let task = Task { try await group.send() }
-        #expect(await server.waitForRequests(count: 3, timeout: .seconds(30)))
+        #expect(await server.waitForRequests(count: 3, timeout: .seconds(120)))
         task.cancel()
         let error = try await #require(throws: RequestError.self) { try await task.value }
         #expect(error.kind == .cancelled)
@@ -345,16 +345,16 @@ struct RequestGroupTests {
         let log = Log()
         let handle = RequestGroup {
             Request {
-                Url(server.url("/delay/30")); Using(wire.transport)
+                Url(server.url("/delay/300")); Using(wire.transport)
             }
             Request {
-                Url(server.url("/delay/30")); Using(wire.transport)
+                Url(server.url("/delay/300")); Using(wire.transport)
             }
         }
         .onError { index, error in log.add("error \(index) \(error.kind)") }
         .onComplete { results in log.add("complete \(results.map { (try? $0.get()) == nil })") }
         .call()
-        #expect(await server.waitForRequests(count: 2, timeout: .seconds(30)))
+        #expect(await server.waitForRequests(count: 2, timeout: .seconds(120)))
         handle.cancel()
         await handle.wait()
         #expect(log.entries.sorted() == ["complete [true, true]", "error 0 cancelled", "error 1 cancelled"])

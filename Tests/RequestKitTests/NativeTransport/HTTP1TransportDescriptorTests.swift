@@ -23,8 +23,8 @@ struct HTTP1TransportDescriptorTests {
         var hang = URLRequest(url: server.url("/fault/hang"))
         hang.timeoutInterval = 0.2
         _ = try? await transport.send(hang)
-        let cancelled = Task { try await transport.send(URLRequest(url: server.url("/delay/30"))) }
-        #expect(await server.waitForRequests(count: 4, timeout: .seconds(30)))
+        let cancelled = Task { try await transport.send(URLRequest(url: server.url("/delay/300"))) }
+        #expect(await server.waitForRequests(count: 4, timeout: .seconds(120)))
         cancelled.cancel()
         _ = await cancelled.result
         try await withThrowingTaskGroup(of: Void.self) { group in

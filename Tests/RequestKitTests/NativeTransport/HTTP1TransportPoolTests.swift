@@ -46,7 +46,7 @@ struct HTTP1TransportPoolTests {
         defer { server.stop() }
         let transport = HTTP1Transport { $0.maxConnectionsPerHost = 1 }
         let busy = Task { try await transport.send(URLRequest(url: server.url("/delay/1"))) }
-        #expect(await server.waitForRequests(count: 1, timeout: .seconds(30)))
+        #expect(await server.waitForRequests(count: 1, timeout: .seconds(120)))
         let waiting = Task { try await transport.send(URLRequest(url: server.url("/get"))) }
         waiting.cancel()
         let result = await waiting.result

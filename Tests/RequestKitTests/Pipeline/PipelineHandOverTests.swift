@@ -264,7 +264,7 @@ struct PipelineFactsTests {
         let server = try wire.server()
         defer { server.stop() }
         let request = Request {
-            Url(server.url("/delay/30"))
+            Url(server.url("/delay/300"))
             Timeout(0.5)
             Using(wire.transport)
         }

@@ -18,7 +18,7 @@ struct PipelinePoolWaitTests {
                 headers: [("Content-Type", "text/plain")],
                 body: .stream { writer in
                     try writer.write(Data("held".utf8))
-                    let deadline = ContinuousClock.now + .seconds(30)
+                    let deadline = ContinuousClock.now + .seconds(300)
                     while ContinuousClock.now < deadline { try writer.sleep(for: .milliseconds(20)) }
                 })
         }
@@ -30,7 +30,7 @@ struct PipelinePoolWaitTests {
             for try await _ in held.body {}
         }
         defer { holder.cancel() }
-        try #require(await server.waitForRequests(count: 1, timeout: .seconds(60)), "the stream never opened")
+        try #require(await server.waitForRequests(count: 1, timeout: .seconds(120)), "the stream never opened")
 
         let call = PipelineCall(server: server, target: "/target", components: [Timeout(1)])
         let observed = await verb.perform(call, on: limited)

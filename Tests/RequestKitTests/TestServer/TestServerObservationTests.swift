@@ -125,7 +125,7 @@ struct TestServerObservationTests {
         #expect(server.requests.isEmpty)
         #expect(await server.waitForRequests(count: 1, timeout: .milliseconds(50)) == false)
         try await connection.send("GET /get HTTP/1.1\r\nHost: h\r\n\r\n")
-        #expect(await server.waitForRequests(count: 1, timeout: .seconds(30)))
+        #expect(await server.waitForRequests(count: 1, timeout: .seconds(120)))
     }
 
     @Test("stop() closes the listener and every connection, frees the port, and is idempotent")

@@ -49,7 +49,7 @@ struct TestServerURLSessionTests {
         defer { server.stop() }
         let session = makeSession()
         defer { session.invalidateAndCancel() }
-        let task = Task { try await session.data(from: server.url("/delay/30")) }
+        let task = Task { try await session.data(from: server.url("/delay/300")) }
         #expect(await server.waitUntil { $0.requestCount == 1 })
         task.cancel()
         _ = await task.result

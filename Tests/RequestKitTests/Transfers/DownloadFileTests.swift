@@ -95,7 +95,7 @@ private final class StalledDisk: @unchecked Sendable {
         // The watchdog: were the writes to hold the pool's threads, the test could never open the disk itself.
         Thread { [self] in
             condition.lock()
-            let deadline = Date(timeIntervalSinceNow: 60)
+            let deadline = Date(timeIntervalSinceNow: 180)
             while !isOpen, condition.wait(until: deadline) {}
             condition.unlock()
             open(by: "the watchdog")

@@ -3,7 +3,7 @@ import RequestKit
 import RequestKitTesting
 import Testing
 
-@Suite("Server-Sent Events on the wire", .timeLimit(.minutes(1)))
+@Suite("Server-Sent Events on the wire", .timeLimit(.minutes(5)))
 struct EventStreamTests {
     @Test("events() reads every event of /sse, with ids and the retry field", arguments: WireTransport.withTLS)
     func events(_ transport: WireTransport) async throws {

@@ -8,7 +8,7 @@ import Testing
 import FoundationNetworking
 #endif
 
-@Suite("URLSession adapter", .timeLimit(.minutes(1)))
+@Suite("URLSession adapter", .timeLimit(.minutes(5)))
 struct URLSessionAdapterTests {
     /// The two ways to send through the adapter, which must behave the same apart from buffering.
     enum Mode: String, CaseIterable, CustomTestStringConvertible {
@@ -149,9 +149,9 @@ struct URLSessionAdapterTests {
         #expect(shortEnd.error.description.contains("no data for 0.5 s"))
         // Real time must pass: lower bounds at the timeouts, upper bounds generous enough for a loaded machine under the thread sanitizer.
         #expect(shortEnd.at - start >= .milliseconds(450))
-        #expect(shortEnd.at - start < .seconds(30))
+        #expect(shortEnd.at - start < .seconds(120))
         #expect(longEnd.at - start >= .milliseconds(1450))
-        #expect(longEnd.at - start < .seconds(45))
+        #expect(longEnd.at - start < .seconds(150))
     }
 
     /// Registers a task that is never resumed with `timeout`, and returns the error it ends with and when.
