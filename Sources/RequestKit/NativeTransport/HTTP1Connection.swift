@@ -420,14 +420,16 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
             self?.serialized { self?.connectFailed(.timedOut) }
         }
         let loop = loop
-        let lookup = Thread { [self] in
-            let result = Result { () throws(HTTP1Socket.Failure) in
-                try HTTP1Socket.resolve(host: host, port: port)
+        do {
+            try DetachedThread.start(name: "RequestKit.DNS") { [self] in
+                let result = Result { () throws(HTTP1Socket.Failure) in
+                    try HTTP1Socket.resolve(host: host, port: port)
+                }
+                loop.execute { self.serialized { self.lookupEnded(result) } }
             }
-            loop.execute { self.serialized { self.lookupEnded(result) } }
+        } catch {
+            lookupEnded(.failure(.system(error)))
         }
-        lookup.name = "RequestKit.DNS"
-        lookup.start()
     }
 
     private func lookupEnded(_ result: Result<[HTTP1Socket.Address], HTTP1Socket.Failure>) {

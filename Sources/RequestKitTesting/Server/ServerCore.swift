@@ -1,4 +1,5 @@
 import Foundation
+import RequestKit
 
 /// The running server behind a ``TestServer``: the listening socket, the accept thread and the shared state.
 ///
@@ -7,7 +8,7 @@ import Foundation
 ///
 /// ```swift
 /// let core = try ServerCore(configuration: .init())
-/// core.start()
+/// try core.start()
 /// defer { core.stop() }
 /// ```
 ///
@@ -44,15 +45,21 @@ final class ServerCore: Sendable {
     }
 
     /// Starts the accept thread.
-    func start() {
+    ///
+    /// - Throws: `POSIXError` when the system refuses the thread; the listening socket is then closed.
+    func start() throws {
         threads.enter()
-        let thread = Thread { [self] in
-            acceptLoop()
+        do {
+            try DetachedThread.start(name: "RequestKitTesting.TestServer.accept") { [self] in
+                acceptLoop()
+                listener.close()
+                threads.leave()
+            }
+        } catch {
             listener.close()
             threads.leave()
+            throw error
         }
-        thread.name = "RequestKitTesting.TestServer.accept"
-        thread.start()
     }
 
     /// Whether `stop()` has been called.
@@ -102,15 +109,19 @@ final class ServerCore: Sendable {
                 return
             }
             threads.enter()
-            let thread = Thread { [self] in
-                if let stream = connectionStream(on: socket) {
-                    HTTPConnection(core: self, socket: stream, id: connectionID).run()
+            do {
+                try DetachedThread.start(name: Self.connectionThreadName) { [self] in
+                    if let stream = connectionStream(on: socket) {
+                        HTTPConnection(core: self, socket: stream, id: connectionID).run()
+                    }
+                    connectionClosed(id: connectionID, socket: socket)
+                    threads.leave()
                 }
+            } catch {
+                // No thread to serve it: the client sees the connection close at once.
                 connectionClosed(id: connectionID, socket: socket)
                 threads.leave()
             }
-            thread.name = Self.connectionThreadName
-            thread.start()
         }
     }
 

@@ -62,7 +62,7 @@ extension TestServer {
         ///   - maxBodyBytes: The request body limit; 64 MiB by default.
         ///   - keepAliveTimeout: The idle time before a kept-alive connection is closed; 60 seconds by default,
         ///     so a test on a busy machine never finds its connection closed between two of its requests.
-        ///   - readTimeout: The time allowed for a started request to arrive; 30 seconds by default.
+        ///   - readTimeout: The time allowed for a started request to arrive; two minutes by default.
         ///   - maxRequestsPerConnection: Requests served per connection; unlimited by default.
         ///   - listenBacklog: The accept queue length; 512 by default.
         ///   - tls: The TLS mode; plain HTTP by default.
@@ -70,7 +70,7 @@ extension TestServer {
             maxHeaderBytes: Int = 64 * 1024,
             maxBodyBytes: Int = 64 * 1024 * 1024,
             keepAliveTimeout: Duration = .seconds(60),
-            readTimeout: Duration = .seconds(30),
+            readTimeout: Duration = .seconds(120),
             maxRequestsPerConnection: Int? = nil,
             listenBacklog: Int = 512,
             tls: TLS? = nil

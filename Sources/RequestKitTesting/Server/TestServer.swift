@@ -71,7 +71,7 @@ public final class TestServer: Sendable {
     /// - Throws: An error describing the failing socket call when the server cannot listen.
     public init(configuration: Configuration = .init()) throws {
         core = try ServerCore(configuration: configuration)
-        core.start()
+        try core.start()
     }
 
     /// Creates a server after adjusting the default configuration, and starts listening.

@@ -1,5 +1,13 @@
 import Foundation
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// One thread that waits for many sockets at once: it runs the readiness handlers of the descriptors registered
 /// with it, its timers, and work that other threads hand it with ``execute(_:)``. Nothing on it ever blocks on one
 /// connection.
@@ -13,10 +21,9 @@ import Foundation
 /// }
 /// ```
 final class HTTP1EventLoop: @unchecked Sendable {
-    // Safe: `queued`, `isWaitingForReadiness` and `isWakePending` are only touched while holding `lock`; `registrations` and
-    // `timers` only on the loop's thread; `thread` is set in `init` before the thread starts and never again. No
-    // access to them is held across a handler, a timer or a queued task (each is copied out first), so they skip
-    // the runtime's exclusivity checks.
+    // Safe: `queued`, `isWaitingForReadiness` and `isWakePending` are only touched while holding `lock`;
+    // `registrations` and `timers` only on the loop's thread. No access to them is held across a handler, a timer or
+    // a queued task (each is copied out first), so they skip the runtime's exclusivity checks.
     private let lock = NSLock()
     @exclusivity(unchecked) private var queued: [() -> Void] = []
     /// Whether the loop waits (or is about to wait) for readiness with nothing queued: work handed to it must wake it.
@@ -26,7 +33,13 @@ final class HTTP1EventLoop: @unchecked Sendable {
     private let selector: HTTP1Selector
     @exclusivity(unchecked) private var registrations: [Int32: Registration] = [:]
     @exclusivity(unchecked) private var timers = HTTP1TimerQueue()
-    private var thread: Thread?
+
+    /// The thread-specific slot in which each loop's thread holds its loop, for ``isCurrent``; nil when the
+    /// system has no slot left, and then no loop starts.
+    private static let currentLoopKey: pthread_key_t? = {
+        var key = pthread_key_t()
+        return pthread_key_create(&key, nil) == 0 ? key : nil
+    }()
 
     private struct Registration {
         let handler: any HTTP1LoopHandler
@@ -36,21 +49,24 @@ final class HTTP1EventLoop: @unchecked Sendable {
     /// Starts a loop on a thread of its own.
     ///
     /// - Parameter name: The thread's name.
-    /// - Throws: `POSIXError` when the selector cannot be opened.
+    /// - Throws: `POSIXError` when the selector cannot be opened or the system refuses the thread.
     init(name: String = "RequestKit.HTTP1EventLoop") throws(POSIXError) {
         selector = try HTTP1Selector()
-        let thread = Thread { [self] in run() }
-        thread.name = name
-        thread.stackSize = 1 << 20
-        self.thread = thread
-        thread.start()
+        guard let key = Self.currentLoopKey else { throw POSIXError(.EAGAIN) }
+        try DetachedThread.start(name: name, stackSize: 1 << 20) { [self] in
+            pthread_setspecific(key, Unmanaged.passUnretained(self).toOpaque())
+            run()
+        }
     }
 
     /// Monotonic nanoseconds.
     static func now() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
 
     /// Whether the caller runs on this loop's thread.
-    var isCurrent: Bool { Thread.current === thread }
+    var isCurrent: Bool {
+        guard let key = Self.currentLoopKey else { return false }
+        return pthread_getspecific(key) == Unmanaged.passUnretained(self).toOpaque()
+    }
 
     /// Runs `task` on the loop's thread, after the work already handed to it. Any thread may call it; the loop is
     /// woken only when it waits (a busy loop finds the work before it waits again).
