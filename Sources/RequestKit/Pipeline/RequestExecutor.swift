@@ -39,7 +39,9 @@ enum RequestExecutor {
         } onCancel: {
             exchange.cancel()
         }.get()
-        return StreamingResponse(head: delivery.response, body: delivery.body ?? ResponseBodyStream(Data()))
+        var body = delivery.body ?? ResponseBodyStream(Data())
+        body.maxLineBytes = parts[option: ResponseLimitsKey.self].maxLineBytes
+        return StreamingResponse(head: delivery.response, body: body)
     }
 
     /// Runs the exchange of `parts` into `sink`. Inlined, like ``send(_:)``: each async call a request goes through

@@ -34,4 +34,19 @@ extension RequestError {
             kind: .responseTooLarge, response: response,
             detail: "the stream's consumer fell more than the spool limit of \(limit) bytes behind")
     }
+
+    /// A line of a body read as text that is longer than `limit` bytes (``ResponseLimits/maxLineBytes``).
+    static func lineTooLong(limit: Int, response: Response? = nil) -> RequestError {
+        RequestError(
+            kind: .responseTooLarge, response: response,
+            detail: "a line of the response body is longer than the limit of \(limit) bytes")
+    }
+
+    /// An event of an event stream that holds more than `limit` bytes before it ends
+    /// (``ResponseLimits/maxLineBytes``).
+    static func eventTooLarge(limit: Int, response: Response? = nil) -> RequestError {
+        RequestError(
+            kind: .responseTooLarge, response: response,
+            detail: "an event of the event stream is larger than the limit of \(limit) bytes")
+    }
 }

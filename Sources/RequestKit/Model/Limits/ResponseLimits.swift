@@ -10,6 +10,9 @@
 ///   ``URLSessionTransport`` decodes the body itself and reports only the decoded bytes, so there the whole body
 ///   may decode to at most this many times its `Content-Length`; a compressed body without one (chunked) is
 ///   bounded by the byte limits alone.
+/// - ``maxLineBytes`` bounds what reading a stream as text holds while it waits for an end: a line of
+///   ``ResponseBodyStream/lines``, and an event of ``RequestRepresentable/events(_:)`` (its data so far and the line
+///   being read). 8 MiB by default, so that a server that never ends a line cannot fill memory.
 /// - ``maxSpoolBytes`` bounds the temporary file that holds what a slow consumer of `stream()` has not read yet
 ///   with ``URLSessionTransport`` on Linux (where a transfer cannot be paused): 256 MiB by default.
 ///
@@ -24,7 +27,7 @@
 /// }
 /// let request = Request {
 ///     Url("http://127.0.0.1:8080/stream/10")
-///     ResponseLimits(maxDecompressionRatio: 20, maxSpoolBytes: 16 << 20)
+///     ResponseLimits(maxDecompressionRatio: 20, maxLineBytes: 1 << 20, maxSpoolBytes: 16 << 20)
 /// }
 /// ```
 public struct ResponseLimits: RequestComponent, Hashable {
@@ -48,6 +51,14 @@ public struct ResponseLimits: RequestComponent, Hashable {
     /// limits.maxDecompressionRatio = 20
     /// ```
     public var maxDecompressionRatio: Int
+    /// The longest line ``ResponseBodyStream/lines`` delivers, and the largest event an event stream assembles, in
+    /// bytes. 8 MiB by default. Past it, reading fails with ``RequestError/Kind/responseTooLarge`` and the connection
+    /// is closed.
+    ///
+    /// ```swift
+    /// limits.maxLineBytes = 64 << 10
+    /// ```
+    public var maxLineBytes: Int
     /// The largest temporary file a stream over ``URLSessionTransport`` on Linux may fill while its consumer
     /// lags behind, in bytes. 256 MiB by default.
     ///
@@ -56,7 +67,8 @@ public struct ResponseLimits: RequestComponent, Hashable {
     /// ```
     public var maxSpoolBytes: Int
 
-    /// The default limits: 64 MiB in memory, no limit on streams, a ratio of 100, a 256 MiB spool.
+    /// The default limits: 64 MiB in memory, no limit on streams, a ratio of 100, 8 MiB lines and events, a
+    /// 256 MiB spool.
     ///
     /// ```swift
     /// var limits = ResponseLimits()
@@ -64,13 +76,21 @@ public struct ResponseLimits: RequestComponent, Hashable {
     /// ```
     public init(
         maxBodyBytes: Int = 64 << 20, maxStreamedBodyBytes: Int? = nil, maxDecompressionRatio: Int = 100,
-        maxSpoolBytes: Int = 256 << 20
+        maxLineBytes: Int = ResponseLimits.defaultMaxLineBytes, maxSpoolBytes: Int = 256 << 20
     ) {
         self.maxBodyBytes = max(0, maxBodyBytes)
         self.maxStreamedBodyBytes = maxStreamedBodyBytes.map { max(0, $0) }
         self.maxDecompressionRatio = max(1, maxDecompressionRatio)
+        self.maxLineBytes = max(0, maxLineBytes)
         self.maxSpoolBytes = max(0, maxSpoolBytes)
     }
+
+    /// The default ``maxLineBytes``: 8 MiB.
+    ///
+    /// ```swift
+    /// var parser = ServerSentEventParser(maxEventBytes: ResponseLimits.defaultMaxLineBytes / 8)
+    /// ```
+    public static let defaultMaxLineBytes = 8 << 20
 
     /// Replaces the request's limits (the client's, or the defaults) with these.
     public func apply(to parts: inout RequestParts) {

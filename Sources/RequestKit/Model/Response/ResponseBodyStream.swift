@@ -23,6 +23,8 @@ public struct ResponseBodyStream: AsyncSequence, Sendable {
 
     let buffer: ResponseBodyBuffer
     private let consumer: Consumer
+    /// The longest line ``lines`` delivers: the request's ``ResponseLimits/maxLineBytes``, set by the pipeline.
+    var maxLineBytes = ResponseLimits.defaultMaxLineBytes
 
     /// A body that is already complete, delivered as a single chunk (none when empty).
     ///
@@ -64,7 +66,7 @@ public struct ResponseBodyStream: AsyncSequence, Sendable {
     /// ```swift
     /// for try await line in try await request.stream().lines { print(line) }
     /// ```
-    public var lines: ResponseLines { ResponseLines(base: self) }
+    public var lines: ResponseLines { ResponseLines(base: self, head: nil) }
 
     public func makeAsyncIterator() -> Iterator {
         Iterator(consumer: consumer)
@@ -88,6 +90,12 @@ public struct ResponseBodyStream: AsyncSequence, Sendable {
         /// - Throws: ``RequestError`` when the transfer fails or the task is cancelled.
         public mutating func next() async throws -> Data? {
             try await consumer.buffer.next()
+        }
+
+        /// Stops the transfer at once, closing its connection, however many copies of the stream remain: for
+        /// readers that give up on the body (a line or event over its limit).
+        func terminate() {
+            consumer.buffer.terminate()
         }
     }
 

@@ -30,7 +30,7 @@ public struct StreamingResponse: AsyncSequence, Sendable {
     }
 
     /// The body's lines as text; see ``ResponseBodyStream/lines``.
-    public var lines: ResponseLines { body.lines }
+    public var lines: ResponseLines { ResponseLines(base: body, head: head) }
 
     /// The expected body length from `Content-Length`, when the server sent one.
     public var expectedLength: Int64? {

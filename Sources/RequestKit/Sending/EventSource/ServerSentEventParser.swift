@@ -9,9 +9,13 @@ import Foundation
 /// is all ASCII digits; a blank line dispatches the event, unless it has no data; an unfinished event at the end
 /// of the stream is discarded.
 ///
+/// An unfinished event may hold at most ``maxEventBytes``: its data so far and the line being read (8 MiB by
+/// default; ``ResponseLimits/maxLineBytes`` for the streams of ``RequestRepresentable/events(_:)``). Past that,
+/// ``parse(_:)`` throws, whichever way the stream is cut into chunks.
+///
 /// ```swift
 /// var parser = ServerSentEventParser()
-/// let events = parser.parse(Data("data: hello\n\n".utf8))  // [message: hello]
+/// let events = try parser.parse(Data("data: hello\n\n".utf8))  // [message: hello]
 /// ```
 public struct ServerSentEventParser: Sendable {
     private var line: [UInt8] = []
@@ -22,6 +26,11 @@ public struct ServerSentEventParser: Sendable {
     private var eventType = ""
     private var lastEventIDBuffer: String?
     private var blockRetry: Int?
+    /// How long the line being read may grow: ``maxEventBytes`` less the data the event already holds.
+    private var lineBudget: Int
+
+    /// The most bytes an unfinished event may hold: its data so far and the line being read.
+    public let maxEventBytes: Int
 
     /// The last event ID: the most recent `id` field seen, which reconnections send as `Last-Event-ID`.
     public private(set) var lastEventID: String?
@@ -33,27 +42,34 @@ public struct ServerSentEventParser: Sendable {
     /// Creates a parser, optionally carrying the last event ID of a previous connection.
     ///
     /// ```swift
-    /// var parser = ServerSentEventParser(lastEventID: "41")
+    /// var parser = ServerSentEventParser(lastEventID: "41", maxEventBytes: 1 << 20)
     /// ```
-    public init(lastEventID: String? = nil) {
+    /// - Parameters:
+    ///   - lastEventID: The last event ID of a previous connection.
+    ///   - maxEventBytes: The most bytes an unfinished event may hold; 8 MiB by default.
+    public init(lastEventID: String? = nil, maxEventBytes: Int = ResponseLimits.defaultMaxLineBytes) {
         self.lastEventID = lastEventID
         self.lastEventIDBuffer = lastEventID
+        self.maxEventBytes = max(0, maxEventBytes)
+        self.lineBudget = self.maxEventBytes
     }
 
     /// A parser for a new connection that keeps the previous connection's last event ID and retry time.
-    init(lastEventID: String?, reconnectionTime: Int?) {
-        self.init(lastEventID: lastEventID)
+    init(lastEventID: String?, reconnectionTime: Int?, maxEventBytes: Int) {
+        self.init(lastEventID: lastEventID, maxEventBytes: maxEventBytes)
         self.reconnectionTime = reconnectionTime
     }
 
     /// Parses the next bytes of the stream and returns the events they complete.
     ///
     /// ```swift
-    /// let events = parser.parse(chunk)
+    /// let events = try parser.parse(chunk)
     /// ```
     /// - Parameter bytes: The next bytes, split anywhere.
     /// - Returns: The events dispatched, in order.
-    public mutating func parse(_ bytes: Data) -> [ServerSentEvent] {
+    /// - Throws: ``RequestError`` of kind ``RequestError/Kind/responseTooLarge`` when an unfinished event would hold
+    ///   more than ``maxEventBytes``; the parser should not be used again.
+    public mutating func parse(_ bytes: Data) throws(RequestError) -> [ServerSentEvent] {
         var events: [ServerSentEvent] = []
         for byte in bytes {
             if afterCarriageReturn {
@@ -65,7 +81,9 @@ public struct ServerSentEventParser: Sendable {
                 afterCarriageReturn = byte == 13
                 if let event = processLine() { events.append(event) }
                 line.removeAll(keepingCapacity: true)
+                lineBudget = maxEventBytes - data.utf8.count - (hasData ? 1 : 0)
             default:
+                guard line.count < lineBudget else { throw RequestError.eventTooLarge(limit: maxEventBytes) }
                 line.append(byte)
             }
         }

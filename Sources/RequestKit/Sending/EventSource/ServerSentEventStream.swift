@@ -38,7 +38,7 @@ public struct ServerSentEventStream: AsyncSequence, Sendable {
         private let parts: RequestParts
         private let configuration: EventSourceConfiguration
         private var body: ResponseBodyStream.Iterator?
-        private var parser = ServerSentEventParser()
+        private var parser: ServerSentEventParser
         private var pending: [ServerSentEvent] = []
         private var isFinished = false
         private var hasConnected = false
@@ -47,9 +47,12 @@ public struct ServerSentEventStream: AsyncSequence, Sendable {
         private var connectedAt: Duration?
         private var lastFailure: RequestError?
 
+        private var head: Response?
+
         init(parts: RequestParts, configuration: EventSourceConfiguration) {
             self.parts = parts
             self.configuration = configuration
+            self.parser = ServerSentEventParser(maxEventBytes: parts[option: ResponseLimitsKey.self].maxLineBytes)
         }
 
         /// The next event, or nil when the stream has ended for good.
@@ -64,15 +67,9 @@ public struct ServerSentEventStream: AsyncSequence, Sendable {
                     try await connect()
                     continue
                 }
+                let chunk: Data?
                 do {
-                    if let chunk = try await current.next() {
-                        body = current
-                        pending = parser.parse(chunk)
-                        if !pending.isEmpty { reconnectsWithoutEvent = 0 }
-                        reportIgnoredEventIDs()
-                    } else {
-                        connectionEnded(nil)
-                    }
+                    chunk = try await current.next()
                 } catch {
                     let failure = RequestError.wrapping(error)
                     if failure.isCancelled || Task.isCancelled {
@@ -80,7 +77,24 @@ public struct ServerSentEventStream: AsyncSequence, Sendable {
                         throw failure
                     }
                     connectionEnded(failure)
+                    continue
                 }
+                guard let chunk else {
+                    connectionEnded(nil)
+                    continue
+                }
+                body = current
+                do {
+                    pending = try parser.parse(chunk)
+                } catch {
+                    // Reconnecting would meet the same event: the stream ends here, and its connection closes.
+                    isFinished = true
+                    current.terminate()
+                    body = nil
+                    throw RequestError(kind: error.kind, response: head, detail: error.detail).describingRequest(parts)
+                }
+                if !pending.isEmpty { reconnectsWithoutEvent = 0 }
+                reportIgnoredEventIDs()
             }
         }
 
@@ -141,7 +155,10 @@ public struct ServerSentEventStream: AsyncSequence, Sendable {
                 throw error
             }
             try await check(streaming)
-            parser = ServerSentEventParser(lastEventID: parser.lastEventID, reconnectionTime: parser.reconnectionTime)
+            parser = ServerSentEventParser(
+                lastEventID: parser.lastEventID, reconnectionTime: parser.reconnectionTime,
+                maxEventBytes: parser.maxEventBytes)
+            head = streaming.head
             body = streaming.body.makeAsyncIterator()
             connectedAt = parts.clock.now
         }

@@ -1,0 +1,148 @@
+import Foundation
+import RequestKitTesting
+import Testing
+
+@testable import RequestKit
+
+/// ``ResponseLimits/maxLineBytes``: what reading a stream as text may hold while it waits for a line or an event
+/// to end.
+@Suite("Line and event limits")
+struct LineLimitTests {
+    /// The lines of `chunks`, read with `limit`, or the error that ended them (with the lines before it).
+    private func lines(of chunks: [String], limit: Int) async -> (lines: [String], error: RequestError?) {
+        let (stream, continuation) = ResponseBodyStream.makeStream(bufferLimit: 1 << 20)
+        for chunk in chunks { continuation.yield(Data(chunk.utf8)) }
+        continuation.finish()
+        var body = stream
+        body.maxLineBytes = limit
+        var lines: [String] = []
+        do {
+            for try await line in body.lines { lines.append(line) }
+            return (lines, nil)
+        } catch {
+            return (lines, RequestError.wrapping(error))
+        }
+    }
+
+    /// `text` cut into pieces of `size` bytes.
+    private func pieces(_ text: String, size: Int) -> [String] {
+        let bytes = Array(text.utf8)
+        return stride(from: 0, to: bytes.count, by: size).map {
+            String(decoding: bytes[$0..<min(bytes.count, $0 + size)], as: UTF8.self)
+        }
+    }
+
+    @Test(
+        "A line of exactly the limit is delivered and one byte more fails, however the body is cut",
+        arguments: [1, 2, 5, 64])
+    func exactBound(size: Int) async {
+        let fits = "0123456789\r\nabc\rdef\n\n" + "0123456789"
+        let (lines, error) = await lines(of: pieces(fits, size: size), limit: 10)
+        #expect(error == nil)
+        #expect(lines == ["0123456789", "abc", "def", "", "0123456789"])
+
+        let (before, failure) = await self.lines(of: pieces("ok\n01234567890\nnever\n", size: size), limit: 10)
+        #expect(before == ["ok"])
+        #expect(failure?.kind == .responseTooLarge)
+        #expect(
+            failure?.description.contains("a line of the response body is longer than the limit of 10 bytes") == true)
+        let (_, unterminated) = await self.lines(of: pieces("ok\n01234567890", size: size), limit: 10)
+        #expect(unterminated?.kind == .responseTooLarge)
+    }
+
+    @Test("Many short lines in one chunk all arrive, in order")
+    func manyLines() async {
+        let text = (0..<20_000).map { "line \($0)" }.joined(separator: "\n")
+        let (lines, error) = await lines(of: [text], limit: 16)
+        #expect(error == nil)
+        #expect(lines.count == 20_000)
+        #expect(lines.first == "line 0")
+        #expect(lines.last == "line 19999")
+    }
+
+    @Test(
+        "stream().lines fails a line that never ends at maxLineBytes, keeping the head, and closes the connection",
+        arguments: WireTransport.withTLS)
+    func endlessLine(_ transport: WireTransport) async throws {
+        let server = try transport.server()
+        defer { server.stop() }
+        server.route("/endless-line") { _ in
+            TestResponse(
+                headers: [("Content-Type", "text/plain")],
+                body: .stream { writer in
+                    try writer.write("first\n")
+                    let deadline = ContinuousClock.now + .seconds(300)
+                    while ContinuousClock.now < deadline {
+                        try writer.write(String(repeating: "x", count: 4096))
+                        try writer.sleep(for: .milliseconds(5))
+                    }
+                })
+        }
+        let response = try await Request {
+            Url(server.url("/endless-line"))
+            Using(transport.transport)
+            ResponseLimits(maxLineBytes: 64 << 10)
+        }.stream()
+        var lines: [String] = []
+        let error = await #expect(throws: RequestError.self) {
+            for try await line in response.lines { lines.append(line) }
+        }
+        #expect(lines == ["first"])
+        #expect(error?.kind == .responseTooLarge)
+        #expect(error?.response?.statusCode == 200)
+        #expect(error?.description.contains("longer than the limit of 65536 bytes") == true)
+        #expect(await server.waitUntil { $0.abortedRequests == 1 && $0.openConnections == 0 })
+    }
+
+    @Test(
+        "events() fails an event that never ends at maxLineBytes, without reconnecting, and closes the connection",
+        arguments: WireTransport.withTLS)
+    func endlessEvent(_ transport: WireTransport) async throws {
+        let server = try transport.server()
+        defer { server.stop() }
+        server.route("/endless-event") { _ in
+            TestResponse(
+                headers: [("Content-Type", "text/event-stream")],
+                body: .stream { writer in
+                    try writer.write("data: first\n\n")
+                    let deadline = ContinuousClock.now + .seconds(300)
+                    while ContinuousClock.now < deadline {
+                        try writer.write("data: " + String(repeating: "x", count: 4090) + "\n")
+                        try writer.sleep(for: .milliseconds(5))
+                    }
+                })
+        }
+        var events: [String] = []
+        let error = await #expect(throws: RequestError.self) {
+            for try await event in Request({
+                Url(server.url("/endless-event"))
+                Using(transport.transport)
+                ResponseLimits(maxLineBytes: 64 << 10)
+            }).events() {
+                events.append(event.data)
+            }
+        }
+        #expect(events == ["first"])
+        #expect(error?.kind == .responseTooLarge)
+        #expect(error?.response?.statusCode == 200)
+        #expect(
+            error?.description.contains("an event of the event stream is larger than the limit of 65536 bytes") == true)
+        #expect(await server.waitUntil { $0.abortedRequests == 1 && $0.openConnections == 0 })
+        #expect(server.requests.count == 1)
+    }
+
+    @Test("A client's responseLimits.maxLineBytes bounds the lines of its streams")
+    func clientLimit() async throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        server.route("/long") { _ in .text(String(repeating: "y", count: 300) + "\nshort\n") }
+        let client = try Client(baseURL: server.url("/").absoluteString) { $0.responseLimits.maxLineBytes = 299 }
+        let response = try await client.request(Request { Path("long") }).stream()
+        let error = await #expect(throws: RequestError.self) { for try await _ in response.lines {} }
+        #expect(error?.kind == .responseTooLarge)
+        let roomy = try Client(baseURL: server.url("/").absoluteString) { $0.responseLimits.maxLineBytes = 300 }
+        var lines: [String] = []
+        for try await line in try await roomy.request(Request { Path("long") }).stream().lines { lines.append(line) }
+        #expect(lines == [String(repeating: "y", count: 300), "short"])
+    }
+}
