@@ -298,6 +298,7 @@ enum DocumentedCode {
         let client = Client(baseURL: URL(fileURLWithPath: "/")) { configuration in
             configuration.responseLimits.maxBodyBytes = 8 << 20          // data(), json(), decode()
             configuration.responseLimits.maxStreamedBodyBytes = 4 << 30  // stream(), download(to:)
+            configuration.responseLimits.maxLineBytes = 1 << 20          // stream().lines, events()
         }
         let thumbnail = Request {
             Url("http://127.0.0.1:8080/bytes/1024")
@@ -1173,6 +1174,7 @@ do {
 let client = Client(baseURL: URL(fileURLWithPath: "/")) { configuration in
     configuration.responseLimits.maxBodyBytes = 8 << 20          // data(), json(), decode()
     configuration.responseLimits.maxStreamedBodyBytes = 4 << 30  // stream(), download(to:)
+    configuration.responseLimits.maxLineBytes = 1 << 20          // stream().lines, events()
 }
 let thumbnail = Request {
     Url("http://127.0.0.1:8080/bytes/1024")

@@ -8,10 +8,6 @@ import Testing
 import FoundationNetworking
 #endif
 
-#if canImport(Glibc)
-import Glibc
-#endif
-
 @Suite(
     "HTTP1Transport: threads", .serialized,
     .enabled(if: FileManager.default.fileExists(atPath: "/proc/self/task")))
@@ -66,14 +62,13 @@ struct HTTP1TransportThreadTests {
     /// A child process limits its address space to a little over what it maps already (less than the loop's 1 MiB
     /// stack), so that no thread stack can be mapped. Were the refusal lost (as Foundation's `Thread.start()` loses it), the request would wait forever
     /// for a loop that never runs, and the alarm would end the child.
-    @Test("When the system refuses the event loop's thread, a request fails with .transport instead of waiting forever")
+    @Test(
+        "When the system refuses the event loop's thread, a request fails with .transport instead of waiting forever",
+        .enabled(if: AddressSpaceLimit.isUsable, "the thread sanitizer cannot run with a limited address space"))
     func refusedLoopThread() async {
         await #expect(processExitsWith: .success) {
             alarm(120)
-            let statm = (try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8)) ?? ""
-            guard let pages = statm.split(separator: " ").first.flatMap({ Int($0) }) else { exit(2) }
-            var limit = rlimit(rlim_cur: rlim_t(pages * Int(getpagesize()) + (256 << 10)), rlim_max: rlim_t.max)
-            guard setrlimit(__rlimit_resource_t(RLIMIT_AS.rawValue), &limit) == 0 else { exit(3) }
+            guard AddressSpaceLimit.restrict(headroom: (256 << 10)) else { exit(3) }
             guard let url = URL(string: "http://127.0.0.1:9/never") else { exit(4) }
             do {
                 _ = try await HTTP1Transport().send(URLRequest(url: url))
