@@ -32,6 +32,24 @@ struct LineLimitTests {
         }
     }
 
+    /// A route that sends `first`, then `next()` every few milliseconds until the client leaves (at most 300 s).
+    private static func routeEndless(
+        on server: TestServer, at path: String, type: String, first: String, next: @escaping @Sendable () -> String
+    ) {
+        server.route(path) { _ in
+            TestResponse(
+                headers: [("Content-Type", type)],
+                body: .stream { writer in
+                    try writer.write(first)
+                    let deadline = ContinuousClock.now + .seconds(300)
+                    while ContinuousClock.now < deadline {
+                        try writer.write(next())
+                        try writer.sleep(for: .milliseconds(5))
+                    }
+                })
+        }
+    }
+
     @Test(
         "A line of exactly the limit is delivered and one byte more fails, however the body is cut",
         arguments: [1, 2, 5, 64])
@@ -66,17 +84,8 @@ struct LineLimitTests {
     func endlessLine(_ transport: WireTransport) async throws {
         let server = try transport.server()
         defer { server.stop() }
-        server.route("/endless-line") { _ in
-            TestResponse(
-                headers: [("Content-Type", "text/plain")],
-                body: .stream { writer in
-                    try writer.write("first\n")
-                    let deadline = ContinuousClock.now + .seconds(300)
-                    while ContinuousClock.now < deadline {
-                        try writer.write(String(repeating: "x", count: 4096))
-                        try writer.sleep(for: .milliseconds(5))
-                    }
-                })
+        Self.routeEndless(on: server, at: "/endless-line", type: "text/plain", first: "first\n") {
+            String(repeating: "x", count: 4096)
         }
         let response = try await Request {
             Url(server.url("/endless-line"))
@@ -100,17 +109,8 @@ struct LineLimitTests {
     func endlessEvent(_ transport: WireTransport) async throws {
         let server = try transport.server()
         defer { server.stop() }
-        server.route("/endless-event") { _ in
-            TestResponse(
-                headers: [("Content-Type", "text/event-stream")],
-                body: .stream { writer in
-                    try writer.write("data: first\n\n")
-                    let deadline = ContinuousClock.now + .seconds(300)
-                    while ContinuousClock.now < deadline {
-                        try writer.write("data: " + String(repeating: "x", count: 4090) + "\n")
-                        try writer.sleep(for: .milliseconds(5))
-                    }
-                })
+        Self.routeEndless(on: server, at: "/endless-event", type: "text/event-stream", first: "data: first\n\n") {
+            "data: " + String(repeating: "x", count: 4090) + "\n"
         }
         var events: [String] = []
         let error = await #expect(throws: RequestError.self) {
