@@ -15,7 +15,7 @@ binary="$out/request-building-fuzzer"
 
 mkdir -p "$corpus" "$out"
 mapfile -t sources < <(find "$root/Sources/RequestKit" -name '*.swift' | sort)
-swiftc -sanitize=fuzzer,address -parse-as-library -O -swift-version 6 -module-name RequestKit \
+swiftc -sanitize=fuzzer,address -parse-as-library -O -swift-version 6 -module-name RequestKit -package-name RequestKit \
     -I "$root/Sources/CZlib" -lz -I "$root/Sources/CEpoll" -I "$root/Sources/COpenSSL" -lssl -lcrypto \
     "${sources[@]}" "$root/Fuzz/RequestBuilding/main.swift" -o "$binary"
 
