@@ -18,8 +18,13 @@ struct PipelinePoolWaitTests {
                 headers: [("Content-Type", "text/plain")],
                 body: .stream { writer in
                     try writer.write(Data("held".utf8))
+                    // A byte a second keeps the holder's idle timeout from closing the connection, however long a
+                    // starved machine takes to send the second request.
                     let deadline = ContinuousClock.now + .seconds(300)
-                    while ContinuousClock.now < deadline { try writer.sleep(for: .milliseconds(20)) }
+                    while ContinuousClock.now < deadline {
+                        try writer.sleep(for: .seconds(1))
+                        try writer.write(Data(".".utf8))
+                    }
                 })
         }
         let limited = transport.limited(toConnectionsPerHost: 1)
