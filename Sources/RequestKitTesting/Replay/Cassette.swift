@@ -22,7 +22,7 @@ struct Cassette: Sendable {
 
     /// The cassette at `url`.
     ///
-    /// - Throws: ``RequestError`` naming the file when it cannot be read or is not a HAR file.
+    /// - Throws: `RequestError` naming the file when it cannot be read or is not a HAR file.
     init(contentsOf url: URL, sideFiles: SideFiles) throws(RequestError) {
         let data: Data
         do {

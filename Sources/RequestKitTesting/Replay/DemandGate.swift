@@ -1,6 +1,6 @@
 import Foundation
 
-/// Lets a task that feeds a ``ResponseBodyStream`` wait until the consumer asks for more: `onDemand` opens the gate,
+/// Lets a task that feeds a `ResponseBodyStream` wait until the consumer asks for more: `onDemand` opens the gate,
 /// and an opening that comes before the wait is not lost.
 final class DemandGate: Sendable {
     private struct State {

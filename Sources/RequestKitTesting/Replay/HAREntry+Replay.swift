@@ -29,7 +29,7 @@ extension HAREntry {
             status: HTTPStatus(code: response.status), headers: Self.headers(response.headers), body: body, url: url)
     }
 
-    /// The failure to throw, or to end the body with, rebuilt as the ``RequestError`` that was recorded.
+    /// The failure to throw, or to end the body with, rebuilt as the `RequestError` that was recorded.
     func replayedFailure(url: URL?) -> RequestError? {
         guard let failure else { return nil }
         let detail = failure.detail ?? failure.kind

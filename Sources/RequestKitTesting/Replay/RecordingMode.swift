@@ -73,7 +73,7 @@ public struct RecordingMode: Sendable, Hashable, CustomStringConvertible {
 
     /// `mode`, unless `environment` names another in ``environmentVariable``.
     ///
-    /// - Throws: ``RequestError`` when the variable names no mode: a misspelt override must not silently replay.
+    /// - Throws: `RequestError` when the variable names no mode: a misspelt override must not silently replay.
     static func effective(_ mode: RecordingMode, environment: [String: String]) throws(RequestError) -> RecordingMode {
         guard let name = environment[environmentVariable], !name.isEmpty else { return mode }
         guard let override = RecordingMode(name) else {

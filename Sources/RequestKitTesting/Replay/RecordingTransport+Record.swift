@@ -119,7 +119,7 @@ extension RecordingTransport {
 }
 
 extension RequestError {
-    /// `error` as the ``RequestError`` a caller sees: itself, or a transport failure wrapping it.
+    /// `error` as the `RequestError` a caller sees: itself, or a transport failure wrapping it.
     static func recorded(_ error: any Error) -> RequestError {
         (error as? RequestError) ?? RequestError.transport(error)
     }

@@ -4,7 +4,7 @@ import RequestKit
 /// What a ``RecordingTransport`` removes from an exchange before it reaches the cassette, or memory shared with
 /// other requests.
 ///
-/// By default every name of ``SensitiveData`` is redacted, in requests and responses alike: the values of its
+/// By default every name of `SensitiveData` is redacted, in requests and responses alike: the values of its
 /// headers, of its query items, of members of JSON bodies (at any depth) and of fields of form bodies, the password
 /// of a URL, the values of `Cookie` and `Set-Cookie` (the cookie names stay). A value is replaced by `<redacted>`.
 /// Then each of ``rules`` runs, for what only the project knows to be secret.
@@ -24,7 +24,7 @@ public struct ReplayRedaction: Sendable {
     /// matching; recording calls it with the response (nil when the request failed).
     public typealias Rule = @Sendable (_ request: inout RecordedRequest, _ response: inout RecordedResponse?) -> Void
 
-    /// The names whose values are secret; ``SensitiveData``'s defaults unless given.
+    /// The names whose values are secret; `SensitiveData`'s defaults unless given.
     public var sensitiveData: SensitiveData
     /// The project's own rules, run in order after the built-in redaction.
     public var rules: [Rule]

@@ -1,4 +1,4 @@
-/// A failed exchange, kept so that replay throws the same ``RequestError``: its kind, detail and the connection
+/// A failed exchange, kept so that replay throws the same `RequestError`: its kind, detail and the connection
 /// or TLS failure it names. `duringBody` is true when the head had arrived and the body stream failed.
 struct HARFailure: Codable, Sendable {
     var kind: String
