@@ -9,7 +9,7 @@ import Foundation
 /// ``sendInline(_:)``, with which the awaiting task writes a request on an idle connection itself, so that a
 /// request on a kept-alive connection needs no wake-up of the loop before its response arrives, and
 /// ``pollForPromptResponse(_:)``, with which it may then read a prompt response itself too. Only the loop's
-/// thread touches the loop's timers and registrations. `idleSince` is the pool's, under the pool's lock. A job that
+/// thread touches the loop's timers and registrations. A job that
 /// ends is resumed after the lock is released: its task, woken at once, often writes its next request here.
 ///
 /// ```
@@ -17,8 +17,8 @@ import Foundation
 ///                                                                                └─► streaming ⇄ paused ─► idle
 /// ```
 final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
-    // Safe: every mutable field but `idleSince` is only touched while holding `stateLock` (taken at each entry
-    // point, never twice: the lock is not recursive); `idleSince` only while holding the pool's lock. No access to a
+    // Safe: every mutable field is only touched while holding `stateLock` (taken at each entry point, never twice:
+    // the lock is not recursive). No access to a
     // field is held across a call that could reach it again (the byte stream, the job and the pool never call
     // back into the connection), so the fields changed on every request skip the runtime's exclusivity checks
     // (`@exclusivity(unchecked)`): they cost as much as the rest of those fields' handling.
@@ -43,13 +43,12 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
         case paused
     }
 
+    /// The connection's identifier in its pool's ``ConnectionPoolStateMachine``.
+    let id: HTTP1ConnectionPool.Machine.ConnectionID
     /// The host and port this connection goes to.
     let key: HTTP1ConnectionKey
     /// The loop that drives it.
     let loop: HTTP1EventLoop
-    /// When it last went back to the pool, in ``HTTP1EventLoop/now()`` nanoseconds (the pool's, under its lock).
-    var idleSince: UInt64 = 0
-
     private let stateLock = NSLock()
     private weak var pool: HTTP1ConnectionPool?
     private let connectTimeout: Double
@@ -110,10 +109,12 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
     @exclusivity(unchecked) private var moreFinishedJobs: [(job: HTTP1Job, outcome: HTTP1Job.Outcome)] = []
 
     init(
-        key: HTTP1ConnectionKey, loop: HTTP1EventLoop, pool: HTTP1ConnectionPool, bufferSize: Int,
+        id: HTTP1ConnectionPool.Machine.ConnectionID, key: HTTP1ConnectionKey, loop: HTTP1EventLoop,
+        pool: HTTP1ConnectionPool, bufferSize: Int,
         connectTimeout: Double, pollWindow: UInt64, makeStream: @escaping StreamFactory
     ) {
         self.pollWindow = pollWindow
+        self.id = id
         self.key = key
         self.loop = loop
         self.pool = pool
@@ -183,7 +184,7 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
         progress = HTTP1ResponseProgress()
         isReused = true
         do {
-            try prepareSending()
+            try prepareSending(idleClockStart: job.idleClockStart)
             _ = try send()
             // Written whole: the socket is watched for reading already. Otherwise the loop waits for room.
             if phase != .receivingHead { handToLoop { $0.drive() } }
@@ -304,13 +305,17 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
         isReused = stream != nil
         if isReused {
             do {
-                try prepareSending()
+                try prepareSending(idleClockStart: job.idleClockStart)
             } catch {
                 fail(error)
                 return
             }
             drive()
         } else {
+            // Resolving, connecting and the handshake are bounded by the request's idle timeout too, counted from
+            // when the request was submitted (waiting for a connection is no progress), as well as by the connect
+            // timeout.
+            armTimeout(job.idleTimeout, since: job.idleClockStart)
             startConnecting()
         }
     }
@@ -388,6 +393,7 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
         if case HTTP1ExchangeFailure.closedBeforeResponse = error { closedEarly = true } else { closedEarly = false }
         if closedEarly, isReused, job.isIdempotent, !job.hasRetried {
             job.hasRetried = true
+            job.idleClockStart = HTTP1EventLoop.now()
             release(isReusable: false, pool: job.pool)
             job.pool.submit(job)
             return
@@ -544,7 +550,7 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
             // Readable while idle: the server closed the connection (or sent bytes nobody asked for).
             if readable, job == nil, !isUsableAfterIdle(knownReadable: true) {
                 close()
-                pool?.discardIdle(self)
+                pool?.discard(self)
             }
         case .connecting:
             if writable { connectAttemptEnded() }
@@ -559,7 +565,10 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
     /// so a request sent again after a stale connection sends its body from the start.
     ///
     /// - Throws: ``RequestError`` when the body's reader cannot be made (a file gone).
-    private func prepareSending() throws {
+    ///
+    /// - Parameter idleClockStart: When the idle clock starts: the request's submission on a kept-alive connection,
+    ///   nil (now) after a connection was made for it.
+    private func prepareSending(idleClockStart: UInt64? = nil) throws {
         outgoing.removeAll()
         outgoingOffset = 0
         headOffset = 0
@@ -574,7 +583,7 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
         bodyReader = try job.makeBodyReader?()
         isReaderDone = bodyReader == nil
         readerBytes = 0
-        armTimeout(job.idleTimeout)
+        armTimeout(job.idleTimeout, since: idleClockStart)
         phase = .sending
     }
 
@@ -852,18 +861,7 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
         }
         let exchanged = (head: head, body: progress.body, isReusable: isReusable(after: head, decoder))
         progress = HTTP1ResponseProgress()
-        guard exchanged.isReusable else {
-            finishJob(.response(exchanged, nil), isReusable: false)
-            return nil
-        }
-        // A request waiting for this host gets the connection at once; otherwise the caller puts it back in the
-        // pool once it has the response.
-        self.job = nil
-        phase = .idle
-        timeoutNanoseconds = nil
-        setInterest(.readable)
-        let handedOver = job.pool.handOverIfWaiting(self)
-        resume(job, .response(exchanged, handedOver ? nil : self))
+        finishJob(.response(exchanged), isReusable: exchanged.isReusable)
         return nil
     }
 
@@ -945,16 +943,17 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
 
     // MARK: Timeouts
 
-    /// Starts (or keeps) the idle timeout: the job fails when no byte moves for `seconds`.
-    private func armTimeout(_ seconds: Double, keepingActivity: Bool = false) {
+    /// Starts (or keeps) the idle timeout: the job fails when no byte moves for `seconds`, counted from `since`
+    /// (``HTTP1EventLoop/now()`` nanoseconds; now when nil).
+    private func armTimeout(_ seconds: Double, since: UInt64? = nil, keepingActivity: Bool = false) {
         guard seconds > 0, seconds.isFinite, seconds < 1e8 else {
             timeoutNanoseconds = nil
             return
         }
         let nanoseconds = UInt64(seconds * 1e9)
-        if !keepingActivity || timeoutNanoseconds == nil { lastActivity = HTTP1EventLoop.now() }
+        if !keepingActivity || timeoutNanoseconds == nil { lastActivity = since ?? HTTP1EventLoop.now() }
         timeoutNanoseconds = nanoseconds
-        scheduleTimeoutCheck(at: lastActivity + nanoseconds)
+        scheduleTimeoutCheck(at: lastActivity &+ nanoseconds)
     }
 
     private func scheduleTimeoutCheck(at deadline: UInt64) {
@@ -975,17 +974,24 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
         timerDeadline = nil
         guard let timeoutNanoseconds else { return }
         switch phase {
-        case .handshaking, .sending, .receivingHead, .receivingBody, .streaming: break
-        default: return
+        case .resolving, .connecting, .handshaking, .sending, .receivingHead, .receivingBody, .streaming: break
+        case .idle, .paused: return
         }
-        let deadline = lastActivity + timeoutNanoseconds
+        let deadline = lastActivity &+ timeoutNanoseconds
         guard HTTP1EventLoop.now() >= deadline else {
             scheduleTimeoutCheck(at: deadline)
             return
         }
-        if phase == .streaming {
+        switch phase {
+        case .streaming:
             failPump(HTTP1Socket.Failure.timedOut)
-        } else {
+        case .resolving, .connecting, .handshaking:
+            let step = phase == .handshaking ? "finish the TLS handshake with" : "connect to"
+            fail(
+                RequestError.timedOut(
+                    "could not \(step) \(key.host) port \(key.port) within the request's timeout of "
+                        + "\(FoundationMapping.seconds(Double(timeoutNanoseconds) / 1e9)) s"))
+        default:
             fail(HTTP1Socket.Failure.timedOut)
         }
     }

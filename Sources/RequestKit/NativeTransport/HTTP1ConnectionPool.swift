@@ -1,30 +1,32 @@
 import Foundation
 
-/// The connections of one ``HTTP1Transport``, grouped by host and port: at most a set number leased per host,
-/// jobs over that number waiting in order (until their deadline or cancellation), idle connections reused newest
-/// first and closed after a while.
+/// The connections of one ``HTTP1Transport``: the actions of its ``ConnectionPoolStateMachine``, carried out.
+///
+/// The machine decides (which connection a request runs on, when a connection is opened, which waiter comes next,
+/// when waiters time out and idle connections close); this class holds the connection and job objects the
+/// machine's identifiers stand for, and does what it says: starts a job on its connection's loop (or lets the
+/// awaiting task write it, ``HTTP1Connection/sendInline(_:)``), fails a job, closes connections, arms the timer.
 ///
 /// ```
-/// submit ──► idle connection? ──► run the job on it (on its loop, or written by the caller: sendInline)
-///       └──► under the host's limit? ──► a new connection on the next loop
-///       └──► wait for release(_:isReusable:), or the job's deadline
+/// submit ──► machine.request ──► run on a connection / open one / wait (arm the timer)
+/// release ─► machine.released ─► run the next waiter / open a replacement / idle (arm the timer)
+/// timer ───► machine.timerFired ─► fail expired waiters, close expired idle connections
 /// ```
 ///
-/// Any thread may call it; the deadlines of waiting jobs and idle connections are timers on the pool's loop.
+/// Any thread may call it: the machine and the maps are guarded by `lock`, and every action is carried out after
+/// the lock is released. The timer runs on the pool's loop.
 final class HTTP1ConnectionPool: @unchecked Sendable {
-    // Safe: `hosts`, `leasedCount`, `nextSweep`, `isEvictionScheduled` and each connection's `idleSince` are only
-    // touched while holding `lock`; connections are started on their own loop with `execute`, after the lock is
-    // released. No access to `hosts` or `leasedCount` is held across a call that could reach it again, so they skip
-    // the runtime's exclusivity checks.
-    private let lock = NSLock()
-    @exclusivity(unchecked) private var hosts: [HTTP1ConnectionKey: HostState] = [:]
-    /// Connections leased, over all hosts.
-    @exclusivity(unchecked) private var leasedCount = 0
-    private var nextSweep: UInt64?
-    private var isEvictionScheduled = false
+    // Safe: `machine`, `connections`, `waiting` and `nextRequest` are only touched while holding `lock`. No access
+    // to them is held across a call that could reach them again (actions run after the lock is released), so they
+    // skip the runtime's exclusivity checks.
+    typealias Machine = ConnectionPoolStateMachine<HTTP1ConnectionKey>
 
-    private let maxConnectionsPerHost: Int
-    private let idleTimeout: Double
+    private let lock = NSLock()
+    @exclusivity(unchecked) private var machine: Machine
+    @exclusivity(unchecked) private var connections: [Machine.ConnectionID: HTTP1Connection] = [:]
+    @exclusivity(unchecked) private var waiting: [Machine.RequestID: HTTP1Job] = [:]
+    @exclusivity(unchecked) private var nextRequest = 0
+
     private let bufferSize: Int
     private let connectTimeout: Double
     /// The connections' ``HTTP1Connection/pollWindow``.
@@ -33,47 +35,34 @@ final class HTTP1ConnectionPool: @unchecked Sendable {
     /// Makes the byte stream of a newly connected socket: the one place where plain TCP could become TLS.
     private let makeStream: HTTP1Connection.StreamFactory
 
-    private struct HostState {
-        var idle: [HTTP1Connection] = []
-        var leased = 0
-        var waiters: [Waiter] = []
-    }
-
-    /// A job waiting for a connection, until its deadline (``HTTP1EventLoop/now()`` nanoseconds), if it has one.
-    private struct Waiter {
-        let job: HTTP1Job
-        let deadline: UInt64?
-    }
-
     init(
         group: HTTP1EventLoopGroup, maxConnectionsPerHost: Int, idleTimeout: Double, connectTimeout: Double,
         bufferSize: Int, pollWindow: UInt64, makeStream: @escaping HTTP1Connection.StreamFactory
     ) {
         self.pollWindow = pollWindow
         self.group = group
-        self.maxConnectionsPerHost = max(1, maxConnectionsPerHost)
-        self.idleTimeout = idleTimeout
         self.connectTimeout = connectTimeout
         self.bufferSize = bufferSize
         self.makeStream = makeStream
+        let clamped = idleTimeout.isNaN ? 0 : min(max(idleTimeout, 0), 3.15e9)
+        machine = Machine(
+            configuration: .init(maxConnectionsPerHost: maxConnectionsPerHost, idleTimeout: UInt64(clamped * 1e9)))
     }
 
     deinit {
-        for state in hosts.values {
-            for connection in state.idle { connection.loop.execute { connection.closeIdle() } }
-        }
+        for connection in connections.values { connection.loop.execute { connection.closeIdle() } }
     }
 
-    /// The loop that runs the pool's timers.
+    /// The loop that runs the pool's timer.
     private var timerLoop: HTTP1EventLoop { group.loops[0] }
 
     /// Connections open and idle, over all hosts.
-    var idleCount: Int { lock.withLock { hosts.values.reduce(0) { $0 + $1.idle.count } } }
+    var idleCount: Int { lock.withLock { machine.idleCount } }
 
     /// The connections open and idle, over all hosts.
-    var idleConnections: [HTTP1Connection] { lock.withLock { hosts.values.flatMap(\.idle) } }
+    var idleConnections: [HTTP1Connection] { lock.withLock { machine.idleConnections.compactMap { connections[$0] } } }
 
-    /// Runs `job` on an idle connection, a new one when the host is under its limit, or the next one released.
+    /// Runs `job` on a connection with room, a new one when its host is under the limit, or the next one released.
     ///
     /// - Parameter inline: Whether the caller (an awaiting task, never a loop) may write the request on an idle
     ///   connection itself (``HTTP1Connection/sendInline(_:)``) instead of handing it to the connection's loop,
@@ -83,12 +72,32 @@ final class HTTP1ConnectionPool: @unchecked Sendable {
             job.finish(.cancelled)
             return
         }
-        let lease = lock.withLock {
-            // Changed in place: a copy of the state would copy its arrays at the first change.
-            take(job, into: &hosts[job.key, default: HostState()])
+        let now = HTTP1EventLoop.now()
+        let deadline = job.idleDeadline
+        let action: Machine.RequestAction
+        var connection: HTTP1Connection?
+        do {
+            lock.lock()
+            defer { lock.unlock() }
+            nextRequest &+= 1
+            let id = Machine.RequestID(nextRequest)
+            job.poolID = id
+            action = machine.request(id, key: job.key, deadline: deadline, now: now)
+            switch action {
+            case .run(let target, _):
+                connection = connections[target]
+            case .createConnection(let target):
+                connection = makeConnection(target, key: job.key)
+            case .wait:
+                waiting[id] = job
+            case .fail:
+                break
+            }
         }
-        switch lease {
-        case .idle(let connection, let isAlone):
+        switch action {
+        case .run(_, let isAlone):
+            guard let connection else { return job.finish(.failed(Self.lostConnection, wasReused: false)) }
+            job.assign(connection)
             // Writing the request here saves waking a loop that waits; a busy loop takes the job as cheaply.
             if inline, !connection.loop.isCurrent, connection.loop.isWaiting, connection.sendInline(job) {
                 // The only request in flight: its task has nothing else to do until the response comes.
@@ -96,204 +105,107 @@ final class HTTP1ConnectionPool: @unchecked Sendable {
                 return
             }
             connection.loop.execute { connection.run(job) }
-        case .new:
-            // Made outside the lock (it allocates the read buffer); the slot is counted already. A job cancelled
-            // meanwhile is not waiting, so it is the connection that finds it cancelled when it starts.
-            let fresh = makeConnection(job.key)
-            job.assign(fresh)
-            fresh.loop.execute { fresh.run(job) }
-        case .waiting(let sweepAt):
-            guard let sweepAt else { return }
-            let loop = timerLoop
-            loop.execute { [weak self] in _ = loop.schedule(at: sweepAt) { self?.expireWaiters() } }
+        case .createConnection:
+            guard let connection else { return }
+            job.assign(connection)
+            connection.loop.execute { connection.run(job) }
+        case .wait(let armTimer):
+            if let armTimer { arm(armTimer) }
+        case .fail:
+            job.finish(.failed(Self.lostConnection, wasReused: false))
         }
     }
 
-    /// What ``take(_:into:)`` gave a job.
-    private enum Lease {
-        /// An idle connection, assigned to the job, and whether it is now the only connection leased.
-        case idle(HTTP1Connection, isAlone: Bool)
-        /// A slot for a new connection.
-        case new
-        /// A place in the queue, and the deadline of a pool-wait sweep to schedule, if one is needed.
-        case waiting(sweepAt: UInt64?)
-    }
+    /// The error for a connection the pool's machine named but the pool no longer holds, which never happens.
+    private static let lostConnection = RequestError.transport(
+        URLError(.unknown), detail: "the connection pool lost track of a connection")
 
-    /// Leases an idle connection or a slot for a new one to `job`, or queues it (under the lock).
-    private func take(_ job: HTTP1Job, into state: inout HostState) -> Lease {
-        if let idle = state.idle.popLast() {
-            state.leased += 1
-            leasedCount += 1
-            job.assign(idle)
-            return .idle(idle, isAlone: leasedCount == 1)
-        }
-        guard state.leased < maxConnectionsPerHost else {
-            // The wait is bounded by the request's idle timeout, counted from now (a retried request waits anew).
-            let timeout = job.idleTimeout
-            let deadline =
-                timeout.isFinite && timeout > 0 && timeout < 1e6 ? HTTP1EventLoop.deadline(after: timeout) : nil
-            state.waiters.append(Waiter(job: job, deadline: deadline))
-            guard let deadline, nextSweep.map({ deadline < $0 }) ?? true else {
-                return .waiting(sweepAt: nil)
-            }
-            nextSweep = deadline
-            return .waiting(sweepAt: deadline)
-        }
-        state.leased += 1
-        leasedCount += 1
-        return .new
-    }
-
-    private func makeConnection(_ key: HTTP1ConnectionKey) -> HTTP1Connection {
-        HTTP1Connection(
-            key: key, loop: group.next(), pool: self, bufferSize: bufferSize, connectTimeout: connectTimeout,
+    private func makeConnection(_ id: Machine.ConnectionID, key: HTTP1ConnectionKey) -> HTTP1Connection {
+        let connection = HTTP1Connection(
+            id: id, key: key, loop: group.next(), pool: self, bufferSize: bufferSize, connectTimeout: connectTimeout,
             pollWindow: pollWindow, makeStream: makeStream)
+        connections[id] = connection
+        return connection
     }
 
     /// Takes a job out of its host's queue; false when it was not waiting.
     func removeWaiter(_ job: HTTP1Job) -> Bool {
         lock.withLock {
-            guard let index = hosts[job.key]?.waiters.firstIndex(where: { $0.job === job }) else { return false }
-            hosts[job.key]?.waiters.remove(at: index)
+            guard let id = job.poolID, machine.cancelled(id, key: job.key) else { return false }
+            waiting[id] = nil
             return true
         }
     }
 
-    /// Fails the waiting jobs whose deadline passed, and schedules the next check.
-    private func expireWaiters() {
+    /// Returns a connection once a job on it ended, from any thread: kept for the next job when `isReusable`,
+    /// dropped otherwise (it is closed already). A waiting job gets it, or a replacement, at once.
+    func release(_ connection: HTTP1Connection, isReusable: Bool) {
         let now = HTTP1EventLoop.now()
-        let (expired, next): ([HTTP1Job], UInt64?) = lock.withLock {
-            var expired: [HTTP1Job] = []
-            var next: UInt64?
-            for key in Array(hosts.keys) {
-                guard var state = hosts[key], !state.waiters.isEmpty else { continue }
-                state.waiters.removeAll { waiter in
-                    guard let deadline = waiter.deadline else { return false }
-                    if deadline <= now {
-                        expired.append(waiter.job)
-                        return true
-                    }
-                    next = min(next ?? .max, deadline)
-                    return false
+        var next: (job: HTTP1Job, connection: HTTP1Connection)?
+        let action: Machine.ReleaseAction = lock.withLock {
+            let action = machine.released(connection.id, isReusable: isReusable, now: now)
+            if !isReusable { connections[connection.id] = nil }
+            switch action {
+            case .run(let request, let target):
+                if let job = waiting.removeValue(forKey: request), let target = connections[target] {
+                    next = (job, target)
                 }
-                hosts[key] = state
+            case .createConnection(let target, let request):
+                let fresh = makeConnection(target, key: connection.key)
+                if let job = waiting.removeValue(forKey: request) { next = (job, fresh) }
+            case .close:
+                connections[connection.id] = nil
+            case .none:
+                break
             }
-            nextSweep = next
-            return (expired, next)
+            return action
+        }
+        switch action {
+        case .none(let armTimer):
+            if let armTimer { arm(armTimer) }
+        case .close:
+            connection.loop.execute { connection.closeIdle() }
+        case .run, .createConnection:
+            guard let next else { return }
+            next.job.assign(next.connection)
+            next.connection.loop.execute { next.connection.run(next.job) }
+        }
+    }
+
+    /// Forgets a connection that closed while idle (the server hung up), or that could not be opened.
+    func discard(_ connection: HTTP1Connection) {
+        lock.withLock {
+            machine.closed(connection.id)
+            connections[connection.id] = nil
+        }
+    }
+
+    /// Arms the pool's timer for `deadline` (``HTTP1EventLoop/now()`` nanoseconds).
+    private func arm(_ deadline: UInt64) {
+        let loop = timerLoop
+        loop.execute { [weak self] in
+            _ = loop.schedule(at: deadline) { self?.timerFired(deadline) }
+        }
+    }
+
+    /// Fails the waiting jobs whose deadline passed and closes connections idle for too long.
+    private func timerFired(_ deadline: UInt64) {
+        let now = HTTP1EventLoop.now()
+        let (expired, closing, armTimer): ([HTTP1Job], [HTTP1Connection], UInt64?) = lock.withLock {
+            let action = machine.timerFired(deadline: deadline, now: now)
+            let expired = action.expired.compactMap { waiting.removeValue(forKey: $0) }
+            let closing = action.closing.compactMap { connections.removeValue(forKey: $0) }
+            return (expired, closing, action.armTimer)
         }
         for job in expired { job.finish(.poolWaitTimedOut) }
-        if let next { _ = timerLoop.schedule(at: next) { [weak self] in self?.expireWaiters() } }
-    }
-
-    /// Returns a leased connection, from any thread, once no job runs on it: kept for the next job when `isReusable`, dropped otherwise (it is
-    /// closed already). A waiting job gets it, or its slot, at once.
-    func release(_ connection: HTTP1Connection, isReusable: Bool) {
-        let key = connection.key
-        let (next, target, scheduleEviction): (HTTP1Job?, HTTP1Connection?, Bool) = lock.withLock {
-            guard let index = hosts.index(forKey: key) else { return (nil, nil, false) }
-            let (next, target, isIdle) = give(connection, isReusable: isReusable, from: &hosts.values[index])
-            guard isIdle else { return (next, target, false) }
-            let schedule = !isEvictionScheduled
-            isEvictionScheduled = true
-            return (nil, nil, schedule)
-        }
-        if let next, let target { target.loop.execute { target.run(next) } }
-        if scheduleEviction { scheduleEvictionCheck(after: idleTimeout) }
-    }
-
-    /// Hands a released connection (or, when it is not reusable, a new one) to the first waiting job, or puts it
-    /// back with the idle ones (under the lock): returns the job and the connection to run it on, and whether the
-    /// connection went idle.
-    private func give(
-        _ connection: HTTP1Connection, isReusable: Bool, from state: inout HostState
-    ) -> (HTTP1Job?, HTTP1Connection?, Bool) {
-        if !state.waiters.isEmpty {
-            let job = state.waiters.removeFirst().job
-            let target = isReusable ? connection : makeConnection(connection.key)
-            job.assign(target)
-            return (job, target, false)
-        }
-        state.leased -= 1
-        leasedCount -= 1
-        guard isReusable else { return (nil, nil, false) }
-        connection.idleSince = HTTP1EventLoop.now()
-        state.idle.append(connection)
-        return (nil, nil, true)
-    }
-
-    /// Gives a kept-alive connection, still leased, to the first job waiting for its host; false when none waits.
-    func handOverIfWaiting(_ connection: HTTP1Connection) -> Bool {
-        let next: HTTP1Job? = lock.withLock {
-            guard let index = hosts.index(forKey: connection.key), !hosts.values[index].waiters.isEmpty else {
-                return nil
-            }
-            let job = hosts.values[index].waiters.removeFirst().job
-            job.assign(connection)
-            return job
-        }
-        guard let next else { return false }
-        connection.loop.execute { connection.run(next) }
-        return true
-    }
-
-    /// Forgets an idle connection that closed (the server hung up); nothing when it was leased meanwhile.
-    func discardIdle(_ connection: HTTP1Connection) {
-        lock.withLock {
-            guard let index = hosts[connection.key]?.idle.firstIndex(where: { $0 === connection }) else { return }
-            hosts[connection.key]?.idle.remove(at: index)
-        }
-    }
-
-    private func scheduleEvictionCheck(after seconds: Double) {
-        guard seconds.isFinite, seconds > 0 else {
-            lock.withLock { isEvictionScheduled = false }
-            return
-        }
-        let loop = timerLoop
-        let deadline = HTTP1EventLoop.deadline(after: seconds)
-        loop.execute { [weak self] in _ = loop.schedule(at: deadline) { self?.evictIdleConnections() } }
-    }
-
-    /// Closes connections idle for longer than the idle timeout, and checks again when the next one expires.
-    private func evictIdleConnections() {
-        let now = HTTP1EventLoop.now()
-        let limit = UInt64(max(0, min(idleTimeout, 1e9)) * 1e9)
-        let (expired, nextCheck): ([HTTP1Connection], Double?) = lock.withLock {
-            var expired: [HTTP1Connection] = []
-            var soonest: UInt64?
-            for key in Array(hosts.keys) {
-                guard var state = hosts[key] else { continue }
-                state.idle.removeAll { connection in
-                    let age = now &- connection.idleSince
-                    if age >= limit {
-                        expired.append(connection)
-                        return true
-                    }
-                    soonest = min(soonest ?? .max, limit - age)
-                    return false
-                }
-                if state.idle.isEmpty, state.leased == 0, state.waiters.isEmpty {
-                    hosts[key] = nil
-                } else {
-                    hosts[key] = state
-                }
-            }
-            isEvictionScheduled = soonest != nil
-            return (expired, soonest.map { Double($0) / 1e9 + 0.001 })
-        }
-        for connection in expired { connection.loop.execute { connection.closeIdle() } }
-        if let nextCheck { scheduleEvictionCheck(after: nextCheck) }
+        for connection in closing { connection.loop.execute { connection.closeIdle() } }
+        if let armTimer { arm(armTimer) }
     }
 
     /// Closes every idle connection now.
     func closeIdleConnections() {
         let idle: [HTTP1Connection] = lock.withLock {
-            var idle: [HTTP1Connection] = []
-            for key in Array(hosts.keys) {
-                idle += hosts[key]?.idle ?? []
-                hosts[key]?.idle = []
-            }
-            return idle
+            machine.closeIdleConnections().compactMap { connections.removeValue(forKey: $0) }
         }
         for connection in idle { connection.loop.execute { connection.closeIdle() } }
     }

@@ -14,14 +14,14 @@ import Foundation
 /// ```
 final class HTTP1Job: @unchecked Sendable {
     // Safe: `continuation`, `isFinished`, `isCancelled`, `connection` and `retried` are only touched while holding
-    // `lock`; everything else is a `let`.
+    // `lock`; `poolID` only while holding the pool's lock; `idleClockStart` is set before the job is submitted or
+    // handed to a connection (through the pool's lock or the loop's queue, which order the two); everything else is
+    // a `let`.
 
     /// What the awaiting task gets back.
     enum Outcome: Sendable {
-        /// The whole response (``Mode/buffered(bodyLimit:)``), with the kept-alive connection when the caller is
-        /// to put it back in the pool (so that it is idle, and its idle clock running, only once the caller has
-        /// the response); nil when the pool has it already.
-        case response(HTTP1Connection.Exchanged, HTTP1Connection?)
+        /// The whole response (``Mode/buffered(bodyLimit:)``); the connection is back in the pool already.
+        case response(HTTP1Connection.Exchanged)
         /// The final response head (``Mode/streaming(_:)``); the body follows into the options' continuation.
         case head(HTTP1ResponseHead)
         /// The request was cancelled.
@@ -63,6 +63,19 @@ final class HTTP1Job: @unchecked Sendable {
     let limits: HTTP1Limits
     /// How the response is delivered.
     let mode: Mode
+    /// The job's identifier in the pool's ``ConnectionPoolStateMachine`` (the pool's, under its lock).
+    var poolID: HTTP1ConnectionPool.Machine.RequestID?
+    /// When the job's idle clock started (``HTTP1EventLoop/now()`` nanoseconds): when it was made, or sent again
+    /// after a stale connection. Waiting for a connection is no progress, so the wait counts against the request's
+    /// idle timeout.
+    var idleClockStart = HTTP1EventLoop.now()
+
+    /// The end of the job's first idle period: the longest it may wait for a connection.
+    var idleDeadline: UInt64? {
+        idleTimeout.isFinite && idleTimeout > 0 && idleTimeout < 1e6
+            ? idleClockStart &+ UInt64(idleTimeout * 1e9) : nil
+    }
+
     /// Whether the request has already been sent again after a kept-alive connection closed before responding.
     var hasRetried: Bool {
         get { lock.withLock { retried } }

@@ -209,10 +209,9 @@ public final class HTTP1Transport: Transport {
     /// Runs `job`, one request (no redirects), and reads its whole response, of at most `bodyLimit` bytes once
     /// decoded (and on the wire) and expanding at most `maxRatio` times.
     private func exchange(_ job: HTTP1Job, url: URL, bodyLimit: Int, maxRatio: Int) async throws -> Response {
-        guard case .response(let exchanged, let connection) = try await perform(job, url: url) else {
+        guard case .response(let exchanged) = try await perform(job, url: url) else {
             throw RequestError.transport(URLError(.unknown), detail: "the connection returned no response")
         }
-        if let connection { job.pool.release(connection, isReusable: true) }
         return try response(exchanged.head, body: exchanged.body, url: url, bodyLimit: bodyLimit, maxRatio: maxRatio)
     }
 
@@ -235,7 +234,7 @@ public final class HTTP1Transport: Transport {
     /// Hands `job` to the pool and waits for its outcome; cancelling the task cancels the job (a waiting job leaves
     /// the queue, a running one closes its connection).
     ///
-    /// - Returns: A ``HTTP1Job/Outcome/response(_:_:)`` or ``HTTP1Job/Outcome/head(_:)``.
+    /// - Returns: A ``HTTP1Job/Outcome/response(_:)`` or ``HTTP1Job/Outcome/head(_:)``.
     /// - Throws: The ``RequestError`` for any other outcome.
     func perform(_ job: HTTP1Job, url: URL) async throws(RequestError) -> HTTP1Job.Outcome {
         let outcome = await withTaskCancellationHandler {

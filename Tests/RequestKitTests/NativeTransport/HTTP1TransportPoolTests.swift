@@ -87,8 +87,9 @@ struct HTTP1TransportPoolTests {
         let server = try TestServer()
         defer { server.stop() }
         let transport = HTTP1Transport { $0.idleConnectionTimeout = 0.2 }
+        // Whether the connection is still idle right after the response is a matter of timing (0.2 s on a busy
+        // machine); the connection pool state machine's tables pin the expiry down exactly.
         _ = try await transport.send(URLRequest(url: server.url("/get")))
-        #expect(transport.idleConnectionCount == 1)
         var remaining = 1
         for _ in 0..<100 where remaining > 0 {
             try await Task.sleep(nanoseconds: 50_000_000)

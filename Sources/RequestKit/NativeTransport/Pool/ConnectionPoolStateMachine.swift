@@ -1,0 +1,359 @@
+/// The bookkeeping of a connection pool, with no I/O and no clock: which connections each host has, how many
+/// requests each carries, which requests wait for one, and when the next deadline falls. Each event (a request, a
+/// connection released, a waiter cancelled, the timer fired, an idle connection closed, shutdown) is one mutating
+/// call, and its result says what to do: run a request on a connection, open a connection, fail a request, close
+/// connections, arm the timer. The pool that owns it executes those actions.
+///
+/// Connections have a capacity: an HTTP/1.1 connection carries one request at a time, a multiplexed one several.
+/// A host opens at most ``Configuration/maxConnectionsPerHost`` connections; requests past their capacity wait in
+/// order, each until its own deadline. Idle connections are reused newest first and closed once idle for
+/// ``Configuration/idleTimeout``.
+///
+/// ```swift
+/// var pool = ConnectionPoolStateMachine<String>(configuration: .init(maxConnectionsPerHost: 1, idleTimeout: 60))
+/// let first = pool.request(.init(1), key: "a.example", deadline: nil, now: 0)   // .createConnection(c0)
+/// let second = pool.request(.init(2), key: "a.example", deadline: 5, now: 0)    // .wait(armTimer: 5)
+/// let next = pool.released(c0, isReusable: true, now: 1)                        // .run(request 2, on: c0)
+/// ```
+///
+/// Times are nanoseconds on one monotonic clock that the owner reads; the machine never reads a clock itself.
+struct ConnectionPoolStateMachine<Key: Hashable & Sendable>: Sendable {
+    /// Limits and timeouts.
+    struct Configuration: Sendable, Equatable {
+        /// The most connections open (or opening) to one key at once.
+        var maxConnectionsPerHost: Int
+        /// How long a connection may stay idle before it is closed, in nanoseconds.
+        var idleTimeout: UInt64
+    }
+
+    /// A connection of the pool.
+    struct ConnectionID: Hashable, Sendable, CustomStringConvertible {
+        let value: Int
+        init(_ value: Int) { self.value = value }
+        var description: String { "c\(value)" }
+    }
+
+    /// A request submitted to the pool.
+    struct RequestID: Hashable, Sendable, CustomStringConvertible {
+        let value: Int
+        init(_ value: Int) { self.value = value }
+        var description: String { "r\(value)" }
+    }
+
+    /// Why the pool failed a request it held.
+    enum Failure: Sendable, Equatable {
+        /// No connection came free before the request's deadline.
+        case waitTimedOut
+        /// The pool shut down with the request waiting.
+        case shutdown
+    }
+
+    /// What to do with a request just submitted.
+    enum RequestAction: Sendable, Equatable {
+        /// Run it on this open connection, which has room; `isAlone` says whether it is now the one request in
+        /// flight in the whole pool.
+        case run(on: ConnectionID, isAlone: Bool)
+        /// Open this new connection (already counted) and run the request on it.
+        case createConnection(ConnectionID)
+        /// The request waits; arm the timer for this deadline when there is one.
+        case wait(armTimer: UInt64?)
+        /// Fail it: the pool is shut down.
+        case fail(Failure)
+    }
+
+    /// What to do after a connection finished a request.
+    enum ReleaseAction: Sendable, Equatable {
+        /// Nothing to run; arm the timer for this deadline when there is one (an idle connection's expiry).
+        case none(armTimer: UInt64?)
+        /// Run this waiting request on this connection (the released one when it stays open).
+        case run(RequestID, on: ConnectionID)
+        /// Open this new connection (in place of one that closed) and run this waiting request on it.
+        case createConnection(ConnectionID, for: RequestID)
+        /// Close the connection: the pool is shut down.
+        case close
+    }
+
+    /// What the timer's firing calls for.
+    struct TimerAction: Sendable, Equatable {
+        /// Waiting requests whose deadline passed: fail each with ``Failure/waitTimedOut``.
+        var expired: [RequestID] = []
+        /// Idle connections past the idle timeout: close them.
+        var closing: [ConnectionID] = []
+        /// The next deadline to arm the timer for, if any.
+        var armTimer: UInt64?
+    }
+
+    private struct Connection: Sendable {
+        let key: Key
+        var capacity: Int
+        var inUse: Int
+        /// When the connection last became idle.
+        var idleSince: UInt64
+    }
+
+    private struct Waiter: Sendable {
+        let id: RequestID
+        let deadline: UInt64?
+    }
+
+    private struct Host: Sendable {
+        /// Connections open or opening to this key.
+        var connections: Set<ConnectionID> = []
+        /// Connections with room for another request, most recently freed last.
+        var available: [ConnectionID] = []
+        /// Requests waiting for room, in arrival order from `waitersStart` on.
+        var waiters: [Waiter] = []
+        var waitersStart = 0
+
+        var waitingCount: Int { waiters.count - waitersStart }
+
+        mutating func popWaiter() -> Waiter? {
+            guard waitersStart < waiters.count else { return nil }
+            let waiter = waiters[waitersStart]
+            waitersStart += 1
+            if waitersStart == waiters.count {
+                waiters.removeAll(keepingCapacity: true)
+                waitersStart = 0
+            } else if waitersStart >= 64, waitersStart * 2 >= waiters.count {
+                waiters.removeFirst(waitersStart)
+                waitersStart = 0
+            }
+            return waiter
+        }
+    }
+
+    let configuration: Configuration
+    private var hosts: [Key: Host] = [:]
+    private var connections: [ConnectionID: Connection] = [:]
+    private var nextConnection = 0
+    /// Connections carrying at least one request, over all hosts.
+    private(set) var busyConnectionCount = 0
+    /// The deadline the timer is armed for; a firing for another deadline was superseded and is ignored.
+    private(set) var timerDeadline: UInt64?
+    private(set) var isShutDown = false
+
+    init(configuration: Configuration) {
+        var configuration = configuration
+        configuration.maxConnectionsPerHost = max(1, configuration.maxConnectionsPerHost)
+        self.configuration = configuration
+    }
+
+    /// How many connections are open (or opening).
+    var connectionCount: Int { connections.count }
+
+    /// How many connections carry no request.
+    var idleCount: Int { connections.values.reduce(0) { $0 + ($1.inUse == 0 ? 1 : 0) } }
+
+    /// The connections that carry no request.
+    var idleConnections: [ConnectionID] { connections.filter { $0.value.inUse == 0 }.map(\.key) }
+
+    /// How many requests wait for a connection to `key`.
+    func waitingCount(for key: Key) -> Int { hosts[key]?.waitingCount ?? 0 }
+
+    /// The key a connection serves.
+    func key(of connection: ConnectionID) -> Key? { connections[connection]?.key }
+
+    // MARK: Events
+
+    /// A request for `key`: it runs on a connection with room (the most recently freed), on a new connection while
+    /// the host is under its limit, or waits until `deadline`.
+    mutating func request(_ id: RequestID, key: Key, deadline: UInt64?, now: UInt64) -> RequestAction {
+        if isShutDown { return .fail(.shutdown) }
+        if let connection = hosts[key]?.available.last {
+            let isAlone = take(connection)
+            return .run(on: connection, isAlone: isAlone)
+        }
+        let host = hosts[key, default: Host()]
+        if host.connections.count < configuration.maxConnectionsPerHost {
+            let connection = open(key, now: now)
+            take(connection)
+            return .createConnection(connection)
+        }
+        hosts[key, default: Host()].waiters.append(Waiter(id: id, deadline: deadline))
+        return .wait(armTimer: deadline.flatMap { arm($0) })
+    }
+
+    /// A connection finished one of its requests: the first waiter for its key takes the room (on a new connection
+    /// when this one closed), or the connection goes idle.
+    mutating func released(_ id: ConnectionID, isReusable: Bool, now: UInt64) -> ReleaseAction {
+        guard var connection = connections[id] else { return .none(armTimer: nil) }
+        let key = connection.key
+        if connection.inUse >= connection.capacity { hosts[key]?.available.append(id) }
+        connection.inUse = max(0, connection.inUse - 1)
+        if connection.inUse == 0 { busyConnectionCount -= 1 }
+        connection.idleSince = now
+        connections[id] = connection
+        if !isReusable { remove(id) }
+        if !isShutDown, let waiter = hosts[key]?.popWaiter() {
+            if isReusable {
+                take(id)
+                return .run(waiter.id, on: id)
+            }
+            let fresh = open(key, now: now)
+            take(fresh)
+            return .createConnection(fresh, for: waiter.id)
+        }
+        guard isReusable else {
+            dropHostIfUnused(key)
+            return .none(armTimer: nil)
+        }
+        if isShutDown, connection.inUse == 0 {
+            remove(id)
+            dropHostIfUnused(key)
+            return .close
+        }
+        return .none(armTimer: connection.inUse == 0 ? arm(now &+ configuration.idleTimeout) : nil)
+    }
+
+    /// A connection that never carried a request (it could not be opened) or closed while idle: it is forgotten.
+    mutating func closed(_ id: ConnectionID) {
+        guard let connection = connections[id] else { return }
+        remove(id)
+        dropHostIfUnused(connection.key)
+    }
+
+    /// An open connection can now carry `capacity` requests at once (an HTTP/2 server's setting): waiters for its
+    /// key take the room it gained, in order. Returns the requests to run on it.
+    mutating func capacityChanged(_ id: ConnectionID, to capacity: Int) -> [RequestID] {
+        guard var connection = connections[id] else { return [] }
+        let key = connection.key
+        let hadRoom = connection.inUse < connection.capacity
+        connection.capacity = max(1, capacity)
+        connections[id] = connection
+        let hasRoom = connection.inUse < connection.capacity
+        if hadRoom, !hasRoom { hosts[key]?.available.removeAll { $0 == id } }
+        if !hadRoom, hasRoom { hosts[key]?.available.append(id) }
+        var started: [RequestID] = []
+        while let current = connections[id], current.inUse < current.capacity, !isShutDown,
+            let waiter = hosts[key]?.popWaiter()
+        {
+            take(id)
+            started.append(waiter.id)
+        }
+        return started
+    }
+
+    /// A waiting request was cancelled: true when it was waiting (it now leaves the queue; fail it as cancelled),
+    /// false when it holds a connection already (its connection handles the cancellation).
+    mutating func cancelled(_ id: RequestID, key: Key) -> Bool {
+        guard var host = hosts[key],
+            let index = host.waiters[host.waitersStart...].firstIndex(where: { $0.id == id })
+        else { return false }
+        host.waiters.remove(at: index)
+        hosts[key] = host
+        return true
+    }
+
+    /// The timer armed for `deadline` fired at `now`: waiters whose deadline passed fail, idle connections past the
+    /// idle timeout close, and the timer is armed again for the soonest deadline left. A firing for a deadline
+    /// that a sooner one superseded does nothing.
+    mutating func timerFired(deadline: UInt64, now: UInt64) -> TimerAction {
+        guard deadline == timerDeadline else { return TimerAction() }
+        timerDeadline = nil
+        var action = TimerAction()
+        var soonest: UInt64?
+        for key in Array(hosts.keys) {
+            guard var host = hosts[key] else { continue }
+            if host.waitingCount > 0 {
+                var kept: [Waiter] = []
+                kept.reserveCapacity(host.waitingCount)
+                for waiter in host.waiters[host.waitersStart...] {
+                    if let deadline = waiter.deadline {
+                        if deadline <= now {
+                            action.expired.append(waiter.id)
+                            continue
+                        }
+                        soonest = min(soonest ?? .max, deadline)
+                    }
+                    kept.append(waiter)
+                }
+                host.waiters = kept
+                host.waitersStart = 0
+            }
+            var closing: [ConnectionID] = []
+            for id in host.available {
+                guard let connection = connections[id], connection.inUse == 0 else { continue }
+                let expiry = connection.idleSince &+ configuration.idleTimeout
+                if expiry <= now {
+                    closing.append(id)
+                } else {
+                    soonest = min(soonest ?? .max, expiry)
+                }
+            }
+            hosts[key] = host
+            for id in closing { remove(id) }
+            action.closing += closing
+            dropHostIfUnused(key)
+        }
+        action.armTimer = soonest.flatMap { arm($0) }
+        return action
+    }
+
+    /// Closes every idle connection now: returns them.
+    mutating func closeIdleConnections() -> [ConnectionID] {
+        let idle = idleConnections
+        for id in idle {
+            let key = connections[id]?.key
+            remove(id)
+            if let key { dropHostIfUnused(key) }
+        }
+        return idle
+    }
+
+    /// Shuts the pool down: every waiting request fails, idle connections close now, and busy ones close when
+    /// released. Returns the waiters to fail and the connections to close.
+    mutating func shutdown() -> (failing: [RequestID], closing: [ConnectionID]) {
+        isShutDown = true
+        var failing: [RequestID] = []
+        for key in Array(hosts.keys) {
+            while let waiter = hosts[key]?.popWaiter() { failing.append(waiter.id) }
+        }
+        return (failing, closeIdleConnections())
+    }
+
+    // MARK: Bookkeeping
+
+    private mutating func open(_ key: Key, now: UInt64) -> ConnectionID {
+        let id = ConnectionID(nextConnection)
+        nextConnection += 1
+        connections[id] = Connection(key: key, capacity: 1, inUse: 0, idleSince: now)
+        hosts[key, default: Host()].connections.insert(id)
+        hosts[key, default: Host()].available.append(id)
+        return id
+    }
+
+    /// One more request on `id`, which has room; returns whether it is now the only request in flight.
+    @discardableResult
+    private mutating func take(_ id: ConnectionID) -> Bool {
+        guard var connection = connections[id] else { return false }
+        if connection.inUse == 0 { busyConnectionCount += 1 }
+        connection.inUse += 1
+        connections[id] = connection
+        if connection.inUse >= connection.capacity, let index = hosts[connection.key]?.available.lastIndex(of: id) {
+            hosts[connection.key]?.available.remove(at: index)
+        }
+        return busyConnectionCount == 1 && connection.inUse == 1
+    }
+
+    /// Forgets a connection; one still carrying requests no longer counts as busy.
+    private mutating func remove(_ id: ConnectionID) {
+        guard let connection = connections.removeValue(forKey: id) else { return }
+        if connection.inUse > 0 { busyConnectionCount -= 1 }
+        hosts[connection.key]?.connections.remove(id)
+        if let index = hosts[connection.key]?.available.lastIndex(of: id) {
+            hosts[connection.key]?.available.remove(at: index)
+        }
+    }
+
+    private mutating func dropHostIfUnused(_ key: Key) {
+        guard let host = hosts[key], host.connections.isEmpty, host.waitingCount == 0 else { return }
+        hosts[key] = nil
+    }
+
+    /// Arms the timer for `deadline` when nothing sooner is armed: the deadline to arm, or nil.
+    private mutating func arm(_ deadline: UInt64) -> UInt64? {
+        if let timerDeadline, timerDeadline <= deadline { return nil }
+        timerDeadline = deadline
+        return deadline
+    }
+}

@@ -1,0 +1,307 @@
+import Testing
+
+@testable import RequestKit
+
+/// The pool's decisions, event by event, with no socket and no clock: each table is a script of events and the
+/// action each must return.
+@Suite("Connection pool state machine")
+struct ConnectionPoolStateMachineTests {
+    typealias Machine = ConnectionPoolStateMachine<String>
+    typealias C = Machine.ConnectionID
+    typealias R = Machine.RequestID
+
+    /// One event of a table, with what it must return.
+    enum Step {
+        case request(Int, key: String, deadline: UInt64?, now: UInt64, expect: Machine.RequestAction)
+        case released(Int, isReusable: Bool, now: UInt64, expect: Machine.ReleaseAction)
+        case cancelled(Int, key: String, expect: Bool)
+        case timer(deadline: UInt64, now: UInt64, expect: Machine.TimerAction)
+        case closed(Int)
+        case capacity(Int, to: Int, expect: [Int])
+        case closeIdle(expect: [Int])
+        case shutdown(failing: [Int], closing: [Int])
+    }
+
+    @discardableResult
+    private static func run(
+        _ steps: [Step], maxPerHost: Int = 2, idleTimeout: UInt64 = 100,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) -> Machine {
+        var machine = Machine(configuration: .init(maxConnectionsPerHost: maxPerHost, idleTimeout: idleTimeout))
+        for (index, step) in steps.enumerated() {
+            let comment = Comment(rawValue: "step \(index + 1)")
+            switch step {
+            case .request(let id, let key, let deadline, let now, let expected):
+                let action = machine.request(R(id), key: key, deadline: deadline, now: now)
+                #expect(action == expected, comment, sourceLocation: sourceLocation)
+            case .released(let id, let isReusable, let now, let expected):
+                let action = machine.released(C(id), isReusable: isReusable, now: now)
+                #expect(action == expected, comment, sourceLocation: sourceLocation)
+            case .cancelled(let id, let key, let expected):
+                #expect(machine.cancelled(R(id), key: key) == expected, comment, sourceLocation: sourceLocation)
+            case .timer(let deadline, let now, let expected):
+                let action = machine.timerFired(deadline: deadline, now: now)
+                #expect(action == expected, comment, sourceLocation: sourceLocation)
+            case .closed(let id):
+                machine.closed(C(id))
+            case .capacity(let id, let capacity, let expected):
+                let started = machine.capacityChanged(C(id), to: capacity)
+                #expect(started == expected.map(R.init), comment, sourceLocation: sourceLocation)
+            case .closeIdle(let expected):
+                let closing = machine.closeIdleConnections()
+                #expect(Set(closing) == Set(expected.map(C.init)), comment, sourceLocation: sourceLocation)
+            case .shutdown(let failing, let closing):
+                let result = machine.shutdown()
+                #expect(result.failing == failing.map(R.init), comment, sourceLocation: sourceLocation)
+                #expect(Set(result.closing) == Set(closing.map(C.init)), comment, sourceLocation: sourceLocation)
+            }
+        }
+        return machine
+    }
+
+    @Test("A request opens a connection; the next one after it is released reuses it (keep-alive)")
+    func reuse() {
+        let machine = Self.run([
+            .request(1, key: "a", deadline: nil, now: 0, expect: .createConnection(C(0))),
+            .released(0, isReusable: true, now: 10, expect: .none(armTimer: 110)),
+            .request(2, key: "a", deadline: nil, now: 20, expect: .run(on: C(0), isAlone: true)),
+            .released(0, isReusable: true, now: 30, expect: .none(armTimer: nil)),
+        ])
+        #expect(machine.connectionCount == 1)
+        #expect(machine.idleCount == 1)
+    }
+
+    @Test("The most recently freed idle connection is reused first")
+    func newestIdleFirst() {
+        Self.run([
+            .request(1, key: "a", deadline: nil, now: 0, expect: .createConnection(C(0))),
+            .request(2, key: "a", deadline: nil, now: 0, expect: .createConnection(C(1))),
+            .released(0, isReusable: true, now: 1, expect: .none(armTimer: 101)),
+            .released(1, isReusable: true, now: 2, expect: .none(armTimer: nil)),
+            .request(3, key: "a", deadline: nil, now: 3, expect: .run(on: C(1), isAlone: true)),
+            .request(4, key: "a", deadline: nil, now: 3, expect: .run(on: C(0), isAlone: false)),
+        ])
+    }
+
+    @Test("Hosts are counted apart: each has its own limit and its own idle connections")
+    func hostsApart() {
+        Self.run(
+            [
+                .request(1, key: "a", deadline: nil, now: 0, expect: .createConnection(C(0))),
+                .request(2, key: "b", deadline: nil, now: 0, expect: .createConnection(C(1))),
+                .request(3, key: "a", deadline: 50, now: 0, expect: .wait(armTimer: 50)),
+                .released(1, isReusable: true, now: 5, expect: .none(armTimer: nil)),
+                .released(0, isReusable: true, now: 6, expect: .run(R(3), on: C(0))),
+            ], maxPerHost: 1)
+    }
+
+    @Test("Over the per-host limit requests wait, and take released connections in arrival order")
+    func waitersInOrder() {
+        let machine = Self.run(
+            [
+                .request(1, key: "a", deadline: nil, now: 0, expect: .createConnection(C(0))),
+                .request(2, key: "a", deadline: nil, now: 0, expect: .wait(armTimer: nil)),
+                .request(3, key: "a", deadline: nil, now: 0, expect: .wait(armTimer: nil)),
+                .released(0, isReusable: true, now: 1, expect: .run(R(2), on: C(0))),
+                .released(0, isReusable: true, now: 2, expect: .run(R(3), on: C(0))),
+                .released(0, isReusable: true, now: 3, expect: .none(armTimer: 103)),
+            ], maxPerHost: 1)
+        #expect(machine.connectionCount == 1)
+        #expect(machine.waitingCount(for: "a") == 0)
+    }
+
+    @Test("A connection that closes (Connection: close, a failure) is replaced for the next waiter")
+    func closedConnectionReplaced() {
+        let machine = Self.run(
+            [
+                .request(1, key: "a", deadline: nil, now: 0, expect: .createConnection(C(0))),
+                .request(2, key: "a", deadline: nil, now: 0, expect: .wait(armTimer: nil)),
+                .released(0, isReusable: false, now: 1, expect: .createConnection(C(1), for: R(2))),
+                .released(1, isReusable: false, now: 2, expect: .none(armTimer: nil)),
+            ], maxPerHost: 1)
+        #expect(machine.connectionCount == 0)
+    }
+
+    @Test("A connection that could not be opened frees its slot")
+    func failedConnectionFreesSlot() {
+        Self.run(
+            [
+                .request(1, key: "a", deadline: nil, now: 0, expect: .createConnection(C(0))),
+                .released(0, isReusable: false, now: 1, expect: .none(armTimer: nil)),
+                .request(2, key: "a", deadline: nil, now: 2, expect: .createConnection(C(1))),
+            ], maxPerHost: 1)
+    }
+
+    @Test("A waiter fails at its own deadline; the others keep waiting, and the timer is armed for the next")
+    func waiterTimeout() {
+        let machine = Self.run(
+            [
+                .request(1, key: "a", deadline: nil, now: 0, expect: .createConnection(C(0))),
+                .request(2, key: "a", deadline: 40, now: 0, expect: .wait(armTimer: 40)),
+                .request(3, key: "a", deadline: 70, now: 0, expect: .wait(armTimer: nil)),
+                .request(4, key: "a", deadline: 20, now: 0, expect: .wait(armTimer: 20)),
+                .timer(deadline: 20, now: 20, expect: .init(expired: [R(4)], closing: [], armTimer: 40)),
+                .timer(deadline: 40, now: 41, expect: .init(expired: [R(2)], closing: [], armTimer: 70)),
+                .released(0, isReusable: true, now: 50, expect: .run(R(3), on: C(0))),
+            ], maxPerHost: 1)
+        #expect(machine.waitingCount(for: "a") == 0)
+    }
+
+    @Test("A timer firing that a sooner deadline superseded does nothing")
+    func supersededTimer() {
+        Self.run(
+            [
+                .request(1, key: "a", deadline: nil, now: 0, expect: .createConnection(C(0))),
+                .request(2, key: "a", deadline: 90, now: 0, expect: .wait(armTimer: 90)),
+                .request(3, key: "a", deadline: 30, now: 0, expect: .wait(armTimer: 30)),
+                .timer(deadline: 90, now: 90, expect: .init()),
+                .timer(deadline: 30, now: 30, expect: .init(expired: [R(3)], closing: [], armTimer: 90)),
+                .timer(deadline: 90, now: 90, expect: .init(expired: [R(2)], closing: [], armTimer: nil)),
+            ], maxPerHost: 1)
+    }
+
+    @Test("A cancelled waiter leaves the queue; a request already running is its connection's to cancel")
+    func cancellation() {
+        Self.run(
+            [
+                .request(1, key: "a", deadline: nil, now: 0, expect: .createConnection(C(0))),
+                .request(2, key: "a", deadline: nil, now: 0, expect: .wait(armTimer: nil)),
+                .request(3, key: "a", deadline: nil, now: 0, expect: .wait(armTimer: nil)),
+                .cancelled(2, key: "a", expect: true),
+                .cancelled(2, key: "a", expect: false),
+                .cancelled(1, key: "a", expect: false),
+                .released(0, isReusable: true, now: 1, expect: .run(R(3), on: C(0))),
+            ], maxPerHost: 1)
+    }
+
+    @Test("Idle connections close after the idle timeout, each from when it went idle")
+    func idleTimeout() {
+        let machine = Self.run([
+            .request(1, key: "a", deadline: nil, now: 0, expect: .createConnection(C(0))),
+            .request(2, key: "a", deadline: nil, now: 0, expect: .createConnection(C(1))),
+            .released(0, isReusable: true, now: 10, expect: .none(armTimer: 110)),
+            .released(1, isReusable: true, now: 60, expect: .none(armTimer: nil)),
+            .timer(deadline: 110, now: 110, expect: .init(expired: [], closing: [C(0)], armTimer: 160)),
+            .timer(deadline: 160, now: 161, expect: .init(expired: [], closing: [C(1)], armTimer: nil)),
+        ])
+        #expect(machine.connectionCount == 0)
+    }
+
+    @Test("A connection reused before its idle timeout is not closed by the timer")
+    func reusedBeforeExpiry() {
+        Self.run([
+            .request(1, key: "a", deadline: nil, now: 0, expect: .createConnection(C(0))),
+            .released(0, isReusable: true, now: 10, expect: .none(armTimer: 110)),
+            .request(2, key: "a", deadline: nil, now: 50, expect: .run(on: C(0), isAlone: true)),
+            .timer(deadline: 110, now: 110, expect: .init()),
+            .released(0, isReusable: true, now: 120, expect: .none(armTimer: 220)),
+        ])
+    }
+
+    @Test("An idle connection the server closed is forgotten, and the next request opens a new one")
+    func peerClosedIdle() {
+        let machine = Self.run(
+            [
+                .request(1, key: "a", deadline: nil, now: 0, expect: .createConnection(C(0))),
+                .released(0, isReusable: true, now: 1, expect: .none(armTimer: 101)),
+                .closed(0),
+                .request(2, key: "a", deadline: nil, now: 2, expect: .createConnection(C(1))),
+            ], maxPerHost: 1)
+        #expect(machine.connectionCount == 1)
+    }
+
+    @Test("isAlone tells whether a request is the only one in flight in the whole pool")
+    func isAlone() {
+        Self.run(
+            [
+                .request(1, key: "a", deadline: nil, now: 0, expect: .createConnection(C(0))),
+                .request(2, key: "b", deadline: nil, now: 0, expect: .createConnection(C(1))),
+                .released(0, isReusable: true, now: 1, expect: .none(armTimer: 101)),
+                .request(3, key: "a", deadline: nil, now: 2, expect: .run(on: C(0), isAlone: false)),
+                .released(1, isReusable: true, now: 3, expect: .none(armTimer: nil)),
+                .released(0, isReusable: true, now: 4, expect: .none(armTimer: nil)),
+                .request(4, key: "b", deadline: nil, now: 5, expect: .run(on: C(1), isAlone: true)),
+            ], maxPerHost: 1)
+    }
+
+    @Test("A connection of larger capacity carries several requests; waiters take the room it gains")
+    func capacity() {
+        let machine = Self.run(
+            [
+                .request(1, key: "a", deadline: nil, now: 0, expect: .createConnection(C(0))),
+                .request(2, key: "a", deadline: nil, now: 0, expect: .wait(armTimer: nil)),
+                .request(3, key: "a", deadline: nil, now: 0, expect: .wait(armTimer: nil)),
+                .request(4, key: "a", deadline: nil, now: 0, expect: .wait(armTimer: nil)),
+                // The server allows three streams: two waiters start on the same connection.
+                .capacity(0, to: 3, expect: [2, 3]),
+                .released(0, isReusable: true, now: 1, expect: .run(R(4), on: C(0))),
+                .released(0, isReusable: true, now: 2, expect: .none(armTimer: nil)),
+                .request(5, key: "a", deadline: nil, now: 3, expect: .run(on: C(0), isAlone: false)),
+                .request(6, key: "a", deadline: nil, now: 3, expect: .wait(armTimer: nil)),
+            ], maxPerHost: 1)
+        #expect(machine.connectionCount == 1)
+        #expect(machine.waitingCount(for: "a") == 1)
+    }
+
+    @Test("A full multiplexed connection leaves room for a second one under the per-host limit")
+    func secondConnectionWhenFull() {
+        Self.run([
+            .request(1, key: "a", deadline: nil, now: 0, expect: .createConnection(C(0))),
+            .capacity(0, to: 2, expect: []),
+            .request(2, key: "a", deadline: nil, now: 0, expect: .run(on: C(0), isAlone: false)),
+            .request(3, key: "a", deadline: nil, now: 0, expect: .createConnection(C(1))),
+        ])
+    }
+
+    @Test("closeIdleConnections closes the idle ones only")
+    func closeIdle() {
+        let machine = Self.run([
+            .request(1, key: "a", deadline: nil, now: 0, expect: .createConnection(C(0))),
+            .request(2, key: "a", deadline: nil, now: 0, expect: .createConnection(C(1))),
+            .released(1, isReusable: true, now: 1, expect: .none(armTimer: 101)),
+            .closeIdle(expect: [1]),
+            .released(0, isReusable: true, now: 2, expect: .none(armTimer: nil)),
+        ])
+        #expect(machine.connectionCount == 1)
+    }
+
+    @Test("Shutdown fails the waiters, closes idle connections, and busy ones when they are released")
+    func shutdown() {
+        let machine = Self.run(
+            [
+                .request(1, key: "a", deadline: nil, now: 0, expect: .createConnection(C(0))),
+                .request(2, key: "b", deadline: nil, now: 0, expect: .createConnection(C(1))),
+                .released(1, isReusable: true, now: 1, expect: .none(armTimer: 101)),
+                .request(3, key: "a", deadline: 10, now: 1, expect: .wait(armTimer: 10)),
+                .shutdown(failing: [3], closing: [1]),
+                .released(0, isReusable: true, now: 2, expect: .close),
+                .request(4, key: "a", deadline: nil, now: 3, expect: .fail(.shutdown)),
+            ], maxPerHost: 1)
+        #expect(machine.connectionCount == 0)
+    }
+
+    @Test("A released connection the machine does not know changes nothing")
+    func unknownConnection() {
+        let machine = Self.run([
+            .released(7, isReusable: true, now: 0, expect: .none(armTimer: nil)),
+            .closed(7),
+        ])
+        #expect(machine.connectionCount == 0)
+        #expect(machine.busyConnectionCount == 0)
+    }
+
+    @Test("Ten thousand waiters are served in order without losing one")
+    func manyWaiters() {
+        var machine = Machine(configuration: .init(maxConnectionsPerHost: 1, idleTimeout: 100))
+        #expect(machine.request(R(0), key: "a", deadline: nil, now: 0) == .createConnection(C(0)))
+        for id in 1...10_000 {
+            #expect(machine.request(R(id), key: "a", deadline: nil, now: 0) == .wait(armTimer: nil))
+        }
+        var order: [Int] = []
+        while case .run(let request, _) = machine.released(C(0), isReusable: true, now: 1) {
+            order.append(request.value)
+        }
+        #expect(order == Array(1...10_000))
+        #expect(machine.waitingCount(for: "a") == 0)
+    }
+}
