@@ -82,6 +82,8 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
     private var isReaderDone = true
     private var readerBytes = 0
     private var hasReceivedResponseBytes = false
+    /// Whether the server answered before the whole request was written: the connection cannot be reused.
+    private var isRequestUnfinished = false
     @exclusivity(unchecked) private var progress = HTTP1ResponseProgress()
     private var pump: HTTP1BodyPump?
     private var pumpGeneration = 0
@@ -582,6 +584,7 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
         }
         bodyReader = try job.makeBodyReader?()
         isReaderDone = bodyReader == nil
+        isRequestUnfinished = false
         readerBytes = 0
         armTimeout(job.idleTimeout, since: idleClockStart)
         phase = .sending
@@ -602,7 +605,9 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
                 }
                 if let waitingFor {
                     if waitingFor == .readable, stream?.hasBufferedBytes == true { continue }
-                    setInterest(waitingFor == .readable ? .readable : .writable)
+                    // While the request is written, an early response is watched for too (``takeEarlyResponse()``).
+                    let sending: HTTP1Interest = phase == .sending ? [.readable, .writable] : .writable
+                    setInterest(waitingFor == .readable ? .readable : sending)
                     return
                 }
             }
@@ -663,6 +668,26 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
     /// Writes what is queued, refilling the queue from the body reader; once the whole request is sent, moves on to
     /// the response and waits for it to become readable.
     private func send() throws -> ByteStreamResult.Interest? {
+        do {
+            if let blocked = try writeQueued() {
+                // A server may answer before it has read the whole request (a 413 for a body too large) and stop
+                // reading: its answer is read rather than waiting for room that never comes.
+                return try takeEarlyResponse() ? nil : blocked
+            }
+        } catch let failure as HTTP1ExchangeFailure {
+            // Or answer and close: the answer is in the socket before the reset that failed the write.
+            if try takeEarlyResponse() { return nil }
+            throw failure
+        }
+        phase = .receivingHead
+        sentAt = HTTP1EventLoop.now()
+        // The response cannot have arrived yet: wait for it rather than try a read that would find nothing.
+        return .readable
+    }
+
+    /// Writes what is queued, refilling the queue from the body reader; nil once the whole request is written, or the
+    /// readiness to wait for.
+    private func writeQueued() throws -> ByteStreamResult.Interest? {
         guard let stream, let job else { throw HTTP1ExchangeFailure.closedBeforeResponse(nil) }
         while headOffset < outgoingHead.count {
             let blocked = try outgoingHead.withUnsafeBytes { try write($0, from: &headOffset, to: stream) }
@@ -678,13 +703,26 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
                 let blocked = try first.withUnsafeBytes { try write($0, from: &outgoingOffset, to: stream) }
                 if let blocked { return blocked }
             }
-            guard !isReaderDone, let reader = bodyReader else { break }
+            guard !isReaderDone, let reader = bodyReader else { return nil }
             try queueBody(from: reader, length: job.bodyLength)
         }
+    }
+
+    /// Reads what the server sent while the request is still being written. Response bytes stop the sending: the
+    /// response is read from them on (``receiveHead()``), and the connection is not reused, its request unfinished.
+    ///
+    /// - Returns: Whether response bytes arrived.
+    /// - Throws: ``HTTP1ExchangeFailure/closedBeforeResponse(_:)`` when the server closed without a byte.
+    private func takeEarlyResponse() throws -> Bool {
+        guard let stream, stream.hasBufferedBytes || HTTP1Socket.isReadable(descriptor) else { return false }
+        let (count, waitingFor) = try fillBuffer()
+        if waitingFor != nil { return false }
+        if count == 0 { throw HTTP1ExchangeFailure.closedBeforeResponse(nil) }
+        hasReceivedResponseBytes = true
+        isRequestUnfinished = true
         phase = .receivingHead
         sentAt = HTTP1EventLoop.now()
-        // The response cannot have arrived yet: wait for it rather than try a read that would find nothing.
-        return .readable
+        return true
     }
 
     /// Writes what `stream` takes of `bytes` from `offset` on, moving `offset` past it; the readiness to wait for
@@ -772,6 +810,12 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
                 if head.isInformational {
                     progress.informationalCount += 1
                     if progress.informationalCount > 10 { throw HTTP1ParseError.tooManyInformationalResponses }
+                    if isRequestUnfinished {
+                        // An interim answer (100 Continue) while the request is written: the writing goes on.
+                        isRequestUnfinished = false
+                        phase = .sending
+                        return nil
+                    }
                     continue
                 }
                 lateAnswers = HTTP1EventLoop.now() &- sentAt <= pollWindow ? 0 : min(lateAnswers + 1, 2)
@@ -1001,6 +1045,7 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
     /// Whether the connection may carry another request after this response and body.
     private func isReusable(after head: HTTP1ResponseHead, _ decoder: HTTP1BodyDecoder) -> Bool {
         head.isKeepAlive && decoder.isComplete && !decoder.isDelimitedByClose && !head.hasAmbiguousFraming
+            && !isRequestUnfinished
             && head.status != 101 && bufferStart == bufferEnd && stream != nil
     }
 

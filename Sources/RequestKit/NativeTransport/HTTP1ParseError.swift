@@ -39,6 +39,7 @@ public struct HTTP1ParseError: Error, Sendable, Hashable, CustomStringConvertibl
     static let invalidContentLength = Self("invalid Content-Length")
     static let conflictingContentLength = Self("conflicting Content-Length values")
     static let unsupportedTransferEncoding = Self("unsupported Transfer-Encoding")
+    static let contentLengthWithTransferEncoding = Self("both Content-Length and Transfer-Encoding are present")
     static let invalidChunkSize = Self("invalid chunk size")
     static let chunkSizeTooLarge = Self("chunk size larger than the limit")
     static let invalidChunkTerminator = Self("chunk data not followed by CRLF")

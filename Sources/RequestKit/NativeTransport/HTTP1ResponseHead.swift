@@ -134,9 +134,12 @@ struct HTTP1ResponseHead: Sendable, Equatable {
     /// How the body is delimited (RFC 9112, section 6.3).
     ///
     /// - Parameter isHeadRequest: Whether the request was HEAD, whose response never has a body.
-    /// - Throws: ``HTTP1ParseError`` for a bad or conflicting Content-Length or an unsupported transfer coding.
+    /// - Throws: ``HTTP1ParseError`` for a bad or conflicting Content-Length, an unsupported transfer coding, or
+    ///   both Content-Length and Transfer-Encoding (a sign of response smuggling, which RFC 9112 says ought to be
+    ///   handled as an error).
     func framing(isHeadRequest: Bool) throws(HTTP1ParseError) -> Framing {
         if isHeadRequest || (status >= 100 && status < 200) || status == 204 || status == 304 { return .none }
+        if hasAmbiguousFraming { throw .contentLengthWithTransferEncoding }
         let transferCodings = framingFields.contains(.transferEncoding) ? tokens(of: "Transfer-Encoding") : []
         if !transferCodings.isEmpty {
             guard transferCodings == ["chunked"] else { throw .unsupportedTransferEncoding }

@@ -121,7 +121,9 @@ struct HTTP1ResponseParserTests {
         let parsed = try #require(try parse(wire)).head
         #expect(parsed.framingFields == [.contentLength, .transferEncoding, .connection, .contentEncoding])
         #expect(parsed.hasAmbiguousFraming)
-        #expect(try parsed.framing(isHeadRequest: false) == .chunked)
+        #expect(throws: HTTP1ParseError.contentLengthWithTransferEncoding) {
+            try parsed.framing(isHeadRequest: false)
+        }
         #expect(!parsed.isKeepAlive)
         #expect(parsed.tokens(of: "Content-Encoding") == ["gzip"])
         #expect(parsed == HTTP1ResponseHead(minorVersion: 1, status: 200, reason: "OK", fields: parsed.fields))
@@ -178,6 +180,19 @@ struct HTTP1ResponseParserTests {
     func chunked(split: Int) throws {
         let wire = "5;ext=1\r\nhello\r\n1\r\n \r\nA\r\n0123456789\r\n0\r\nX-Checksum: abc\r\n\r\n"
         #expect(try decode(wire, framing: .chunked, split: split) == Data("hello 0123456789".utf8))
+    }
+
+    @Test("A trailer line longer than a chunk-size line is read whole, and one past the trailer limit is named")
+    func longTrailers() throws {
+        let long = String(repeating: "a", count: 5000)
+        for split in [1, 7, Int.max] {
+            let wire = "2\r\nok\r\n0\r\nX-Long: \(long)\r\n\r\n"
+            #expect(try decode(wire, framing: .chunked, split: split) == Data("ok".utf8))
+        }
+        let huge = String(repeating: "a", count: 70_000)
+        #expect(throws: HTTP1ParseError.trailersTooLarge) {
+            try decode("2\r\nok\r\n0\r\nX-Long: \(huge)\r\n\r\n", framing: .chunked)
+        }
     }
 
     @Test("Bad chunk framing and oversized chunks are typed errors")

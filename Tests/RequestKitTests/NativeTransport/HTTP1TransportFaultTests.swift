@@ -18,6 +18,30 @@ struct HTTP1TransportFaultTests {
         return try await #require(throws: RequestError.self) { try await HTTP1Transport().send(request) }
     }
 
+    @Test("A final response sent before the request body was read is returned, sent whole or streamed")
+    func earlyResponse() async throws {
+        let answer = "HTTP/1.1 413 Content Too Large\r\nContent-Length: 8\r\nConnection: close\r\n\r\ntoo big!"
+        let server = try LingeringCloseServer(earlyAnswer: answer)
+        defer { server.stop() }
+        let transport = HTTP1Transport()
+        let url = try #require(URL(string: "http://127.0.0.1:\(server.port)/upload"))
+        let body = Data(repeating: 0x61, count: 4 << 20)
+        for streamed in [false, true] {
+            let response = try await Request {
+                Url(url)
+                Method(.post)
+                Body(body)
+                Timeout(120)
+                Using(transport)
+                if streamed { UploadProgress { _ in } }
+            }.send()
+            #expect(response.statusCode == 413, "streamed: \(streamed)")
+            #expect(response.body == Data("too big!".utf8), "streamed: \(streamed)")
+        }
+        #expect(server.acceptedConnections == 2)
+        #expect(transport.idleConnectionCount == 0)
+    }
+
     @Test("A connection closed before any response is a transport failure")
     func closed() async throws {
         let error = try await failure("/fault/close")

@@ -91,6 +91,46 @@ struct HTTP1TransportFramingTests {
         #expect(server.stats.totalConnections == 1)
     }
 
+    @Test("A trailer field longer than a chunk-size line arrives whole, and the connection is reused")
+    func longTrailer() async throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        let long = String(repeating: "t", count: 6000)
+        server.route("/long-trailer") { _ in
+            TestResponse(body: .chunked([Data("ab".utf8)], trailers: [("X-Long", long)]))
+        }
+        let transport = HTTP1Transport()
+        for _ in 0..<2 {
+            let response = try await transport.send(URLRequest(url: server.url("/long-trailer")))
+            #expect(response.body == Data("ab".utf8))
+        }
+        #expect(server.stats.totalConnections == 1)
+    }
+
+    @Test("Content-Length beside Transfer-Encoding is a framing error, and the connection is not reused")
+    func contentLengthWithTransferEncoding() async throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        server.route("/smuggle") { _ in
+            TestResponse(
+                body: .raw { writer in
+                    try writer.writeRaw(
+                        Data(
+                            "HTTP/1.1 200 OK\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nok\r\n0\r\n\r\n"
+                                .utf8))
+                })
+        }
+        let transport = HTTP1Transport()
+        let error = await #expect(throws: RequestError.self) {
+            try await transport.send(URLRequest(url: server.url("/smuggle")))
+        }
+        #expect(
+            error?.detail == "both Content-Length and Transfer-Encoding are present", "\(String(describing: error))")
+        let next = try await transport.send(URLRequest(url: server.url("/get")))
+        #expect(next.statusCode == 200)
+        #expect(server.stats.totalConnections == 2)
+    }
+
     @Test("HEAD, 204 and 304 responses have no body and leave the connection usable")
     func bodiless() async throws {
         let server = try TestServer()

@@ -10,7 +10,9 @@ import Darwin
 
 /// A server on 127.0.0.1 that answers the first request on each connection with a kept-alive response, then waits
 /// for the next request's bytes and closes the connection without answering: the race in which a pooled
-/// connection is closed by the server just as a request is sent on it, made deterministic.
+/// connection is closed by the server just as a request is sent on it, made deterministic. With an `earlyAnswer`, it
+/// instead answers each request as soon as its head is read, without reading its body, and closes: a server refusing
+/// an upload (413) before it arrives.
 final class LingeringCloseServer: @unchecked Sendable {
     // Safe: `connections` and `accepted` are only touched while holding `lock`; `listener` and `port` are set once
     // in the initializer.
@@ -20,11 +22,13 @@ final class LingeringCloseServer: @unchecked Sendable {
     private var accepted = 0
     /// The port the server listens on.
     let port: Int
+    private let earlyAnswer: [UInt8]?
 
     /// How many connections the server has accepted.
     var acceptedConnections: Int { lock.withLock { accepted } }
 
-    init() throws {
+    init(earlyAnswer: String? = nil) throws {
+        self.earlyAnswer = earlyAnswer.map { Array($0.utf8) }
         #if canImport(Darwin)
         let streamType = SOCK_STREAM
         #else
@@ -68,7 +72,11 @@ final class LingeringCloseServer: @unchecked Sendable {
                 connections.append(connection)
             }
             Thread.detachNewThread { [self] in
-                Self.serve(connection)
+                if let earlyAnswer {
+                    if Self.readRequestHead(connection) { _ = send(connection, earlyAnswer, earlyAnswer.count, 0) }
+                } else {
+                    Self.serve(connection)
+                }
                 lock.withLock {
                     connections.removeAll { $0 == connection }
                     _ = close(connection)

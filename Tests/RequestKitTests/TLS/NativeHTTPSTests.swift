@@ -200,6 +200,38 @@ struct NativeHTTPSTests {
                 "the TLS handshake with 127.0.0.1 port \(server.port) did not finish within 0.3 s") == true)
     }
 
+    @Test("A stalled handshake is bounded by the request's own timeout when it is shorter than the connect timeout")
+    func stalledHandshakeRequestTimeout() async throws {
+        let server = try SilentListener()
+        defer { server.close() }
+        let transport = HTTP1Transport {
+            $0.connectTimeout = 600
+            $0.tls = Self.trustingTestCA
+        }
+        let url = try #require(URL(string: "https://127.0.0.1:\(server.port)/get"))
+        let error: RequestError? = await {
+            do {
+                let response = try await Request {
+                    Url(url)
+                    Timeout(0.5)
+                    Using(transport)
+                }.send()
+                Issue.record("expected a RequestError, got status \(response.statusCode)")
+                return nil
+            } catch let error as RequestError {
+                return error
+            } catch {
+                Issue.record("expected a RequestError, got \(error)")
+                return nil
+            }
+        }()
+        #expect(error?.kind == .timedOut)
+        #expect(
+            error?.description.contains(
+                "could not finish the TLS handshake with 127.0.0.1 port \(server.port) within the request's timeout "
+                    + "of 0.5 s") == true, "\(String(describing: error))")
+    }
+
     @Test("http and https to one host and port are different connections, and https defaults to port 443")
     func keys() throws {
         let tls = Self.trustingTestCA
