@@ -24,14 +24,15 @@ static inline int requestkit_SSL_CTX_set_max_proto_version(SSL_CTX *context, int
 }
 
 /// Non-blocking use: a write may send part of the buffer, and a retried write may pass the bytes at another address.
-/// No renegotiation; a peer closing without close_notify is an ordinary end of stream, as curl treats it.
+/// No renegotiation. A peer closing without close_notify is reported (SSL_R_UNEXPECTED_EOF_WHILE_READING), so that a
+/// body delimited by the connection's close is never taken as whole when it may have been cut.
 static inline void requestkit_SSL_CTX_set_client_stream_options(SSL_CTX *context) {
     SSL_CTX_set_mode(context, SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
     // Reads take whatever the socket holds: one system call per record instead of its header and then its body.
     // What OpenSSL then holds is read before the socket is waited for again (every read is repeated until it would
     // block), and a partial record held makes a read want the socket, as it should.
     SSL_CTX_set_read_ahead(context, 1);
-    SSL_CTX_set_options(context, SSL_OP_NO_RENEGOTIATION | SSL_OP_IGNORE_UNEXPECTED_EOF);
+    SSL_CTX_set_options(context, SSL_OP_NO_RENEGOTIATION);
     SSL_CTX_set_session_cache_mode(context, SSL_SESS_CACHE_CLIENT | SSL_SESS_CACHE_NO_INTERNAL_STORE);
 }
 

@@ -901,12 +901,19 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
             guard bufferEnd < buffer.count else { throw HTTP1ParseError.invalidChunkSize }
             let (count, waitingFor) = try fillBuffer()
             if let waitingFor { return waitingFor }
-            if count == 0 { try decoder.finishAtEndOfStream() }
+            if count == 0 { try finishAtEndOfStream(&decoder) }
         }
         let exchanged = (head: head, body: progress.body, isReusable: isReusable(after: head, decoder))
         progress = HTTP1ResponseProgress()
         finishJob(.response(exchanged), isReusable: exchanged.isReusable)
         return nil
+    }
+
+    /// Ends a body at the end of the stream: whole when the connection's close delimits it, unless the close was
+    /// not confirmed (TLS without close_notify), when it may have been cut anywhere (RFC 9112, section 9.8).
+    private func finishAtEndOfStream(_ decoder: inout HTTP1BodyDecoder) throws {
+        if decoder.isDelimitedByClose, stream?.isEndUnconfirmed == true { throw HTTP1ParseError.unconfirmedEnd }
+        try decoder.finishAtEndOfStream()
     }
 
     // MARK: Streaming a body
@@ -951,7 +958,7 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
                 armTimeout(pump.idleTimeout, keepingActivity: true)
                 return waitingFor
             }
-            if count == 0 { try pump.decoder.finishAtEndOfStream() }
+            if count == 0 { try finishAtEndOfStream(&pump.decoder) }
         }
     }
 

@@ -46,6 +46,9 @@ public struct HTTP1ParseError: Error, Sendable, Hashable, CustomStringConvertibl
     static let trailersTooLarge = Self("trailer section larger than the limit")
     static let truncatedBody = Self("connection closed before the end of the body")
     static let truncatedHead = Self("connection closed in the middle of the response head")
+    static let unconfirmedEnd = Self(
+        "the server closed the connection without a TLS close_notify, so a body delimited by the close may be truncated"
+    )
     static let bodyTooLarge = Self("response body larger than the limit")
     static let decompressionRatioExceeded = Self("compressed response body expands more than the limit allows")
     static let tooManyInformationalResponses = Self("too many informational (1xx) responses")

@@ -38,6 +38,11 @@ protocol ByteStream: AnyObject {
     /// bytes a TLS layer already holds).
     var hasBufferedBytes: Bool { get }
 
+    /// True once ``read(into:)`` returned `.endOfStream` for a close that the stream's own protocol did not confirm
+    /// (a TLS peer that closed TCP without its close notification): the bytes before it may have been cut short by
+    /// anyone on the path. Always false for plain TCP, which has no such confirmation.
+    var isEndUnconfirmed: Bool { get }
+
     /// Closes the stream and its descriptor (a TLS layer sends its close notification first, without waiting).
     /// Calling it again does nothing.
     func close()

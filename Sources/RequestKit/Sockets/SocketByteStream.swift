@@ -62,6 +62,8 @@ final class SocketByteStream: ByteStream {
 
     var hasBufferedBytes: Bool { false }
 
+    var isEndUnconfirmed: Bool { false }
+
     func close() {
         guard descriptor >= 0 else { return }
         #if canImport(Glibc)

@@ -17,8 +17,9 @@ import Musl
 /// naming the host, or a `POSIXError` for a failed system call.
 ///
 /// A write that returned `.wouldBlock` must be called again with the same bytes (at least as many; their address
-/// may change), as OpenSSL requires. A peer that closes without a TLS close notification reads as
-/// `.endOfStream`, as curl treats it: HTTP's own framing detects a truncated body.
+/// may change), as OpenSSL requires. A peer that closes without a TLS close notification reads as `.endOfStream`
+/// with ``isEndUnconfirmed`` set: HTTP's own framing detects a truncated body of known length, and the transport
+/// refuses a body delimited by the close, which an attacker on the path could have cut anywhere.
 ///
 /// Used by one thread at a time (the event loop that owns the connection).
 ///
@@ -36,6 +37,8 @@ final class TLSByteStream: ByteStream {
     private var isHandshakeComplete = false
     /// Set after a fatal TLS error, when OpenSSL forbids sending close_notify.
     private var isBroken = false
+    /// Set when the peer closed TCP without a close_notify.
+    private(set) var isEndUnconfirmed = false
 
     /// The method table of the socket BIO (sends never raise SIGPIPE); made once, never freed.
     nonisolated(unsafe) private static let socketMethod = requestkit_socket_bio_method_new()
@@ -198,8 +201,17 @@ final class TLSByteStream: ByteStream {
         }
         isBroken = true
         let errors = OpenSSLError.drainQueue()
+        if step == .read, code == SSL_ERROR_SSL,
+            errors.contains(where: { $0.isFromSSLLibrary && $0.reason == SSL_R_UNEXPECTED_EOF_WHILE_READING })
+        {
+            isEndUnconfirmed = true
+            return .endOfStream
+        }
         if code == SSL_ERROR_SYSCALL, errors.isEmpty {
-            if step == .read, systemError == 0 { return .endOfStream }
+            if step == .read, systemError == 0 {
+                isEndUnconfirmed = true
+                return .endOfStream
+            }
             let posix = POSIXError(POSIXErrorCode(rawValue: systemError) ?? .ECONNRESET)
             guard step == .handshake else { throw posix }
             throw RequestError.tlsFailed(

@@ -200,6 +200,38 @@ struct NativeHTTPSTests {
                 "the TLS handshake with 127.0.0.1 port \(server.port) did not finish within 0.3 s") == true)
     }
 
+    @Test(
+        "A body delimited by the close is whole after close_notify, and refused when TLS ends without it",
+        arguments: [false, true])
+    func closeDelimitedBody(abortsWithoutNotify: Bool) async throws {
+        let server = try TestServer { $0.tls = .init() }
+        defer { server.stop() }
+        server.route("/until-close") { _ in
+            TestResponse(
+                body: .raw { writer in
+                    try writer.writeRaw(Data("HTTP/1.1 200 OK\r\nConnection: close\r\n\r\npartial".utf8))
+                    if abortsWithoutNotify { writer.close() }
+                })
+        }
+        for streamed in [false, true] {
+            let request = Request {
+                Url(server.url("/until-close"))
+                Using(transport())
+            }
+            do {
+                let body = streamed ? try await request.stream().collect() : try await request.send().body
+                #expect(!abortsWithoutNotify, "a body cut without close_notify was taken as whole")
+                #expect(body == Data("partial".utf8))
+            } catch {
+                #expect(abortsWithoutNotify, "\(error)")
+                #expect(
+                    error.detail
+                        == "the server closed the connection without a TLS close_notify, so a body delimited by the "
+                        + "close may be truncated", "\(error)")
+            }
+        }
+    }
+
     @Test("A stalled handshake is bounded by the request's own timeout when it is shorter than the connect timeout")
     func stalledHandshakeRequestTimeout() async throws {
         let server = try SilentListener()
