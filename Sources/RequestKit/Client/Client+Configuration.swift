@@ -35,6 +35,13 @@ extension Client {
         public var monitors: [any EventMonitor] = []
         /// A jar that stores the cookies responses set and sends them back, or nil for none.
         public var cookieJar: CookieJar?
+        /// A cache that answers requests from stored responses when HTTP allows it, or nil for none (the default).
+        /// A request's ``Cache`` component uses another.
+        ///
+        /// ```swift
+        /// configuration.cache = ResponseCache(.memory(maxBytes: 16 << 20))
+        /// ```
+        public var cache: ResponseCache?
         /// The clock retries, polling, event-stream reconnections and total deadlines wait on; the system's
         /// continuous clock by default, a `TestClock` in tests.
         public var clock = RequestClock.continuous
@@ -54,7 +61,7 @@ extension Client {
         public var sensitiveData = SensitiveData()
 
         /// Creates a configuration with the defaults: no default components, plain JSON coders, 2xx
-        /// validation, the shared transport, no interceptors, no retries, redirects followed, no cookie jar, the
+        /// validation, the shared transport, no interceptors, no retries, redirects followed, no cookie jar, no cache, the
         /// default ``ResponseLimits``.
         ///
         /// ```swift

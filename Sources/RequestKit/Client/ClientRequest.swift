@@ -38,6 +38,7 @@ struct ClientDefaults: RequestComponent {
         parts[option: RetryPolicyKey.self] = configuration.retryPolicy
         parts[option: RedirectPolicyKey.self] = configuration.redirectPolicy
         parts[option: CookieJarKey.self] = configuration.cookieJar
+        if let cache = configuration.cache { parts[option: ResponseCacheKey.self] = cache }
         parts[option: RequestClockKey.self] = configuration.clock
         parts[option: ResponseLimitsKey.self] = configuration.responseLimits
         parts[option: SensitiveDataKey.self] = configuration.sensitiveData

@@ -33,6 +33,7 @@ extension Exchange {
         var body = self.body
         var count = 0
         let cookieJar = self.cookieJar
+        let cache = self.cache
         // A request nothing changed since it was built was checked when it was built.
         let isChanged = cookieJar != nil || !interceptors.isEmpty
         while true {
@@ -45,7 +46,11 @@ extension Exchange {
             }
             // The delivery is moved out of the result, not copied: most responses go straight back.
             let delivery: Delivery
-            switch await transfer(request, body: body, sink: sink) {
+            let transferred =
+                if let cache { await cachedTransfer(request, body: body, sink: sink, cache: cache) } else {
+                    await transfer(request, body: body, sink: sink)
+                }
+            switch transferred {
             case .success(let delivered): delivery = delivered
             case .failure(let error): return .failure(error)
             }

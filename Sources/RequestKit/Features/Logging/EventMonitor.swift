@@ -29,6 +29,10 @@ public protocol EventMonitor: Sendable {
     /// A value the server sent to be echoed in later requests (an `ETag` or `Last-Modified` for polling, an
     /// event `id` for `Last-Event-ID`) was dropped because it is not valid there; later requests go without it.
     func serverValueDropped(_ field: String, value: String, from url: URL?)
+    /// A ``ResponseCache`` answered `request` (one hop: a redirect is a response of its own): from storage
+    /// (``CacheStatus/hit``, ``CacheStatus/stale``), after a `304` (``CacheStatus/revalidated``), from the network
+    /// (``CacheStatus/network``, whether stored or not), or with a `504` (``CacheStatus/unsatisfied``).
+    func cacheConsulted(_ request: URLRequest, status: CacheStatus, response: Response)
 }
 
 /// Empty defaults, so a monitor implements only the events it needs.
@@ -51,4 +55,6 @@ extension EventMonitor {
     public func requestRetrying(_ request: URLRequest, nextAttempt: Int, delay: Double) {}
     /// Does nothing.
     public func serverValueDropped(_ field: String, value: String, from url: URL?) {}
+    /// Does nothing.
+    public func cacheConsulted(_ request: URLRequest, status: CacheStatus, response: Response) {}
 }

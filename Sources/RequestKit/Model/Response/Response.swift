@@ -18,6 +18,12 @@ public struct Response: Sendable, CustomStringConvertible {
     public var body: Data
     /// The URL the response came from, after any redirects.
     public var url: URL?
+    /// Whether it came from the network or from a ``ResponseCache``: ``CacheStatus/network`` without a cache.
+    ///
+    /// ```swift
+    /// if response.cacheStatus == .hit { print("no request was sent") }
+    /// ```
+    public var cacheStatus = CacheStatus.network
     /// Whether the transport that parsed these headers held their `Content-Length` to the rule of
     /// ``IncomingResponseCheck`` already, so the pipeline need not read them again. Any change to the headers
     /// clears it.

@@ -1,0 +1,22 @@
+/// Where a ``ResponseCache`` keeps responses: by primary key (the URL), each key holding its variants (responses
+/// that differ by the request fields their `Vary` names), newest first. Implementations bound their size and are
+/// safe to call from any task.
+protocol CacheStore: Sendable {
+    /// The variants stored for `key`, newest first; marks the key as used.
+    func variants(for key: String) -> [CachedResponse]
+    /// Stores `response` for `key`, replacing the variant with the same secondary key.
+    func store(_ response: CachedResponse, for key: String)
+    /// Removes everything stored for `key`.
+    func remove(_ key: String)
+    /// Removes everything.
+    func removeAll()
+    /// The bytes held, as counted against the bound.
+    var byteCount: Int { get }
+}
+
+extension CacheStore {
+    /// `variants` with `response` in place of the variant with the same secondary key, newest first.
+    static func replacing(_ response: CachedResponse, in variants: [CachedResponse]) -> [CachedResponse] {
+        [response] + variants.filter { $0.varyingFields != response.varyingFields }
+    }
+}

@@ -1,0 +1,32 @@
+import Foundation
+
+extension CachedResponse {
+    /// The response the cache gives `request` from this stored one, marked with `status`: a `304 Not Modified`
+    /// when the request's own precondition says the client already has it (RFC 9111 §4.3.2: `If-None-Match`
+    /// matching the stored `ETag`, or else `If-Modified-Since` no earlier than the stored `Last-Modified`), without
+    /// a body for HEAD, else the stored response.
+    func answer(to request: CacheRequest, status: CacheStatus) -> Response {
+        var response = self.response(status)
+        if isNotModified(for: request) {
+            response.status = HTTPStatus(code: 304)
+            for name in Self.fieldsKeptOn304 { response.headers.remove(name) }
+            response.body = Data()
+        } else if request.method == "HEAD" {
+            response.body = Data()
+        }
+        return response
+    }
+
+    /// Whether the request's `If-None-Match` or `If-Modified-Since` says it already has this response.
+    func isNotModified(for request: CacheRequest) -> Bool {
+        guard (200..<300).contains(status) else { return false }
+        if let noneMatch = request.headers["If-None-Match"] {
+            guard let entityTag else { return false }
+            return EntityTags.list(noneMatch, contains: entityTag)
+        }
+        guard let since = request.headers["If-Modified-Since"].flatMap(HTTPDateFormat.date(from:)),
+            let modified = fields.lastModified ?? fields.date
+        else { return false }
+        return modified <= since
+    }
+}
