@@ -29,6 +29,9 @@ let package = Package(
             exclude: ["Server/TLSFixtures"]),
         .executableTarget(name: "Examples", dependencies: ["RequestKit", "RequestKitTesting"], path: "Examples"),
         .executableTarget(name: "Benchmarks", dependencies: ["RequestKit", "RequestKitTesting"], path: "Benchmarks"),
+        // A loopback reverse proxy through a ResponseCache, for the public HTTP cache test suite
+        // (Scripts/run-cache-tests.sh); never a product.
+        .executableTarget(name: "CacheProxy", dependencies: ["RequestKit", "RequestKitTesting"]),
         .testTarget(name: "RequestKitTests", dependencies: ["RequestKit", "RequestKitTesting"]),
         .testTarget(name: "InteropTests", dependencies: ["RequestKit"]),
         .testTarget(name: "SnippetTests", dependencies: ["RequestKit", "RequestKitTesting"]),

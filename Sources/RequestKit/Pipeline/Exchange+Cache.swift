@@ -26,7 +26,8 @@ extension Exchange {
         }
         switch cache.decision(for: cacheRequest) {
         case .use(let stored, let status):
-            return reported(deliver(stored.answer(to: cacheRequest, status: status), sink: sink), request)
+            return reported(
+                deliver(stored.answer(to: cacheRequest, status: status, at: cache.now), sink: sink), request)
         case .unsatisfiable:
             var response = Response(status: HTTPStatus(code: 504), url: url)
             response.cacheStatus = .unsatisfied
@@ -42,7 +43,8 @@ extension Exchange {
             let conditional = cacheRequest.isConditional ? request : Self.validating(request, with: stored)
             if options.mayServeWhileRevalidating, !cacheRequest.isConditional {
                 refreshInBackground(conditional, stored: stored, cacheRequest: cacheRequest, cache: cache)
-                return reported(deliver(stored.answer(to: cacheRequest, status: .stale), sink: sink), request)
+                return reported(
+                    deliver(stored.answer(to: cacheRequest, status: .stale, at: cache.now), sink: sink), request)
             }
             let requestTime = cache.now
             let result = await transfer(conditional, body: body, sink: sink)
@@ -72,7 +74,7 @@ extension Exchange {
         switch result {
         case .failure(let error):
             guard options.mayServeOnError, error.kind != .cancelled, !Task.isCancelled else { return .network(result) }
-            return .stored(stored.answer(to: cacheRequest, status: .stale))
+            return .stored(stored.answer(to: cacheRequest, status: .stale, at: cache.now))
         case .success(let delivered): delivery = delivered
         }
         let status = delivery.response.statusCode
@@ -85,11 +87,11 @@ extension Exchange {
                 return .network(.success(Delivery(response: response, body: delivery.body)))
             }
             await delivery.discard()
-            return .stored(updated.answer(to: cacheRequest, status: .revalidated))
+            return .stored(updated.answer(to: cacheRequest, status: .revalidated, at: cache.now))
         }
         if options.mayServeOnError, [500, 502, 503, 504].contains(status) {
             await delivery.discard()
-            return .stored(stored.answer(to: cacheRequest, status: .stale))
+            return .stored(stored.answer(to: cacheRequest, status: .stale, at: cache.now))
         }
         if delivery.body == nil {
             cache.store(delivery.response, for: cacheRequest, requestTime: requestTime)

@@ -49,6 +49,7 @@ struct CachePipelineTests {
         #expect(first.cacheStatus == .network && setup.text(first) == "1")
         #expect(second.cacheStatus == .hit && setup.text(second) == "1")
         #expect(second.headers["Cache-Control"] == "max-age=60")
+        #expect(first.headers["Age"] == nil && second.headers["Age"] == "59")
         #expect(second.url == setup.origin.url("/r"))
         #expect(setup.origin.count("/r") == 1)
     }

@@ -4,9 +4,11 @@ extension CachedResponse {
     /// The response the cache gives `request` from this stored one, marked with `status`: a `304 Not Modified`
     /// when the request's own precondition says the client already has it (RFC 9111 §4.3.2: `If-None-Match`
     /// matching the stored `ETag`, or else `If-Modified-Since` no earlier than the stored `Last-Modified`), without
-    /// a body for HEAD, else the stored response.
-    func answer(to request: CacheRequest, status: CacheStatus) -> Response {
+    /// a body for HEAD, else the stored response. Its `Age` is the stored response's current age at `now`, in whole
+    /// seconds (RFC 9111 §5.1).
+    func answer(to request: CacheRequest, status: CacheStatus, at now: Date) -> Response {
         var response = self.response(status)
+        response.headers.set("Age", String(Int(min(Freshness.age(of: self, at: now), Double(Int32.max)))))
         if isNotModified(for: request) {
             response.status = HTTPStatus(code: 304)
             for name in Self.fieldsKeptOn304 { response.headers.remove(name) }
