@@ -22,6 +22,8 @@ extension HAREntry {
     /// The recorded response's head and whole body, or nil for a request that failed before its head.
     func replayedResponse(url: URL?, sideFiles: SideFiles) throws(RequestError) -> Response? {
         if failure != nil, failure?.duringBody != true { return nil }
+        // Browsers write status 0 for a request that got no response (blocked, refused, aborted).
+        if response.status == 0 { return nil }
         let body = try Self.decodeBody(
             text: response.content.text, encoding: response.content.encoding, file: response.content.file,
             sideFiles: sideFiles)
@@ -31,7 +33,10 @@ extension HAREntry {
 
     /// The failure to throw, or to end the body with, rebuilt as the `RequestError` that was recorded.
     func replayedFailure(url: URL?) -> RequestError? {
-        guard let failure else { return nil }
+        guard let failure else {
+            guard response.status == 0 else { return nil }
+            return ReplayFailure.error("the recorded request got no response (status 0)")
+        }
         let detail = failure.detail ?? failure.kind
         let host = url?.host ?? ""
         let port = url?.port

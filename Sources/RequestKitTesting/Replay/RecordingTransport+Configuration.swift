@@ -21,6 +21,13 @@ extension RecordingTransport {
         /// Whether a request body sent from a file is recorded with its content; by default only its SHA-256 and
         /// size are, which replay compares.
         public var recordsFileBodies: Bool
+        /// The clock a replayed stream waits on to deliver each chunk at the time it was recorded (after the head);
+        /// nil (the default) delivers every chunk at once.
+        ///
+        /// ```swift
+        /// configuration.pacing = .continuous  // a replayed event stream arrives as slowly as it was recorded
+        /// ```
+        public var pacing: RequestClock?
 
         /// The defaults, with the changes given.
         ///
@@ -32,14 +39,16 @@ extension RecordingTransport {
         ///   - redaction: The redaction rules.
         ///   - largeBodyThreshold: The body length over which a body goes to a side file.
         ///   - recordsFileBodies: Whether file bodies are recorded with their content.
+        ///   - pacing: The clock a replayed stream keeps the recorded pace on, or nil.
         public init(
             matching: ReplayMatching = ReplayMatching(), redaction: ReplayRedaction = ReplayRedaction(),
-            largeBodyThreshold: Int = 64 * 1024, recordsFileBodies: Bool = false
+            largeBodyThreshold: Int = 64 * 1024, recordsFileBodies: Bool = false, pacing: RequestClock? = nil
         ) {
             self.matching = matching
             self.redaction = redaction
             self.largeBodyThreshold = max(0, largeBodyThreshold)
             self.recordsFileBodies = recordsFileBodies
+            self.pacing = pacing
         }
     }
 }

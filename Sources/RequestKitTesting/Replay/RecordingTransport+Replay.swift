@@ -18,12 +18,35 @@ extension RecordingTransport {
         let body = head.body
         head.body = Data()
         let (stream, continuation) = ResponseBodyStream.makeStream(bufferLimit: max(1, body.count))
+        var pieces: [(data: Data, time: Double)] = []
         var offset = body.startIndex
         for chunk in entry.replayedChunks(bodyLength: body.count) {
-            continuation.yield(body[offset..<offset + chunk.size])
+            pieces.append((body[offset..<offset + chunk.size], chunk.time))
             offset += chunk.size
         }
-        continuation.finish(throwing: entry.replayedFailure(url: url))
+        let failure = entry.replayedFailure(url: url)
+        guard let clock = configuration.pacing else {
+            for piece in pieces { continuation.yield(piece.data) }
+            continuation.finish(throwing: failure)
+            return StreamingResponse(head: head, body: stream)
+        }
+        let delivery = Task { [pieces] in
+            var delivered = 0.0
+            for piece in pieces {
+                if piece.time > delivered {
+                    do {
+                        try await clock.sleep(for: .milliseconds(piece.time - delivered))
+                    } catch {
+                        continuation.finish(throwing: RequestError.cancelled(underlyingError: error))
+                        return
+                    }
+                    delivered = piece.time
+                }
+                continuation.yield(piece.data)
+            }
+            continuation.finish(throwing: failure)
+        }
+        continuation.onTermination = { delivery.cancel() }
         return StreamingResponse(head: head, body: stream)
     }
 }
