@@ -17,7 +17,8 @@ enum RequestExecutor {
     }
 
     /// Builds and sends `parts`, returning at the response head with the body still streaming. The total
-    /// deadline covers the head only.
+    /// deadline covers the whole exchange: a body still streaming when it passes fails with `.timedOut` and its
+    /// connection closes.
     ///
     /// The exchange runs in a task of its own, which this call awaits and cancels when it is cancelled. A task
     /// keeps the memory its deepest calls needed until it ends, and the pipeline's calls need some 7 KiB: a stream
@@ -27,6 +28,7 @@ enum RequestExecutor {
     static func stream(
         _ parts: RequestParts, bufferLimit: Int = TransferRequest.defaultBufferLimit
     ) async throws(RequestError) -> StreamingResponse {
+        let started = parts.clock.now
         let exchange = Task { () -> Result<Delivery, RequestError> in
             do throws(RequestError) {
                 return .success(try await run(parts, sink: .consumer(bufferLimit: bufferLimit)))
@@ -41,7 +43,35 @@ enum RequestExecutor {
         }.get()
         var body = delivery.body ?? ResponseBodyStream(Data())
         body.maxLineBytes = parts[option: ResponseLimitsKey.self].maxLineBytes
+        if let deadline = parts.resourceTimeout {
+            expire(body, after: deadline, since: started, parts: parts)
+        }
         return StreamingResponse(head: delivery.response, body: body)
+    }
+
+    /// Fails `body` when the total deadline of `seconds` from `started` passes before its end, on the request's
+    /// clock: a task sleeps until then, and goes as soon as the body ends.
+    private static func expire(
+        _ body: ResponseBodyStream, after seconds: Double, since started: Duration, parts: RequestParts
+    ) {
+        let clock = parts.clock
+        let remaining = RequestClock.duration(seconds: seconds) - (clock.now - started)
+        let failure = deadlinePassed(seconds).describingRequest(parts)
+        let buffer = body.buffer
+        let watch = Task {
+            do {
+                try await clock.sleep(for: remaining)
+            } catch {
+                return
+            }
+            buffer.expire(failure)
+        }
+        buffer.setEndHandler { watch.cancel() }
+    }
+
+    /// The error of a total deadline that passed.
+    private static func deadlinePassed(_ seconds: Double) -> RequestError {
+        RequestError.timedOut("the total deadline of \(FoundationMapping.seconds(seconds)) s passed")
     }
 
     /// Runs the exchange of `parts` into `sink`. Inlined, like ``send(_:)``: each async call a request goes through
@@ -93,7 +123,7 @@ enum RequestExecutor {
             group.addTask { try await operation() }
             group.addTask {
                 try await clock.sleep(seconds: seconds)
-                throw RequestError.timedOut("the total deadline of \(FoundationMapping.seconds(seconds)) s passed")
+                throw deadlinePassed(seconds)
             }
             defer { group.cancelAll() }
             guard let first = try await group.next() else { throw CancellationError() }

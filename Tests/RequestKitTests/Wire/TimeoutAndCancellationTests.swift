@@ -51,6 +51,65 @@ struct TimeoutAndCancellationTests {
     }
 
     @Test(
+        "The total deadline covers a streamed body: a body still trickling when it passes fails, and the connection closes",
+        arguments: WireTransport.withTLS
+    )
+    func resourceTimeoutCoversStream(_ transport: WireTransport) async throws {
+        let server = try transport.server()
+        defer { server.stop() }
+        let clock = TestClock()
+        let response = try await Request {
+            Url(server.url("/drip?numbytes=30&duration=300"))
+            Using(transport.transport)
+            Timeout(120)
+            Timeout(4, for: .resource)
+            UseClock(clock)
+        }.stream()
+        #expect(response.head.statusCode == 200)
+        #expect(await clock.waitForSleepers(count: 1))
+        await clock.advance(by: .seconds(4))
+        let error = try await #require(throws: RequestError.self) {
+            for try await _ in response.body {}
+        }
+        #expect(error.kind == .timedOut)
+        #expect(error.description.contains("the total deadline of 4 s passed"), "\(error)")
+        #expect(await server.waitUntil(timeout: .seconds(120)) { $0.abortedRequests == 1 })
+    }
+
+    @Test(
+        "The total deadline covers a download: a file still trickling when it passes fails, and nothing is left",
+        arguments: WireTransport.withTLS
+    )
+    func resourceTimeoutCoversDownload(_ transport: WireTransport) async throws {
+        let server = try transport.server()
+        defer { server.stop() }
+        let clock = TestClock()
+        let destination = FileManager.default.temporaryDirectory.appendingPathComponent("deadline-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: destination) }
+        let task = Task {
+            try await Request {
+                Url(server.url("/drip?numbytes=30&duration=300"))
+                Using(transport.transport)
+                Timeout(120)
+                Timeout(4, for: .resource)
+                UseClock(clock)
+            }.download(to: destination)
+        }
+        #expect(await server.waitForRequests(count: 1, timeout: .seconds(120)))
+        #expect(await clock.waitForSleepers(count: 1))
+        await clock.advance(by: .seconds(4))
+        let error = try await #require(throws: RequestError.self) { try await task.value }
+        #expect(error.kind == .timedOut)
+        #expect(error.description.contains("the total deadline of 4 s passed"), "\(error)")
+        #expect(!FileManager.default.fileExists(atPath: destination.path))
+        // When libcurl lets go of a cancelled download's connection is its own business on a loaded machine; the
+        // stream test above shows the connection closing on every transport.
+        if !(transport.transport is URLSessionTransport) {
+            #expect(await server.waitUntil(timeout: .seconds(120)) { $0.abortedRequests == 1 })
+        }
+    }
+
+    @Test(
         "Cancelling the awaiting task cancels the transfer, and the server sees the connection closed",
         arguments: WireTransport.withTLS)
     func cancellation(_ transport: WireTransport) async throws {

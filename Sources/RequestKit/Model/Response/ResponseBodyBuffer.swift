@@ -16,6 +16,8 @@ final class ResponseBodyBuffer: @unchecked Sendable {
     private var waiter: CheckedContinuation<Data?, any Error>?
     private var demandHandler: (@Sendable () -> Void)?
     private var terminationHandler: (@Sendable () -> Void)?
+    /// Runs once when the body ends, however it ends: a deadline watching the body lets go.
+    private var endHandler: (@Sendable () -> Void)?
 
     init(limit: Int) {
         self.limit = limit
@@ -61,30 +63,69 @@ final class ResponseBodyBuffer: @unchecked Sendable {
         return hasRoom
     }
 
+    /// Sets the handler that runs once when the body ends (finished, failed, expired or terminated), at once when
+    /// it has ended already.
+    func setEndHandler(_ handler: @escaping @Sendable () -> Void) {
+        let runNow = lock.withLock { () -> Bool in
+            if isFinished || terminated { return true }
+            endHandler = handler
+            return false
+        }
+        if runNow { handler() }
+    }
+
+    /// Takes the end handler (with the lock held), so that it runs once.
+    private func takeEndHandler() -> (@Sendable () -> Void)? {
+        defer { endHandler = nil }
+        return endHandler
+    }
+
     func finish(_ error: RequestError?) {
-        let waiting = lock.withLock { () -> CheckedContinuation<Data?, any Error>? in
-            guard !isFinished else { return nil }
+        let (waiting, ended) = lock.withLock {
+            () -> (CheckedContinuation<Data?, any Error>?, (@Sendable () -> Void)?) in
+            guard !isFinished else { return (nil, nil) }
             isFinished = true
             failure = error
             defer { waiter = nil }
-            return waiter
+            return (waiter, takeEndHandler())
         }
+        ended?()
         guard let waiting else { return }
         if let error { waiting.resume(throwing: error) } else { waiting.resume(returning: nil) }
     }
 
+    /// Fails the body before its end (its total deadline passed): what is queued is dropped, the consumer's read
+    /// fails with `error`, and the producer is told to stop (``Continuation/onTermination``).
+    func expire(_ error: RequestError) {
+        let (waiting, stop, ended) = lock.withLock {
+            () -> (CheckedContinuation<Data?, any Error>?, (@Sendable () -> Void)?, (@Sendable () -> Void)?) in
+            guard !isFinished, !terminated else { return (nil, nil, nil) }
+            isFinished = true
+            failure = error
+            chunks = []
+            head = 0
+            bufferedBytes = 0
+            defer { waiter = nil }
+            return (waiter, terminationHandler, takeEndHandler())
+        }
+        ended?()
+        waiting?.resume(throwing: error)
+        stop?()
+    }
+
     /// The consumer is gone: drop what is queued and tell the producer to stop.
     func terminate() {
-        let (handler, waiting) = lock.withLock {
-            () -> ((@Sendable () -> Void)?, CheckedContinuation<Data?, any Error>?) in
-            guard !terminated else { return (nil, nil) }
+        let (handler, waiting, ended) = lock.withLock {
+            () -> ((@Sendable () -> Void)?, CheckedContinuation<Data?, any Error>?, (@Sendable () -> Void)?) in
+            guard !terminated else { return (nil, nil, nil) }
             terminated = true
             chunks = []
             head = 0
             bufferedBytes = 0
             defer { waiter = nil }
-            return (isFinished ? nil : terminationHandler, waiter)
+            return (isFinished ? nil : terminationHandler, waiter, takeEndHandler())
         }
+        ended?()
         waiting?.resume(throwing: RequestError.cancelled(underlyingError: CancellationError()))
         handler?()
     }
