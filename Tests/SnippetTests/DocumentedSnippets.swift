@@ -438,6 +438,34 @@ enum DocumentedCode {
         }
     }
 
+    // Sources/RequestKit/RequestKit.docc/ComingFromSwiftRequest.md, block 2
+    static func snippetComingFromSwiftRequest2() async throws {
+        func fromSwiftRequestChain() throws {
+            let person = try Json("{\"firstName\":\"Carson\"}")    // parses; needs try, as in swift-request
+            let same = Json("{\"firstName\":\"Carson\"}".data(using: .utf8))   // Data or Data?: nil if not JSON
+            print(person.firstName.string ?? "", same?.firstName.string ?? "")
+
+            RequestChain {
+                Request.chained { (data, errors) in
+                    Url("http://127.0.0.1:8080/todos")
+                }
+                Request.chained { (data, errors) in
+                    let json = Json(data[0]!)
+                    return Url("http://127.0.0.1:8080/todos/\(json?[0]["id"].int ?? 0)")
+                }
+            }
+            .call { (data, errors) in print(data.count, errors.count) }
+
+            _ = Request {
+                Url("http://127.0.0.1:8080/posts")
+                Method(.post)
+                Header.ContentType(.json)
+                Header.Host("en.example.com", port: "8000")
+                Body(Json(["title": "foo", "body": "bar", "usedId": 1]).stringified)
+            }
+        }
+    }
+
     // Sources/RequestKit/RequestKit.docc/GettingStarted.md, block 1
     static func snippetGettingStarted1() async throws {
 
@@ -525,6 +553,23 @@ enum DocumentedCode {
 
     // Sources/RequestKit/RequestKit.docc/ReadingJSON.md, block 1
     static func snippetReadingJSON1() async throws {
+        func parseDocuments() throws {
+            let person = try Json("{\"firstName\":\"Carson\"}")   // text: throws JsonParsingError when it is not JSON
+            print(person.firstName.string ?? "")                  // "Carson"
+
+            let numbers = try Json("[1, 2]")                      // a literal is parsed too: an array of two numbers
+            print(numbers.array?.count ?? 0)                      // 2
+
+            let fromData = Json("{\"id\": 7}".data(using: .utf8)) // Data or Data?: nil when it is not JSON
+            print(fromData?.id.int ?? 0)                          // 7
+
+            let strict = try Json(parsing: Data("[true]".utf8))   // Data, saying what is wrong when it is not JSON
+            print(strict[0].bool ?? false)
+        }
+    }
+
+    // Sources/RequestKit/RequestKit.docc/ReadingJSON.md, block 2
+    static func snippetReadingJSON2() async throws {
         func readProfile() async throws {
             let json = try await Request { Url("http://127.0.0.1:8080/json") }.json()
             let title = json.slideshow.title.string          // String?
@@ -533,11 +578,22 @@ enum DocumentedCode {
         }
     }
 
-    // Sources/RequestKit/RequestKit.docc/ReadingJSON.md, block 2
-    static func snippetReadingJSON2() async throws {
-        func buildDocument() -> Json {
+    // Sources/RequestKit/RequestKit.docc/ReadingJSON.md, block 3
+    static func snippetReadingJSON3() async throws {
+        func readShadowedKeys() throws {
+            let item = try Json(#"{"description": "A lamp", "count": 3, "string": "x"}"#)
+            print(item["description"].string ?? "")   // "A lamp"; item.description is the JSON text of the item
+            print(item.count.int ?? 0)                // 3: `count` is not a member, so it is a key
+            print(item["string"].string ?? "")        // "x"; item.string is nil, the item is an object
+        }
+    }
+
+    // Sources/RequestKit/RequestKit.docc/ReadingJSON.md, block 4
+    static func snippetReadingJSON4() async throws {
+        func buildDocument(author: String) -> Json {
             var body: Json = ["title": "foo", "userId": 1, "tags": ["a"], "draft": nil]
-            body.author.name = "Ann"                         // creates the intermediate object
+            body.author.name = Json(string: author)            // creates the intermediate object
+            body.meta = ["by": "\(author)", "copy": .json(body.tags)]   // .json(value) puts a value in a literal
             print(body.serializedString(options: [.prettyPrinted, .sortedKeys]))
             return body
         }
@@ -1344,6 +1400,32 @@ func fromSwiftRequest() {
     .call()
 }
 """#),
+    DocumentedSnippet(document: "Sources/RequestKit/RequestKit.docc/ComingFromSwiftRequest.md", index: 2, code: #"""
+func fromSwiftRequestChain() throws {
+    let person = try Json("{\"firstName\":\"Carson\"}")    // parses; needs try, as in swift-request
+    let same = Json("{\"firstName\":\"Carson\"}".data(using: .utf8))   // Data or Data?: nil if not JSON
+    print(person.firstName.string ?? "", same?.firstName.string ?? "")
+
+    RequestChain {
+        Request.chained { (data, errors) in
+            Url("http://127.0.0.1:8080/todos")
+        }
+        Request.chained { (data, errors) in
+            let json = Json(data[0]!)
+            return Url("http://127.0.0.1:8080/todos/\(json?[0]["id"].int ?? 0)")
+        }
+    }
+    .call { (data, errors) in print(data.count, errors.count) }
+
+    _ = Request {
+        Url("http://127.0.0.1:8080/posts")
+        Method(.post)
+        Header.ContentType(.json)
+        Header.Host("en.example.com", port: "8000")
+        Body(Json(["title": "foo", "body": "bar", "usedId": 1]).stringified)
+    }
+}
+"""#),
     DocumentedSnippet(document: "Sources/RequestKit/RequestKit.docc/GettingStarted.md", index: 1, code: #"""
 import RequestKit
 
@@ -1419,6 +1501,21 @@ func watch(_ status: Request) async {
 }
 """#),
     DocumentedSnippet(document: "Sources/RequestKit/RequestKit.docc/ReadingJSON.md", index: 1, code: #"""
+func parseDocuments() throws {
+    let person = try Json("{\"firstName\":\"Carson\"}")   // text: throws JsonParsingError when it is not JSON
+    print(person.firstName.string ?? "")                  // "Carson"
+
+    let numbers = try Json("[1, 2]")                      // a literal is parsed too: an array of two numbers
+    print(numbers.array?.count ?? 0)                      // 2
+
+    let fromData = Json("{\"id\": 7}".data(using: .utf8)) // Data or Data?: nil when it is not JSON
+    print(fromData?.id.int ?? 0)                          // 7
+
+    let strict = try Json(parsing: Data("[true]".utf8))   // Data, saying what is wrong when it is not JSON
+    print(strict[0].bool ?? false)
+}
+"""#),
+    DocumentedSnippet(document: "Sources/RequestKit/RequestKit.docc/ReadingJSON.md", index: 2, code: #"""
 func readProfile() async throws {
     let json = try await Request { Url("http://127.0.0.1:8080/json") }.json()
     let title = json.slideshow.title.string          // String?
@@ -1426,10 +1523,19 @@ func readProfile() async throws {
     print(title ?? "", first ?? "")
 }
 """#),
-    DocumentedSnippet(document: "Sources/RequestKit/RequestKit.docc/ReadingJSON.md", index: 2, code: #"""
-func buildDocument() -> Json {
+    DocumentedSnippet(document: "Sources/RequestKit/RequestKit.docc/ReadingJSON.md", index: 3, code: ##"""
+func readShadowedKeys() throws {
+    let item = try Json(#"{"description": "A lamp", "count": 3, "string": "x"}"#)
+    print(item["description"].string ?? "")   // "A lamp"; item.description is the JSON text of the item
+    print(item.count.int ?? 0)                // 3: `count` is not a member, so it is a key
+    print(item["string"].string ?? "")        // "x"; item.string is nil, the item is an object
+}
+"""##),
+    DocumentedSnippet(document: "Sources/RequestKit/RequestKit.docc/ReadingJSON.md", index: 4, code: #"""
+func buildDocument(author: String) -> Json {
     var body: Json = ["title": "foo", "userId": 1, "tags": ["a"], "draft": nil]
-    body.author.name = "Ann"                         // creates the intermediate object
+    body.author.name = Json(string: author)            // creates the intermediate object
+    body.meta = ["by": "\(author)", "copy": .json(body.tags)]   // .json(value) puts a value in a literal
     print(body.serializedString(options: [.prettyPrinted, .sortedKeys]))
     return body
 }

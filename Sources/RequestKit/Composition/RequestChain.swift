@@ -57,7 +57,7 @@ public struct RequestChain: Sendable {
     /// let chain = RequestChain([login, profile])
     /// ```
     public init(_ steps: [Step], continueOnFailure: Bool = false) {
-        self.steps = steps
+        self.steps = steps.enumerated().map { index, step in step.name.isEmpty ? step.named("\(index + 1)") : step }
         self.continuesAfterFailure = continueOnFailure
     }
 
@@ -91,26 +91,37 @@ public struct RequestChain: Sendable {
         return copy
     }
 
-    /// Runs the steps in the background, then calls `completion` with the responses and the errors.
+    /// Runs the steps in the background, then calls `completion` with each step's body and error, as
+    /// swift-request's `call` did.
+    ///
+    /// `data` and `errors` hold one entry per step that ran, in order: the body (nil where the step failed) and
+    /// the error (nil where it succeeded; each names its step). When the chain stops before a step is sent
+    /// (cancellation), the error that stopped it is one more entry, with nil data.
     ///
     /// ```swift
-    /// chain.call { responses, errors in
-    ///     if let error = errors.first { print(error) } else { print(responses.last?.statusCode ?? 0) }
+    /// chain.call { (data, errors) in
+    ///     if let error = errors.compactMap({ $0 }).first { print(error) } else { print(data.last??.count ?? 0) }
     /// }
     /// ```
     /// - Parameters:
     ///   - queue: The queue to call `completion` on, or nil for a background task.
-    ///   - completion: Receives the successful steps' responses and the failures (each naming its step).
+    ///   - completion: Receives each step's body and error.
     /// - Returns: A handle that cancels the chain or waits until `completion` has run.
     @discardableResult
     public func call(
-        on queue: DispatchQueue? = nil, _ completion: @escaping @Sendable ([Response], [RequestError]) -> Void
+        on queue: DispatchQueue? = nil, _ completion: @escaping @Sendable ([Data?], [RequestError?]) -> Void
     ) -> RequestHandle {
         let chain = self
         let task = Task {
             let (responses, failure) = await chain.run()
-            let errors = failure.map { [$0] } ?? responses.errors
-            await HandlerQueue.perform(on: queue) { completion(responses.responses, errors) }
+            var data = responses.bodies
+            var errors = responses.stepErrors
+            if let failure, errors.last.flatMap({ $0 }) == nil {
+                data.append(nil)
+                errors.append(failure)
+            }
+            let (bodies, stepErrors) = (data, errors)
+            await HandlerQueue.perform(on: queue) { completion(bodies, stepErrors) }
         }
         return RequestHandle(task: task)
     }

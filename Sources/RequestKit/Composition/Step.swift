@@ -41,4 +41,9 @@ public struct Step: Sendable {
     public init(_ name: String, _ request: some RequestRepresentable) {
         self.init(name) { _ in request }
     }
+
+    /// The same step under another name.
+    func named(_ name: String) -> Step {
+        Step(name, makeRequest)
+    }
 }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// The outcomes of a chain's steps so far, by name and position: what each step receives, and what
 /// ``RequestChain/send()`` returns.
 ///
@@ -40,6 +42,25 @@ public struct StepResponses: Sendable {
     /// ```
     public var errors: [RequestError] {
         results.compactMap { result in
+            if case .failure(let error) = result { return error }
+            return nil
+        }
+    }
+
+    /// The body of each step that ran, in order; nil where the step failed.
+    ///
+    /// ```swift
+    /// let first = Json(previous.bodies[0])
+    /// ```
+    public var bodies: [Data?] { results.map { try? $0.get().body } }
+
+    /// The error of each step that ran, in order; nil where the step succeeded.
+    ///
+    /// ```swift
+    /// if let error = previous.stepErrors.last ?? nil { print(error) }
+    /// ```
+    public var stepErrors: [RequestError?] {
+        results.map { result in
             if case .failure(let error) = result { return error }
             return nil
         }

@@ -42,25 +42,14 @@ extension Json: ExpressibleByFloatLiteral {
     }
 }
 
-extension Json: ExpressibleByStringLiteral {
-    /// Creates a string.
-    ///
-    /// ```swift
-    /// let name: Json = "Ada"
-    /// ```
-    public init(stringLiteral value: String) {
-        self.init(storage: .string(value))
-    }
-}
-
 extension Json: ExpressibleByArrayLiteral {
-    /// Creates an array.
+    /// Creates an array; its elements are literals too, or values written `.json(value)`.
     ///
     /// ```swift
-    /// let tags: Json = ["a", 1, nil]
+    /// let tags: Json = ["a", 1, nil, .json(existing)]
     /// ```
-    public init(arrayLiteral elements: Json...) {
-        self.init(elements)
+    public init(arrayLiteral elements: JsonLiteral...) {
+        self.init(storage: .array(elements.map(\.value.storedInContainer)))
     }
 }
 
@@ -68,9 +57,9 @@ extension Json: ExpressibleByDictionaryLiteral {
     /// Creates an object whose members keep the literal's order; when a key repeats, the last value wins.
     ///
     /// ```swift
-    /// let body: Json = ["title": "foo", "userId": 1, "tags": ["a"], "draft": nil]
+    /// let body: Json = ["title": "foo", "userId": 1, "tags": ["a"], "draft": nil, "author": .json(author)]
     /// ```
-    public init(dictionaryLiteral elements: (String, Json)...) {
-        self.init(entries: elements.map { (key: $0.0, value: $0.1) })
+    public init(dictionaryLiteral elements: (String, JsonLiteral)...) {
+        self.init(entries: elements.map { (key: $0.0, value: $0.1.value) })
     }
 }

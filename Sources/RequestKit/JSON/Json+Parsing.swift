@@ -41,21 +41,35 @@ extension Json {
         self = try result.get()
     }
 
-    /// Parses JSON text: what `try Json(text)` means.
+    /// Parses JSON text: what `try Json(text)` means, for a variable and a literal alike.
     ///
     /// ```swift
-    /// let text = try String(contentsOf: fileURL, encoding: .utf8)
-    /// let json = try Json(text)          // the document the text holds
+    /// let json = try Json("{\"firstName\":\"Carson\"}")
+    /// json.firstName.string              // "Carson"
     /// let name = Json(string: text)      // the text itself, as a string value
     /// ```
     ///
-    /// A string *literal* written directly, `Json("[1, 2]")`, is Swift's literal syntax and makes a string value,
-    /// as `let name: Json = "Ada"` does; parse a literal with `try Json(parsing: "[1, 2]")`.
+    /// `Json` takes no string literal, so `Json("[1, 2]")` always parses (and needs `try`); a string value is
+    /// `Json(string:)`, or a string literal inside an array or dictionary literal.
     ///
     /// - Parameter text: The document.
     /// - Throws: ``JsonParsingError`` when the text is not valid JSON.
     public init(_ text: String) throws(JsonParsingError) {
         try self.init(parsing: text)
+    }
+
+    /// Parses UTF-8 bytes, answering nil when there are none or they are not valid JSON, as swift-request's
+    /// `Json(data)` did; `try Json(parsing: data)` says what is wrong instead.
+    ///
+    /// ```swift
+    /// let json = Json("{\"firstName\":\"Carson\"}".data(using: .utf8))
+    /// json?.firstName.string  // "Carson"
+    /// ```
+    ///
+    /// - Parameter data: The UTF-8 bytes of the document, or nil.
+    public init?(_ data: Data?) {
+        guard let data, let parsed = try? Json(parsing: data) else { return nil }
+        self = parsed
     }
 
     /// Parses a JSON document from any sequence of UTF-8 bytes, such as `[UInt8]` or `ArraySlice<UInt8>`;

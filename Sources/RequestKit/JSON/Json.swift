@@ -14,7 +14,7 @@
 ///
 /// ```swift
 /// var body: Json = ["title": "foo", "userId": 1, "tags": ["a"], "draft": nil]
-/// body.author.name = "Ada"  // creates the "author" object
+/// body.author.name = Json(string: "Ada")  // creates the "author" object
 /// body.serializedString()   // {"title":"foo","userId":1,"tags":["a"],"draft":null,"author":{"name":"Ada"}}
 /// ```
 ///
@@ -74,7 +74,7 @@ public struct Json: Sendable {
     ///
     /// ```swift
     /// let name = Json(string: userName)   // "Ada", not parsed
-    /// let same: Json = "Ada"               // a string literal makes a string value too
+    /// let body: Json = ["name": "Ada"]     // inside a literal, a string literal is a string value
     /// ```
     public init(string value: String) {
         storage = .string(value)
@@ -104,12 +104,21 @@ public struct Json: Sendable {
         }
     }
 
-    /// Creates an array value.
+    /// Creates an array value from a literal.
     ///
     /// ```swift
     /// let list = Json([1, "two", nil])
     /// ```
-    public init(_ elements: [Json]) {
+    public init(_ elements: [JsonLiteral]) {
+        storage = .array(elements.map(\.value.storedInContainer))
+    }
+
+    /// Creates an array value from values.
+    ///
+    /// ```swift
+    /// let list = Json(users.map { Json(string: $0.name) })
+    /// ```
+    public init<Elements: Sequence<Json>>(_ elements: Elements) {
         storage = .array(elements.map(\.storedInContainer))
     }
 
@@ -126,12 +135,23 @@ public struct Json: Sendable {
         storage = .object(object)
     }
 
-    /// Creates an object from a dictionary; keys are sorted so that the result does not depend on hashing.
+    /// Creates an object from a dictionary literal, as swift-request's `Json([…])` did; keys are sorted so that
+    /// the result does not depend on hashing (a `let body: Json = [...]` literal keeps its order).
     ///
     /// ```swift
-    /// let headers = Json(["Accept": "application/json"])
+    /// let post = Json(["title": "foo", "userId": 1])  // {"title":"foo","userId":1}
     /// ```
-    public init(_ object: [String: Json]) {
+    public init(_ object: [String: JsonLiteral]) {
+        self.init(entries: object.sorted { $0.key < $1.key }.map { (key: $0.key, value: $0.value.value) })
+    }
+
+    /// Creates an object from a dictionary of values; keys are sorted so that the result does not depend on
+    /// hashing.
+    ///
+    /// ```swift
+    /// let headers = Json(response.headers.dictionary.mapValues { Json(string: $0) })
+    /// ```
+    public init<Members: Collection<(key: String, value: Json)>>(_ object: Members) {
         self.init(entries: object.sorted { $0.key < $1.key })
     }
 

@@ -218,7 +218,7 @@ struct RequestChainTests {
         #expect(server.requests.map(\.path) == ["/status/500", "/anything/ok"])
     }
 
-    @Test("call delivers the responses before the failure and the failure", arguments: WireTransport.all)
+    @Test("call delivers each step's body and error, as swift-request did", arguments: WireTransport.all)
     func callCompletion(_ wire: WireTransport) async throws {
         let server = try makeServer()
         defer { server.stop() }
@@ -240,13 +240,14 @@ struct RequestChainTests {
                     Url(server.url("/anything/3")); Using(wire.transport)
                 })
         }
-        .call { responses, errors in
-            log.add("responses \(responses.map(\.statusCode))")
-            for error in errors { log.add("error \(error.statusCode ?? 0) \(error.request ?? "")") }
+        .call { data, errors in
+            log.add("data \(data.map { $0.map { String(decoding: $0, as: UTF8.self).contains("/anything/1") } })")
+            for error in errors { log.add("error \(error?.statusCode ?? 0) \(error?.request ?? "-")") }
         }
         .wait()
         let failed = server.url("/status/404").absoluteString
-        #expect(log.entries == ["responses [200]", "error 404 step \"second\" (GET \(failed))"])
+        #expect(
+            log.entries == ["data [Optional(true), nil]", "error 0 -", "error 404 step \"second\" (GET \(failed))"])
         #expect(server.requests.count == 2)
     }
 

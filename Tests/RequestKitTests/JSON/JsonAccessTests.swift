@@ -59,7 +59,7 @@ struct JsonAccessTests {
         #expect(name.bool == nil)
         #expect(name.array == nil)
         #expect(name.object == nil)
-        #expect(document.user.langs.array == ["en", "fr"])
+        #expect(document.user.langs == ["en", "fr"])
         #expect(document.user.object?.keys.sorted() == ["age", "langs", "name"])
         #expect(document.user.entries?.map(\.key) == ["name", "langs", "age"])
     }

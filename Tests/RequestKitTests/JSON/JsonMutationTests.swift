@@ -6,15 +6,15 @@ struct JsonMutationTests {
     @Test("Setting a dynamic member creates the intermediate objects on null")
     func createsIntermediateObjects() {
         var json: Json = nil
-        json.user.name = "x"
-        json.user.address.city = "Paris"
+        json.user.name = Json(string: "x")
+        json.user.address.city = Json(string: "Paris")
         #expect(json.serializedString() == #"{"user":{"name":"x","address":{"city":"Paris"}}}"#)
     }
 
     @Test("Setting an existing key replaces its value in place; a new key goes last")
     func replacesValuesInPlace() {
         var json: Json = ["a": 1, "b": 2]
-        json.a = "one"
+        json.a = Json(string: "one")
         json.c = true
         #expect(json.serializedString() == #"{"a":"one","b":2,"c":true}"#)
     }
@@ -40,7 +40,7 @@ struct JsonMutationTests {
         json[-1] = 9
         #expect(json.serializedString() == "[1,null,null,4]")
         var empty: Json = nil
-        empty[0] = "first"
+        empty[0] = Json(string: "first")
         #expect(empty.serializedString() == #"["first"]"#)
     }
 
@@ -60,7 +60,7 @@ struct JsonMutationTests {
     func setsPaths() {
         var json: Json = nil
         json["items", 1, "id"] = 7
-        json["items", 0, "tags", 0] = "a"
+        json["items", 0, "tags", 0] = Json(string: "a")
         #expect(json.serializedString() == #"{"items":[{"tags":["a"]},{"id":7}]}"#)
         #expect(json["items", 1, "id"].int == 7)
     }
@@ -83,7 +83,7 @@ struct JsonMutationTests {
         for index in stride(from: 0, to: 200, by: 2) {
             json["key\(index)"] = json.nothing
         }
-        json.key1 = "one"
+        json.key1 = Json(string: "one")
         #expect(json.entries?.count == 100)
         #expect(json.entries?.first?.key == "key1")
         #expect(json.key1.string == "one")

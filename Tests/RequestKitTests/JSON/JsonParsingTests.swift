@@ -18,15 +18,17 @@ private func parsingError(_ text: String) -> JsonParsingError? {
 
 @Suite("Parsing JSON")
 struct JsonParsingTests {
-    @Test("try Json(text) parses the text; Json(string:) and a literal make a string value")
+    @Test("try Json(text) parses a variable and a literal alike; Json(string:) and a literal element make strings")
     func parsingInitializer() throws {
         let text = "[1, 2]"
         let parsed = try Json(text)
         #expect(parsed.array?.count == 2)
         #expect(parsed[1].int == 2)
+        let literal = try Json("[1, 2]")
+        #expect(literal == [1, 2])
         #expect(Json(string: text).string == "[1, 2]")
-        let literal: Json = "[1, 2]"
-        #expect(literal.string == "[1, 2]")
+        let element: Json = ["[1, 2]"]
+        #expect(element[0].string == "[1, 2]")
         let notJSON = "Ada"
         #expect(throws: JsonParsingError.self) { try Json(notJSON) }
     }

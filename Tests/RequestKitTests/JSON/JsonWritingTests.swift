@@ -42,7 +42,7 @@ struct JsonWritingTests {
 
     @Test("Strings escape quotes, backslashes and control characters, and keep slashes and Unicode as they are")
     func escapesStrings() {
-        let json = Json("q\" b\\ /\n\r\t\u{08}\u{0C}\u{00}\u{1F}é😀\u{7F}")
+        let json = Json(string: "q\" b\\ /\n\r\t\u{08}\u{0C}\u{00}\u{1F}é😀\u{7F}")
         #expect(json.serializedString() == #""q\" b\\ /\n\r\t\b\f\u0000\u001fé😀\#u{7F}""#)
     }
 
@@ -71,7 +71,7 @@ struct JsonWritingTests {
     @Test("Values built from Swift values use the matching kinds")
     func buildsFromSwiftValues() {
         #expect(Json(true) == true)
-        #expect(Json("s") == "s")
+        #expect(Json(string: "s").string == "s")
         #expect(Json(Int8(-3)).int == -3)
         #expect(Json([1, "a"]).serializedString() == #"[1,"a"]"#)
         #expect(Json(["b": 1, "a": 2]).serializedString() == #"{"a":2,"b":1}"#)

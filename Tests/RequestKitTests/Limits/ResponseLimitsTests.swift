@@ -95,7 +95,7 @@ struct ResponseLimitsTests {
                 Path("json")
                 MaxResponseSize(1 << 20)
             })
-        #expect(raised["slideshow"]["title"] == "Sample Slide Show")
+        #expect(raised["slideshow"]["title"].string == "Sample Slide Show")
     }
 
     @Test("The default limits: 64 MiB in memory, streams unbounded, a ratio of 100, a 256 MiB spool")

@@ -1,12 +1,17 @@
 extension Header {
     /// Sets `Host`, with the port after a colon when given.
     ///
+    /// A port outside 0...65535, or port text that is not 1 to 5 ASCII digits, is reported when the request is
+    /// built, and the header is not sent.
+    ///
     /// ```swift
-    /// Header.Host("api.example.com", port: 8080)  // Host: api.example.com:8080
+    /// Header.Host("api.example.com", port: 8080)    // Host: api.example.com:8080
+    /// Header.Host("en.example.com", port: "8000")   // the port as text, as swift-request wrote it
     /// ```
     public struct Host: RequestComponent {
         /// The header value.
         public let value: String
+        private let problem: RequestProblem?
 
         /// Sets the host and optional port.
         ///
@@ -14,11 +19,41 @@ extension Header {
         /// Header.Host("en.example.com")
         /// ```
         public init(_ host: String, port: Int? = nil) {
-            value = port.map { "\(host):\($0)" } ?? host
+            let problem = port.flatMap { port in
+                (0...65_535).contains(port)
+                    ? nil : RequestProblem(.invalidHeaderValue, "the Host port \(port) is not in 0...65535")
+            }
+            self.init(value: port.map { "\(host):\($0)" } ?? host, problem: problem)
+        }
+
+        private init(value: String, problem: RequestProblem?) {
+            self.value = value
+            self.problem = problem
+        }
+
+        /// Sets the host and a port given as text.
+        ///
+        /// ```swift
+        /// Header.Host("en.example.com", port: "8000")  // Host: en.example.com:8000
+        /// ```
+        public init(_ host: String, port: String) {
+            let digits = port.utf8.count <= 5 && !port.isEmpty && port.utf8.allSatisfy { (0x30...0x39).contains($0) }
+            if digits, let number = Int(port) {
+                self.init(host, port: number)
+            } else {
+                self.init(
+                    value: "\(host):\(port)",
+                    problem: RequestProblem(
+                        .invalidHeaderValue, "the Host port \(port.debugDescription) is not a number in 0...65535"))
+            }
         }
 
         public func apply(to parts: inout RequestParts) {
-            parts.headers.set("Host", value)
+            if let problem {
+                parts.report(problem)
+            } else {
+                parts.headers.set("Host", value)
+            }
         }
     }
 
