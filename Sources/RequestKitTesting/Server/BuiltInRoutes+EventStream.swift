@@ -20,19 +20,23 @@ extension BuiltInRoutes {
         let last = Int(count)
         let dropAfter = drop.flatMap { $0 >= 0 && $0 < last - lastID && core.claimEventStreamDrop() ? $0 : nil }
         let pause = Duration.milliseconds(Int(interval))
-        return TestResponse(
-            headers: [("Content-Type", "text/event-stream"), ("Cache-Control", "no-cache")],
-            body: .stream { writer in
-                if let retry { try writer.write("retry: \(retry)\n\n") }
-                guard first <= last else { return }
-                for (sent, id) in (first...last).enumerated() {
-                    if let dropAfter, sent == dropAfter {
-                        writer.close()
-                        return
-                    }
-                    if sent > 0 && pause > .zero { try writer.sleep(for: pause) }
-                    try writer.write("id: \(id)\ndata: message \(id)\n\n")
+        return TestResponse.stepped(headers: [("Content-Type", "text/event-stream"), ("Cache-Control", "no-cache")]) {
+            var pending: [BodyStep] = retry.map { [.write(Data("retry: \($0)\n\n".utf8))] } ?? []
+            var sent = 0
+            var id = first
+            return AnyIterator {
+                if !pending.isEmpty { return pending.removeFirst() }
+                guard id <= last else { return nil }
+                if let dropAfter, sent == dropAfter {
+                    id = last + 1
+                    return .close
                 }
-            })
+                let event = BodyStep.write(Data("id: \(id)\ndata: message \(id)\n\n".utf8))
+                if sent > 0 && pause > .zero { pending.append(event) }
+                sent += 1
+                id += 1
+                return sent > 1 && pause > .zero ? .pause(pause) : event
+            }
+        }
     }
 }

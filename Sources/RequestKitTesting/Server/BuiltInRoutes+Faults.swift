@@ -60,10 +60,10 @@ extension BuiltInRoutes {
                 status: 404)
         }
         let hangs = kind.hasPrefix("hang")
-        return TestResponse(
-            body: .raw { writer in
-                if !bytes.isEmpty { try writer.writeRaw(Data(bytes.utf8)) }
-                if hangs { try writer.sleep(for: .seconds(300)) }
-            })
+        return TestResponse.stepped(raw: true) {
+            var steps: [BodyStep] = bytes.isEmpty ? [] : [.writeRaw(Data(bytes.utf8))]
+            if hangs { steps.append(.pause(.seconds(300))) }
+            return AnyIterator(steps.makeIterator())
+        }
     }
 }

@@ -27,28 +27,16 @@ extension BuiltInRoutes {
                 return Self.badRequest("pause must be a number of milliseconds from 0 to 1000")
             }
             let block = Data(count: 64 * 1024)
-            let rest: @Sendable () -> Void = { if pause > 0 { Thread.sleep(forTimeInterval: pause / 1000) } }
+            let rest = Duration.milliseconds(Int(pause))
             if request.queryValue("framing") == "close" {
-                return TestResponse(
-                    body: .raw { writer in
-                        try writer.writeRaw(
-                            Data(
-                                "HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\nConnection: close\r\n\r\n"
-                                    .utf8))
-                        while true {
-                            try writer.writeRaw(block)
-                            rest()
-                        }
-                    })
+                let head = "HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\nConnection: close\r\n\r\n"
+                return TestResponse.stepped(raw: true) {
+                    Self.endless(first: .writeRaw(Data(head.utf8)), block: .writeRaw(block), rest: rest)
+                }
             }
-            return TestResponse(
-                headers: [("Content-Type", "application/octet-stream")],
-                body: .stream { writer in
-                    while true {
-                        try writer.write(block)
-                        rest()
-                    }
-                })
+            return TestResponse.stepped(headers: [("Content-Type", "application/octet-stream")]) {
+                Self.endless(first: nil, block: .write(block), rest: rest)
+            }
         case "bad-validators":
             if request.queryValue("syntax") != nil {
                 return TestResponse(
@@ -75,7 +63,26 @@ extension BuiltInRoutes {
 
     /// A response written byte for byte, after which the connection closes.
     private static func raw(_ text: String) -> TestResponse {
-        TestResponse(body: .raw { writer in try writer.writeRaw(Data(text.utf8)) })
+        TestResponse.stepped(raw: true) { AnyIterator([BodyStep.writeRaw(Data(text.utf8))].makeIterator()) }
+    }
+
+    /// `first`, then `block` again and again, with a pause of `rest` after each when it is not zero, until the
+    /// client goes away.
+    private static func endless(first: BodyStep?, block: BodyStep, rest: Duration) -> AnyIterator<BodyStep> {
+        var pending = first
+        var wrote = false
+        return AnyIterator {
+            if let step = pending {
+                pending = nil
+                return step
+            }
+            if wrote && rest > .zero {
+                wrote = false
+                return .pause(rest)
+            }
+            wrote = true
+            return block
+        }
     }
 
     /// The start of a gzip member whose deflate block (dynamic Huffman codes: a 1-bit code for a match of 258
@@ -90,17 +97,20 @@ extension BuiltInRoutes {
         let zeroCount = decodedBytes / 1032 + 1
         var headers = [("Content-Type", "application/octet-stream"), ("Content-Encoding", "gzip")]
         if !isChunked { headers.append(("Content-Length", String(gzipBombPrefix.count + zeroCount))) }
-        return TestResponse(
-            headers: headers,
-            body: .stream { writer in
-                try writer.write(Data(gzipBombPrefix))
-                let block = Data(count: 64 * 1024)
-                var left = zeroCount
-                while left > 0 {
-                    let count = min(left, block.count)
-                    try writer.write(count == block.count ? block : block.prefix(count))
-                    left -= count
+        return TestResponse.stepped(headers: headers) {
+            let block = Data(count: 64 * 1024)
+            var left = zeroCount
+            var sentPrefix = false
+            return AnyIterator {
+                if !sentPrefix {
+                    sentPrefix = true
+                    return .write(Data(gzipBombPrefix))
                 }
-            })
+                guard left > 0 else { return nil }
+                let count = min(left, block.count)
+                left -= count
+                return .write(count == block.count ? block : block.prefix(count))
+            }
+        }
     }
 }

@@ -38,15 +38,23 @@ extension BuiltInRoutes {
         }
         let byteCount = Int(count)
         let pause = Duration.milliseconds(byteCount > 1 ? Int(duration * 1000 / Double(byteCount - 1)) : 0)
-        let response = TestResponse(
+        let response = TestResponse.stepped(
             status: Int(code),
-            headers: [("Content-Type", "application/octet-stream"), ("Content-Length", String(byteCount))],
-            body: .stream { writer in
-                for index in 0..<byteCount {
-                    if index > 0 && pause > .zero { try writer.sleep(for: pause) }
-                    try writer.write(Data([UInt8(ascii: "*")]))
+            headers: [("Content-Type", "application/octet-stream"), ("Content-Length", String(byteCount))]
+        ) {
+            var index = 0
+            var paused = false
+            return AnyIterator {
+                guard index < byteCount else { return nil }
+                if index > 0 && pause > .zero && !paused {
+                    paused = true
+                    return .pause(pause)
                 }
-            })
+                paused = false
+                index += 1
+                return .write(Data([UInt8(ascii: "*")]))
+            }
+        }
         return response.delayed(by: .milliseconds(Int(delay * 1000)))
     }
 
@@ -74,19 +82,20 @@ extension BuiltInRoutes {
         guard let total = Int(text), total >= 0 else {
             return Self.badRequest("byte count must be a non-negative number, not \"\(text)\"")
         }
-        return TestResponse(
-            headers: [("Content-Type", "application/octet-stream"), ("Content-Length", String(total))],
-            body: .stream { writer in
-                let blockSize = 64 * 1024
-                let pattern = TestPayload.largeBody(count: blockSize + 251)
-                var offset = 0
-                while offset < total {
-                    let count = min(blockSize, total - offset)
-                    let start = offset % 251
-                    try writer.write(pattern.subdata(in: start..<(start + count)))
-                    offset += count
-                }
-            })
+        return TestResponse.stepped(
+            headers: [("Content-Type", "application/octet-stream"), ("Content-Length", String(total))]
+        ) {
+            let blockSize = 64 * 1024
+            let pattern = TestPayload.largeBody(count: blockSize + 251)
+            var offset = 0
+            return AnyIterator {
+                guard offset < total else { return nil }
+                let count = min(blockSize, total - offset)
+                let start = offset % 251
+                offset += count
+                return .write(pattern.subdata(in: start..<(start + count)))
+            }
+        }
     }
 
     /// `/upload`: the size and SHA-256 of the received body.

@@ -11,21 +11,20 @@ struct ChunkedBodyDecoder {
 
     /// Decodes chunks up to the last one, then the trailers.
     ///
-    /// - Throws: ``HTTPRequestError`` for a malformed or oversized body, ``ConnectionEnd`` when it stops arriving.
+    /// - Throws: ``HTTPRequestError`` for a malformed or oversized body, ``ConnectionEnd/needMore`` when it has not all arrived.
     func decode() throws -> (Data, [(name: String, value: String)]) {
         var body = Data()
-        let timeout = configuration.readTimeout
         let tooLong = HTTPRequestError(status: 400, message: "chunk size line is too long")
         while true {
-            let line = try reader.readLine(limit: 1024, timeout: timeout, tooLong: tooLong)
+            let line = try reader.readLine(limit: 1024, tooLong: tooLong)
             let size = try Self.chunkSize(from: line)
             if size == 0 { break }
             guard body.count + size <= configuration.maxBodyBytes else {
                 throw HTTPRequestError(
                     status: 413, message: "chunked request body exceeds \(configuration.maxBodyBytes) bytes")
             }
-            body.append(contentsOf: try reader.read(count: size, timeout: timeout))
-            let end = try reader.read(count: 2, timeout: timeout)
+            body.append(contentsOf: try reader.read(count: size))
+            let end = try reader.read(count: 2)
             guard end.elementsEqual([13, 10]) else {
                 throw HTTPRequestError(status: 400, message: "chunk data is not followed by CRLF")
             }
@@ -33,8 +32,7 @@ struct ChunkedBodyDecoder {
         var budget = configuration.maxHeaderBytes
         let tooLarge = HTTPRequestError(
             status: 431, message: "trailer section is larger than \(configuration.maxHeaderBytes) bytes")
-        let trailers = try HTTPRequestHead.readFields(
-            from: reader, budget: &budget, timeout: timeout, tooLarge: tooLarge)
+        let trailers = try HTTPRequestHead.readFields(from: reader, budget: &budget, tooLarge: tooLarge)
         return (body, trailers)
     }
 

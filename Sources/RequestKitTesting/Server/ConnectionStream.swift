@@ -4,17 +4,29 @@ import Foundation
 import COpenSSL
 #endif
 
-/// The bytes of one accepted connection: the plain socket, or TLS over it (the server's TLS mode), behind the
-/// blocking calls the connection's thread makes.
+/// The bytes of one accepted connection, over its non-blocking socket: the plain socket, or TLS over it (the
+/// server's TLS mode). Every call returns at once, saying when the socket would block.
 ///
-/// Used only by its connection's thread (and by route handlers, which run there); ``shutdownBoth()`` is a plain
-/// socket call that any thread may make.
+/// Used only by its connection's loop thread, except ``shutdownBoth()``, a plain socket call that any thread may
+/// make.
 ///
 /// ```swift
-/// let stream = try ConnectionStream.accepting(socket, context: context, timeout: .seconds(30))
-/// try stream.sendAll(Data("HTTP/1.1 200 OK\r\n\r\n".utf8))
+/// let stream = ConnectionStream(socket: socket)
+/// if case .wouldBlock = stream.send(bytes) { /* wait for writability */ }
 /// ```
 final class ConnectionStream: @unchecked Sendable {
+    /// What a read or a handshake step did.
+    enum Progress: Equatable {
+        /// This many bytes were read (or the handshake finished, with `0`).
+        case done(Int)
+        /// Nothing more until the socket is readable (`wantsWrite` false) or writable (true).
+        case wouldBlock(wantsWrite: Bool)
+        /// The peer ended the stream.
+        case ended
+        /// The connection failed.
+        case failed
+    }
+
     /// The connection's socket, which the server closes.
     let socket: SocketDescriptor
     #if canImport(COpenSSL)
@@ -33,7 +45,21 @@ final class ConnectionStream: @unchecked Sendable {
     }
 
     #if canImport(COpenSSL)
-    private init(socket: SocketDescriptor, ssl: OpaquePointer) {
+    /// The server side of a TLS connection over `socket`, whose handshake ``handshake()`` drives; `nil` when
+    /// OpenSSL cannot make one.
+    init?(socket: SocketDescriptor, context: ServerTLSContext) {
+        ERR_clear_error()
+        defer { ERR_clear_error() }
+        guard let ssl = SSL_new(context.pointer) else { return nil }
+        guard let method = ServerTLSContext.socketMethod, let bio = requestkit_socket_bio_new(method, socket.rawValue)
+        else {
+            SSL_free(ssl)
+            return nil
+        }
+        SSL_set_bio(ssl, bio, bio)
+        SSL_set_accept_state(ssl)
+        // A write that would block may be retried with fewer or moved bytes, as the loop's output queue does.
+        _ = SSL_ctrl(ssl, SSL_CTRL_MODE, Int(SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER), nil)
         self.socket = socket
         self.ssl = ssl
     }
@@ -41,33 +67,30 @@ final class ConnectionStream: @unchecked Sendable {
     deinit {
         if let ssl { SSL_free(ssl) }
     }
-
-    /// Runs the server side of a TLS handshake on the blocking `socket`, giving up after `timeout` without
-    /// progress; `nil` when it fails (the client rejected the certificate, or sent none when one is required).
-    static func accepting(
-        _ socket: SocketDescriptor, context: ServerTLSContext, timeout: Duration
-    )
-        -> ConnectionStream?
-    {
-        ERR_clear_error()
-        defer { ERR_clear_error() }
-        guard let ssl = SSL_new(context.pointer) else { return nil }
-        guard let method = ServerTLSContext.socketMethod,
-            let bio = requestkit_socket_bio_new(method, socket.rawValue)
-        else {
-            SSL_free(ssl)
-            return nil
-        }
-        SSL_set_bio(ssl, bio, bio)
-        socket.setTimeouts(timeout)
-        defer { socket.setTimeouts(.zero) }
-        guard SSL_accept(ssl) == 1 else {
-            SSL_free(ssl)
-            return nil
-        }
-        return ConnectionStream(socket: socket, ssl: ssl)
-    }
     #endif
+
+    /// Whether the connection runs TLS.
+    var isTLS: Bool {
+        #if canImport(COpenSSL)
+        return ssl != nil
+        #else
+        return false
+        #endif
+    }
+
+    /// Takes one step of the TLS handshake: `.done(0)` once it is complete (at once for a plain connection).
+    func handshake() -> Progress {
+        #if canImport(COpenSSL)
+        if let ssl {
+            ERR_clear_error()
+            defer { ERR_clear_error() }
+            let result = SSL_do_handshake(ssl)
+            if result == 1 { return .done(0) }
+            return progress(after: result, in: ssl)
+        }
+        #endif
+        return .done(0)
+    }
 
     /// Whether the TLS handshake resumed an earlier session; `false` for a plain connection.
     var isSessionResumed: Bool {
@@ -77,86 +100,67 @@ final class ConnectionStream: @unchecked Sendable {
         return false
     }
 
-    /// Waits up to `milliseconds` for bytes to read; decrypted bytes already held count at once.
-    func waitForReadable(milliseconds: Int32) -> SocketDescriptor.Readiness {
-        #if canImport(COpenSSL)
-        if let ssl, SSL_pending(ssl) > 0 || SSL_has_pending(ssl) == 1 { return .readable }
-        #endif
-        return socket.waitForReadable(milliseconds: milliseconds)
-    }
-
-    /// Reads up to `buffer.count` bytes; returns the count, `0` at end of stream, or `nil` on failure.
-    func receive(into buffer: UnsafeMutableRawBufferPointer) -> Int? {
+    /// Reads up to `buffer.count` bytes.
+    func receive(into buffer: UnsafeMutableRawBufferPointer) -> Progress {
         #if canImport(COpenSSL)
         if let ssl {
-            guard let base = buffer.baseAddress else { return nil }
+            guard let base = buffer.baseAddress else { return .failed }
             ERR_clear_error()
             defer { ERR_clear_error() }
             let count = SSL_read(ssl, base, Int32(clamping: buffer.count))
-            if count > 0 { return Int(count) }
-            if SSL_get_error(ssl, count) == SSL_ERROR_ZERO_RETURN { return 0 }
+            if count > 0 { return .done(Int(count)) }
+            return progress(after: count, in: ssl)
+        }
+        #endif
+        while true {
+            let count = recv(socket.rawValue, buffer.baseAddress, buffer.count, Int32(MSG_DONTWAIT))
+            if count > 0 { return .done(count) }
+            if count == 0 { return .ended }
+            if errno == EINTR { continue }
+            if errno == EAGAIN || errno == EWOULDBLOCK { return .wouldBlock(wantsWrite: false) }
+            return .failed
+        }
+    }
+
+    /// Writes as many of `bytes` as the socket takes now.
+    func send(_ bytes: UnsafeRawBufferPointer) -> Progress {
+        guard let base = bytes.baseAddress, !bytes.isEmpty else { return .done(0) }
+        #if canImport(COpenSSL)
+        if let ssl {
+            ERR_clear_error()
+            defer { ERR_clear_error() }
+            let count = SSL_write(ssl, base, Int32(clamping: bytes.count))
+            if count > 0 { return .done(Int(count)) }
+            let result = progress(after: count, in: ssl)
+            return result == .ended ? .failed : result
+        }
+        #endif
+        while true {
+            let count = socket.sendWithoutWaiting(base, count: bytes.count)
+            if count >= 0 { return .done(count) }
+            if errno == EINTR { continue }
+            if errno == EAGAIN || errno == EWOULDBLOCK { return .wouldBlock(wantsWrite: true) }
+            return .failed
+        }
+    }
+
+    #if canImport(COpenSSL)
+    private func progress(after result: Int32, in ssl: OpaquePointer) -> Progress {
+        switch SSL_get_error(ssl, result) {
+        case SSL_ERROR_WANT_READ: return .wouldBlock(wantsWrite: false)
+        case SSL_ERROR_WANT_WRITE: return .wouldBlock(wantsWrite: true)
+        case SSL_ERROR_ZERO_RETURN: return .ended
+        default:
             isBroken = true
-            return nil
+            return .failed
         }
-        #endif
-        return socket.receive(into: buffer)
     }
-
-    /// Writes every byte of `bytes`, or throws when the connection fails (for example, the peer closed it).
-    func sendAll(_ bytes: UnsafeRawBufferPointer) throws {
-        #if canImport(COpenSSL)
-        if let ssl {
-            ERR_clear_error()
-            defer { ERR_clear_error() }
-            var offset = 0
-            while offset < bytes.count, let base = bytes.baseAddress {
-                let count = SSL_write(ssl, base + offset, Int32(clamping: bytes.count - offset))
-                guard count > 0 else {
-                    isBroken = true
-                    throw SocketDescriptor.Failure(call: "SSL_write", code: EPIPE)
-                }
-                offset += Int(count)
-            }
-            return
-        }
-        #endif
-        try socket.sendAll(bytes)
-    }
-
-    /// Writes every byte of `data`.
-    func sendAll(_ data: Data) throws {
-        try data.withUnsafeBytes { try sendAll($0) }
-    }
-
-    /// Whether the peer has closed or reset the connection, checked without consuming any request bytes (a TLS
-    /// close notification counts as closing).
-    func isPeerGone() -> Bool {
-        #if canImport(COpenSSL)
-        if let ssl {
-            if SSL_pending(ssl) > 0 { return false }
-            switch socket.waitForReadable(milliseconds: 0) {
-            case .timedOut: return false
-            case .hungUp: return true
-            case .readable: break
-            }
-            let flags = fcntl(socket.rawValue, F_GETFL)
-            _ = fcntl(socket.rawValue, F_SETFL, flags | O_NONBLOCK)
-            defer { _ = fcntl(socket.rawValue, F_SETFL, flags) }
-            ERR_clear_error()
-            defer { ERR_clear_error() }
-            var byte: UInt8 = 0
-            let count = SSL_peek(ssl, &byte, 1)
-            if count > 0 { return false }
-            return SSL_get_error(ssl, count) != SSL_ERROR_WANT_READ
-        }
-        #endif
-        return socket.isPeerGone()
-    }
+    #endif
 
     /// Stops sending (after a TLS close notification) while still allowing reads.
     func shutdownWrite() {
         #if canImport(COpenSSL)
-        if let ssl, !isBroken {
+        if let ssl, !isBroken, SSL_is_init_finished(ssl) == 1 {
             ERR_clear_error()
             _ = SSL_shutdown(ssl)
             ERR_clear_error()
@@ -165,7 +169,7 @@ final class ConnectionStream: @unchecked Sendable {
         socket.shutdownWrite()
     }
 
-    /// Stops both directions of the connection at once, waking any thread blocked on it.
+    /// Stops both directions of the connection at once.
     func shutdownBoth() {
         socket.shutdownBoth()
     }

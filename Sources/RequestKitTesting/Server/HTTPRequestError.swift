@@ -10,12 +10,8 @@ struct HTTPRequestError: Error, Equatable {
     let message: String
 }
 
-/// Why reading from a connection ended without a request.
+/// Why parsing stopped short of a request: the bytes it needs have not arrived yet.
 enum ConnectionEnd: Error {
-    /// The client closed the connection (or it failed).
-    case closed
-    /// Nothing arrived within the allowed time.
-    case timedOut
-    /// The server is stopping.
-    case stopping
+    /// More bytes are needed; parse again from the same position once they arrive.
+    case needMore
 }

@@ -27,23 +27,15 @@ struct HTTPRequestHead: Sendable {
         return httpVersion == "HTTP/1.1" || tokens.contains("keep-alive")
     }
 
-    /// Reads and validates a request head.
+    /// Parses the next request head from the bytes received so far.
     ///
-    /// - Parameters:
-    ///   - reader: The connection's reader.
-    ///   - configuration: The limits to apply.
-    ///   - idleTimeout: How long to wait for the first byte of the request.
-    /// - Throws: ``HTTPRequestError`` for a malformed or over-limit head, ``ConnectionEnd`` otherwise.
-    static func read(
-        from reader: ConnectionReader, configuration: TestServer.Configuration, idleTimeout: Duration
-    ) throws -> HTTPRequestHead {
+    /// - Throws: ``HTTPRequestError`` for a malformed or over-limit head, ``ConnectionEnd/needMore`` when it has
+    ///   not all arrived (the caller rewinds the reader and tries again with more bytes).
+    static func parse(from reader: ConnectionReader, configuration: TestServer.Configuration) throws -> HTTPRequestHead
+    {
         reader.skipEmptyLines()
-        if reader.bufferedCount == 0 { try reader.fill(timeout: idleTimeout) }
-        do {
-            return try readStarted(from: reader, configuration: configuration)
-        } catch ConnectionEnd.timedOut {
-            throw HTTPRequestError(status: 408, message: "the request head did not arrive in time")
-        }
+        if reader.bufferedCount == 0 { throw ConnectionEnd.needMore }
+        return try readStarted(from: reader, configuration: configuration)
     }
 
     private static func readStarted(
@@ -51,29 +43,28 @@ struct HTTPRequestHead: Sendable {
     ) throws -> HTTPRequestHead {
         var budget = configuration.maxHeaderBytes
         let tooLongLine = HTTPRequestError(status: 414, message: "request line is longer than \(budget) bytes")
-        var line = try reader.readLine(limit: budget, timeout: configuration.readTimeout, tooLong: tooLongLine)
+        var line = try reader.readLine(limit: budget, tooLong: tooLongLine)
         var emptyLines = 0
         while line.isEmpty && emptyLines < 8 {
             emptyLines += 1
-            line = try reader.readLine(limit: budget, timeout: configuration.readTimeout, tooLong: tooLongLine)
+            line = try reader.readLine(limit: budget, tooLong: tooLongLine)
         }
         budget -= line.count + 2
         var head = try parseRequestLine(line)
         let tooLarge = HTTPRequestError(
             status: 431, message: "request header section is larger than \(configuration.maxHeaderBytes) bytes")
-        head.headers = try readFields(
-            from: reader, budget: &budget, timeout: configuration.readTimeout, tooLarge: tooLarge)
+        head.headers = try readFields(from: reader, budget: &budget, tooLarge: tooLarge)
         try head.validate(configuration: configuration)
         return head
     }
 
     /// Reads header or trailer field lines up to the empty line that ends them.
     static func readFields(
-        from reader: ConnectionReader, budget: inout Int, timeout: Duration, tooLarge: HTTPRequestError
+        from reader: ConnectionReader, budget: inout Int, tooLarge: HTTPRequestError
     ) throws -> [(name: String, value: String)] {
         var fields: [(name: String, value: String)] = []
         while true {
-            let line = try reader.readLine(limit: max(budget, 0), timeout: timeout, tooLong: tooLarge)
+            let line = try reader.readLine(limit: max(budget, 0), tooLong: tooLarge)
             budget -= line.count + 2
             if line.isEmpty { return fields }
             fields.append(try parseField(line))

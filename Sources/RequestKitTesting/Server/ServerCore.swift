@@ -1,10 +1,11 @@
 import Foundation
 import RequestKit
 
-/// The running server behind a ``TestServer``: the listening socket, the accept thread and the shared state.
+/// The running server behind a ``TestServer``: the listening socket, its connections on the shared
+/// ``ServerLoops``, and the shared state.
 ///
-/// Threads hold the core rather than the ``TestServer``, so dropping the last ``TestServer`` reference still runs
-/// its `deinit`, which stops the core.
+/// Loops and handler threads hold the core rather than the ``TestServer``, so dropping the last ``TestServer``
+/// reference still runs its `deinit`, which stops the core.
 ///
 /// ```swift
 /// let core = try ServerCore(configuration: .init())
@@ -12,17 +13,26 @@ import RequestKit
 /// defer { core.stop() }
 /// ```
 ///
-/// `stop()` never blocks: it shuts the sockets down and the threads end by themselves; `stopped()` waits for
-/// them without holding a thread.
+/// `stop()` never blocks: it shuts the sockets down and the loops close them; `stopped()` waits for that, and
+/// for every handler still running, without holding a thread.
 final class ServerCore: Sendable {
-    /// The name given to connection threads, which shows in debuggers and thread listings.
-    static let connectionThreadName = "RequestKitTesting.TestServer.connection"
+    /// What answers a request: a response made at once on the loop, or a handler to run on a handler thread.
+    enum RouteChoice {
+        case response(TestResponse)
+        case handler(@Sendable (TestRequest) -> TestResponse, TestRequest)
+    }
+
+    /// The built-in routes whose answer takes long enough to compute (megabytes generated or hashed) that it is
+    /// made on a handler thread rather than on a loop that other connections share.
+    private static let heavyBuiltInRoutes: Set<Substring> = ["bytes", "range", "upload", "stream"]
 
     let configuration: TestServer.Configuration
     let listener: SocketDescriptor
     let port: Int
     let state = Locked(ServerState())
-    private let threads = DispatchGroup()
+    /// Entered for the listener, each open connection and each running handler.
+    private let work = DispatchGroup()
+    private let acceptor = Locked<Acceptor?>(nil)
     #if canImport(COpenSSL)
     /// The server's TLS context in TLS mode.
     private let tlsContext: ServerTLSContext?
@@ -44,111 +54,109 @@ final class ServerCore: Sendable {
         }
     }
 
-    /// Starts the accept thread.
+    /// Starts accepting connections on one of the shared loops.
     ///
-    /// - Throws: `POSIXError` when the system refuses the thread; the listening socket is then closed.
+    /// - Throws: `POSIXError` when the system refuses the loops' threads; the listening socket is then closed.
     func start() throws {
-        threads.enter()
+        let loops: ServerLoops
         do {
-            try DetachedThread.start(name: "RequestKitTesting.TestServer.accept") { [self] in
-                acceptLoop()
-                listener.close()
-                threads.leave()
-            }
+            loops = try ServerLoops.shared()
         } catch {
             listener.close()
-            threads.leave()
             throw error
         }
+        listener.setNonBlocking()
+        let acceptor = Acceptor(core: self, loop: loops.next(), loops: loops)
+        self.acceptor.withLock { $0 = acceptor }
+        work.enter()
+        acceptor.loop.execute { acceptor.start() }
     }
 
     /// Whether `stop()` has been called.
     var isStopped: Bool { state.withLock { $0.isStopped } }
 
-    /// Stops accepting and shuts down every open connection, returning at once; the accept and connection
-    /// threads notice and end by themselves, closing their sockets.
+    /// Stops accepting and shuts down every open connection, returning at once; the loops close the sockets.
     func stop() {
-        state.withLock { state in
-            guard !state.isStopped else { return }
+        let connections: [ServerConnection]? = state.withLock { state in
+            guard !state.isStopped else { return nil }
             state.isStopped = true
             listener.shutdownBoth()
-            for socket in state.openSockets.values { socket.shutdownBoth() }
+            for connection in state.connections.values { connection.socket.shutdownBoth() }
+            return Array(state.connections.values)
+        }
+        guard let connections else { return }
+        if let acceptor = acceptor.withLock({ $0 }) {
+            acceptor.loop.execute { acceptor.stopAccepting() }
+        }
+        for connection in connections {
+            connection.loop.execute { connection.stopServing() }
         }
     }
 
-    /// Stops the server and suspends, without blocking a thread, until every server thread has ended and
-    /// closed its socket.
+    /// Stops the server and suspends, without blocking a thread, until every socket is closed and every handler
+    /// has returned.
     func stopped() async {
         stop()
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            threads.notify(queue: .global()) { continuation.resume() }
+            work.notify(queue: .global()) { continuation.resume() }
         }
     }
 
-    private func acceptLoop() {
-        while !isStopped {
-            // `stop()` shuts the listener down, which wakes this wait at once; the cap bounds it where it does not.
-            guard listener.waitForReadable(milliseconds: 1000) == .readable else { continue }
-            guard let socket = listener.acceptConnection() else {
-                // Out of descriptors or a transient failure: back off briefly instead of spinning on poll().
-                Thread.sleep(forTimeInterval: 0.01)
-                continue
-            }
-            let connectionID: Int? = state.withLock { state in
-                guard !state.isStopped else { return nil }
-                let id = state.nextConnectionID
-                state.nextConnectionID += 1
-                state.openSockets[id] = socket
-                state.stats.totalConnections += 1
-                state.stats.openConnections += 1
-                state.stats.peakConnections = max(state.stats.peakConnections, state.stats.openConnections)
-                return id
-            }
-            guard let connectionID else {
-                socket.close()
-                return
-            }
-            threads.enter()
-            do {
-                try DetachedThread.start(name: Self.connectionThreadName) { [self] in
-                    if let stream = connectionStream(on: socket) {
-                        HTTPConnection(core: self, socket: stream, id: connectionID).run()
-                    }
-                    connectionClosed(id: connectionID, socket: socket)
-                    threads.leave()
-                }
-            } catch {
-                // No thread to serve it: the client sees the connection close at once.
-                connectionClosed(id: connectionID, socket: socket)
-                threads.leave()
-            }
-        }
-    }
-
-    /// The connection's byte stream: the socket itself, or TLS over it after a successful handshake (`nil` when
-    /// the handshake fails; the client has then been told why by a TLS alert).
-    private func connectionStream(on socket: SocketDescriptor) -> ConnectionStream? {
+    /// Takes an accepted socket: counts it and starts serving it on `loop`.
+    func accepted(_ socket: SocketDescriptor, on loop: HTTP1EventLoop) {
+        socket.setNonBlocking()
+        let stream: ConnectionStream?
         #if canImport(COpenSSL)
-        if let tlsContext {
-            let stream = ConnectionStream.accepting(socket, context: tlsContext, timeout: configuration.readTimeout)
-            if stream == nil {
-                socket.shutdownWrite()
-                HTTPConnection.discardIncoming(on: socket, isStopping: { isStopped })
-            } else if stream?.isSessionResumed == true {
-                state.withLock { $0.stats.resumedTLSSessions += 1 }
-            }
-            return stream
-        }
+        stream = tlsContext.map { ConnectionStream(socket: socket, context: $0) } ?? ConnectionStream(socket: socket)
+        #else
+        stream = ConnectionStream(socket: socket)
         #endif
-        return ConnectionStream(socket: socket)
+        let connection: ServerConnection? = state.withLock { state in
+            guard !state.isStopped, let stream else { return nil }
+            let id = state.nextConnectionID
+            state.nextConnectionID += 1
+            let connection = ServerConnection(core: self, loop: loop, id: id, stream: stream)
+            state.connections[id] = connection
+            state.stats.totalConnections += 1
+            state.stats.openConnections += 1
+            state.stats.peakConnections = max(state.stats.peakConnections, state.stats.openConnections)
+            return connection
+        }
+        guard let connection else {
+            socket.close()
+            return
+        }
+        work.enter()
+        loop.execute { connection.start() }
     }
 
-    private func connectionClosed(id: Int, socket: SocketDescriptor) {
+    /// Forgets a connection whose loop has deregistered its socket, and closes the socket.
+    func connectionClosed(id: Int, socket: SocketDescriptor) {
         state.withLock { state in
-            state.openSockets[id] = nil
+            state.connections[id] = nil
             state.stats.openConnections -= 1
         }
         socket.close()
+        work.leave()
+    }
+
+    /// The listener's socket is closed.
+    func listenerClosed() {
+        work.leave()
+    }
+
+    /// Runs `body` on a handler thread, counted until it returns.
+    func runOnHandlerThread(_ body: @escaping @Sendable () -> Void) {
+        work.enter()
+        HandlerThreads.shared.run { [work] in
+            body()
+            work.leave()
+        }
+    }
+
+    /// Counts a TLS handshake that resumed an earlier session.
+    func countResumedSession() {
+        state.withLock { $0.stats.resumedTLSSessions += 1 }
     }
 
     /// Counts a request whose head has arrived.
@@ -183,8 +191,9 @@ final class ServerCore: Sendable {
         state.withLock { $0.stats.rejectedRequests += 1 }
     }
 
-    /// The response for `request`: the newest matching custom route, else a built-in route, else `404`.
-    func response(for request: TestRequest) -> TestResponse {
+    /// What answers `request`: the newest matching custom route's handler, else a built-in route (made on a
+    /// handler thread when it is heavy), else `404`; `405` when only another method's route matches the path.
+    func route(for request: TestRequest) -> RouteChoice {
         let routes = state.withLock { $0.routes }
         var pathMatchedMethods: [String] = []
         for route in routes.reversed() {
@@ -195,14 +204,19 @@ final class ServerCore: Sendable {
             }
             var request = request
             request.pathParameters = parameters
-            return route.handler(request)
+            return .handler(route.handler, request)
         }
         if !pathMatchedMethods.isEmpty {
             var response = TestResponse.text("method not allowed: \(request.method)", status: 405)
             response.headers.append(("Allow", pathMatchedMethods.joined(separator: ", ")))
-            return response
+            return .response(response)
         }
-        return BuiltInRoutes(core: self).response(for: request)
+        let builtIn = BuiltInRoutes(core: self)
+        let name = request.path.split(separator: "/").first ?? ""
+        if Self.heavyBuiltInRoutes.contains(name) || request.body.count > 64 * 1024 {
+            return .handler({ builtIn.response(for: $0) }, request)
+        }
+        return .response(builtIn.response(for: request))
     }
 
     /// Claims the single connection drop that `/sse?drop=K` performs per server; `true` only the first time.

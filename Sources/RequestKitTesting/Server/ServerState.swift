@@ -5,7 +5,7 @@
 /// ```
 struct ServerState: Sendable {
     var isStopped = false
-    var openSockets: [Int: SocketDescriptor] = [:]
+    var connections: [Int: ServerConnection] = [:]
     var nextConnectionID = 1
     var routes: [Route] = []
     var stats = TestServer.Stats()

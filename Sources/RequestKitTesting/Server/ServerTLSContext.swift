@@ -5,7 +5,7 @@ import Foundation
 /// The server side of the TLS mode: one OpenSSL `SSL_CTX` per ``TestServer``, shared by its connections (so
 /// session tickets issued on one connection resume on the next).
 ///
-/// Thread-safe after set-up: connection threads only call `SSL_new` on it.
+/// Thread-safe after set-up: the server's loops only call `SSL_new` on it.
 ///
 /// ```swift
 /// let context = try ServerTLSContext(TestServer.TLS(certificate: .valid))

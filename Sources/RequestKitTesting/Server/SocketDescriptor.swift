@@ -182,6 +182,16 @@ struct SocketDescriptor: Sendable, Hashable {
         _ = setsockopt(rawValue, SOL_SOCKET, SO_SNDTIMEO, &value, size)
     }
 
+    /// Makes reads, writes and accepts on the socket return at once instead of waiting.
+    func setNonBlocking() {
+        _ = fcntl(rawValue, F_SETFL, fcntl(rawValue, F_GETFL) | O_NONBLOCK)
+    }
+
+    /// One `send` call that never waits: the count written, or -1 with `errno` set.
+    func sendWithoutWaiting(_ base: UnsafeRawPointer, count: Int) -> Int {
+        send(rawValue, base, count, Self.sendFlags | Int32(MSG_DONTWAIT))
+    }
+
     /// Stops both directions of the connection, waking any thread blocked on it.
     func shutdownBoth() {
         _ = shutdown(rawValue, Int32(SHUT_RDWR))

@@ -45,6 +45,8 @@ public struct TestResponse: Sendable {
     /// var response = TestResponse.status(200); response.delay = .seconds(1)
     /// ```
     public var delay: Duration?
+    /// The body as steps the server's event loop plays itself, for built-in routes; `nil` for every other body.
+    var steps: BodySteps?
 
     /// How a response body is produced and framed on the wire.
     ///
@@ -63,8 +65,8 @@ public struct TestResponse: Sendable {
         /// A streamed body: the server sends the status line and headers, then calls the closure with a writer.
         ///
         /// Without a `Content-Length` header the body is chunked and each ``TestResponseWriter/write(_:)-(Data)``
-        /// becomes one chunk; with one, the bytes are sent as they are. The closure runs on the connection's own
-        /// thread, so it may block and sleep.
+        /// becomes one chunk; with one, the bytes are sent as they are. The closure runs on one of the server's
+        /// handler threads, so it may block and sleep.
         case stream(@Sendable (TestResponseWriter) throws -> Void)
         /// Total control for fault injection: the server sends nothing itself, the closure writes every byte
         /// (status line included) with ``TestResponseWriter/writeRaw(_:)``, and the connection closes afterwards.
@@ -93,6 +95,7 @@ public struct TestResponse: Sendable {
         self.headers = headers
         self.body = body
         self.delay = nil
+        self.steps = nil
     }
 
     /// A copy of this response that the server sends only after waiting for `delay`.

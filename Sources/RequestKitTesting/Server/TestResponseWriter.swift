@@ -3,7 +3,7 @@ import Foundation
 /// Writes a streamed response body straight to the client's socket.
 ///
 /// A writer is handed to ``TestResponse/Body/stream(_:)`` and ``TestResponse/Body/raw(_:)`` closures. Writes are
-/// unbuffered: each call reaches the socket before it returns. Every throwing method throws
+/// unbuffered: each call has reached the socket when it returns. Every throwing method throws
 /// ``TestResponseWriter/ClientDisconnected`` once the client has gone away, which the server counts in
 /// ``TestServer/Stats/abortedRequests``.
 ///
@@ -54,15 +54,15 @@ public struct TestResponseWriter: Sendable {
         var clientDisconnected = false
     }
 
-    let socket: ConnectionStream
+    let channel: ResponseChannel
     let state: Locked<State>
     private let beforeLastBytes: @Sendable () -> Void
 
     init(
-        socket: ConnectionStream, framing: Framing, discardsBody: Bool,
+        channel: ResponseChannel, framing: Framing, discardsBody: Bool,
         beforeLastBytes: @escaping @Sendable () -> Void = {}
     ) {
-        self.socket = socket
+        self.channel = channel
         self.state = Locked(State(framing: framing, discardsBody: discardsBody))
         self.beforeLastBytes = beforeLastBytes
     }
@@ -158,7 +158,7 @@ public struct TestResponseWriter: Sendable {
     /// ```
     /// - Throws: ``ClientDisconnected`` when the client closes the connection during the wait.
     public func sleep(for duration: Duration) throws {
-        if !ConnectionWatch.wait(duration, on: socket) {
+        if !channel.sleep(for: duration) {
             state.withLock { $0.clientDisconnected = true }
             throw ClientDisconnected()
         }
@@ -171,7 +171,7 @@ public struct TestResponseWriter: Sendable {
     /// ```
     public var isClientConnected: Bool {
         if state.withLock({ $0.clientDisconnected || $0.isClosed }) { return false }
-        if socket.isPeerGone() {
+        if channel.isPeerGone {
             state.withLock { $0.clientDisconnected = true }
             return false
         }
@@ -186,13 +186,11 @@ public struct TestResponseWriter: Sendable {
     /// ```
     public func close() {
         state.withLock { $0.isClosed = true }
-        socket.shutdownBoth()
+        channel.cut()
     }
 
     private func send(_ data: Data) throws {
-        do {
-            try socket.sendAll(data)
-        } catch {
+        guard channel.send(data) else {
             state.withLock { $0.clientDisconnected = true }
             throw ClientDisconnected()
         }

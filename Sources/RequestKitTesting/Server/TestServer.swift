@@ -3,8 +3,10 @@ import Foundation
 /// An in-process HTTP/1.1 server on `127.0.0.1` and a random free port, for tests that cross the wire.
 ///
 /// The server starts listening as soon as it is created and answers httpbin-style built-in routes plus any
-/// custom routes you add with ``route(_:method:_:)``. Every connection gets its own thread, so handlers may block
-/// or sleep and hundreds of concurrent connections are fine. It records every request (``requests``) and keeps
+/// custom routes you add with ``route(_:method:_:)``. Connections are served by two event loop threads that every
+/// server in the process shares, so thousands of idle connections cost no thread; custom route handlers and
+/// streamed body closures run on a small shared set of handler threads (at most 32, work beyond them waits), so
+/// they may block or sleep. It records every request (``requests``) and keeps
 /// counters (``stats``) that let tests prove concurrency limits, connection reuse and cancellation.
 ///
 /// ```swift
@@ -146,8 +148,8 @@ public final class TestServer: Sendable {
         core.stop()
     }
 
-    /// Stops the server and waits, without blocking a thread, until every connection thread has ended: then the
-    /// port is free and the server holds no file descriptor.
+    /// Stops the server and waits, without blocking a thread, until every connection is closed and every running
+    /// handler has returned: then the port is free and the server holds no file descriptor.
     ///
     /// ```swift
     /// await server.shutdown()
@@ -170,7 +172,7 @@ public final class TestServer: Sendable {
     /// - Parameters:
     ///   - path: The path pattern.
     ///   - method: The method to accept, compared case-insensitively; every method when `nil`.
-    ///   - handler: Produces the response; it runs on the connection's thread and may block.
+    ///   - handler: Produces the response; it runs on one of the server's handler threads and may block.
     public func route(
         _ path: String, method: String? = nil, _ handler: @escaping @Sendable (TestRequest) -> TestResponse
     ) {

@@ -20,7 +20,7 @@ import Darwin
 ///     _ = loop.schedule(at: HTTP1EventLoop.now() + 1_000_000_000) { print("one second later, on the loop") }
 /// }
 /// ```
-final class HTTP1EventLoop: @unchecked Sendable {
+package final class HTTP1EventLoop: @unchecked Sendable {
     // Safe: `queued`, `isWaitingForReadiness` and `isWakePending` are only touched while holding `lock`;
     // `registrations` and `timers` only on the loop's thread. No access to them is held across a handler, a timer or
     // a queued task (each is copied out first), so they skip the runtime's exclusivity checks.
@@ -50,7 +50,7 @@ final class HTTP1EventLoop: @unchecked Sendable {
     ///
     /// - Parameter name: The thread's name.
     /// - Throws: `POSIXError` when the selector cannot be opened or the system refuses the thread.
-    init(name: String = "RequestKit.HTTP1EventLoop") throws(POSIXError) {
+    package init(name: String = "RequestKit.HTTP1EventLoop") throws(POSIXError) {
         selector = try HTTP1Selector()
         guard let key = Self.currentLoopKey else { throw POSIXError(.EAGAIN) }
         try DetachedThread.start(name: name, stackSize: 1 << 20) { [self] in
@@ -60,17 +60,17 @@ final class HTTP1EventLoop: @unchecked Sendable {
     }
 
     /// Monotonic nanoseconds.
-    static func now() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
+    package static func now() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
 
     /// Whether the caller runs on this loop's thread.
-    var isCurrent: Bool {
+    package var isCurrent: Bool {
         guard let key = Self.currentLoopKey else { return false }
         return pthread_getspecific(key) == Unmanaged.passUnretained(self).toOpaque()
     }
 
     /// Runs `task` on the loop's thread, after the work already handed to it. Any thread may call it; the loop is
     /// woken only when it waits (a busy loop finds the work before it waits again).
-    func execute(_ task: @escaping () -> Void) {
+    package func execute(_ task: @escaping () -> Void) {
         let needsWake: Bool = lock.withLock {
             queued.append(task)
             guard isWaitingForReadiness, !isWakePending else { return false }
@@ -87,7 +87,9 @@ final class HTTP1EventLoop: @unchecked Sendable {
     /// Starts telling `handler` when `descriptor` has the readiness in `interest` (possibly none yet).
     ///
     /// - Throws: `POSIXError` when the system refuses to watch the descriptor.
-    func register(_ descriptor: Int32, interest: HTTP1Interest, handler: any HTTP1LoopHandler) throws(POSIXError) {
+    package func register(
+        _ descriptor: Int32, interest: HTTP1Interest, handler: any HTTP1LoopHandler
+    ) throws(POSIXError) {
         registrations[descriptor] = Registration(handler: handler, interest: [])
         try setInterest(interest, for: descriptor)
     }
@@ -95,32 +97,32 @@ final class HTTP1EventLoop: @unchecked Sendable {
     /// Changes the readiness `descriptor` is watched for; empty stops watching until it changes again.
     ///
     /// - Throws: `POSIXError` when the system refuses the change.
-    func setInterest(_ interest: HTTP1Interest, for descriptor: Int32) throws(POSIXError) {
+    package func setInterest(_ interest: HTTP1Interest, for descriptor: Int32) throws(POSIXError) {
         guard let old = registrations[descriptor]?.interest, old != interest else { return }
         try selector.change(descriptor, from: old, to: interest)
         registrations[descriptor]?.interest = interest
     }
 
     /// Stops watching `descriptor` and forgets its handler; call it before closing the descriptor.
-    func deregister(_ descriptor: Int32) {
+    package func deregister(_ descriptor: Int32) {
         guard let registration = registrations.removeValue(forKey: descriptor) else { return }
         try? selector.change(descriptor, from: registration.interest, to: [])
     }
 
     /// Runs `action` on the loop at `deadline` (``now()`` nanoseconds) unless the timer is cancelled first.
-    func schedule(at deadline: UInt64, _ action: @escaping () -> Void) -> HTTP1LoopTimer {
+    package func schedule(at deadline: UInt64, _ action: @escaping () -> Void) -> HTTP1LoopTimer {
         let timer = HTTP1LoopTimer(deadline: deadline, action: action)
         timers.insert(timer)
         return timer
     }
 
     /// Runs `action` on the loop after `seconds`, clamped to a century.
-    func schedule(after seconds: Double, _ action: @escaping () -> Void) -> HTTP1LoopTimer {
+    package func schedule(after seconds: Double, _ action: @escaping () -> Void) -> HTTP1LoopTimer {
         schedule(at: Self.deadline(after: seconds), action)
     }
 
     /// Cancels a timer that has not fired.
-    func cancel(_ timer: HTTP1LoopTimer) {
+    package func cancel(_ timer: HTTP1LoopTimer) {
         timers.cancel(timer)
     }
 

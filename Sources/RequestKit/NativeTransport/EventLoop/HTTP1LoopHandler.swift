@@ -5,7 +5,7 @@
 ///     func descriptorIsReady(readable: Bool, writable: Bool) { print(readable, writable) }
 /// }
 /// ```
-protocol HTTP1LoopHandler: AnyObject {
+package protocol HTTP1LoopHandler: AnyObject {
     /// The descriptor is readable (or the peer closed it) and/or writable; called on the loop's thread.
     func descriptorIsReady(readable: Bool, writable: Bool)
 }

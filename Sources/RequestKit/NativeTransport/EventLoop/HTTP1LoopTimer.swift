@@ -6,7 +6,7 @@
 /// let timer = loop.schedule(at: HTTP1EventLoop.now() + 1_000_000_000) { print("a second later") }
 /// loop.cancel(timer)
 /// ```
-final class HTTP1LoopTimer {
+package final class HTTP1LoopTimer {
     /// When it fires, in nanoseconds of ``HTTP1EventLoop/now()``.
     let deadline: UInt64
     /// The action; nil once fired or cancelled.
@@ -18,5 +18,5 @@ final class HTTP1LoopTimer {
     }
 
     /// Whether it has neither fired nor been cancelled.
-    var isPending: Bool { action != nil }
+    package var isPending: Bool { action != nil }
 }

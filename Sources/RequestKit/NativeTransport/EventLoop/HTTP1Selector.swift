@@ -11,13 +11,15 @@ import Darwin
 #endif
 
 /// The readiness a descriptor is watched for.
-struct HTTP1Interest: OptionSet, Sendable {
-    let rawValue: UInt8
+package struct HTTP1Interest: OptionSet, Sendable {
+    package let rawValue: UInt8
+
+    package init(rawValue: UInt8) { self.rawValue = rawValue }
 
     /// Bytes to read, or the peer closed.
-    static let readable = HTTP1Interest(rawValue: 1)
+    package static let readable = HTTP1Interest(rawValue: 1)
     /// Room to write, or a connection attempt finished.
-    static let writable = HTTP1Interest(rawValue: 2)
+    package static let writable = HTTP1Interest(rawValue: 2)
 }
 
 /// The operating system's readiness notification: epoll on Linux, kqueue on Apple platforms, level-triggered, with
