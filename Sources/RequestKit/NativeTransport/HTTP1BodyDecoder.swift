@@ -32,11 +32,14 @@ struct HTTP1BodyDecoder: Sendable {
 
     private var state: State
     private let limits: Limits
+    /// Whether the body ends only when the server closes the connection (also once it has ended).
+    let endsWithClose: Bool
     private(set) var bodyBytes = 0
 
     /// A decoder for a body framed as `framing` says.
     init(framing: HTTP1ResponseHead.Framing, limits: Limits = Limits()) {
         self.limits = limits
+        endsWithClose = framing == .untilClose
         switch framing {
         case .none: state = .done
         case .length(let count): state = count == 0 ? .done : .length(remaining: count)

@@ -4,18 +4,17 @@ import Foundation
 /// turn), sends a job's request, reads the response, and either hands back the whole response or streams the body
 /// at the pace its consumer reads it. Bytes move only through its ``ByteStream``.
 ///
+/// Where it is and every protocol decision (when to send again, whether to keep the connection, how an early answer,
+/// an interim one or the end of the stream is taken) belong to its ``HTTP1ConnectionStateMachine``; this class does
+/// the reading, writing, parsing and timing the machine's events and actions call for.
+///
 /// Its state is guarded by `stateLock`, which every entry point takes: readiness, timers and the steps other
 /// threads hand the loop (``run(_:)``, ``cancel(_:)``, ``closeIdle()``, through `loop.execute`), and
 /// ``sendInline(_:)``, with which the awaiting task writes a request on an idle connection itself, so that a
 /// request on a kept-alive connection needs no wake-up of the loop before its response arrives, and
 /// ``pollForPromptResponse(_:)``, with which it may then read a prompt response itself too. Only the loop's
-/// thread touches the loop's timers and registrations. A job that
-/// ends is resumed after the lock is released: its task, woken at once, often writes its next request here.
-///
-/// ```
-/// run(job) ─► resolving ─► connecting ─► handshaking ─► sending ─► receivingHead ─┬─► receivingBody ─► idle
-///                                                                                └─► streaming ⇄ paused ─► idle
-/// ```
+/// thread touches the loop's timers and registrations. A job that ends is resumed after the lock is released: its
+/// task, woken at once, often writes its next request here.
 final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
     // Safe: every mutable field is only touched while holding `stateLock` (taken at each entry point, never twice:
     // the lock is not recursive). No access to a
@@ -30,18 +29,6 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
     /// The outcome of a buffered exchange: the final response head, its raw body, and whether the connection may
     /// carry another request.
     typealias Exchanged = (head: HTTP1ResponseHead, body: Data, isReusable: Bool)
-
-    private enum Phase {
-        case idle
-        case resolving
-        case connecting
-        case handshaking
-        case sending
-        case receivingHead
-        case receivingBody
-        case streaming
-        case paused
-    }
 
     /// The connection's identifier in its pool's ``ConnectionPoolStateMachine``.
     let id: HTTP1ConnectionPool.Machine.ConnectionID
@@ -60,14 +47,15 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
     @exclusivity(unchecked) private var bufferStart = 0
     @exclusivity(unchecked) private var bufferEnd = 0
 
-    private var phase = Phase.idle
+    /// The connection's phase and every protocol decision: the one source of truth for where it is.
+    private var machine = HTTP1ConnectionStateMachine()
+    private var phase: HTTP1ConnectionStateMachine.State { machine.state }
     private var stream: (any ByteStream)?
     /// The descriptor registered with the loop (connecting or connected), or -1.
     private var descriptor: Int32 = -1
     private var interest: HTTP1Interest = []
 
     @exclusivity(unchecked) private var job: HTTP1Job?
-    private var isReused = false
     private var addresses: [HTTP1Socket.Address] = []
     private var addressIndex = 0
     private var lastConnectFailure = HTTP1Socket.Failure.system(POSIXError(.ECONNREFUSED))
@@ -81,9 +69,6 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
     private var bodyReader: RequestBodyReader?
     private var isReaderDone = true
     private var readerBytes = 0
-    private var hasReceivedResponseBytes = false
-    /// Whether the server answered before the whole request was written: the connection cannot be reused.
-    private var isRequestUnfinished = false
     @exclusivity(unchecked) private var progress = HTTP1ResponseProgress()
     private var pump: HTTP1BodyPump?
     private var pumpGeneration = 0
@@ -182,9 +167,8 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
         self.job = job
         bufferStart = 0
         bufferEnd = 0
-        hasReceivedResponseBytes = false
         progress = HTTP1ResponseProgress()
-        isReused = true
+        _ = machine.requestStarted(isIdempotent: job.isIdempotent, canRetry: !job.hasRetried, isOpen: true)
         do {
             try prepareSending(idleClockStart: job.idleClockStart)
             _ = try send()
@@ -298,14 +282,14 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
         self.job = job
         bufferStart = 0
         bufferEnd = 0
-        hasReceivedResponseBytes = false
         progress = HTTP1ResponseProgress()
         if stream != nil, !isUsableAfterIdle(knownReadable: false) {
             // The server closed it (or sent something unasked) while it was idle: it cannot carry this request.
             close()
         }
-        isReused = stream != nil
-        if isReused {
+        let action = machine.requestStarted(
+            isIdempotent: job.isIdempotent, canRetry: !job.hasRetried, isOpen: stream != nil)
+        if action == .send {
             do {
                 try prepareSending(idleClockStart: job.idleClockStart)
             } catch {
@@ -335,6 +319,7 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
     private func cancelJob(_ job: HTTP1Job) {
         guard self.job === job else { return }
         self.job = nil
+        _ = machine.cancelled()
         close()
         release(isReusable: false, pool: job.pool)
         resume(job, .cancelled)
@@ -365,13 +350,13 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
         timeoutNanoseconds = nil
         timeoutTimer = nil
         timerDeadline = nil
-        phase = .idle
+        machine.closed()
     }
 
     private func release(isReusable: Bool, pool: HTTP1ConnectionPool) {
         bodyReader = nil
         if !isReusable { close() }
-        phase = .idle
+        machine.jobEnded(isKept: isReusable)
         timeoutNanoseconds = nil
         if isReusable { setInterest(.readable) }
         pool.release(self, isReusable: isReusable)
@@ -390,10 +375,12 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
     private func fail(_ error: any Error) {
         guard let job else { return }
         self.job = nil
-        close()
         let closedEarly: Bool
         if case HTTP1ExchangeFailure.closedBeforeResponse = error { closedEarly = true } else { closedEarly = false }
-        if closedEarly, isReused, job.isIdempotent, !job.hasRetried {
+        let wasReused = machine.isReused
+        let decision = machine.failed(isConnectionReset: closedEarly)
+        close()
+        if decision == .retry {
             job.hasRetried = true
             job.idleClockStart = HTTP1EventLoop.now()
             release(isReusable: false, pool: job.pool)
@@ -404,14 +391,13 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
         if job.wasCancelled {
             resume(job, .cancelled)
         } else {
-            resume(job, .failed(error, wasReused: isReused))
+            resume(job, .failed(error, wasReused: wasReused))
         }
     }
 
     // MARK: Connecting
 
     private func startConnecting() {
-        phase = .resolving
         let host = key.host
         let port = key.port
         do {
@@ -451,6 +437,7 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
     }
 
     private func connect(to addresses: [HTTP1Socket.Address]) {
+        machine.resolved()
         self.addresses = addresses
         addressIndex = 0
         lastConnectFailure = .system(POSIXError(.ECONNREFUSED))
@@ -475,7 +462,6 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
                 if isConnected {
                     connected()
                 } else {
-                    phase = .connecting
                     connectTimer = loop.schedule(after: connectTimeout) { [weak self] in
                         self?.serialized { self?.connectAttemptTimedOut() }
                     }
@@ -516,13 +502,14 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
             fail(error)
             return
         }
-        phase = .handshaking
+        machine.connected()
         drive()
     }
 
     private func connectFailed(_ failure: HTTP1Socket.Failure) {
         guard let job else { return }
         self.job = nil
+        _ = machine.failed(isConnectionReset: false)
         close()
         release(isReusable: false, pool: job.pool)
         resume(job, job.wasCancelled ? .cancelled : .connectFailed(failure))
@@ -536,8 +523,12 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
         guard knownReadable || stream.hasBufferedBytes || HTTP1Socket.isReadable(descriptor) else { return true }
         bufferStart = 0
         bufferEnd = 0
-        guard case .wouldBlock? = try? stream.read(into: buffer) else { return false }
-        return true
+        switch try? stream.read(into: buffer) {
+        case .wouldBlock?: return true
+        case .transferred?: _ = machine.idleBytesArrived(isApplicationData: true)
+        case .endOfStream?, nil: _ = machine.endOfStream()
+        }
+        return false
     }
 
     // MARK: Driving
@@ -584,10 +575,8 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
         }
         bodyReader = try job.makeBodyReader?()
         isReaderDone = bodyReader == nil
-        isRequestUnfinished = false
         readerBytes = 0
         armTimeout(job.idleTimeout, since: idleClockStart)
-        phase = .sending
     }
 
     /// Moves the current phase on as far as the stream allows, then waits for the readiness it needs.
@@ -612,7 +601,8 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
                 }
             }
         } catch {
-            if phase == .streaming || phase == .paused {
+            // A machine event may have ended the phase already: whether a body streams decides who fails.
+            if pump != nil {
                 failPump(error)
             } else {
                 fail(error)
@@ -632,7 +622,7 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
             interest = new
         } catch {
             // The system refused to watch the socket: nothing could wake the job, so it ends now.
-            if phase == .streaming || phase == .paused { failPump(error) } else if job != nil { fail(error) }
+            if pump != nil { failPump(error) } else if job != nil { fail(error) }
         }
     }
 
@@ -651,6 +641,7 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
         case .transferred, .endOfStream:
             if let connectTimer { loop.cancel(connectTimer) }
             connectTimer = nil
+            _ = machine.handshakeCompleted()
             try prepareSending()
             return nil
         }
@@ -679,7 +670,7 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
             if try takeEarlyResponse() { return nil }
             throw failure
         }
-        phase = .receivingHead
+        _ = machine.requestWritten()
         sentAt = HTTP1EventLoop.now()
         // The response cannot have arrived yet: wait for it rather than try a read that would find nothing.
         return .readable
@@ -718,9 +709,7 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
         let (count, waitingFor) = try fillBuffer()
         if waitingFor != nil { return false }
         if count == 0 { throw HTTP1ExchangeFailure.closedBeforeResponse(nil) }
-        hasReceivedResponseBytes = true
-        isRequestUnfinished = true
-        phase = .receivingHead
+        _ = machine.earlyResponseArrived()
         sentAt = HTTP1EventLoop.now()
         return true
     }
@@ -780,7 +769,7 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
         let result: ByteStreamResult
         do {
             result = try stream.read(into: free)
-        } catch let error as POSIXError where !hasReceivedResponseBytes {
+        } catch let error as POSIXError where !machine.hasResponseBytes {
             throw HTTP1ExchangeFailure.closedBeforeResponse(error)
         } catch let error as POSIXError {
             throw HTTP1Socket.Failure.system(error)
@@ -808,15 +797,12 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
             {
                 bufferStart += length
                 if head.isInformational {
-                    progress.informationalCount += 1
-                    if progress.informationalCount > 10 { throw HTTP1ParseError.tooManyInformationalResponses }
-                    if isRequestUnfinished {
-                        // An interim answer (100 Continue) while the request is written: the writing goes on.
-                        isRequestUnfinished = false
-                        phase = .sending
-                        return nil
+                    switch machine.informationalHeadParsed() {
+                    // An interim answer (100 Continue) while the request is written: the writing goes on.
+                    case .resumeSending: return nil
+                    case .fail: throw HTTP1ParseError.tooManyInformationalResponses
+                    default: continue
                     }
-                    continue
                 }
                 lateAnswers = HTTP1EventLoop.now() &- sentAt <= pollWindow ? 0 : min(lateAnswers + 1, 2)
                 try headArrived(head, job: job)
@@ -827,10 +813,11 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
             let (count, waitingFor) = try fillBuffer()
             if let waitingFor { return waitingFor }
             if count == 0 {
-                if !hasReceivedResponseBytes { throw HTTP1ExchangeFailure.closedBeforeResponse(nil) }
+                // The machine decides in fail(): sent again on a fresh connection, or failed.
+                if !machine.hasResponseBytes { throw HTTP1ExchangeFailure.closedBeforeResponse(nil) }
                 throw HTTP1ParseError.truncatedHead
             }
-            hasReceivedResponseBytes = true
+            machine.responseBytesArrived()
         }
     }
 
@@ -847,7 +834,7 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
             bodyLimits.maxBodyBytes = bodyLimit
             progress.head = head
             progress.decoder = HTTP1BodyDecoder(framing: framing, limits: bodyLimits)
-            phase = .receivingBody
+            _ = machine.finalHeadParsed(Self.finalHead(head, isStreamed: false))
         case .streaming(let options):
             let bodyLimit = options.responseLimits.maxStreamedBodyBytes ?? .max
             let contentDecoder =
@@ -875,7 +862,7 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
                 loop.execute { self?.serialized { self?.terminatePump(generation) } }
             }
             self.job = nil
-            phase = .streaming
+            _ = machine.finalHeadParsed(Self.finalHead(head, isStreamed: true))
             resume(job, .head(head))
         }
     }
@@ -903,17 +890,40 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
             if let waitingFor { return waitingFor }
             if count == 0 { try finishAtEndOfStream(&decoder) }
         }
-        let exchanged = (head: head, body: progress.body, isReusable: isReusable(after: head, decoder))
+        let isReusable = bodyCompleted(decoder)
+        let exchanged = (head: head, body: progress.body, isReusable: isReusable)
         progress = HTTP1ResponseProgress()
-        finishJob(.response(exchanged), isReusable: exchanged.isReusable)
+        finishJob(.response(exchanged), isReusable: isReusable)
         return nil
     }
 
-    /// Ends a body at the end of the stream: whole when the connection's close delimits it, unless the close was
-    /// not confirmed (TLS without close_notify), when it may have been cut anywhere (RFC 9112, section 9.8).
+    /// What the state machine needs of a final head.
+    private static func finalHead(_ head: HTTP1ResponseHead, isStreamed: Bool) -> HTTP1ConnectionStateMachine.FinalHead
+    {
+        HTTP1ConnectionStateMachine.FinalHead(
+            isKeepAlive: head.isKeepAlive, hasAmbiguousFraming: head.hasAmbiguousFraming,
+            isSwitchingProtocols: head.status == 101, isStreamed: isStreamed)
+    }
+
+    /// Tells the state machine the body is whole: returns whether the connection is kept for another request.
+    private func bodyCompleted(_ decoder: HTTP1BodyDecoder) -> Bool {
+        let body = HTTP1ConnectionStateMachine.CompletedBody(
+            wasDelimitedByClose: decoder.endsWithClose, hasExtraBytes: bufferStart != bufferEnd)
+        guard case .finish(let isReusable) = machine.bodyCompleted(body) else { return false }
+        return isReusable
+    }
+
+    /// Ends a body at the end of the stream, as the state machine decides: whole when the connection's close
+    /// delimits it, unless the close was not confirmed (TLS without close_notify), when it may have been cut
+    /// anywhere (RFC 9112, section 9.8); truncated otherwise.
     private func finishAtEndOfStream(_ decoder: inout HTTP1BodyDecoder) throws {
-        if decoder.isDelimitedByClose, stream?.isEndUnconfirmed == true { throw HTTP1ParseError.unconfirmedEnd }
-        try decoder.finishAtEndOfStream()
+        let action = machine.endOfStream(
+            isDelimitedByClose: decoder.isDelimitedByClose, isConfirmed: stream?.isEndUnconfirmed != true)
+        switch action {
+        case .bodyEndsHere: try decoder.finishAtEndOfStream()
+        case .fail(.unconfirmedEnd): throw HTTP1ParseError.unconfirmedEnd
+        default: throw HTTP1ParseError.truncatedBody
+        }
     }
 
     // MARK: Streaming a body
@@ -939,7 +949,7 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
             }
             if pump.decoder.isComplete {
                 try pump.contentDecoder?.finish()
-                let isReusable = isReusable(after: pump.head, pump.decoder)
+                let isReusable = bodyCompleted(pump.decoder)
                 self.pump = nil
                 // Back in the pool before the consumer sees the end: its next request can take this connection.
                 release(isReusable: isReusable, pool: pump.pool)
@@ -947,7 +957,7 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
                 return nil
             }
             if isFull {
-                phase = .paused
+                _ = machine.consumerFull()
                 setInterest([])
                 return nil
             }
@@ -964,7 +974,7 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
 
     private func resumePump(_ generation: Int) {
         guard generation == pumpGeneration, phase == .paused, pump != nil else { return }
-        phase = .streaming
+        _ = machine.consumerDemanded()
         lastActivity = HTTP1EventLoop.now()
         drive()
     }
@@ -1033,28 +1043,21 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
             scheduleTimeoutCheck(at: deadline)
             return
         }
-        switch phase {
-        case .streaming:
-            failPump(HTTP1Socket.Failure.timedOut)
-        case .resolving, .connecting, .handshaking:
-            let step = phase == .handshaking ? "finish the TLS handshake with" : "connect to"
+        let step = phase == .handshaking ? "finish the TLS handshake with" : "connect to"
+        switch machine.timedOut() {
+        case .fail(.connectTimedOut):
             fail(
                 RequestError.timedOut(
                     "could not \(step) \(key.host) port \(key.port) within the request's timeout of "
                         + "\(FoundationMapping.seconds(Double(timeoutNanoseconds) / 1e9)) s"))
+        case .fail:
+            if pump != nil { failPump(HTTP1Socket.Failure.timedOut) } else { fail(HTTP1Socket.Failure.timedOut) }
         default:
-            fail(HTTP1Socket.Failure.timedOut)
+            return
         }
     }
 
     // MARK: Buffer
-
-    /// Whether the connection may carry another request after this response and body.
-    private func isReusable(after head: HTTP1ResponseHead, _ decoder: HTTP1BodyDecoder) -> Bool {
-        head.isKeepAlive && decoder.isComplete && !decoder.isDelimitedByClose && !head.hasAmbiguousFraming
-            && !isRequestUnfinished
-            && head.status != 101 && bufferStart == bufferEnd && stream != nil
-    }
 
     /// Moves unread bytes to the start of the buffer so that the free space after them is as large as possible.
     private func compactBuffer() {

@@ -8,6 +8,4 @@ struct HTTP1ResponseProgress: Sendable {
     var decoder: HTTP1BodyDecoder?
     /// The body bytes decoded so far.
     var body = Data()
-    /// How many informational (1xx) responses came before the final one.
-    var informationalCount = 0
 }
