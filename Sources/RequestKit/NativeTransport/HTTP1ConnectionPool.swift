@@ -86,8 +86,8 @@ final class HTTP1ConnectionPool: @unchecked Sendable {
             switch action {
             case .run(let target, _):
                 connection = connections[target]
-            case .createConnection(let target):
-                connection = makeConnection(target, key: job.key)
+            case .createConnection:
+                break
             case .wait:
                 waiting[id] = job
             case .fail:
@@ -105,10 +105,10 @@ final class HTTP1ConnectionPool: @unchecked Sendable {
                 return
             }
             connection.loop.execute { connection.run(job) }
-        case .createConnection:
-            guard let connection else { return }
-            job.assign(connection)
-            connection.loop.execute { connection.run(job) }
+        case .createConnection(let target):
+            let fresh = makeConnection(target, key: job.key)
+            job.assign(fresh)
+            fresh.loop.execute { fresh.run(job) }
         case .wait(let armTimer):
             if let armTimer { arm(armTimer) }
         case .fail:
@@ -120,11 +120,14 @@ final class HTTP1ConnectionPool: @unchecked Sendable {
     private static let lostConnection = RequestError.transport(
         URLError(.unknown), detail: "the connection pool lost track of a connection")
 
+    /// Makes the connection the machine counted as `id`, outside the lock (it allocates its read buffer: a
+    /// thread of the cooperative pool waiting for the lock meanwhile has been seen to make the system start another),
+    /// then holds it under the lock. Nothing refers to `id` before the connection runs its first job.
     private func makeConnection(_ id: Machine.ConnectionID, key: HTTP1ConnectionKey) -> HTTP1Connection {
         let connection = HTTP1Connection(
             id: id, key: key, loop: group.next(), pool: self, bufferSize: bufferSize, connectTimeout: connectTimeout,
             pollWindow: pollWindow, makeStream: makeStream)
-        connections[id] = connection
+        lock.withLock { connections[id] = connection }
         return connection
     }
 
@@ -142,6 +145,7 @@ final class HTTP1ConnectionPool: @unchecked Sendable {
     func release(_ connection: HTTP1Connection, isReusable: Bool) {
         let now = HTTP1EventLoop.now()
         var next: (job: HTTP1Job, connection: HTTP1Connection)?
+        var waiter: HTTP1Job?
         let action: Machine.ReleaseAction = lock.withLock {
             let action = machine.released(connection.id, isReusable: isReusable, now: now)
             if !isReusable { connections[connection.id] = nil }
@@ -150,9 +154,8 @@ final class HTTP1ConnectionPool: @unchecked Sendable {
                 if let job = waiting.removeValue(forKey: request), let target = connections[target] {
                     next = (job, target)
                 }
-            case .createConnection(let target, let request):
-                let fresh = makeConnection(target, key: connection.key)
-                if let job = waiting.removeValue(forKey: request) { next = (job, fresh) }
+            case .createConnection(_, let request):
+                waiter = waiting.removeValue(forKey: request)
             case .close:
                 connections[connection.id] = nil
             case .none:
@@ -165,10 +168,15 @@ final class HTTP1ConnectionPool: @unchecked Sendable {
             if let armTimer { arm(armTimer) }
         case .close:
             connection.loop.execute { connection.closeIdle() }
-        case .run, .createConnection:
+        case .run:
             guard let next else { return }
             next.job.assign(next.connection)
             next.connection.loop.execute { next.connection.run(next.job) }
+        case .createConnection(let target, _):
+            let fresh = makeConnection(target, key: connection.key)
+            guard let waiter else { return release(fresh, isReusable: false) }
+            waiter.assign(fresh)
+            fresh.loop.execute { fresh.run(waiter) }
         }
     }
 
