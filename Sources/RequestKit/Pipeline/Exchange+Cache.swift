@@ -20,8 +20,12 @@ extension Exchange {
             method: Self.method(of: request), url: url, headers: Self.headers(of: request),
             rule: parts[option: CachePolicyKey.self])
         guard cacheRequest.isLookupMethod else {
+            let requestTime = cache.now
             let result = await transfer(request, body: body, sink: sink)
-            if case .success(let delivery) = result { cache.invalidate(after: delivery.response, to: cacheRequest) }
+            if case .success(let delivery) = result {
+                cache.invalidate(after: delivery.response, to: cacheRequest)
+                if delivery.body == nil { cache.store(delivery.response, for: cacheRequest, requestTime: requestTime) }
+            }
             return reported(result, request)
         }
         switch cache.decision(for: cacheRequest) {
@@ -79,6 +83,7 @@ extension Exchange {
         }
         let status = delivery.response.statusCode
         if status == 304, stored.isSelected(by: delivery.response.headers) {
+            if let cookieJar { cookieJar.store(delivery.response.cookies, from: cacheRequest.url) }
             let updated = cache.freshen(
                 stored, for: cacheRequest, with: delivery.response.headers, requestTime: requestTime)
             if cacheRequest.isConditional {

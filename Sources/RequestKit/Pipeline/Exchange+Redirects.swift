@@ -54,7 +54,9 @@ extension Exchange {
             case .success(let delivered): delivery = delivered
             case .failure(let error): return .failure(error)
             }
-            if let cookieJar, let url = delivery.response.url ?? request.url {
+            // A response served from a cache set its cookies when it came from the network.
+            if let cookieJar, delivery.response.cacheStatus == .network, let url = delivery.response.url ?? request.url
+            {
                 cookieJar.store(delivery.response.cookies, from: url)
             }
             guard Self.isRedirect(delivery.response.statusCode) else { return .success(delivery) }

@@ -215,14 +215,56 @@ struct CachePipelineTests {
         #expect(setup.origin.count("/private") == 2 && setup.origin.count("/public") == 1)
     }
 
-    @Test("Set-Cookie is not stored, so a hit sets no cookie")
+    @Test("Set-Cookie is stored and handed back, but a cookie jar takes cookies only from the network")
     func setCookie() async throws {
         let setup = try Setup()
         setup.origin.route("/r", [("Cache-Control", "max-age=60"), ("Set-Cookie", "a=1")])
-        let first = try await setup.send("/r")
-        let second = try await setup.send("/r")
+        let jar = CookieJar()
+        let first = try await setup.send("/r") { UseCookies(jar) }
+        #expect(jar.allCookies.map(\.name) == ["a"])
+        jar.removeAll()
+        let second = try await setup.send("/r") { UseCookies(jar) }
         #expect(first.headers["Set-Cookie"] == "a=1")
-        #expect(second.cacheStatus == .hit && second.headers["Set-Cookie"] == nil)
+        #expect(second.cacheStatus == .hit && second.headers["Set-Cookie"] == "a=1")
+        #expect(jar.allCookies.isEmpty)
+    }
+
+    @Test("Fields named by Connection are not stored")
+    func connectionFields() async throws {
+        let setup = try Setup()
+        setup.origin.route(
+            "/r", [("Cache-Control", "max-age=60"), ("Connection", "X-Hop"), ("X-Hop", "1"), ("X-End", "2")])
+        _ = try await setup.send("/r")
+        let hit = try await setup.send("/r")
+        #expect(hit.cacheStatus == .hit && hit.headers["X-Hop"] == nil && hit.headers["X-End"] == "2")
+    }
+
+    @Test("A range request is answered from a complete stored response with a 206")
+    func range() async throws {
+        let setup = try Setup()
+        setup.origin.route("/r") { _, _ in
+            TestResponse(headers: [("Cache-Control", "max-age=60")], body: .data(Data("0123456789".utf8)))
+        }
+        _ = try await setup.send("/r")
+        let partial = try await setup.send("/r") { Header.Any(key: "Range", value: "bytes=2-4") }
+        #expect(partial.statusCode == 206 && partial.cacheStatus == .hit && setup.text(partial) == "234")
+        #expect(partial.headers["Content-Range"] == "bytes 2-4/10")
+        #expect(setup.origin.count("/r") == 1)
+    }
+
+    @Test("A POST response with explicit freshness and a Content-Location naming its URL answers a later GET")
+    func postWithContentLocation() async throws {
+        let setup = try Setup()
+        setup.origin.server.route("/r", method: "POST") { _ in
+            TestResponse(
+                headers: [("Cache-Control", "max-age=60"), ("Content-Location", "/r")], body: .data(Data("posted".utf8))
+            )
+        }
+        _ = try await setup.send("/r") {
+            Method(.post); Body("x")
+        }
+        let read = try await setup.send("/r")
+        #expect(read.cacheStatus == .hit && setup.text(read) == "posted")
     }
 
     @Test("A hit goes through the request's limits and validation like a network response")

@@ -32,7 +32,7 @@ enum CacheDecision: Sendable, Equatable {
 
     init(for request: CacheRequest, stored variants: [CachedResponse], at now: Date) {
         guard request.rule != .reloadIgnoringCache,
-            let stored = variants.first(where: { $0.matches(request) })
+            let stored = variants.first(where: { $0.matches(request) }), Self.canAnswerRange(of: request, from: stored)
         else {
             self = request.isOnlyIfCached ? .unsatisfiable : .forward
             return
@@ -71,6 +71,14 @@ enum CacheDecision: Sendable, Equatable {
             }
         }
         self = .validate(stored, options)
+    }
+
+    /// Whether `stored` can answer the request's `Range` (none, or one range of a complete `200` within its body):
+    /// any other range request goes to the server.
+    private static func canAnswerRange(of request: CacheRequest, from stored: CachedResponse) -> Bool {
+        guard let range = request.headers["Range"] else { return true }
+        return stored.status == 200 && !request.headers.contains("If-Range")
+            && ByteRange(range, length: stored.body.count) != nil
     }
 
     /// Whether a fresh response also meets the request's `max-age` and `min-fresh`.

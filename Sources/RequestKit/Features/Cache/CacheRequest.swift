@@ -35,8 +35,9 @@ struct CacheRequest: Sendable {
     /// Whether the cache may answer this request from storage: GET, or HEAD (answered by a stored GET).
     var isLookupMethod: Bool { method == "GET" || method == "HEAD" }
 
-    /// Whether a response to this request may be stored: GET only.
-    var isStorableMethod: Bool { method == "GET" }
+    /// Whether a response to this request may be stored: GET, or POST (only with explicit freshness and a
+    /// `Content-Location` naming the request's URL, which ``CacheStorability`` checks; RFC 9110 §9.3.3).
+    var isStorableMethod: Bool { method == "GET" || method == "POST" }
 
     /// Whether the method is unsafe, so a success invalidates what is stored for the URL (RFC 9111 §4.4).
     var isUnsafe: Bool { !["GET", "HEAD", "OPTIONS", "TRACE"].contains(method) }
@@ -48,14 +49,19 @@ struct CacheRequest: Sendable {
             || headers.contains("If-Match") || headers.contains("If-Unmodified-Since") || headers.contains("If-Range")
     }
 
+    /// The request fields whose values compare without regard to case: language tags and coding names.
+    static let caseInsensitiveFields: Set<String> = ["accept-language", "accept-encoding", "accept-charset"]
+
     /// The value of the fields named `name` as a secondary key compares them: joined by commas, with the
-    /// whitespace around each value removed (RFC 9111 §4.1); nil when absent.
+    /// whitespace around each value removed, lower-cased for ``caseInsensitiveFields`` (RFC 9111 §4.1); nil when
+    /// absent.
     func normalizedValue(of name: String) -> String? {
         let values = headers.values(for: name)
         guard !values.isEmpty else { return nil }
-        return values.flatMap { $0.split(separator: ",", omittingEmptySubsequences: false) }
+        let joined = values.flatMap { $0.split(separator: ",", omittingEmptySubsequences: false) }
             .map { $0.trimmingCharacters(in: .whitespaces) }
             .joined(separator: ",")
+        return Self.caseInsensitiveFields.contains(name.lowercased()) ? joined.lowercased() : joined
     }
 
     /// `max-stale`: how stale a response the request accepts, in seconds; infinity for `max-stale` without a

@@ -4,18 +4,31 @@ import Foundation
 /// requested and received (for its age, RFC 9111 §4.2.3), and the request's values of the fields its `Vary` names
 /// (its secondary key, §4.1).
 ///
-/// Hop-by-hop fields and `Set-Cookie` are not stored: a response served again must not set cookies again.
+/// Hop-by-hop fields (and those `Connection` names) are not stored. `Set-Cookie` is stored, as RFC 9111 asks, and
+/// handed back with the response; a cookie jar takes cookies only from responses that came from the network or
+/// from a `304`, so one served again never sets them again.
 ///
 /// ```swift
 /// let stored = CachedResponse(response, request: request, requestTime: sent, responseTime: received)
 /// let freshness = Freshness(of: stored, at: now)
 /// ```
 struct CachedResponse: Sendable, Hashable {
-    /// The fields never stored: hop-by-hop fields (RFC 9110 §7.6.1) and `Set-Cookie`.
+    /// The fields never stored (RFC 9111 §3.1): hop-by-hop fields (RFC 9110 §7.6.1) and the proxy's own.
     static let unstoredFields: Set<String> = [
         "connection", "keep-alive", "proxy-connection", "te", "transfer-encoding", "upgrade", "trailer",
-        "proxy-authenticate", "proxy-authorization", "set-cookie", "set-cookie2",
+        "proxy-authenticate", "proxy-authentication-info", "proxy-authorization",
     ]
+
+    /// The names of the fields of `headers` that are not stored: ``unstoredFields`` and those `Connection` names.
+    static func unstoredNames(in headers: HTTPHeaders) -> Set<String> {
+        var names = unstoredFields
+        for value in headers.values(for: "Connection") {
+            for name in value.split(separator: ",") {
+                names.insert(name.trimmingCharacters(in: .whitespaces).lowercased())
+            }
+        }
+        return names
+    }
 
     var status: Int
     /// The stored fields; the values freshness reads from them are parsed once, when they are set.
@@ -46,16 +59,25 @@ struct CachedResponse: Sendable, Hashable {
 
         init(_ headers: HTTPHeaders) {
             cacheControl = CacheControl(headers)
-            date = headers["Date"].flatMap(HTTPDateFormat.date(from:))
-            expires = headers["Expires"].map { HTTPDateFormat.date(from: $0) ?? .distantPast }
-            lastModified = headers["Last-Modified"].flatMap(HTTPDateFormat.date(from:))
-            if let value = headers["Age"]?.trimmingCharacters(in: .whitespaces),
-                case .valid(let seconds) = CacheControl.deltaSeconds(value)
-            {
-                age = Double(seconds)
-            } else {
-                age = 0
-            }
+            date = headers["Date"].flatMap { HTTPDateFormat.strictDate(from: $0) }
+            let expiresValues = headers.values(for: "Expires")
+            expires =
+                expiresValues.isEmpty
+                ? nil
+                : expiresValues.count == 1
+                    ? HTTPDateFormat.strictDate(from: expiresValues[0]) ?? .distantPast
+                    : .distantPast
+            lastModified = headers["Last-Modified"].flatMap { HTTPDateFormat.strictDate(from: $0) }
+            age = headers["Age"].map(Self.age(from:)) ?? 0
+        }
+
+        /// An `Age` value in seconds: the leading digits of its first element (`7200, 0` is 7200; `7200;x=1` is
+        /// 7200); 0 when it does not start with a digit, which ignores it.
+        static func age(from value: String) -> Double {
+            let first = value.split(separator: ",", omittingEmptySubsequences: false).first ?? ""
+            let digits = first.trimmingCharacters(in: .whitespaces).prefix { $0.isASCII && $0.isNumber }
+            guard case .valid(let seconds) = CacheControl.deltaSeconds(String(digits)) else { return 0 }
+            return Double(seconds)
         }
     }
 
@@ -82,7 +104,8 @@ struct CachedResponse: Sendable, Hashable {
     /// `response` to `request` as stored.
     init(_ response: Response, request: CacheRequest, requestTime: Date, responseTime: Date) {
         var headers = HTTPHeaders()
-        for field in response.headers where !Self.unstoredFields.contains(field.name.lowercased()) {
+        let unstored = Self.unstoredNames(in: response.headers)
+        for field in response.headers where !unstored.contains(field.name.lowercased()) {
             headers.add(field.name, field.value)
         }
         self.init(
@@ -132,18 +155,19 @@ struct CachedResponse: Sendable, Hashable {
         return response
     }
 
-    /// The fields a `304 Not Modified` must not replace in a stored response (RFC 9111 §3.2): the body's framing
-    /// and encoding describe the stored bytes, not the 304.
-    static let fieldsKeptOn304: Set<String> = ["content-length", "content-encoding", "content-range", "content-type"]
+    /// The fields a `304 Not Modified` must not replace in a stored response (RFC 9111 §3.2): `Content-Length`, and
+    /// `Content-Encoding`, since the transports store the body decoded.
+    static let fieldsKeptOn304: Set<String> = ["content-length", "content-encoding"]
 
     /// This response updated by a `304 Not Modified` (RFC 9111 §4.3.4): each field the 304 carries replaces the
     /// stored fields of that name (except framing fields), and its age starts again.
     func freshened(with notModified: HTTPHeaders, requestTime: Date, responseTime: Date) -> CachedResponse {
         var updated = self
         var replaced: Set<String> = []
+        let unstored = Self.unstoredNames(in: notModified)
         for field in notModified {
             let name = field.name.lowercased()
-            guard !Self.unstoredFields.contains(name), !Self.fieldsKeptOn304.contains(name) else { continue }
+            guard !unstored.contains(name), !Self.fieldsKeptOn304.contains(name) else { continue }
             if replaced.insert(name).inserted { updated.headers.remove(field.name) }
             updated.headers.add(field.name, field.value)
         }
