@@ -336,4 +336,20 @@ struct CachePipelineTests {
         // At 0 s the first response; at 20 s a hit; at 40 s a 304 from the server; at 60 s a hit again.
         #expect(setup.origin.server.requests.map { $0.header("If-None-Match") } == [nil, "\"v1\""])
     }
+
+    @Test("A disk cache answers from its files, also after the cache object is made again")
+    func diskStore() async throws {
+        let setup = try Setup()
+        let directory = DiskCacheStoreTests.directory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        setup.origin.route("/r", [("Cache-Control", "max-age=60"), ("ETag", "\"1\"")])
+        for _ in 0..<2 {
+            let cache = ResponseCache(.disk(at: directory, maxBytes: 1 << 20))
+            let response = try await Request {
+                Url(setup.origin.url("/r")); Cache(cache)
+            }.send()
+            #expect(String(decoding: response.body, as: UTF8.self) == "1")
+        }
+        #expect(setup.origin.count("/r") == 1)
+    }
 }

@@ -37,6 +37,23 @@ public final class ResponseCache: Sendable {
         public static func memory(maxBytes: Int = 32 << 20) -> Storage {
             Storage(MemoryCacheStore(maxBytes: maxBytes))
         }
+
+        /// In files in `directory` (created owner-only when missing), bounded by `maxBytes`, the least recently used
+        /// URLs removed first. Several processes may share the directory: every file is written to a temporary
+        /// file and renamed into place, and a corrupt or truncated file is a miss and is removed. `Set-Cookie` is
+        /// never written, nor a response that varies on `Authorization` or `Cookie`.
+        ///
+        /// ```swift
+        /// let cache = ResponseCache(.disk(at: cachesDirectory.appendingPathComponent("http"), maxBytes: 256 << 20))
+        /// ```
+        /// - Parameters:
+        ///   - directory: The directory of the cache's files, used by this cache alone (files it does not know are
+        ///     left alone).
+        ///   - maxBytes: The most the files may take; 256 MiB by default.
+        /// - Returns: The storage.
+        public static func disk(at directory: URL, maxBytes: Int = 256 << 20) -> Storage {
+            Storage(DiskCacheStore(directory: directory, maxBytes: maxBytes))
+        }
     }
 
     let store: any CacheStore

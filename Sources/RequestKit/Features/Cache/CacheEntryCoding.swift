@@ -1,0 +1,126 @@
+import Foundation
+
+/// The file format of ``DiskCacheStore``: one file per primary key, holding the key and its variants.
+///
+///     "RKCACHE1"  u32 variant count  key
+///     per variant: u32 status, f64 request time, f64 response time, url ("" for none),
+///                  u32 field count, (name, value)…, u32 varying count, (name, u8 has value, value)…,
+///                  u64 body length, body
+///
+/// Strings are a u32 byte count and UTF-8; numbers little-endian. Reading checks every length against what is
+/// left, so a truncated or corrupt file reads as nil (a miss), never a crash.
+enum CacheEntryCoding {
+    static let magic = Array("RKCACHE1".utf8)
+    /// The most fields or varying fields a variant may have, and variants a file may hold: more is corruption.
+    static let maxCount = 10_000
+
+    static func encode(key: String, variants: [CachedResponse]) -> Data {
+        var data = Data(magic)
+        append(UInt32(variants.count), to: &data)
+        append(key, to: &data)
+        for variant in variants {
+            append(UInt32(variant.status), to: &data)
+            append(variant.requestTime.timeIntervalSince1970.bitPattern, to: &data)
+            append(variant.responseTime.timeIntervalSince1970.bitPattern, to: &data)
+            append(variant.url?.absoluteString ?? "", to: &data)
+            append(UInt32(variant.headers.count), to: &data)
+            for field in variant.headers {
+                append(field.name, to: &data)
+                append(field.value, to: &data)
+            }
+            append(UInt32(variant.varyingFields.count), to: &data)
+            for field in variant.varyingFields {
+                append(field.name, to: &data)
+                data.append(field.value == nil ? 0 : 1)
+                append(field.value ?? "", to: &data)
+            }
+            append(UInt64(variant.body.count), to: &data)
+            data.append(variant.body)
+        }
+        return data
+    }
+
+    /// The key and variants in `data`, or nil when it is not a whole, well-formed file.
+    static func decode(_ data: Data) -> (key: String, variants: [CachedResponse])? {
+        var reader = Reader(data: data)
+        guard reader.bytes(magic.count).map(Array.init) == magic, let count = reader.count(),
+            let key = reader.string()
+        else { return nil }
+        var variants: [CachedResponse] = []
+        for _ in 0..<count {
+            guard let status = reader.u32(), let requested = reader.u64(), let responded = reader.u64(),
+                let url = reader.string(), let fieldCount = reader.count()
+            else { return nil }
+            var headers = HTTPHeaders()
+            for _ in 0..<fieldCount {
+                guard let name = reader.string(), let value = reader.string() else { return nil }
+                headers.add(name, value)
+            }
+            guard let varyingCount = reader.count() else { return nil }
+            var varying: [CachedResponse.VaryingField] = []
+            for _ in 0..<varyingCount {
+                guard let name = reader.string(), let hasValue = reader.bytes(1)?.first, let value = reader.string()
+                else { return nil }
+                varying.append(.init(name: name, value: hasValue == 1 ? value : nil))
+            }
+            guard let length = reader.u64(), length <= UInt64(Int.max), let body = reader.bytes(Int(length)) else {
+                return nil
+            }
+            variants.append(
+                CachedResponse(
+                    status: Int(status), headers: headers, body: Data(body), url: url.isEmpty ? nil : URL(string: url),
+                    requestTime: Date(timeIntervalSince1970: Double(bitPattern: requested)),
+                    responseTime: Date(timeIntervalSince1970: Double(bitPattern: responded)), varyingFields: varying))
+        }
+        return reader.isAtEnd ? (key, variants) : nil
+    }
+
+    private static func append<T: FixedWidthInteger>(_ value: T, to data: inout Data) {
+        withUnsafeBytes(of: value.littleEndian) { data.append(contentsOf: $0) }
+    }
+
+    private static func append(_ text: String, to data: inout Data) {
+        let bytes = Array(text.utf8)
+        append(UInt32(bytes.count), to: &data)
+        data.append(contentsOf: bytes)
+    }
+
+    /// Reads `data` front to back, every read checked against what is left.
+    private struct Reader {
+        let data: Data
+        var offset: Int
+
+        init(data: Data) {
+            self.data = data
+            offset = data.startIndex
+        }
+
+        var isAtEnd: Bool { offset == data.endIndex }
+
+        mutating func bytes(_ count: Int) -> Data? {
+            guard count >= 0, data.endIndex - offset >= count else { return nil }
+            defer { offset += count }
+            return data[offset..<offset + count]
+        }
+
+        mutating func integer<T: FixedWidthInteger>(_ type: T.Type) -> T? {
+            guard let bytes = bytes(MemoryLayout<T>.size) else { return nil }
+            var value: T = 0
+            for (index, byte) in bytes.enumerated() { value |= T(byte) << (8 * index) }
+            return value
+        }
+
+        mutating func u32() -> UInt32? { integer(UInt32.self) }
+        mutating func u64() -> UInt64? { integer(UInt64.self) }
+
+        mutating func count() -> Int? {
+            guard let value = u32(), value <= CacheEntryCoding.maxCount else { return nil }
+            return Int(value)
+        }
+
+        mutating func string() -> String? {
+            guard let length = u32(), let bytes = bytes(Int(length)) else { return nil }
+            return String(decoding: bytes, as: UTF8.self)
+        }
+    }
+}

@@ -1,0 +1,152 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A cache store in a directory, bounded by bytes, safe for several processes sharing the directory.
+///
+/// One file per URL (its name a hash of the key; the key inside is checked), in ``CacheEntryCoding``'s format.
+/// A file is written whole to a temporary file created owner-only (`0600`, the directory `0700`) and renamed over
+/// the old one, so a reader in any process sees the old file or the new one, never half of one. A file that is
+/// truncated or corrupt reads as a miss and is removed. A hit touches the file's modification time, and when the
+/// directory passes its bound the least recently touched files are removed first, whichever process wrote them.
+///
+/// What is written: the status, the response's fields except `Set-Cookie` (a cookie never reaches the disk), the
+/// body, the URL, and the request's values of the fields the response varies on; a response that varies on
+/// `Authorization` or `Cookie` is not written at all, so no credential is stored.
+final class DiskCacheStore: CacheStore, @unchecked Sendable {
+    /// Fields never written to disk.
+    static let unwrittenFields: Set<String> = ["set-cookie", "set-cookie2"]
+    /// Request fields whose values are secret: a response varying on one is not written.
+    static let secretFields: Set<String> = ["authorization", "cookie", "proxy-authorization"]
+    static let fileExtension = "rkcache"
+
+    let directory: URL
+    let maxBytes: Int
+    // Safe: every access to `estimatedBytes` holds `lock`.
+    private let lock = NSLock()
+    private var estimatedBytes: Int
+
+    init(directory: URL, maxBytes: Int) {
+        self.directory = directory
+        self.maxBytes = max(0, maxBytes)
+        try? FileManager.default.createDirectory(
+            at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        estimatedBytes = 0
+        estimatedBytes = files().reduce(0) { $0 + $1.size }
+    }
+
+    var byteCount: Int { files().reduce(0) { $0 + $1.size } }
+
+    func variants(for key: String) -> [CachedResponse] {
+        let path = self.path(for: key)
+        guard let data = FileManager.default.contents(atPath: path) else { return [] }
+        guard let decoded = CacheEntryCoding.decode(data), decoded.key == key else {
+            // Corrupt or truncated (or another key with the same hash, which the next store replaces).
+            if CacheEntryCoding.decode(data) == nil { unlink(path) }
+            return []
+        }
+        _ = utimes(path, nil)
+        return decoded.variants
+    }
+
+    func store(_ response: CachedResponse, for key: String) {
+        guard !response.varyingFields.contains(where: { Self.secretFields.contains($0.name) }) else { return }
+        var written = response
+        for name in Self.unwrittenFields { written.headers.remove(name) }
+        let variants = Self.replacing(written, in: variants(for: key))
+        let data = CacheEntryCoding.encode(key: key, variants: variants)
+        guard data.count <= maxBytes else {
+            remove(key)
+            return
+        }
+        let path = self.path(for: key)
+        let temporary = directory.appendingPathComponent(".\(UUID().uuidString).tmp").path
+        guard Self.writeFile(data, toNew: temporary) else { return }
+        guard rename(temporary, path) == 0 else {
+            unlink(temporary)
+            return
+        }
+        let isOver = lock.withLock {
+            estimatedBytes += data.count
+            return estimatedBytes > maxBytes
+        }
+        if isOver { trim() }
+    }
+
+    func remove(_ key: String) { unlink(path(for: key)) }
+
+    func removeAll() {
+        for file in files() { unlink(file.path) }
+        lock.withLock { estimatedBytes = 0 }
+    }
+
+    /// The file of `key`: a 128-bit hash of it in hex (two 64-bit FNV-1a hashes with different offsets).
+    func path(for key: String) -> String {
+        var first: UInt64 = 0xcbf2_9ce4_8422_2325
+        var second: UInt64 = 0x6c62_272e_07bb_0142
+        for byte in key.utf8 {
+            first = (first ^ UInt64(byte)) &* 0x0000_0100_0000_01b3
+            second = (second ^ UInt64(byte)) &* 0x0000_0100_0000_01b3
+        }
+        let name = String(first, radix: 16) + String(second, radix: 16)
+        return directory.appendingPathComponent("\(name).\(Self.fileExtension)").path
+    }
+
+    /// Removes the least recently touched files until the directory is within its bound.
+    private func trim() {
+        var files = files().sorted { $0.modified < $1.modified }
+        var total = files.reduce(0) { $0 + $1.size }
+        while total > maxBytes, !files.isEmpty {
+            let oldest = files.removeFirst()
+            unlink(oldest.path)
+            total -= oldest.size
+        }
+        lock.withLock { estimatedBytes = total }
+    }
+
+    private struct File {
+        let path: String
+        let size: Int
+        let modified: Date
+    }
+
+    /// The cache's files, with their sizes and modification times.
+    private func files() -> [File] {
+        let keys: [URLResourceKey] = [.fileSizeKey, .contentModificationDateKey]
+        guard
+            let urls = try? FileManager.default.contentsOfDirectory(
+                at: directory, includingPropertiesForKeys: keys, options: [.skipsHiddenFiles])
+        else { return [] }
+        return urls.compactMap { url in
+            guard url.pathExtension == Self.fileExtension, let values = try? url.resourceValues(forKeys: Set(keys))
+            else { return nil }
+            return File(
+                path: url.path, size: values.fileSize ?? 0, modified: values.contentModificationDate ?? .distantPast)
+        }
+    }
+
+    /// Writes `data` to a file that must not exist yet, created owner-only.
+    private static func writeFile(_ data: Data, toNew path: String) -> Bool {
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else { return false }
+        defer { close(descriptor) }
+        let isWritten = data.withUnsafeBytes { buffer -> Bool in
+            guard var base = buffer.baseAddress else { return true }
+            var left = buffer.count
+            while left > 0 {
+                let count = write(descriptor, base, left)
+                if count < 0, errno == EINTR { continue }
+                guard count > 0 else { return false }
+                left -= count
+                base += count
+            }
+            return true
+        }
+        if !isWritten { unlink(path) }
+        return isWritten
+    }
+}

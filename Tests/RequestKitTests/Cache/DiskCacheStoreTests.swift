@@ -1,0 +1,137 @@
+import Foundation
+import Testing
+
+@testable import RequestKit
+
+@Suite("DiskCacheStore: files written whole, owner-only, corruption a miss, shared between stores")
+struct DiskCacheStoreTests {
+    typealias F = CacheFixtures
+
+    /// A fresh directory under the temporary directory, removed by the caller.
+    static func directory() -> URL {
+        FileManager.default.temporaryDirectory.appendingPathComponent("rk-cache-\(UUID().uuidString)")
+    }
+
+    static func entry(_ body: String, fields: [(String, String)] = [("Cache-Control", "max-age=60")]) -> CachedResponse
+    {
+        var stored = F.stored(fields)
+        stored.body = Data(body.utf8)
+        return stored
+    }
+
+    @Test("A stored response reads back the same, and a second store on the directory sees it")
+    func roundTrip() throws {
+        let directory = Self.directory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let store = DiskCacheStore(directory: directory, maxBytes: 1 << 20)
+        let entry = Self.entry("body", fields: [("Cache-Control", "max-age=60"), ("ETag", "\"1\""), ("X-Ü", "ü")])
+        store.store(entry, for: "http://a/1")
+        #expect(store.variants(for: "http://a/1") == [entry])
+        let other = DiskCacheStore(directory: directory, maxBytes: 1 << 20)
+        #expect(other.variants(for: "http://a/1") == [entry])
+        #expect(other.variants(for: "http://a/2").isEmpty)
+        other.remove("http://a/1")
+        #expect(store.variants(for: "http://a/1").isEmpty)
+    }
+
+    @Test("Files and the directory are owner-only")
+    func permissions() throws {
+        let directory = Self.directory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let store = DiskCacheStore(directory: directory, maxBytes: 1 << 20)
+        store.store(Self.entry("x"), for: "k")
+        let file = try FileManager.default.attributesOfItem(atPath: store.path(for: "k"))
+        let folder = try FileManager.default.attributesOfItem(atPath: directory.path)
+        #expect((file[.posixPermissions] as? NSNumber)?.intValue == 0o600)
+        #expect((folder[.posixPermissions] as? NSNumber)?.intValue == 0o700)
+    }
+
+    @Test("A truncated or corrupt file is a miss and is removed", arguments: [0, 5, 12, 40, -1])
+    func corruption(_ keep: Int) throws {
+        let directory = Self.directory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let store = DiskCacheStore(directory: directory, maxBytes: 1 << 20)
+        store.store(Self.entry("a body of some length"), for: "k")
+        let path = store.path(for: "k")
+        let data = try #require(FileManager.default.contents(atPath: path))
+        let damaged = keep >= 0 ? data.prefix(keep) : data + Data([1, 2, 3])
+        try damaged.write(to: URL(fileURLWithPath: path))
+        #expect(store.variants(for: "k").isEmpty)
+        #expect(!FileManager.default.fileExists(atPath: path))
+    }
+
+    @Test("Random bytes in place of a file never crash and read as a miss")
+    func randomBytes() throws {
+        let directory = Self.directory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let store = DiskCacheStore(directory: directory, maxBytes: 1 << 20)
+        var generator = SystemRandomNumberGenerator()
+        for round in 0..<200 {
+            var bytes =
+                Array(CacheEntryCoding.magic)
+                + (0..<Int.random(in: 0..<64, using: &generator)).map { _ in
+                    UInt8.random(in: 0...255, using: &generator)
+                }
+            if round % 2 == 0 { bytes.replaceSubrange(8..<min(12, bytes.count), with: [1, 0, 0, 0]) }
+            try Data(bytes).write(to: URL(fileURLWithPath: store.path(for: "k")))
+            #expect(store.variants(for: "k").isEmpty)
+        }
+    }
+
+    @Test("Set-Cookie is not written, nor a response varying on Authorization")
+    func sensitiveData() throws {
+        let directory = Self.directory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let store = DiskCacheStore(directory: directory, maxBytes: 1 << 20)
+        store.store(Self.entry("x", fields: [("Cache-Control", "max-age=60"), ("Set-Cookie", "secret=1")]), for: "k")
+        let file = try #require(FileManager.default.contents(atPath: store.path(for: "k")))
+        #expect(file.range(of: Data("secret".utf8)) == nil)
+        #expect(store.variants(for: "k").first?.headers["Set-Cookie"] == nil)
+        var varying = Self.entry("y")
+        varying.varyingFields = [.init(name: "authorization", value: "Bearer token")]
+        store.store(varying, for: "v")
+        #expect(!FileManager.default.fileExists(atPath: store.path(for: "v")))
+    }
+
+    @Test("Past the bound, the least recently touched files go first")
+    func bound() throws {
+        let directory = Self.directory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let size = CacheEntryCoding.encode(key: "k0", variants: [Self.entry(String(repeating: "x", count: 1000))]).count
+        let store = DiskCacheStore(directory: directory, maxBytes: size * 3 + 10)
+        let old = Date(timeIntervalSinceNow: -1000)
+        for index in 0..<3 {
+            store.store(Self.entry(String(repeating: "x", count: 1000)), for: "k\(index)")
+            try FileManager.default.setAttributes(
+                [.modificationDate: old.addingTimeInterval(Double(index))], ofItemAtPath: store.path(for: "k\(index)"))
+        }
+        #expect(store.variants(for: "k0").count == 1)  // touched: now the most recent
+        store.store(Self.entry(String(repeating: "x", count: 1000)), for: "k3")
+        #expect(store.variants(for: "k1").isEmpty)
+        #expect(store.variants(for: "k0").count == 1 && store.variants(for: "k2").count == 1)
+        #expect(store.byteCount <= size * 3 + 10)
+    }
+
+    @Test("Concurrent writers of one key leave one whole file")
+    func concurrentWriters() async throws {
+        let directory = Self.directory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let stores = (0..<4).map { _ in DiskCacheStore(directory: directory, maxBytes: 1 << 24) }
+        await withTaskGroup(of: Void.self) { group in
+            for (index, store) in stores.enumerated() {
+                group.addTask {
+                    for round in 0..<50 {
+                        store.store(Self.entry(String(repeating: "\(index)", count: 10_000 + round)), for: "k")
+                        _ = store.variants(for: "k")
+                    }
+                }
+            }
+        }
+        let variants = stores[0].variants(for: "k")
+        #expect(variants.count == 1)
+        let body = try #require(variants.first?.body)
+        #expect(Set(body).count == 1 && body.count >= 10_000)
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: directory.path)
+        #expect(leftovers.count == 1)
+    }
+}
