@@ -93,11 +93,22 @@ struct Cassette: Sendable {
         log.entries[index]
     }
 
-    /// Adds a recorded exchange, already answered.
-    mutating func append(_ entry: HAREntry, request: RecordedRequest) {
+    /// Redacts an exchange, adds it (as already answered) and writes the cassette: nothing reaches the disk, or the
+    /// cassette in memory, before redaction.
+    mutating func record(
+        _ sent: RecordedRequest, _ response: RecordedResponse?, chunks: [HARChunk]?, failure: HARFailure?,
+        timing: HAREntry.Timing, redaction: ReplayRedaction
+    ) throws(RequestError) {
+        let redacted = redaction.redacted(sent, response)
+        var failure = failure
+        if let detail = failure?.detail { failure?.detail = redaction.redacted(detail) }
+        let entry = try HAREntry(
+            request: redacted.request, response: redacted.response, chunks: chunks, failure: failure, timing: timing,
+            sideFiles: sideFiles)
         log.entries.append(entry)
-        requests.append(request)
+        requests.append(redacted.request)
         cursor.appendUsed()
+        try write()
     }
 
     /// Writes the HAR file, creating its folder if needed.

@@ -1,6 +1,10 @@
 import Foundation
 import RequestKit
 
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
 /// A request as a cassette holds it: what replay matches a sent request against, and what redaction rules rewrite
 /// before anything is written.
 ///
@@ -44,5 +48,15 @@ public struct RecordedRequest: Sendable {
         self.url = url
         self.headers = headers
         self.body = body
+    }
+
+    /// A `URLRequest`'s method, URL, headers (sorted by name, as `URLRequest` keeps no order) and `httpBody`.
+    init?(_ urlRequest: URLRequest) {
+        guard let url = urlRequest.url else { return nil }
+        let fields = (urlRequest.allHTTPHeaderFields ?? [:]).sorted { $0.key.lowercased() < $1.key.lowercased() }
+        self.init(
+            method: urlRequest.httpMethod ?? "GET", url: url,
+            headers: HTTPHeaders(fields.map { HTTPHeader(name: $0.key, value: $0.value) }),
+            body: urlRequest.httpBody ?? Data())
     }
 }

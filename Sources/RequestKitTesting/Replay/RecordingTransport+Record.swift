@@ -58,7 +58,7 @@ extension RecordingTransport {
             do {
                 try record(
                     sent, RecordedResponse(status: head.statusCode, headers: head.headers, body: body),
-                    chunks: chunks, failure: failure.map { Self.failure($0, duringBody: true) }, timing: timing)
+                    chunks: chunks, failure: failure.map { HARFailure($0, duringBody: true) }, timing: timing)
                 continuation.finish(throwing: failure)
             } catch {
                 continuation.finish(throwing: error)
@@ -78,7 +78,7 @@ extension RecordingTransport {
         guard !error.isCancelled else { return error }
         let elapsed = Self.milliseconds(duration)
         try record(
-            sent, nil, chunks: nil, failure: Self.failure(error, duringBody: false),
+            sent, nil, chunks: nil, failure: HARFailure(error, duringBody: false),
             timing: HAREntry.Timing(started: started, head: elapsed, total: elapsed))
         return error
     }
@@ -88,28 +88,17 @@ extension RecordingTransport {
         _ sent: RecordedRequest, _ response: RecordedResponse?, chunks: [HARChunk]?, failure: HARFailure?,
         timing: HAREntry.Timing
     ) throws(RequestError) {
-        let redacted = configuration.redaction.redacted(sent, response)
-        var failure = failure
-        if let detail = failure?.detail { failure?.detail = configuration.redaction.redacted(detail) }
-        let entry = try HAREntry(
-            request: redacted.request, response: redacted.response, chunks: chunks, failure: failure, timing: timing,
-            sideFiles: sideFiles)
+        let redaction = configuration.redaction
         let written = cassette.withLock { cassette -> Result<Void, RequestError> in
-            cassette.append(entry, request: redacted.request)
             do throws(RequestError) {
-                try cassette.write()
+                try cassette.record(
+                    sent, response, chunks: chunks, failure: failure, timing: timing, redaction: redaction)
                 return .success(())
             } catch {
                 return .failure(error)
             }
         }
         try written.get()
-    }
-
-    private static func failure(_ error: RequestError, duringBody: Bool) -> HARFailure {
-        HARFailure(
-            kind: error.kind.name, detail: error.detail, connectionFailure: error.connectionFailure?.name,
-            tlsFailure: error.tlsFailure?.name, duringBody: duringBody ? true : nil)
     }
 
     static func milliseconds(_ duration: Duration) -> Double {

@@ -144,18 +144,10 @@ public final class RecordingTransport: Transport {
     /// The request as it is about to be sent, its body read (a body sent from a file is digested, unless
     /// file bodies are recorded).
     private func capture(_ request: TransferRequest) throws(RequestError) -> RecordedRequest {
-        let urlRequest = request.urlRequest
-        guard let url = urlRequest.url else {
+        guard var recorded = RecordedRequest(request.urlRequest) else {
             throw ReplayFailure.error("RecordingTransport got a request without a URL")
         }
-        let fields = (urlRequest.allHTTPHeaderFields ?? [:]).sorted { $0.key.lowercased() < $1.key.lowercased() }
-        var recorded = RecordedRequest(
-            method: urlRequest.httpMethod ?? "GET", url: url,
-            headers: HTTPHeaders(fields.map { HTTPHeader(name: $0.key, value: $0.value) }))
-        guard let body = request.body else {
-            recorded.body = urlRequest.httpBody ?? Data()
-            return recorded
-        }
+        guard let body = request.body else { return recorded }
         if body.isInMemory {
             recorded.body = body.data
             return recorded

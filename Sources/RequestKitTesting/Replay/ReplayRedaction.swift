@@ -49,24 +49,42 @@ public struct ReplayRedaction: Sendable {
     func redacted(
         _ request: RecordedRequest, _ response: RecordedResponse?
     ) -> (request: RecordedRequest, response: RecordedResponse?) {
+        var secrets = Set<String>()
         var request = request
         var response = response
-        request.url = redacted(request.url)
-        request.headers = redacted(request.headers, cookieHeader: "cookie")
-        request.body = redactedBody(request.body, contentType: request.headers["Content-Type"])
+        request.url = redacted(request.url, secrets: &secrets)
+        request.headers = redacted(request.headers, cookieHeader: "cookie", secrets: &secrets)
+        request.body = redactedBody(request.body, contentType: request.headers["Content-Type"], secrets: &secrets)
         if var head = response {
-            head.headers = redacted(head.headers, cookieHeader: "set-cookie")
-            let body = redactedBody(head.body, contentType: head.headers["Content-Type"])
-            // A shorter or longer body keeps a Content-Length that says so (unless it counts encoded bytes).
-            if body != head.body, head.headers.contains("Content-Length"), !head.headers.contains("Content-Encoding") {
-                head.headers.set("Content-Length", String(body.count))
+            head.headers = redacted(head.headers, cookieHeader: "set-cookie", secrets: &secrets)
+            head.body = redactedBody(head.body, contentType: head.headers["Content-Type"], secrets: &secrets)
+            response = head
+        }
+        let echoes = secrets.filter { $0.count >= Self.shortestEchoedSecret && $0 != Self.placeholder }
+            .sorted { $0.count > $1.count }
+        if !echoes.isEmpty {
+            request.headers = Self.replacing(echoes, in: request.headers)
+            request.body = Self.replacing(echoes, in: request.body)
+            if var head = response {
+                head.headers = Self.replacing(echoes, in: head.headers)
+                head.body = Self.replacing(echoes, in: head.body)
+                response = head
             }
-            head.body = body
+        }
+        if var head = response, head.headers.contains("Content-Length"), !head.headers.contains("Content-Encoding"),
+            let original = head.headers["Content-Length"], original != String(head.body.count)
+        {
+            // A body redacted to another length keeps a Content-Length that says so.
+            head.headers.set("Content-Length", String(head.body.count))
             response = head
         }
         for rule in rules { rule(&request, &response) }
         return (request, response)
     }
+
+    /// Secrets shorter than this are replaced only where their name marks them, never wherever they occur, so that
+    /// a password `1` does not turn every `1` of a response into a placeholder.
+    static let shortestEchoedSecret = 8
 
     /// A sent request as replay compares it: redacted exactly as it would have been recorded.
     func redacted(_ request: RecordedRequest) -> RecordedRequest {
@@ -80,17 +98,32 @@ public struct ReplayRedaction: Sendable {
 
     /// `url` without a password and with its sensitive query items' values replaced.
     func redacted(_ url: URL) -> URL {
+        var secrets = Set<String>()
+        return redacted(url, secrets: &secrets)
+    }
+
+    /// A body with the values of sensitive members replaced.
+    func redactedBody(_ body: Data, contentType: String?) -> Data {
+        var secrets = Set<String>()
+        return redactedBody(body, contentType: contentType, secrets: &secrets)
+    }
+
+    private func redacted(_ url: URL, secrets: inout Set<String>) -> URL {
         guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else { return url }
         let encodedPlaceholder = "%3Credacted%3E"
         var changed = false
-        if components.percentEncodedPassword != nil {
+        if let password = components.percentEncodedPassword {
+            secrets.insert(password)
+            secrets.insert(password.removingPercentEncoding ?? password)
             components.percentEncodedPassword = encodedPlaceholder
             changed = true
         }
         if let items = components.percentEncodedQueryItems {
             components.percentEncodedQueryItems = items.map { item in
                 let name = item.name.removingPercentEncoding ?? item.name
-                guard item.value != nil, sensitiveData.isSensitive(query: name) else { return item }
+                guard let value = item.value, sensitiveData.isSensitive(query: name) else { return item }
+                secrets.insert(value)
+                secrets.insert(value.removingPercentEncoding ?? value)
                 changed = true
                 return URLQueryItem(name: item.name, value: encodedPlaceholder)
             }
@@ -101,67 +134,84 @@ public struct ReplayRedaction: Sendable {
 
     /// `headers` with sensitive values replaced; the cookie header (`Cookie` or `Set-Cookie`) keeps its cookie
     /// names and attributes, and loses every value.
-    func redacted(_ headers: HTTPHeaders, cookieHeader: String) -> HTTPHeaders {
-        HTTPHeaders(
-            headers.fields.map { field in
-                let name = field.name.lowercased()
-                if name == cookieHeader {
-                    return HTTPHeader(
-                        name: field.name, value: redactedCookies(field.value, isSetCookie: name == "set-cookie"))
+    private func redacted(_ headers: HTTPHeaders, cookieHeader: String, secrets: inout Set<String>) -> HTTPHeaders {
+        var redactedFields: [HTTPHeader] = []
+        for field in headers.fields {
+            let name = field.name.lowercased()
+            if name == cookieHeader {
+                redactedFields.append(
+                    HTTPHeader(
+                        name: field.name,
+                        value: redactedCookies(field.value, isSetCookie: name == "set-cookie", secrets: &secrets)))
+            } else if name == "cookie" || name == "set-cookie" || sensitiveData.isSensitive(header: name) {
+                secrets.insert(field.value)
+                // `Bearer <token>`, `Basic <credentials>`: the credentials on their own too.
+                if let space = field.value.firstIndex(of: " ") {
+                    secrets.insert(String(field.value[field.value.index(after: space)...]))
                 }
-                if name == "cookie" || name == "set-cookie" || sensitiveData.isSensitive(header: name) {
-                    return HTTPHeader(name: field.name, value: Self.placeholder)
-                }
-                return field
-            })
+                redactedFields.append(HTTPHeader(name: field.name, value: Self.placeholder))
+            } else {
+                redactedFields.append(field)
+            }
+        }
+        return HTTPHeaders(redactedFields)
     }
 
     /// A `Cookie` value (`a=1; b=2`) or a `Set-Cookie` value (`a=1; Path=/`) with the cookies' values replaced.
-    private func redactedCookies(_ value: String, isSetCookie: Bool) -> String {
+    private func redactedCookies(_ value: String, isSetCookie: Bool, secrets: inout Set<String>) -> String {
         let parts = value.split(separator: ";", omittingEmptySubsequences: false)
         return parts.enumerated().map { index, part in
             guard index == 0 || !isSetCookie else { return String(part) }
             guard let equals = part.firstIndex(of: "=") else { return String(part) }
+            secrets.insert(String(part[part.index(after: equals)...]))
             return "\(part[..<equals])=\(Self.placeholder)"
         }.joined(separator: ";")
     }
 
     /// A JSON or form body with the values of sensitive members replaced; any other body as it is. A body with
     /// nothing to redact keeps its exact bytes.
-    func redactedBody(_ body: Data, contentType: String?) -> Data {
+    private func redactedBody(_ body: Data, contentType: String?, secrets: inout Set<String>) -> Data {
         guard !body.isEmpty else { return body }
         let essence = contentType.map { MediaType(parsing: $0).essence }
         if essence == "application/x-www-form-urlencoded" {
-            return redactedForm(body)
+            return redactedForm(body, secrets: &secrets)
         }
         let isJSON = essence.map { $0 == "application/json" || $0.hasSuffix("+json") } ?? true
         guard isJSON, let json = try? Json(parsing: body) else { return body }
-        var changed = false
-        let result = redacted(json, changed: &changed)
-        return changed ? result.serializedData() : body
+        let result = redacted(json, secrets: &secrets)
+        return result == json ? body : result.serializedData()
     }
 
-    private func redacted(_ json: Json, changed: inout Bool) -> Json {
+    private func isSensitive(member name: String) -> Bool {
+        sensitiveData.isSensitive(query: name) || sensitiveData.isSensitive(header: name)
+    }
+
+    private func redacted(_ json: Json, secrets: inout Set<String>) -> Json {
         if let entries = json.entries {
             var redactedEntries: [(key: String, value: Json)] = []
             redactedEntries.reserveCapacity(entries.count)
             for entry in entries {
-                if sensitiveData.isSensitive(query: entry.key), !entry.value.isNull {
-                    changed = true
+                if isSensitive(member: entry.key), !entry.value.isNull {
+                    if let value = entry.value.string {
+                        secrets.insert(value)
+                        if let space = value.firstIndex(of: " ") {
+                            secrets.insert(String(value[value.index(after: space)...]))
+                        }
+                    }
                     redactedEntries.append((entry.key, Json(string: Self.placeholder)))
                 } else {
-                    redactedEntries.append((entry.key, redacted(entry.value, changed: &changed)))
+                    redactedEntries.append((entry.key, redacted(entry.value, secrets: &secrets)))
                 }
             }
             return Json(entries: redactedEntries)
         }
         if let elements = json.array {
-            return Json(elements.map { redacted($0, changed: &changed) })
+            return Json(elements.map { redacted($0, secrets: &secrets) })
         }
         return json
     }
 
-    private func redactedForm(_ body: Data) -> Data {
+    private func redactedForm(_ body: Data, secrets: inout Set<String>) -> Data {
         guard let text = String(data: body, encoding: .utf8) else { return body }
         var changed = false
         let fields = text.split(separator: "&", omittingEmptySubsequences: false).map { field -> String in
@@ -169,9 +219,28 @@ public struct ReplayRedaction: Sendable {
             let name = String(field[..<equals])
             let decoded = name.replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? name
             guard sensitiveData.isSensitive(query: decoded) else { return String(field) }
+            let value = String(field[field.index(after: equals)...])
+            secrets.insert(value)
+            secrets.insert(value.replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? value)
             changed = true
             return "\(name)=%3Credacted%3E"
         }
         return changed ? Data(fields.joined(separator: "&").utf8) : body
+    }
+
+    /// `headers` with every occurrence of `secrets` in their values replaced.
+    private static func replacing(_ secrets: [String], in headers: HTTPHeaders) -> HTTPHeaders {
+        HTTPHeaders(headers.fields.map { HTTPHeader(name: $0.name, value: replacing(secrets, in: $0.value)) })
+    }
+
+    /// A text body with every occurrence of `secrets` replaced; a body that is not UTF-8 text as it is.
+    private static func replacing(_ secrets: [String], in body: Data) -> Data {
+        guard !body.isEmpty, let text = String(data: body, encoding: .utf8) else { return body }
+        let replaced = replacing(secrets, in: text)
+        return replaced == text ? body : Data(replaced.utf8)
+    }
+
+    private static func replacing(_ secrets: [String], in text: String) -> String {
+        secrets.reduce(text) { text, secret in text.replacingOccurrences(of: secret, with: placeholder) }
     }
 }

@@ -109,4 +109,24 @@ struct ReplayRedactionTests {
         let text = Data("password=1".utf8)
         #expect(redaction.redactedBody(text, contentType: "text/plain") == text)
     }
+
+    @Test("A secret echoed elsewhere in the exchange is replaced there too, unless it is shorter than 8 characters")
+    func echoedSecrets() throws {
+        let url = try #require(URL(string: "https://api.test/echo?api_key=k-12345678&pin=1"))
+        let request = RecordedRequest(
+            method: "POST", url: url, headers: ["Authorization": "Bearer tok-abcdefgh", "X-Trace": "tok-abcdefgh"],
+            body: Data(#"{"password":"2","note":"tok-abcdefgh"}"#.utf8))
+        let response = RecordedResponse(
+            status: 200, headers: ["Content-Type": "application/json", "X-Echo": "k-12345678"],
+            body: Data(
+                #"{"headers":{"Authorization":"Bearer tok-abcdefgh"},"url":"/echo?api_key=k-12345678","n":2}"#.utf8))
+        let redacted = ReplayRedaction().redacted(request, response)
+        #expect(redacted.request.headers["X-Trace"] == "<redacted>")
+        #expect(
+            String(decoding: redacted.request.body, as: UTF8.self) == #"{"password":"<redacted>","note":"<redacted>"}"#)
+        #expect(redacted.response?.headers["X-Echo"] == "<redacted>")
+        #expect(
+            redacted.response.map { String(decoding: $0.body, as: UTF8.self) }
+                == #"{"headers":{"Authorization":"<redacted>"},"url":"/echo?api_key=<redacted>","n":2}"#)
+    }
 }
