@@ -36,7 +36,7 @@ let package = Package(
         .testTarget(
             name: "RequestKitTests", dependencies: ["RequestKit", "RequestKitTesting"], exclude: ["Replay/Cassettes"]),
         .testTarget(name: "InteropTests", dependencies: ["RequestKit"]),
-        .testTarget(name: "SnippetTests", dependencies: ["RequestKit", "RequestKitTesting"]),
+        .testTarget(name: "SnippetTests", dependencies: ["RequestKit", "RequestKitTesting"], exclude: ["Cassettes"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -308,8 +308,8 @@ enum DocumentedCode {
         _ = thumbnail
     }
 
-    // README.md, block 22
-    static func snippetREADME22() async throws {
+    // README.md, block 23
+    static func snippetREADME23() async throws {
         let todo = try await Request {
             Url("http://127.0.0.1:8080/todos/1")
             Using(HTTP1Transport.shared)
@@ -739,6 +739,84 @@ enum DocumentedCode {
         }
     }
 
+    // Sources/RequestKit/RequestKit.docc/RecordingAndReplaying.md, block 1
+    static func snippetRecordingAndReplaying1() async throws {
+
+        func loginFlow() async throws {
+            let cassette = RecordingTransport.cassetteFolder(for: #filePath).appendingPathComponent("login-flow.har")
+            let transport = try RecordingTransport(cassette: cassette, mode: .recordOnce)
+            let api = apiURL
+
+            let login = try await Request {
+                Url(api.appendingPathComponent("login"))
+                Method(.post)
+                Body(["user": "ada", "password": ProcessInfo.processInfo.environment["API_PASSWORD"] ?? ""])
+                Using(transport)
+            }.json()
+            let token = login.token.string ?? ""   // "<redacted>" when replayed: the token never reached the disk
+
+            let items = try await Request {
+                Url(api.appendingPathComponent("items"))
+                Header.Authorization(.bearer(token))
+                Using(transport)
+            }.json()
+            let first = items[0].id.int ?? 0
+
+            let details = try await Request {
+                Url(api.appendingPathComponent("items/\(first)"))
+                Header.Authorization(.bearer(token))
+                Using(transport)
+            }.json()
+
+            let job = Request { Url(api.appendingPathComponent("jobs/\(details.job.string ?? "")")); Using(transport) }
+            for await result in job.poll(every: .seconds(2), until: { (try? $0.json().state.string) == "done" }) {
+                if case .changed(let response) = result { print(try response.json()) }
+            }
+        }
+    }
+
+    // Sources/RequestKit/RequestKit.docc/RecordingAndReplaying.md, block 3
+    static func snippetRecordingAndReplaying3() async throws {
+        try await RecordingTransport.withCassette("todos", mode: .recordOnce) { transport in
+            _ = try await Request { Url("https://api.example.com/todos?page=1"); Using(transport) }.data()
+        }
+    }
+
+    // Sources/RequestKit/RequestKit.docc/RecordingAndReplaying.md, block 4
+    static func snippetRecordingAndReplaying4() async throws {
+        var configuration = RecordingTransport.Configuration()
+        configuration.matching.ignoredQueryItems = ["timestamp"]
+        configuration.matching.headers = .named("Accept")
+        configuration.matching.matcher = { recorded, sent in
+            recorded.headers["X-API-Version"] == sent.headers["X-API-Version"]
+        }
+        let transport = try RecordingTransport(cassette: URL(fileURLWithPath: "search.har"), configuration: configuration)
+        _ = configuration
+        _ = transport
+    }
+
+    // Sources/RequestKit/RequestKit.docc/RecordingAndReplaying.md, block 5
+    static func snippetRecordingAndReplaying5() async throws {
+        var configuration = RecordingTransport.Configuration()
+        configuration.redaction.sensitiveData.headerNames.insert("x-tenant-secret")
+        configuration.redaction.rules.append { request, response in
+            request.headers.remove("X-Debug-Session")
+            response?.headers.remove("X-Debug-Session")
+        }
+        _ = configuration
+    }
+
+    // Sources/RequestKit/RequestKit.docc/RecordingAndReplaying.md, block 6
+    static func snippetRecordingAndReplaying6() async throws {
+        let exporter = HARExportMonitor(file: URL(fileURLWithPath: "/tmp/session.har"))
+        let client = Client(baseURL: apiURL) { configuration in
+            configuration.monitors.append(exporter)
+        }
+        _ = try await client.send(Request { Path("todos") })
+        _ = exporter
+        _ = client
+    }
+
     // Sources/RequestKit/RequestKit.docc/RequestKit.md, block 1
     static func snippetRequestKit1() async throws {
         struct Todo: Codable, Sendable {
@@ -918,6 +996,18 @@ enum DocumentedCode {
     #expect(server.requests.last?.body == Data(#"{"title":"x"}"#.utf8))
 }
 
+// README.md, block 22
+@Test(.cassette("todos"))
+func listsTodos() async throws {
+    let transport = try #require(RecordingTransport.current)
+    let todos = try await Request {
+        Url("https://api.example.com/todos?page=1")
+        Header.Authorization(.bearer(token))
+        Using(transport)
+    }.json()
+    #expect(todos[0].title.string == "write the cassette")
+}
+
 // Sources/RequestKit/RequestKit.docc/Clients.md, block 1
 
 struct Member: Decodable, Sendable {
@@ -999,6 +1089,18 @@ struct TodoService {
     #expect(await clock.advanceToNextSleeper() == .seconds(60))
     #expect(await polls.value == [200, 200, 200])
     #expect(server.requests.count == 3)
+}
+
+// Sources/RequestKit/RequestKit.docc/RecordingAndReplaying.md, block 2
+@Test(.cassette("todos"))
+func replaysTodos() async throws {
+    let transport = try #require(RecordingTransport.current)
+    let todos = try await Request {
+        Url("https://api.example.com/todos?page=1")
+        Header.Authorization(.bearer(token))
+        Using(transport)
+    }.json()
+    #expect(todos.array?.count == 2)
 }
 
 /// Every swift block of the documents, as written, in order.
@@ -1260,7 +1362,19 @@ let thumbnail = Request {
     #expect(server.requests.last?.body == Data(#"{"title":"x"}"#.utf8))
 }
 """##),
-    DocumentedSnippet(document: "README.md", index: 22, code: #"""
+    DocumentedSnippet(document: "README.md", index: 22, code: ##"""
+@Test(.cassette("todos"))
+func listsTodos() async throws {
+    let transport = try #require(RecordingTransport.current)
+    let todos = try await Request {
+        Url("https://api.example.com/todos?page=1")
+        Header.Authorization(.bearer(token))
+        Using(transport)
+    }.json()
+    #expect(todos[0].title.string == "write the cassette")
+}
+"""##),
+    DocumentedSnippet(document: "README.md", index: 23, code: #"""
 let todo = try await Request {
     Url("http://127.0.0.1:8080/todos/1")
     Using(HTTP1Transport.shared)
@@ -1725,6 +1839,84 @@ import Testing
     #expect(server.requests.count == 3)
 }
 """##),
+    DocumentedSnippet(document: "Sources/RequestKit/RequestKit.docc/RecordingAndReplaying.md", index: 1, code: ##"""
+import Foundation
+import RequestKit
+import RequestKitTesting
+
+func loginFlow() async throws {
+    let cassette = RecordingTransport.cassetteFolder(for: #filePath).appendingPathComponent("login-flow.har")
+    let transport = try RecordingTransport(cassette: cassette, mode: .recordOnce)
+    let api = apiURL
+
+    let login = try await Request {
+        Url(api.appendingPathComponent("login"))
+        Method(.post)
+        Body(["user": "ada", "password": ProcessInfo.processInfo.environment["API_PASSWORD"] ?? ""])
+        Using(transport)
+    }.json()
+    let token = login.token.string ?? ""   // "<redacted>" when replayed: the token never reached the disk
+
+    let items = try await Request {
+        Url(api.appendingPathComponent("items"))
+        Header.Authorization(.bearer(token))
+        Using(transport)
+    }.json()
+    let first = items[0].id.int ?? 0
+
+    let details = try await Request {
+        Url(api.appendingPathComponent("items/\(first)"))
+        Header.Authorization(.bearer(token))
+        Using(transport)
+    }.json()
+
+    let job = Request { Url(api.appendingPathComponent("jobs/\(details.job.string ?? "")")); Using(transport) }
+    for await result in job.poll(every: .seconds(2), until: { (try? $0.json().state.string) == "done" }) {
+        if case .changed(let response) = result { print(try response.json()) }
+    }
+}
+"""##),
+    DocumentedSnippet(document: "Sources/RequestKit/RequestKit.docc/RecordingAndReplaying.md", index: 2, code: ##"""
+@Test(.cassette("todos"))
+func replaysTodos() async throws {
+    let transport = try #require(RecordingTransport.current)
+    let todos = try await Request {
+        Url("https://api.example.com/todos?page=1")
+        Header.Authorization(.bearer(token))
+        Using(transport)
+    }.json()
+    #expect(todos.array?.count == 2)
+}
+"""##),
+    DocumentedSnippet(document: "Sources/RequestKit/RequestKit.docc/RecordingAndReplaying.md", index: 3, code: #"""
+try await RecordingTransport.withCassette("todos", mode: .recordOnce) { transport in
+    _ = try await Request { Url("https://api.example.com/todos?page=1"); Using(transport) }.data()
+}
+"""#),
+    DocumentedSnippet(document: "Sources/RequestKit/RequestKit.docc/RecordingAndReplaying.md", index: 4, code: #"""
+var configuration = RecordingTransport.Configuration()
+configuration.matching.ignoredQueryItems = ["timestamp"]
+configuration.matching.headers = .named("Accept")
+configuration.matching.matcher = { recorded, sent in
+    recorded.headers["X-API-Version"] == sent.headers["X-API-Version"]
+}
+let transport = try RecordingTransport(cassette: URL(fileURLWithPath: "search.har"), configuration: configuration)
+"""#),
+    DocumentedSnippet(document: "Sources/RequestKit/RequestKit.docc/RecordingAndReplaying.md", index: 5, code: #"""
+var configuration = RecordingTransport.Configuration()
+configuration.redaction.sensitiveData.headerNames.insert("x-tenant-secret")
+configuration.redaction.rules.append { request, response in
+    request.headers.remove("X-Debug-Session")
+    response?.headers.remove("X-Debug-Session")
+}
+"""#),
+    DocumentedSnippet(document: "Sources/RequestKit/RequestKit.docc/RecordingAndReplaying.md", index: 6, code: #"""
+let exporter = HARExportMonitor(file: URL(fileURLWithPath: "/tmp/session.har"))
+let client = Client(baseURL: apiURL) { configuration in
+    configuration.monitors.append(exporter)
+}
+_ = try await client.send(Request { Path("todos") })
+"""#),
     DocumentedSnippet(document: "Sources/RequestKit/RequestKit.docc/RequestKit.md", index: 1, code: #"""
 struct Todo: Codable, Sendable {
     let id: Int
