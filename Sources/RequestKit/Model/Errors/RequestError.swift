@@ -15,7 +15,7 @@ import Foundation
 ///     }
 /// }
 /// ```
-public struct RequestError: Error, Sendable, CustomStringConvertible {
+public struct RequestError: Error, Sendable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
     /// The fields but one, in one allocation made only when something fails. A frame, a `Result` or a typed
     /// `throws` that may hold an error holds a reference and ``decodedErrorBody``: the pipeline's async frames,
     /// which a task keeps while it waits, stay small.
@@ -140,6 +140,16 @@ public struct RequestError: Error, Sendable, CustomStringConvertible {
     /// the body, with every secret a URL in it carries redacted (see ``SensitiveData``).
     public var description: String { redaction.redacting(unredactedDescription) }
 
+    /// The same as ``description``: redacted.
+    public var debugDescription: String { description }
+
+    /// What `dump(error)` shows: the kind, the status and the redacted description, never the raw body.
+    public var customMirror: Mirror {
+        Mirror(
+            self, children: ["kind": kind, "statusCode": statusCode as Any, "description": description],
+            displayStyle: .struct)
+    }
+
     private var unredactedDescription: String {
         var text: String
         switch kind {
@@ -172,8 +182,9 @@ public struct RequestError: Error, Sendable, CustomStringConvertible {
             text += " (\(detail))"
         }
         if let underlyingError { text += ": \(Self.readable(underlyingError))" }
-        if let body = response?.body, !body.isEmpty, kind == .unacceptableStatus || kind == .decoding {
-            text += "; body: \(Self.preview(body))"
+        if let response, !response.body.isEmpty, kind == .unacceptableStatus || kind == .decoding {
+            text +=
+                "; body: \(redaction.redactedPreview(of: response.body, contentType: response.headers["Content-Type"]))"
         }
         return text
     }
@@ -215,13 +226,6 @@ public struct RequestError: Error, Sendable, CustomStringConvertible {
         @unknown default:
             return "\(error)"
         }
-    }
-
-    /// The first bytes of a body as text, for messages.
-    static func preview(_ body: Data, limit: Int = 512) -> String {
-        let prefix = body.prefix(limit)
-        let text = String(decoding: prefix, as: UTF8.self)
-        return body.count > limit ? text + "… (\(body.count) bytes)" : text
     }
 }
 

@@ -31,7 +31,7 @@ public struct SensitiveData: Sendable, Hashable {
 
     /// The default header names.
     public static let defaultHeaderNames: Set<String> = [
-        "authorization", "proxy-authorization", "cookie", "x-api-key", "x-auth-token",
+        "authorization", "proxy-authorization", "cookie", "set-cookie", "x-api-key", "x-auth-token",
     ]
     /// The default query parameter names.
     public static let defaultQueryNames: Set<String> = [

@@ -7,7 +7,7 @@ import Foundation
 /// print(response.status, response.headers["Content-Type"] ?? "")
 /// let todo = try response.decode(Todo.self)
 /// ```
-public struct Response: Sendable, CustomStringConvertible {
+public struct Response: Sendable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
     /// The response status.
     public var status: HTTPStatus
     /// The response headers, with case-insensitive lookup.
@@ -100,7 +100,37 @@ public struct Response: Sendable, CustomStringConvertible {
     }
 
     public var description: String {
-        "\(status) (\(body.count) bytes)\(url.map { " from \($0.absoluteString)" } ?? "")"
+        let sensitive = SensitiveData()
+        return "\(status) (\(body.count) bytes)\(url.map { " from \(sensitive.redacting($0.absoluteString))" } ?? "")"
+    }
+}
+
+extension Response {
+    /// The status, the URL, the header fields and a preview of the body, with the secrets ``SensitiveData``
+    /// names by default redacted: sensitive header values (`Set-Cookie` among them), query values and URL
+    /// passwords, and sensitive JSON and form members of the body.
+    ///
+    /// ```swift
+    /// debugPrint(response)
+    /// ```
+    public var debugDescription: String {
+        let sensitive = SensitiveData()
+        var lines = [description]
+        lines += sensitive.redactedFields(headers)
+        if !body.isEmpty { lines.append(sensitive.redactedPreview(of: body, contentType: headers["Content-Type"])) }
+        return lines.joined(separator: "\n")
+    }
+
+    /// What `dump(response)` shows: the same fields as ``debugDescription``, redacted.
+    public var customMirror: Mirror {
+        let sensitive = SensitiveData()
+        return Mirror(
+            self,
+            children: [
+                "status": status, "url": url.map { sensitive.redacting($0.absoluteString) } as Any,
+                "headers": sensitive.redactedFields(headers),
+                "body": sensitive.redactedPreview(of: body, contentType: headers["Content-Type"]),
+            ], displayStyle: .struct)
     }
 }
 

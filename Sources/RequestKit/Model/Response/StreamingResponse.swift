@@ -66,3 +66,18 @@ public struct StreamingResponse: AsyncSequence, Sendable {
         return data
     }
 }
+
+extension StreamingResponse: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+    /// The head's redacted ``Response/description``.
+    ///
+    /// ```swift
+    /// print(try await request.stream())  // 200 OK (0 bytes) from http://127.0.0.1:8080/log
+    /// ```
+    public var description: String { head.description }
+
+    /// The head's redacted ``Response/debugDescription``.
+    public var debugDescription: String { head.debugDescription }
+
+    /// What `dump(stream)` shows: the redacted head.
+    public var customMirror: Mirror { Mirror(self, children: ["head": head], displayStyle: .struct) }
+}

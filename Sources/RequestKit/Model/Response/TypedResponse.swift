@@ -41,3 +41,20 @@ public struct TypedResponse<Value: Sendable>: Sendable {
         TypedResponse<T>(value: try transform(value), response: response)
     }
 }
+
+extension TypedResponse: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+    /// The value's type and the response's redacted ``Response/description``.
+    ///
+    /// ```swift
+    /// print(try await client.response(for: GetUser(id: 1)))  // TypedResponse<User>: 200 OK (42 bytes) from …
+    /// ```
+    public var description: String { "TypedResponse<\(Value.self)>: \(response.description)" }
+
+    /// The value's type and the response's redacted ``Response/debugDescription``.
+    public var debugDescription: String { "TypedResponse<\(Value.self)>: \(response.debugDescription)" }
+
+    /// What `dump(result)` shows: the value and the redacted response.
+    public var customMirror: Mirror {
+        Mirror(self, children: ["value": value, "response": response], displayStyle: .struct)
+    }
+}
