@@ -94,7 +94,7 @@ struct RequestChainTests {
         #expect(decodeError.kind == .decoding)
         #expect(
             decodeError.description
-                == #"Could not decode Session from step "login" for step "profile": no key "accessToken"; body: {"token":"t-0"}"#
+                == #"Could not decode Session from step "login" for step "profile": no key "accessToken"; body: {"token":"<redacted>"}"#
         )
 
         let path = RequestChain {
