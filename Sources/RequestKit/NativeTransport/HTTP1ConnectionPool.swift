@@ -26,6 +26,8 @@ final class HTTP1ConnectionPool: @unchecked Sendable {
     @exclusivity(unchecked) private var connections: [Machine.ConnectionID: HTTP1Connection] = [:]
     @exclusivity(unchecked) private var waiting: [Machine.RequestID: HTTP1Job] = [:]
     @exclusivity(unchecked) private var nextRequest = 0
+    /// The most connections busy at once since the pool last trimmed the heap (``HeapTrim``).
+    private var peakBusy = 0
 
     private let bufferSize: Int
     private let connectTimeout: Double
@@ -83,6 +85,7 @@ final class HTTP1ConnectionPool: @unchecked Sendable {
             let id = Machine.RequestID(nextRequest)
             job.poolID = id
             action = machine.request(id, key: job.key, deadline: deadline, now: now)
+            peakBusy = max(peakBusy, machine.busyConnectionCount)
             switch action {
             case .run(let target, _):
                 connection = connections[target]
@@ -146,8 +149,13 @@ final class HTTP1ConnectionPool: @unchecked Sendable {
         let now = HTTP1EventLoop.now()
         var next: (job: HTTP1Job, connection: HTTP1Connection)?
         var waiter: HTTP1Job?
+        var burstEnded = false
         let action: Machine.ReleaseAction = lock.withLock {
             let action = machine.released(connection.id, isReusable: isReusable, now: now)
+            if machine.busyConnectionCount == 0, peakBusy >= HeapTrim.burstSize {
+                peakBusy = 0
+                burstEnded = true
+            }
             if !isReusable { connections[connection.id] = nil }
             switch action {
             case .run(let request, let target):
@@ -163,6 +171,7 @@ final class HTTP1ConnectionPool: @unchecked Sendable {
             }
             return action
         }
+        if burstEnded { trimSoon() }
         switch action {
         case .none(let armTimer):
             if let armTimer { arm(armTimer) }
@@ -185,6 +194,18 @@ final class HTTP1ConnectionPool: @unchecked Sendable {
         lock.withLock {
             machine.closed(connection.id)
             connections[connection.id] = nil
+        }
+    }
+
+    /// Gives the burst's memory back a second after it ended, when the tasks that ran it have ended too, unless
+    /// another burst began meanwhile.
+    private func trimSoon() {
+        let loop = timerLoop
+        loop.execute { [weak self] in
+            _ = loop.schedule(after: 1) {
+                guard let self, self.lock.withLock({ self.machine.busyConnectionCount == 0 }) else { return }
+                HeapTrim.trim()
+            }
         }
     }
 
