@@ -275,3 +275,18 @@ struct SwiftRequestSeedTests {
         #expect(json.description == #"{"description":"lamp","string":"x","entries":2,"count":3}"#)
     }
 }
+
+@Suite("Decoding errors read as a person writes them")
+struct DecodingErrorWordingTests {
+    private struct Todo: Decodable { let id: Int }
+
+    @Test("A value of the wrong type is \"not an Int\", with the key")
+    func article() throws {
+        let response = Response(status: .ok, body: Data(#"{"id":"seven"}"#.utf8))
+        #expect {
+            _ = try response.decode(Todo.self)
+        } throws: { error in
+            (error as? RequestError)?.description.contains(#"not an Int at "id""#) == true
+        }
+    }
+}

@@ -205,6 +205,12 @@ public struct RequestError: Error, Sendable, CustomStringConvertible, CustomDebu
         }
     }
 
+    /// A type's name after "a" or "an": `an Int`, `an Array<String>`, `a String`.
+    private static func withArticle(_ type: Any.Type) -> String {
+        let name = "\(type)"
+        return (name.first.map { "AEIO".contains($0) } == true ? "an " : "a ") + name
+    }
+
     /// What a decoder found wrong, naming the key and where it is: `no key "token" at "data"`.
     static func readable(_ error: DecodingError) -> String {
         func place(_ path: [any CodingKey]) -> String {
@@ -218,9 +224,9 @@ public struct RequestError: Error, Sendable, CustomStringConvertible, CustomDebu
         case .keyNotFound(let key, let context):
             return "no key \"\(key.stringValue)\"\(place(context.codingPath))"
         case .valueNotFound(let type, let context):
-            return "a null where a \(type) was expected\(place(context.codingPath))"
+            return "a null where \(withArticle(type)) was expected\(place(context.codingPath))"
         case .typeMismatch(let type, let context):
-            return "not a \(type)\(place(context.codingPath))"
+            return "not \(withArticle(type))\(place(context.codingPath))"
         case .dataCorrupted(let context):
             return context.debugDescription + place(context.codingPath)
         @unknown default:
