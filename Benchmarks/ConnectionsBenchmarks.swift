@@ -17,8 +17,10 @@ import Darwin
 /// its first event and kept open until all are. Prints the process's threads and resident memory with every
 /// connection open, and how long opening and closing them took. Raises the descriptor limit to what it needs.
 func runConnectionsBenchmarks() {
+    if CommandLine.arguments.contains("--child") { return runTestServerChild() }
     let count = Int(ProcessInfo.processInfo.environment["REQUESTKIT_BENCH_CONNECTIONS"] ?? "") ?? 10_000
     raiseDescriptorLimit(to: count * 2 + 1_024)
+    defer { runTestServerConnectionsBenchmark(count: count) }
     // A server started elsewhere (for a profiler that should not follow the child), or one of our own.
     let givenPort = ProcessInfo.processInfo.environment["REQUESTKIT_BENCH_HOLD_PORT"].flatMap { Int($0) }
     let server = givenPort == nil ? HoldServer() : nil

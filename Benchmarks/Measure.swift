@@ -73,14 +73,14 @@ func measureAlternately(
     )
 }
 
-/// A number from /proc/self/status: `VmRSS` (the resident set) and `VmHWM` (its peak) in KiB, `Threads` a count;
+/// A number from /proc/self/status (or another process's, by its id): `VmRSS` (the resident set) and `VmHWM` (its peak) in KiB, `Threads` a count;
 /// -1 where there is no such line (or no /proc).
 ///
 /// ```swift
 /// let peakMiB = Double(processStatus("VmHWM")) / 1024
 /// ```
-func processStatus(_ field: String) -> Int {
-    guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+func processStatus(_ field: String, process: String = "self") -> Int {
+    guard let status = try? String(contentsOfFile: "/proc/\(process)/status", encoding: .utf8),
         let line = status.split(separator: "\n").first(where: { $0.hasPrefix(field + ":") })
     else { return -1 }
     return Int(line.split(whereSeparator: { $0 == " " || $0 == "\t" }).dropFirst().first ?? "") ?? -1

@@ -113,7 +113,7 @@ final class ConnectionStream: @unchecked Sendable {
         }
         #endif
         while true {
-            let count = recv(socket.rawValue, buffer.baseAddress, buffer.count, Int32(MSG_DONTWAIT))
+            let count = recv(socket.rawValue, buffer.baseAddress, buffer.count, 0)
             if count > 0 { return .done(count) }
             if count == 0 { return .ended }
             if errno == EINTR { continue }

@@ -5,37 +5,77 @@ import RequestKit
 /// the server's event loops must not: a small set shared by every ``TestServer`` in the process, started when
 /// work waits and no thread is free, ending after a few idle seconds.
 ///
+/// Up to ``usualLimit`` threads start at once. Beyond it, work waits for a thread to finish; only when the oldest
+/// waiting work has waited ``patience`` (every thread is held by a handler that blocks, perhaps one waiting for
+/// the very work that waits) does one more thread start, up to ``limit``.
+///
 /// ```swift
 /// HandlerThreads.shared.run { print("may block here") }
 /// ```
 final class HandlerThreads: Sendable {
-    /// The most threads at once; work beyond them waits for one to finish.
+    /// The threads started as soon as work waits.
+    static let usualLimit = 8
+    /// The most threads at once.
     static let limit = 32
+    /// How long work waits, with every thread busy, before one more thread starts for it.
+    static let patience: Duration = .seconds(1)
     /// How long a thread with nothing to do waits for work before it ends.
     static let idleLifetime: TimeInterval = 5
 
     /// The threads of the process.
     static let shared = HandlerThreads()
 
-    private struct State: Sendable {
-        var queue: [@Sendable () -> Void] = []
+    private struct Waiting {
+        let work: @Sendable () -> Void
+        let since: ContinuousClock.Instant
+    }
+
+    private struct State {
+        var queue: [Waiting] = []
         var threads = 0
         var idle = 0
+        var isWatching = false
     }
 
     private let condition = NSCondition()
     // Safe: `state` is only touched while holding `condition`.
     nonisolated(unsafe) private var state = State()
 
-    /// Runs `work` on a handler thread, at once when one is free or can be started, else after the work before it.
+    /// Runs `work` on a handler thread: at once when one is free or may start, else when one is.
     func run(_ work: @escaping @Sendable () -> Void) {
         condition.lock()
-        state.queue.append(work)
-        let startsThread = state.queue.count > state.idle && state.threads < Self.limit
+        state.queue.append(Waiting(work: work, since: .now))
+        let startsThread = state.queue.count > state.idle && state.threads < Self.usualLimit
         if startsThread { state.threads += 1 }
+        let watches = !startsThread && state.queue.count > state.idle && !state.isWatching
+        if watches { state.isWatching = true }
         condition.signal()
         condition.unlock()
-        guard startsThread else { return }
+        if startsThread { startThread() }
+        if watches { watch() }
+    }
+
+    /// Checks, after ``patience``, whether the oldest waiting work is still waiting, and starts a thread for it
+    /// if so; keeps watching while work waits.
+    private func watch() {
+        guard let loop = try? ServerLoops.shared().next() else { return }
+        loop.execute { [self] in
+            _ = loop.schedule(after: Self.patience.timeInterval) { [self] in
+                condition.lock()
+                let starved =
+                    state.queue.first.map { $0.since.duration(to: .now) >= Self.patience } == true
+                    && state.queue.count > state.idle && state.threads < Self.limit
+                if starved { state.threads += 1 }
+                let keepsWatching = state.queue.count > state.idle
+                state.isWatching = keepsWatching
+                condition.unlock()
+                if starved { startThread() }
+                if keepsWatching { watch() }
+            }
+        }
+    }
+
+    private func startThread() {
         do {
             try DetachedThread.start(name: "RequestKitTesting.TestServer.handler") { [self] in serve() }
         } catch {
@@ -45,7 +85,7 @@ final class HandlerThreads: Sendable {
             if state.threads == 0 { state.queue = [] }
             condition.unlock()
             // The system refused a thread and none is left to take the work: run it here rather than lose it.
-            for work in orphaned { work() }
+            for waiting in orphaned { waiting.work() }
         }
     }
 
@@ -53,9 +93,9 @@ final class HandlerThreads: Sendable {
         condition.lock()
         while true {
             if !state.queue.isEmpty {
-                let work = state.queue.removeFirst()
+                let waiting = state.queue.removeFirst()
                 condition.unlock()
-                work()
+                waiting.work()
                 condition.lock()
                 continue
             }

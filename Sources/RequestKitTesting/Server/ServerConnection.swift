@@ -617,7 +617,7 @@ final class ServerConnection: HTTP1LoopHandler, @unchecked Sendable {
         while rounds < 16 {
             rounds += 1
             let result = withUnsafeTemporaryAllocation(byteCount: 16 * 1024, alignment: 1) { scratch in
-                recv(socket.rawValue, scratch.baseAddress, scratch.count, Int32(MSG_DONTWAIT))
+                recv(socket.rawValue, scratch.baseAddress, scratch.count, 0)
             }
             if result > 0 { continue }
             if result < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) { return }

@@ -19,16 +19,6 @@ struct SocketDescriptor: Sendable, Hashable {
     /// The raw file descriptor.
     let rawValue: Int32
 
-    /// The outcome of waiting for a socket to become readable.
-    enum Readiness: Sendable, Equatable {
-        /// Data (or an orderly end of stream) can be read.
-        case readable
-        /// Nothing happened before the timeout.
-        case timedOut
-        /// The peer hung up or the socket failed.
-        case hungUp
-    }
-
     /// An error from a socket call, with the failing call's name and `errno`.
     struct Failure: Error, CustomStringConvertible {
         /// The name of the system call that failed.
@@ -115,81 +105,14 @@ struct SocketDescriptor: Sendable, Hashable {
         return connection
     }
 
-    /// Waits up to `milliseconds` for the socket to become readable.
-    func waitForReadable(milliseconds: Int32) -> Readiness {
-        var descriptor = pollfd(fd: rawValue, events: Int16(POLLIN), revents: 0)
-        let result = poll(&descriptor, 1, milliseconds)
-        if result < 0 { return errno == EINTR ? .timedOut : .hungUp }
-        if result == 0 { return .timedOut }
-        if descriptor.revents & Int16(POLLIN) != 0 { return .readable }
-        return .hungUp
-    }
-
-    /// Reads up to `capacity` bytes into `buffer`; returns the count, `0` at end of stream, or `nil` on failure.
-    func receive(into buffer: UnsafeMutableRawBufferPointer) -> Int? {
-        while true {
-            let count = recv(rawValue, buffer.baseAddress, buffer.count, 0)
-            if count >= 0 { return count }
-            if errno == EINTR { continue }
-            return nil
-        }
-    }
-
-    /// Whether the peer has closed or reset the connection, checked without consuming any data.
-    ///
-    /// Bytes waiting to be read (a pipelined request) do not count as a disconnect.
-    func isPeerGone() -> Bool {
-        var descriptor = pollfd(fd: rawValue, events: Int16(POLLIN), revents: 0)
-        let result = poll(&descriptor, 1, 0)
-        guard result > 0 else { return result < 0 && errno != EINTR }
-        if descriptor.revents & Int16(POLLERR | POLLNVAL) != 0 { return true }
-        var byte: UInt8 = 0
-        let count = recv(rawValue, &byte, 1, Int32(MSG_PEEK) | Int32(MSG_DONTWAIT))
-        if count == 0 { return true }
-        if count < 0 { return errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR }
-        return false
-    }
-
-    /// Writes every byte of `bytes`, or throws when the connection fails (for example, the peer closed it).
-    func sendAll(_ bytes: UnsafeRawBufferPointer) throws {
-        var offset = 0
-        while offset < bytes.count {
-            guard let base = bytes.baseAddress else { return }
-            let count = send(rawValue, base + offset, bytes.count - offset, Self.sendFlags)
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw Failure(call: "send", code: errno)
-            }
-            offset += count
-        }
-    }
-
-    /// Writes every byte of `data`.
-    func sendAll(_ data: Data) throws {
-        try data.withUnsafeBytes { try sendAll($0) }
-    }
-
-    /// Makes blocking reads and writes give up after `duration` without progress; `.zero` waits forever again.
-    func setTimeouts(_ duration: Duration) {
-        let (seconds, attoseconds) = duration.components
-        #if canImport(Darwin)
-        var value = timeval(tv_sec: Int(seconds), tv_usec: Int32(attoseconds / 1_000_000_000_000))
-        #else
-        var value = timeval(tv_sec: Int(seconds), tv_usec: Int(attoseconds / 1_000_000_000_000))
-        #endif
-        let size = socklen_t(MemoryLayout<timeval>.size)
-        _ = setsockopt(rawValue, SOL_SOCKET, SO_RCVTIMEO, &value, size)
-        _ = setsockopt(rawValue, SOL_SOCKET, SO_SNDTIMEO, &value, size)
-    }
-
     /// Makes reads, writes and accepts on the socket return at once instead of waiting.
     func setNonBlocking() {
         _ = fcntl(rawValue, F_SETFL, fcntl(rawValue, F_GETFL) | O_NONBLOCK)
     }
 
-    /// One `send` call that never waits: the count written, or -1 with `errno` set.
+    /// One `send` call on the non-blocking socket: the count written, or -1 with `errno` set.
     func sendWithoutWaiting(_ base: UnsafeRawPointer, count: Int) -> Int {
-        send(rawValue, base, count, Self.sendFlags | Int32(MSG_DONTWAIT))
+        send(rawValue, base, count, Self.sendFlags)
     }
 
     /// Stops both directions of the connection, waking any thread blocked on it.

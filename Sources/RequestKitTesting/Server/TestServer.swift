@@ -5,8 +5,8 @@ import Foundation
 /// The server starts listening as soon as it is created and answers httpbin-style built-in routes plus any
 /// custom routes you add with ``route(_:method:_:)``. Connections are served by two event loop threads that every
 /// server in the process shares, so thousands of idle connections cost no thread; custom route handlers and
-/// streamed body closures run on a small shared set of handler threads (at most 32, work beyond them waits), so
-/// they may block or sleep. It records every request (``requests``) and keeps
+/// streamed body closures run on a small shared set of handler threads (eight start at once; work that has waited a
+/// second for one starts another, up to 32), so they may block or sleep. It records every request (``requests``) and keeps
 /// counters (``stats``) that let tests prove concurrency limits, connection reuse and cancellation.
 ///
 /// ```swift
