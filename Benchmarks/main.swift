@@ -28,6 +28,10 @@ let suites: [(name: String, summary: String, run: () -> Void)] = [
     ("limits", "peak memory under hostile bodies, 100,000 requests and 1 GiB downloads", runLimitsBenchmarks),
     ("threads", "threads and timeouts of 1,000 requests to a server that never answers", runThreadBenchmarks),
     ("connections", "threads and memory with 10,000 event streams held open", runConnectionsBenchmarks),
+    (
+        "cache", "ResponseCache hits from memory and disk against loopback round trips; memory of 100,000 entries",
+        runCacheBenchmarks
+    ),
 ]
 let arguments = Array(CommandLine.arguments.dropFirst())
 if arguments.contains("--help") || arguments.contains("-h") {

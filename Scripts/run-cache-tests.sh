@@ -32,7 +32,12 @@ cleanup() {
 }
 trap cleanup EXIT
 
-swift build -c release --product CacheProxy >&2
+# A debug build is enough to judge behaviour; REQUESTKIT_CACHE_PROXY names an already built CacheProxy instead.
+proxy="${REQUESTKIT_CACHE_PROXY:-}"
+if [ -z "$proxy" ]; then
+    swift build --product CacheProxy >&2
+    proxy="$(swift build --show-bin-path)/CacheProxy"
+fi
 
 origin_port="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
 npm_config_protocol=http npm_config_port="$origin_port" npm_config_pidfile="$work/server.pid" \
@@ -41,7 +46,7 @@ pids+=($!)
 
 proxy_arguments=("http://127.0.0.1:$origin_port")
 if [ "$store" = "disk" ]; then proxy_arguments+=(disk "$work/cache"); fi
-.build/release/CacheProxy "${proxy_arguments[@]}" >"$work/proxy.port" 2>"$work/proxy.log" &
+"$proxy" "${proxy_arguments[@]}" >"$work/proxy.port" 2>"$work/proxy.log" &
 pids+=($!)
 
 for _ in $(seq 1 100); do

@@ -241,6 +241,26 @@ enum DocumentedCode {
 
     // README.md, block 18
     static func snippetREADME18() async throws {
+        let cache = ResponseCache(.memory(maxBytes: 32 << 20))     // or .disk(at: directory, maxBytes: 256 << 20)
+        let cachingClient = Client(baseURL: apiURL) { $0.cache = cache }
+        let todos = try await Request {
+            Url("http://127.0.0.1:8080/todos")
+            Cache(cache)
+        }.send()
+        print(todos.cacheStatus)   // .network the first time; .hit while fresh; .revalidated after a 304
+        let offline = try await Request {
+            Url("http://127.0.0.1:8080/todos")
+            Cache(cache)
+            CachePolicy(.returnCacheDontLoad)   // a stored response however old, else a 504 made by the cache
+        }.send()
+        _ = cache
+        _ = cachingClient
+        _ = todos
+        _ = offline
+    }
+
+    // README.md, block 19
+    static func snippetREADME19() async throws {
         let reportURL = URL(fileURLWithPath: "/tmp/report.pdf")
         let destination = URL(fileURLWithPath: "/tmp/archive.bin")
 
@@ -279,8 +299,8 @@ enum DocumentedCode {
         _ = feed
     }
 
-    // README.md, block 19
-    static func snippetREADME19() async throws {
+    // README.md, block 20
+    static func snippetREADME20() async throws {
         do {
             let todo = try await Request { Url("http://127.0.0.1:8080/todos/1") }.decode(Todo.self)
             try JSONEncoder().encode(todo).write(to: URL(fileURLWithPath: "/tmp/todo.json"))
@@ -293,8 +313,8 @@ enum DocumentedCode {
         }
     }
 
-    // README.md, block 20
-    static func snippetREADME20() async throws {
+    // README.md, block 21
+    static func snippetREADME21() async throws {
         let client = Client(baseURL: URL(fileURLWithPath: "/")) { configuration in
             configuration.responseLimits.maxBodyBytes = 8 << 20          // data(), json(), decode()
             configuration.responseLimits.maxStreamedBodyBytes = 4 << 30  // stream(), download(to:)
@@ -308,8 +328,8 @@ enum DocumentedCode {
         _ = thumbnail
     }
 
-    // README.md, block 23
-    static func snippetREADME23() async throws {
+    // README.md, block 24
+    static func snippetREADME24() async throws {
         let todo = try await Request {
             Url("http://127.0.0.1:8080/todos/1")
             Using(HTTP1Transport.shared)
@@ -833,6 +853,23 @@ enum DocumentedCode {
         }
     }
 
+    // Sources/RequestKit/RequestKit.docc/ResponseCaching.md, block 1
+    static func snippetResponseCaching1() async throws {
+        let cache = ResponseCache(.memory(maxBytes: 32 << 20))
+        let response = try await Request {
+            Url("http://127.0.0.1:8080/todos")
+            Cache(cache)
+        }.send()
+        switch response.cacheStatus {
+        case .hit: print("fresh from the cache, no request sent")
+        case .revalidated: print("the server confirmed the stored response with a 304")
+        case .stale: print("stale, allowed by max-stale, stale-while-revalidate or stale-if-error")
+        default: print("from the network")
+        }
+        _ = cache
+        _ = response
+    }
+
     // Sources/RequestKit/RequestKit.docc/TLS.md, block 1
     static func snippetTLS1() async throws {
         func companyTransport() -> HTTP1Transport {
@@ -973,7 +1010,7 @@ enum DocumentedCode {
     }
 }
 
-// README.md, block 21
+// README.md, block 22
 @Test func retriesAfterTheServersDelay() async throws {
     let server = try TestServer()
     defer { server.stop() }
@@ -996,7 +1033,7 @@ enum DocumentedCode {
     #expect(server.requests.last?.body == Data(#"{"title":"x"}"#.utf8))
 }
 
-// README.md, block 22
+// README.md, block 23
 @Test(.cassette("todos"))
 func listsTodos() async throws {
     let transport = try #require(RecordingTransport.current)
@@ -1286,6 +1323,20 @@ for await result in status.poll(every: .seconds(10), until: { (try? $0.json().do
 let updates = status.onJson { print($0) }.update(every: 10)   // seconds or .seconds(10); updates.cancel() stops it
 """#),
     DocumentedSnippet(document: "README.md", index: 18, code: #"""
+let cache = ResponseCache(.memory(maxBytes: 32 << 20))     // or .disk(at: directory, maxBytes: 256 << 20)
+let cachingClient = Client(baseURL: apiURL) { $0.cache = cache }
+let todos = try await Request {
+    Url("http://127.0.0.1:8080/todos")
+    Cache(cache)
+}.send()
+print(todos.cacheStatus)   // .network the first time; .hit while fresh; .revalidated after a 304
+let offline = try await Request {
+    Url("http://127.0.0.1:8080/todos")
+    Cache(cache)
+    CachePolicy(.returnCacheDontLoad)   // a stored response however old, else a 504 made by the cache
+}.send()
+"""#),
+    DocumentedSnippet(document: "README.md", index: 19, code: #"""
 let reportURL = URL(fileURLWithPath: "/tmp/report.pdf")
 let destination = URL(fileURLWithPath: "/tmp/archive.bin")
 
@@ -1316,7 +1367,7 @@ for try await event in feed.events() {
     print(event.event, event.id ?? "-", event.data)
 }
 """#),
-    DocumentedSnippet(document: "README.md", index: 19, code: #"""
+    DocumentedSnippet(document: "README.md", index: 20, code: #"""
 do {
     let todo = try await Request { Url("http://127.0.0.1:8080/todos/1") }.decode(Todo.self)
     try JSONEncoder().encode(todo).write(to: URL(fileURLWithPath: "/tmp/todo.json"))
@@ -1328,7 +1379,7 @@ do {
     print("saving failed: \(error.localizedDescription)")   // or error.requestError?.statusCode
 }
 """#),
-    DocumentedSnippet(document: "README.md", index: 20, code: #"""
+    DocumentedSnippet(document: "README.md", index: 21, code: #"""
 let client = Client(baseURL: URL(fileURLWithPath: "/")) { configuration in
     configuration.responseLimits.maxBodyBytes = 8 << 20          // data(), json(), decode()
     configuration.responseLimits.maxStreamedBodyBytes = 4 << 30  // stream(), download(to:)
@@ -1339,7 +1390,7 @@ let thumbnail = Request {
     MaxResponseSize(512 << 10)
 }
 """#),
-    DocumentedSnippet(document: "README.md", index: 21, code: ##"""
+    DocumentedSnippet(document: "README.md", index: 22, code: ##"""
 @Test func retriesAfterTheServersDelay() async throws {
     let server = try TestServer()
     defer { server.stop() }
@@ -1362,7 +1413,7 @@ let thumbnail = Request {
     #expect(server.requests.last?.body == Data(#"{"title":"x"}"#.utf8))
 }
 """##),
-    DocumentedSnippet(document: "README.md", index: 22, code: ##"""
+    DocumentedSnippet(document: "README.md", index: 23, code: ##"""
 @Test(.cassette("todos"))
 func listsTodos() async throws {
     let transport = try #require(RecordingTransport.current)
@@ -1374,7 +1425,7 @@ func listsTodos() async throws {
     #expect(todos[0].title.string == "write the cassette")
 }
 """##),
-    DocumentedSnippet(document: "README.md", index: 23, code: #"""
+    DocumentedSnippet(document: "README.md", index: 24, code: #"""
 let todo = try await Request {
     Url("http://127.0.0.1:8080/todos/1")
     Using(HTTP1Transport.shared)
@@ -1929,6 +1980,19 @@ func todos() async throws -> [Todo] {
         Header.Accept(.json)
         Query("userId", value: "1")
     }.value()
+}
+"""#),
+    DocumentedSnippet(document: "Sources/RequestKit/RequestKit.docc/ResponseCaching.md", index: 1, code: #"""
+let cache = ResponseCache(.memory(maxBytes: 32 << 20))
+let response = try await Request {
+    Url("http://127.0.0.1:8080/todos")
+    Cache(cache)
+}.send()
+switch response.cacheStatus {
+case .hit: print("fresh from the cache, no request sent")
+case .revalidated: print("the server confirmed the stored response with a 304")
+case .stale: print("stale, allowed by max-stale, stale-while-revalidate or stale-if-error")
+default: print("from the network")
 }
 """#),
     DocumentedSnippet(document: "Sources/RequestKit/RequestKit.docc/TLS.md", index: 1, code: #"""

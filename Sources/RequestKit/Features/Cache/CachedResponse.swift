@@ -71,12 +71,13 @@ struct CachedResponse: Sendable, Hashable {
             age = headers["Age"].map(Self.age(from:)) ?? 0
         }
 
-        /// An `Age` value in seconds: the leading digits of its first element (`7200, 0` is 7200; `7200;x=1` is
-        /// 7200); 0 when it does not start with a digit, which ignores it.
+        /// An `Age` value in seconds: its first element's digits, before any parameter (`7200, 0` is 7200;
+        /// `7200;x=1` is 7200); 0 for anything else (`7200.0`, `abc`, `-1`), which ignores it.
         static func age(from value: String) -> Double {
             let first = value.split(separator: ",", omittingEmptySubsequences: false).first ?? ""
-            let digits = first.trimmingCharacters(in: .whitespaces).prefix { $0.isASCII && $0.isNumber }
-            guard case .valid(let seconds) = CacheControl.deltaSeconds(String(digits)) else { return 0 }
+            let number = first.split(separator: ";", omittingEmptySubsequences: false).first ?? ""
+            guard case .valid(let seconds) = CacheControl.deltaSeconds(number.trimmingCharacters(in: .whitespaces))
+            else { return 0 }
             return Double(seconds)
         }
     }

@@ -4,7 +4,7 @@ extension HTTPDateFormat {
     /// The date an HTTP-date stands for, read strictly by RFC 9110 §5.6.7's grammar, or nil: `IMF-fixdate`
     /// (`Sun, 06 Nov 1994 08:49:37 GMT`), `rfc850-date` (`Sunday, 06-Nov-94 08:49:37 GMT`, a two-digit year more than
     /// 50 years ahead read as the past century) or `asctime-date` (`Sun Nov  6 08:49:37 1994`). Nothing else: no
-    /// other zone, no missing comma, no extra space, no one-digit hour. Hand-written over the bytes: a cache reads
+    /// other zone, no missing comma, no extra space, no one-digit hour; names are matched without regard to case. Hand-written over the bytes: a cache reads
     /// `Date`, `Expires` and `Last-Modified` of every response it stores, and a `DateFormatter` costs microseconds.
     ///
     /// ```swift
@@ -14,7 +14,7 @@ extension HTTPDateFormat {
     static func strictDate(from text: String, now: Date = Date()) -> Date? {
         var reader = DateReader(bytes: Array(text.utf8))
         reader.skipSpaces()
-        guard let dayName = reader.letters() else { return nil }
+        guard let dayName = reader.letters().map(Self.capitalized) else { return nil }
         let date: Date?
         if reader.take(UInt8(ascii: ",")) {
             if dayName.count == 3, shortDays.contains(dayName) {
@@ -31,6 +31,9 @@ extension HTTPDateFormat {
         reader.skipSpaces()
         return reader.isAtEnd ? date : nil
     }
+
+    /// `name` with its first letter upper-case and the rest lower-case, as the grammar spells names.
+    static func capitalized(_ name: String) -> String { name.prefix(1).uppercased() + name.dropFirst().lowercased() }
 
     static let shortDays = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"]
     static let longDays = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"]
@@ -80,7 +83,9 @@ private struct DateReader {
     }
 
     mutating func month() -> Int? {
-        guard let name = letters(), let month = HTTPDateFormat.months.firstIndex(of: name) else { return nil }
+        guard let name = letters().map(HTTPDateFormat.capitalized),
+            let month = HTTPDateFormat.months.firstIndex(of: name)
+        else { return nil }
         return month + 1
     }
 
@@ -95,7 +100,7 @@ private struct DateReader {
     /// `, 06 Nov 1994 08:49:37 GMT` after the day name and comma.
     mutating func imfFixdate() -> Date? {
         guard take(0x20), let day = digits(2), take(0x20), let month = month(), take(0x20), let year = digits(4),
-            take(0x20), let time = time(), take(0x20), letters() == "GMT"
+            take(0x20), let time = time(), take(0x20), letters()?.uppercased() == "GMT"
         else { return nil }
         return Self.date(year: year, month: month, day: day, seconds: time)
     }
@@ -104,7 +109,7 @@ private struct DateReader {
     mutating func rfc850Date(now: Date) -> Date? {
         guard take(0x20), let day = digits(2), take(UInt8(ascii: "-")), let month = month(),
             take(UInt8(ascii: "-")), let shortYear = digits(2), take(0x20), let time = time(), take(0x20),
-            letters() == "GMT"
+            letters()?.uppercased() == "GMT"
         else { return nil }
         let thisYear = Int(1970 + now.timeIntervalSince1970 / 31_556_952)
         var year = thisYear - thisYear % 100 + shortYear
