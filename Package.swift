@@ -20,9 +20,31 @@ let package = Package(
         // The system OpenSSL 3, for TLS on Linux: Debian's libssl-dev. Apple platforms never link it (the native
         // transport hands https to URLSession there), so the dependency and every use of it are Linux-only.
         .systemLibrary(name: "COpenSSL", path: "Sources/COpenSSL", providers: [.apt(["libssl-dev"])]),
+        // RequestKit's layers, from the bottom: each target uses only the targets it lists, so a reference against
+        // the flow (a model type calling a verb, a transport calling the pipeline) does not compile. The RequestKit
+        // module re-exports them all; they are not products, so users import RequestKit alone.
+        .target(name: "RequestKitJSON"),
+        .target(name: "RequestKitModel", dependencies: ["RequestKitJSON"]),
+        .target(name: "RequestKitDSL", dependencies: ["RequestKitModel"]),
+        .target(name: "RequestKitFeatures", dependencies: ["RequestKitModel"]),
+        .target(name: "RequestKitURLSession", dependencies: ["RequestKitModel"]),
+        .target(
+            name: "RequestKitSockets",
+            dependencies: ["RequestKitModel", .target(name: "COpenSSL", condition: .when(platforms: [.linux]))]),
+        .target(
+            name: "RequestKitNativeTransport",
+            dependencies: ["RequestKitDSL", "RequestKitSockets", "RequestKitURLSession", "CZlib", "CEpoll"]),
+        .target(name: "RequestKitPipeline", dependencies: ["RequestKitFeatures", "RequestKitNativeTransport"]),
+        .target(name: "RequestKitSending", dependencies: ["RequestKitDSL", "RequestKitPipeline"]),
+        .target(name: "RequestKitComposition", dependencies: ["RequestKitSending"]),
+        .target(name: "RequestKitClient", dependencies: ["RequestKitSending"]),
         .target(
             name: "RequestKit",
-            dependencies: ["CZlib", "CEpoll", .target(name: "COpenSSL", condition: .when(platforms: [.linux]))]),
+            dependencies: [
+                "RequestKitJSON", "RequestKitModel", "RequestKitDSL", "RequestKitFeatures", "RequestKitURLSession",
+                "RequestKitSockets", "RequestKitNativeTransport", "RequestKitPipeline", "RequestKitSending",
+                "RequestKitComposition", "RequestKitClient",
+            ]),
         .target(
             name: "RequestKitTesting",
             dependencies: ["RequestKit", .target(name: "COpenSSL", condition: .when(platforms: [.linux]))],
@@ -32,9 +54,16 @@ let package = Package(
         // A loopback reverse proxy through a ResponseCache, for the public HTTP cache test suite
         // (Scripts/run-cache-tests.sh); never a product.
         .executableTarget(name: "CacheProxy", dependencies: ["RequestKit", "RequestKitTesting"]),
-        // Replay/Cassettes holds HAR files that tests replay, read from beside the test file (#filePath).
+        // The tests reach each layer's internals with `@testable import RequestKit<Layer>`. Replay/Cassettes holds
+        // HAR files that tests replay, read from beside the test file (#filePath).
         .testTarget(
-            name: "RequestKitTests", dependencies: ["RequestKit", "RequestKitTesting"], exclude: ["Replay/Cassettes"]),
+            name: "RequestKitTests",
+            dependencies: [
+                "RequestKit", "RequestKitTesting", "RequestKitJSON", "RequestKitModel", "RequestKitDSL",
+                "RequestKitFeatures", "RequestKitURLSession", "RequestKitSockets", "RequestKitNativeTransport",
+                "RequestKitSending",
+            ],
+            exclude: ["Replay/Cassettes"]),
         .testTarget(name: "InteropTests", dependencies: ["RequestKit"]),
         .testTarget(name: "SnippetTests", dependencies: ["RequestKit", "RequestKitTesting"], exclude: ["Cassettes"]),
     ],

@@ -14,12 +14,12 @@ binary="$out/http-response-parser-fuzzer"
 
 mkdir -p "$corpus" "$out"
 swiftc -sanitize=fuzzer,address -parse-as-library -O \
-    -module-name HTTPResponseParserFuzzer \
-    "$root"/Sources/RequestKit/NativeTransport/HTTP1ParseError.swift \
-    "$root"/Sources/RequestKit/NativeTransport/HTTP1ResponseHead.swift \
-    "$root"/Sources/RequestKit/NativeTransport/HTTP1BodyDecoder.swift \
-    "$root"/Sources/RequestKit/Model/Request/HTTPSyntax.swift \
-    "$root"/Sources/RequestKit/Model/Request/HTTPHeaders.swift \
+    -module-name HTTPResponseParserFuzzer -package-name RequestKit \
+    "$root"/Sources/RequestKitNativeTransport/HTTP1ParseError.swift \
+    "$root"/Sources/RequestKitNativeTransport/HTTP1ResponseHead.swift \
+    "$root"/Sources/RequestKitNativeTransport/HTTP1BodyDecoder.swift \
+    "$root"/Sources/RequestKitModel/Request/HTTPSyntax.swift \
+    "$root"/Sources/RequestKitModel/Request/HTTPHeaders.swift \
     "$root"/Fuzz/HTTPResponseParser/main.swift \
     -o "$binary"
 

@@ -2,8 +2,8 @@
 # Builds the libFuzzer target for the JSON parser and runs it.
 #
 # Usage: Fuzz/run-json-fuzzer.sh [seconds=30] [corpus directory=Fuzz/corpus-json]
-# Crash inputs are written to Fuzz/out/. Only Sources/RequestKit/JSON (with Codable/) is compiled in, so the JSON
-# sources must not depend on the rest of RequestKit.
+# Crash inputs are written to Fuzz/out/. Only Sources/RequestKitJSON (with Codable/) is compiled in: the JSON target
+# is the bottom layer and depends on nothing else of RequestKit.
 set -euo pipefail
 
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -15,7 +15,7 @@ binary="$out/json-parser-fuzzer"
 mkdir -p "$corpus" "$out"
 swiftc -sanitize=fuzzer,address -parse-as-library -O \
     -module-name JSONParserFuzzer \
-    "$root"/Sources/RequestKit/JSON/*.swift "$root"/Sources/RequestKit/JSON/Codable/*.swift \
+    -package-name RequestKit "$root"/Sources/RequestKitJSON/*.swift "$root"/Sources/RequestKitJSON/Codable/*.swift \
     "$root"/Fuzz/JSONParser/main.swift \
     -o "$binary"
 

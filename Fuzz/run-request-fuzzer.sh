@@ -3,8 +3,9 @@
 # check of what an interceptor adds) and runs it.
 #
 # Usage: Fuzz/run-request-fuzzer.sh [seconds=30] [corpus directory=Fuzz/corpus-request]
-# Crash inputs are written to Fuzz/out/. Every RequestKit source is compiled in, with the system libraries it links
-# (zlib, and on Linux epoll's shim and OpenSSL 3).
+# Crash inputs are written to Fuzz/out/. Every source of RequestKit's layers (Sources/RequestKit*, not
+# RequestKitTesting) is compiled in as one module, with the system libraries they link (zlib, and on Linux epoll's
+# shim and OpenSSL 3); the files that only import the layers below (Layers.swift, RequestKit.swift) are left out.
 set -euo pipefail
 
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -14,7 +15,8 @@ out="$root/Fuzz/out"
 binary="$out/request-building-fuzzer"
 
 mkdir -p "$corpus" "$out"
-mapfile -t sources < <(find "$root/Sources/RequestKit" -name '*.swift' | sort)
+mapfile -t sources < <(find "$root"/Sources/RequestKit "$root"/Sources/RequestKit[A-Z]* -name '*.swift' \
+    -not -path '*/RequestKitTesting/*' -not -name Layers.swift -not -name RequestKit.swift | sort)
 swiftc -sanitize=fuzzer,address -parse-as-library -O -swift-version 6 -module-name RequestKit -package-name RequestKit \
     -I "$root/Sources/CZlib" -lz -I "$root/Sources/CEpoll" -I "$root/Sources/COpenSSL" -lssl -lcrypto \
     "${sources[@]}" "$root/Fuzz/RequestBuilding/main.swift" -o "$binary"

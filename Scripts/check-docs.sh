@@ -8,15 +8,16 @@ cd "$root"
 out="${1:-$root/.build-docs/RequestKit.doccarchive}"
 graphs="$root/.build-docs/symbol-graphs"
 
-# The test modules' graphs may fail to extract; only RequestKit's and RequestKitTesting's are needed (one archive
-# documents both, so searching it finds MockTransport and TestServer), and their absence fails below.
+# The test modules' graphs may fail to extract; only the library's and RequestKitTesting's are needed (one archive
+# documents both, so searching it finds MockTransport and TestServer), and their absence fails below. RequestKit
+# re-exports its layers (RequestKitJSON, RequestKitModel, ...), whose graphs are merged into one graph of RequestKit,
+# the module users import.
 mkdir -p "$root/.build-docs"
 swift package --scratch-path "$root/.build-docs/build" dump-symbol-graph --minimum-access-level public \
     >"$root/.build-docs/dump.log" 2>&1 || true
 rm -rf "$graphs" && mkdir -p "$graphs"
-cp "$root"/.build-docs/build/*/symbolgraph/RequestKit.symbols.json "$root"/.build-docs/build/*/symbolgraph/RequestKit@*.symbols.json \
-    "$root"/.build-docs/build/*/symbolgraph/RequestKitTesting.symbols.json "$graphs"/
-cp "$root"/.build-docs/build/*/symbolgraph/RequestKitTesting@*.symbols.json "$graphs"/ 2>/dev/null || true
+python3 "$root/Scripts/merge-symbol-graphs.py" "$(echo "$root"/.build-docs/build/*/symbolgraph)" "$graphs"
+test -s "$graphs/RequestKitTesting.symbols.json"
 
 docc convert "$root/Sources/RequestKit/RequestKit.docc" \
     --additional-symbol-graph-dir "$graphs" \

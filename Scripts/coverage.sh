@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Runs the tests with code coverage in their own scratch path and prints a line-coverage summary for
-# Sources/RequestKit (llvm-cov report).
+# Runs the tests with code coverage in their own scratch path and prints a line-coverage summary for the library's
+# targets, Sources/RequestKit and Sources/RequestKit<Layer> (llvm-cov report).
 #
 # Usage: Scripts/coverage.sh
 set -euo pipefail
@@ -16,4 +16,5 @@ binary="$bin/RequestKitPackageTests.xctest"
 llvm_cov="$(dirname "$(readlink -f "$(command -v swift)")")/llvm-cov"
 
 "$llvm_cov" report "$binary" -instr-profile="$profile" --ignore-filename-regex='(\.build|Tests|Sources/RequestKitTesting)' \
-    "$root/Sources/RequestKit" | tail -n 1 | awk '{ printf "Line coverage of Sources/RequestKit: %s (%s of %s lines missed)\n", $10, $9, $8 }'
+    "$root"/Sources/RequestKit "$root"/Sources/RequestKit[A-Z]* | tail -n 1 \
+    | awk '{ printf "Line coverage of the library targets: %s (%s of %s lines missed)\n", $10, $9, $8 }'

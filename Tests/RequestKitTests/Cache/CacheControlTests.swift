@@ -1,6 +1,7 @@
 import Testing
 
 @testable import RequestKit
+@testable import RequestKitFeatures
 
 @Suite("CacheControl: directives read leniently, first occurrence wins, never a crash")
 struct CacheControlTests {

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import RequestKit
+@testable import RequestKitFeatures
 
 @Suite("CacheDecision: what the cache does with a request, by the rules of RFC 9111 §4")
 struct CacheDecisionTests {

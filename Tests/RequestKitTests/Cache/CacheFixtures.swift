@@ -1,6 +1,8 @@
 import Foundation
 
 @testable import RequestKit
+@testable import RequestKitFeatures
+@testable import RequestKitModel
 
 /// Stored responses and requests for the cache's table tests, on a fixed timeline.
 enum CacheFixtures {

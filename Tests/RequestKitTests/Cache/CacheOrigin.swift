@@ -2,6 +2,7 @@ import Foundation
 import RequestKitTesting
 
 @testable import RequestKit
+@testable import RequestKitModel
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking

@@ -4,6 +4,7 @@ import RequestKitTesting
 import Testing
 
 @testable import RequestKit
+@testable import RequestKitFeatures
 
 @Suite(
     "ResponseCache in the pipeline: hits, validation, invalidation and policies on the wire", .timeLimit(.minutes(5)))

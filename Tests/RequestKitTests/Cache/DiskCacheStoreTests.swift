@@ -2,6 +2,8 @@ import Foundation
 import Testing
 
 @testable import RequestKit
+@testable import RequestKitFeatures
+@testable import RequestKitModel
 
 @Suite("DiskCacheStore: files written whole, owner-only, corruption a miss, shared between stores")
 struct DiskCacheStoreTests {

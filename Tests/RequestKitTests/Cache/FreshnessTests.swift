@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import RequestKit
+@testable import RequestKitFeatures
 
 @Suite("Freshness: lifetime and age of a stored response (RFC 9111 §4.2)")
 struct FreshnessTests {

@@ -2,6 +2,8 @@ import Foundation
 import Testing
 
 @testable import RequestKit
+@testable import RequestKitFeatures
+@testable import RequestKitModel
 
 @Suite("HTTPDateFormat.strictDate: the three HTTP-date forms and nothing else")
 struct HTTPDateStrictTests {

@@ -2,6 +2,9 @@ import Foundation
 import Testing
 
 @testable import RequestKit
+@testable import RequestKitFeatures
+@testable import RequestKitModel
+@testable import RequestKitNativeTransport
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking

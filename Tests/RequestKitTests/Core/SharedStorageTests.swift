@@ -3,6 +3,7 @@ import RequestKitTesting
 import Testing
 
 @testable import RequestKit
+@testable import RequestKitModel
 
 /// A ``RequestError`` keeps its fields in one shared allocation; each error still behaves as a value.
 @Suite("Request errors are values")

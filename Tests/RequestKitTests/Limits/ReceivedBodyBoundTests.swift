@@ -2,6 +2,8 @@ import Foundation
 import Testing
 
 @testable import RequestKit
+@testable import RequestKitModel
+@testable import RequestKitURLSession
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking

@@ -1,6 +1,10 @@
 import Testing
 
 @testable import RequestKit
+@testable import RequestKitFeatures
+@testable import RequestKitJSON
+@testable import RequestKitModel
+@testable import RequestKitNativeTransport
 
 /// The pool's decisions, event by event, with no socket and no clock: each table is a script of events and the
 /// action each must return.

@@ -1,6 +1,8 @@
 import Testing
 
 @testable import RequestKit
+@testable import RequestKitModel
+@testable import RequestKitNativeTransport
 
 /// A connection's decisions, event by event, with no socket and no clock: each table is a script of events, the
 /// action each must return and the state it must leave.

@@ -3,6 +3,12 @@ import RequestKitTesting
 import Testing
 
 @testable import RequestKit
+@testable import RequestKitDSL
+@testable import RequestKitJSON
+@testable import RequestKitModel
+@testable import RequestKitNativeTransport
+@testable import RequestKitSockets
+@testable import RequestKitURLSession
 
 @Suite("HTTP/1.1 response parsing")
 struct HTTP1ResponseParserTests {

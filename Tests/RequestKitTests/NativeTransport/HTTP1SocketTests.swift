@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import RequestKit
+@testable import RequestKitNativeTransport
 
 @Suite("HTTP1Socket: addresses")
 struct HTTP1SocketTests {

@@ -3,6 +3,7 @@ import RequestKitTesting
 import Testing
 
 @testable import RequestKit
+@testable import RequestKitNativeTransport
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking

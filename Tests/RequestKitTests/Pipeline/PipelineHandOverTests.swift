@@ -3,6 +3,7 @@ import RequestKitTesting
 import Testing
 
 @testable import RequestKit
+@testable import RequestKitModel
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking

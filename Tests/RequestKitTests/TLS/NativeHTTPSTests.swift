@@ -1,6 +1,7 @@
 #if os(Linux)
 import Foundation
 import RequestKitTesting
+@testable import RequestKitNativeTransport
 import Testing
 
 @testable import RequestKit

@@ -2,6 +2,8 @@ import Foundation
 import Testing
 
 @testable import RequestKit
+@testable import RequestKitFeatures
+@testable import RequestKitSockets
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking

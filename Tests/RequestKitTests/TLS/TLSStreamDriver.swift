@@ -1,6 +1,7 @@
 #if os(Linux)
 import Foundation
 @testable import RequestKit
+@testable import RequestKitSockets
 
 #if canImport(Glibc)
 import Glibc

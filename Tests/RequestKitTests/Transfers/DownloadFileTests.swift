@@ -3,6 +3,7 @@ import RequestKitTesting
 import Testing
 
 @testable import RequestKit
+@testable import RequestKitSending
 
 @Suite("The file a download writes")
 struct DownloadFileTests {

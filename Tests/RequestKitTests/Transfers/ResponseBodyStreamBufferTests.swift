@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import RequestKit
+@testable import RequestKitModel
 
 @Suite("A response body stream's buffer")
 struct ResponseBodyStreamBufferTests {

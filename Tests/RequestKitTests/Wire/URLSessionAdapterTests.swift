@@ -3,6 +3,9 @@ import RequestKitTesting
 import Testing
 
 @testable import RequestKit
+@testable import RequestKitModel
+@testable import RequestKitNativeTransport
+@testable import RequestKitURLSession
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import RequestKit
+@testable import RequestKitJSON
 
 private let benchmarkDocuments = sharedDataFolder.appendingPathComponent("json-benchmark")
 

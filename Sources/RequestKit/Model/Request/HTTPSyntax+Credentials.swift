@@ -1,8 +1,0 @@
-import Foundation
-
-extension HTTPSyntax {
-    /// The `Authorization` value for basic authentication (RFC 7617): `Basic` and the Base64 of `user:password`.
-    static func basicCredentials(username: String, password: String) -> String {
-        "Basic " + Data("\(username):\(password)".utf8).base64EncodedString()
-    }
-}

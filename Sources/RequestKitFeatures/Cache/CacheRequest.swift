@@ -1,0 +1,86 @@
+import Foundation
+
+/// A request as a ``ResponseCache`` sees it: the method, the URL without its fragment (the primary key, RFC 9111
+/// §4), the header fields, the request's `Cache-Control` directives and the ``CachePolicy`` rule.
+///
+/// ```swift
+/// let request = CacheRequest(method: "GET", url: url, headers: ["Accept": "application/json"])
+/// #expect(request.key == url.absoluteString)
+/// ```
+package struct CacheRequest: Sendable {
+    let method: String
+    package let url: URL
+    let headers: HTTPHeaders
+    let cacheControl: CacheControl
+    let rule: CachePolicy.Rule
+    /// The primary cache key: the URL without its fragment.
+    package let key: String
+
+    package init(method: String, url: URL, headers: HTTPHeaders, rule: CachePolicy.Rule = .useProtocol) {
+        self.method = method.uppercased()
+        self.url = url
+        self.headers = headers
+        self.rule = rule
+        cacheControl = CacheControl(headers)
+        key = Self.key(for: url)
+    }
+
+    /// The primary key of `url`: the absolute URL without a fragment.
+    static func key(for url: URL) -> String {
+        let text = url.absoluteString
+        guard let hash = text.firstIndex(of: "#") else { return text }
+        return String(text[..<hash])
+    }
+
+    /// Whether the cache may answer this request from storage: GET, or HEAD (answered by a stored GET).
+    package var isLookupMethod: Bool { method == "GET" || method == "HEAD" }
+
+    /// Whether a response to this request may be stored: GET, or POST (only with explicit freshness and a
+    /// `Content-Location` naming the request's URL, which ``CacheStorability`` checks; RFC 9110 §9.3.3).
+    var isStorableMethod: Bool { method == "GET" || method == "POST" }
+
+    /// Whether the method is unsafe, so a success invalidates what is stored for the URL (RFC 9111 §4.4).
+    var isUnsafe: Bool { !["GET", "HEAD", "OPTIONS", "TRACE"].contains(method) }
+
+    /// Whether the request carries its own preconditions (`If-None-Match`, `If-Modified-Since`, …), which the
+    /// cache evaluates against a fresh stored response or passes on to the server.
+    package var isConditional: Bool {
+        headers.contains("If-None-Match") || headers.contains("If-Modified-Since")
+            || headers.contains("If-Match") || headers.contains("If-Unmodified-Since") || headers.contains("If-Range")
+    }
+
+    /// The request fields whose values compare without regard to case: language tags and coding names.
+    static let caseInsensitiveFields: Set<String> = ["accept-language", "accept-encoding", "accept-charset"]
+
+    /// The value of the fields named `name` as a secondary key compares them: joined by commas, with the
+    /// whitespace around each value removed, lower-cased for ``caseInsensitiveFields`` (RFC 9111 §4.1); nil when
+    /// absent.
+    func normalizedValue(of name: String) -> String? {
+        let values = headers.values(for: name)
+        guard !values.isEmpty else { return nil }
+        let joined = values.flatMap { $0.split(separator: ",", omittingEmptySubsequences: false) }
+            .map { $0.trimmingCharacters(in: .whitespaces) }
+            .joined(separator: ",")
+        return Self.caseInsensitiveFields.contains(name.lowercased()) ? joined.lowercased() : joined
+    }
+
+    /// `max-stale`: how stale a response the request accepts, in seconds; infinity for `max-stale` without a
+    /// value or ``CachePolicy/Rule/returnCacheElseLoad``; nil when stale responses are not accepted.
+    var maxStale: Double? {
+        if rule == .returnCacheElseLoad || rule == .returnCacheDontLoad { return .infinity }
+        switch cacheControl.seconds("max-stale") {
+        case .absent, .invalid: return nil
+        case .noValue: return .infinity
+        case .valid(let seconds): return Double(seconds)
+        }
+    }
+
+    /// Whether the request forbids going to the network (`only-if-cached`, ``CachePolicy/Rule/returnCacheDontLoad``).
+    var isOnlyIfCached: Bool { rule == .returnCacheDontLoad || cacheControl.contains("only-if-cached") }
+
+    /// Whether the request forbids storing its response (`no-store`).
+    var forbidsStoring: Bool { cacheControl.contains("no-store") }
+
+    /// Whether the request asks for a stored response to be validated first (`no-cache`).
+    var requiresValidation: Bool { cacheControl.contains("no-cache") }
+}

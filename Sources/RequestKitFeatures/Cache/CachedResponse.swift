@@ -1,0 +1,192 @@
+import Foundation
+
+/// A response as a ``ResponseCache`` keeps it: the status, the stored headers and body, the URL, when it was
+/// requested and received (for its age, RFC 9111 §4.2.3), and the request's values of the fields its `Vary` names
+/// (its secondary key, §4.1).
+///
+/// Hop-by-hop fields (and those `Connection` names) are not stored. `Set-Cookie` is stored, as RFC 9111 asks, and
+/// handed back with the response; a cookie jar takes cookies only from responses that came from the network or
+/// from a `304`, so one served again never sets them again.
+///
+/// ```swift
+/// let stored = CachedResponse(response, request: request, requestTime: sent, responseTime: received)
+/// let freshness = Freshness(of: stored, at: now)
+/// ```
+package struct CachedResponse: Sendable, Hashable {
+    /// The fields never stored (RFC 9111 §3.1): hop-by-hop fields (RFC 9110 §7.6.1) and the proxy's own.
+    static let unstoredFields: Set<String> = [
+        "connection", "keep-alive", "proxy-connection", "te", "transfer-encoding", "upgrade", "trailer",
+        "proxy-authenticate", "proxy-authentication-info", "proxy-authorization",
+    ]
+
+    /// The names of the fields of `headers` that are not stored: ``unstoredFields`` and those `Connection` names.
+    static func unstoredNames(in headers: HTTPHeaders) -> Set<String> {
+        var names = unstoredFields
+        for value in headers.values(for: "Connection") {
+            for name in value.split(separator: ",") {
+                names.insert(name.trimmingCharacters(in: .whitespaces).lowercased())
+            }
+        }
+        return names
+    }
+
+    var status: Int
+    /// The stored fields; the values freshness reads from them are parsed once, when they are set.
+    var headers: HTTPHeaders {
+        didSet { fields = Fields(headers) }
+    }
+    var body: Data
+    var url: URL?
+    var requestTime: Date
+    var responseTime: Date
+    /// The request's value of each field `Vary` names, lower-cased names in the order named; nil when absent.
+    var varyingFields: [VaryingField]
+    /// What freshness and validation read from ``headers``, parsed once.
+    private(set) var fields: Fields
+
+    /// The values of the stored fields that freshness and validation read, parsed when the fields are set (an
+    /// HTTP-date takes microseconds to parse; a hit must not pay for it).
+    struct Fields: Sendable, Hashable {
+        let cacheControl: CacheControl
+        /// `Date`, nil when absent or not a date.
+        let date: Date?
+        /// `Expires`: nil when absent, `.distantPast` when it is not a date (already expired, RFC 9111 §5.3).
+        let expires: Date?
+        /// `Last-Modified`, nil when absent or not a date.
+        let lastModified: Date?
+        /// `Age` in seconds: 0 when absent or not a non-negative integer.
+        let age: Double
+
+        init(_ headers: HTTPHeaders) {
+            cacheControl = CacheControl(headers)
+            date = headers["Date"].flatMap { HTTPDateFormat.strictDate(from: $0) }
+            let expiresValues = headers.values(for: "Expires")
+            expires =
+                expiresValues.isEmpty
+                ? nil
+                : expiresValues.count == 1
+                    ? HTTPDateFormat.strictDate(from: expiresValues[0]) ?? .distantPast
+                    : .distantPast
+            lastModified = headers["Last-Modified"].flatMap { HTTPDateFormat.strictDate(from: $0) }
+            age = headers["Age"].map(Self.age(from:)) ?? 0
+        }
+
+        /// An `Age` value in seconds: its first element's digits, before any parameter (`7200, 0` is 7200;
+        /// `7200;x=1` is 7200); 0 for anything else (`7200.0`, `abc`, `-1`), which ignores it.
+        static func age(from value: String) -> Double {
+            let first = value.split(separator: ",", omittingEmptySubsequences: false).first ?? ""
+            let number = first.split(separator: ";", omittingEmptySubsequences: false).first ?? ""
+            guard case .valid(let seconds) = CacheControl.deltaSeconds(number.trimmingCharacters(in: .whitespaces))
+            else { return 0 }
+            return Double(seconds)
+        }
+    }
+
+    /// A field a stored response varies on, with the request's normalised value (nil when the request had none).
+    struct VaryingField: Sendable, Hashable, Codable {
+        let name: String
+        let value: String?
+    }
+
+    init(
+        status: Int, headers: HTTPHeaders, body: Data, url: URL?, requestTime: Date, responseTime: Date,
+        varyingFields: [VaryingField]
+    ) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+        self.url = url
+        self.requestTime = requestTime
+        self.responseTime = responseTime
+        self.varyingFields = varyingFields
+        fields = Fields(headers)
+    }
+
+    /// `response` to `request` as stored.
+    init(_ response: Response, request: CacheRequest, requestTime: Date, responseTime: Date) {
+        var headers = HTTPHeaders()
+        let unstored = Self.unstoredNames(in: response.headers)
+        for field in response.headers where !unstored.contains(field.name.lowercased()) {
+            headers.add(field.name, field.value)
+        }
+        self.init(
+            status: response.statusCode, headers: headers, body: response.body, url: response.url,
+            requestTime: requestTime, responseTime: responseTime,
+            varyingFields: Self.varyNames(of: response.headers).map {
+                VaryingField(name: $0, value: request.normalizedValue(of: $0))
+            })
+    }
+
+    /// The lower-cased field names of `headers`' `Vary` fields, `*` included.
+    static func varyNames(of headers: HTTPHeaders) -> [String] {
+        var names: [String] = []
+        for value in headers.values(for: "Vary") {
+            for name in value.split(separator: ",") {
+                let trimmed = name.trimmingCharacters(in: .whitespaces).lowercased()
+                if !trimmed.isEmpty, !names.contains(trimmed) { names.append(trimmed) }
+            }
+        }
+        return names
+    }
+
+    /// Whether this response may answer `request`: every field it varies on has the same value (RFC 9111 §4.1).
+    func matches(_ request: CacheRequest) -> Bool {
+        varyingFields.allSatisfy { $0.name != "*" && request.normalizedValue(of: $0.name) == $0.value }
+    }
+
+    /// The directives of the stored `Cache-Control`.
+    var cacheControl: CacheControl { fields.cacheControl }
+
+    /// The strong or weak entity tag, when there is one.
+    package var entityTag: String? { headers["ETag"] }
+
+    /// The `Last-Modified` value, when there is one.
+    package var lastModified: String? { headers["Last-Modified"] }
+
+    /// What the cache counts against its size: the body and the header text.
+    var byteCount: Int {
+        body.count + headers.reduce(0) { $0 + $1.name.utf8.count + $1.value.utf8.count + 4 }
+            + (url?.absoluteString.utf8.count ?? 0) + 64
+    }
+
+    /// The response to hand to the caller, marked with `status`.
+    func response(_ status: CacheStatus) -> Response {
+        var response = Response(status: HTTPStatus(code: self.status), headers: headers, body: body, url: url)
+        response.cacheStatus = status
+        return response
+    }
+
+    /// The fields a `304 Not Modified` must not replace in a stored response (RFC 9111 §3.2): `Content-Length`, and
+    /// `Content-Encoding`, since the transports store the body decoded.
+    static let fieldsKeptOn304: Set<String> = ["content-length", "content-encoding"]
+
+    /// This response updated by a `304 Not Modified` (RFC 9111 §4.3.4): each field the 304 carries replaces the
+    /// stored fields of that name (except framing fields), and its age starts again.
+    func freshened(with notModified: HTTPHeaders, requestTime: Date, responseTime: Date) -> CachedResponse {
+        var updated = self
+        var replaced: Set<String> = []
+        let unstored = Self.unstoredNames(in: notModified)
+        for field in notModified {
+            let name = field.name.lowercased()
+            guard !unstored.contains(name), !Self.fieldsKeptOn304.contains(name) else { continue }
+            if replaced.insert(name).inserted { updated.headers.remove(field.name) }
+            updated.headers.add(field.name, field.value)
+        }
+        updated.requestTime = requestTime
+        updated.responseTime = responseTime
+        return updated
+    }
+
+    /// Whether a `304` with `headers` refers to this stored response (RFC 9111 §4.3.4): the same strong entity tag,
+    /// else the same `Last-Modified`, else (no validator in the 304) a stored response without one either.
+    package func isSelected(by headers: HTTPHeaders) -> Bool {
+        if let tag = headers["ETag"] {
+            guard let entityTag else { return false }
+            return EntityTags.weaklyEqual(tag, entityTag)
+        }
+        if let modified = headers["Last-Modified"] {
+            return lastModified == modified
+        }
+        return true
+    }
+}

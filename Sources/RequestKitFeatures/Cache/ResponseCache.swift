@@ -1,0 +1,147 @@
+import Foundation
+
+/// A private HTTP cache (RFC 9111) that clients and requests share: it stores responses and answers later requests
+/// from storage while they are fresh, revalidates them with the server when they are not, and runs on every
+/// transport, since it is a stage of the pipeline.
+///
+/// Give one to a client (``Client/Configuration/cache``) or to a request (``Cache``). What it stores and when it
+/// reuses it follows RFC 9111 for a private cache: `Cache-Control` (`max-age`, `no-cache`, `no-store`,
+/// `must-revalidate`, `stale-while-revalidate`, `stale-if-error`, and the request's `max-age`, `max-stale`,
+/// `min-fresh`, `no-cache`, `no-store`, `only-if-cached`), `Expires`, `Date` and `Age`, the `Last-Modified`
+/// heuristic, `Vary`, validation with `ETag` and `Last-Modified`, and invalidation by unsafe methods. Every
+/// response says where it came from (``Response/cacheStatus``) and monitors hear of it
+/// (``EventMonitor/cacheConsulted(_:status:response:)``).
+///
+/// ```swift
+/// let cache = ResponseCache(.memory(maxBytes: 16 << 20))
+/// let client = Client(baseURL: url) { $0.cache = cache }
+/// let first = try await client.send(Request { Path("todos") })    // from the network, stored
+/// let second = try await client.send(Request { Path("todos") })   // from the cache while fresh
+/// ```
+///
+/// Time comes from `clock`, so a `TestClock` moves a cache's responses from fresh to stale without waiting.
+public final class ResponseCache: Sendable {
+    /// Where the cache keeps responses.
+    public struct Storage: Sendable {
+        let store: any CacheStore
+
+        init(_ store: any CacheStore) { self.store = store }
+
+        /// In memory, bounded by `maxBytes` (bodies and headers), the least recently used URLs evicted first.
+        ///
+        /// ```swift
+        /// let cache = ResponseCache(.memory(maxBytes: 64 << 20))
+        /// ```
+        /// - Parameter maxBytes: The most the stored responses may take; 32 MiB by default.
+        /// - Returns: The storage.
+        public static func memory(maxBytes: Int = 32 << 20) -> Storage {
+            Storage(MemoryCacheStore(maxBytes: maxBytes))
+        }
+
+        /// In files in `directory` (created owner-only when missing), bounded by `maxBytes`, the least recently used
+        /// URLs removed first. Several processes may share the directory: every file is written to a temporary
+        /// file and renamed into place, and a corrupt or truncated file is a miss and is removed. `Set-Cookie` is
+        /// never written, nor a response that varies on `Authorization` or `Cookie`.
+        ///
+        /// ```swift
+        /// let cache = ResponseCache(.disk(at: cachesDirectory.appendingPathComponent("http"), maxBytes: 256 << 20))
+        /// ```
+        /// - Parameters:
+        ///   - directory: The directory of the cache's files, used by this cache alone (files it does not know are
+        ///     left alone).
+        ///   - maxBytes: The most the files may take; 256 MiB by default.
+        /// - Returns: The storage.
+        public static func disk(at directory: URL, maxBytes: Int = 256 << 20) -> Storage {
+            Storage(DiskCacheStore(directory: directory, maxBytes: maxBytes))
+        }
+    }
+
+    let store: any CacheStore
+    private let clock: RequestClock
+    private let origin: Date
+    private let originReading: Duration
+    /// The background refreshes of `stale-while-revalidate`, one per key at a time.
+    package let refreshes = BackgroundRefreshes()
+
+    /// Creates a cache keeping responses in `storage`, telling time by `clock`.
+    ///
+    /// ```swift
+    /// let cache = ResponseCache(.memory(), clock: RequestClock(testClock))
+    /// ```
+    /// - Parameters:
+    ///   - storage: Where responses are kept.
+    ///   - clock: The clock ages are measured on: the system's by default, a `TestClock` in tests.
+    public init(_ storage: Storage, clock: RequestClock = .continuous) {
+        store = storage.store
+        self.clock = clock
+        origin = Date()
+        originReading = clock.now
+    }
+
+    /// The bytes the stored responses take, as counted against the bound.
+    ///
+    /// ```swift
+    /// print(cache.byteCount)
+    /// ```
+    public var byteCount: Int { store.byteCount }
+
+    /// Removes every stored response.
+    ///
+    /// ```swift
+    /// cache.removeAll()
+    /// ```
+    public func removeAll() { store.removeAll() }
+
+    /// Removes the responses stored for `url` (every variant).
+    ///
+    /// ```swift
+    /// cache.remove(url)
+    /// ```
+    /// - Parameter url: The URL whose responses to forget.
+    public func remove(_ url: URL) { store.remove(CacheRequest.key(for: url)) }
+
+    /// The current time on the cache's clock.
+    package var now: Date {
+        let elapsed = clock.now - originReading
+        let components = elapsed.components
+        return origin.addingTimeInterval(Double(components.seconds) + Double(components.attoseconds) / 1e18)
+    }
+
+    /// What to do with `request`.
+    package func decision(for request: CacheRequest) -> CacheDecision {
+        CacheDecision(for: request, stored: store.variants(for: request.key), at: now)
+    }
+
+    /// Stores `response` to `request` when it may be stored; returns whether it was.
+    @discardableResult
+    package func store(_ response: Response, for request: CacheRequest, requestTime: Date) -> Bool {
+        guard CacheStorability.canStore(response, for: request) else { return false }
+        store.store(
+            CachedResponse(response, request: request, requestTime: requestTime, responseTime: now), for: request.key)
+        return true
+    }
+
+    /// `stored` updated by a `304` with `headers` and stored again.
+    package func freshen(
+        _ stored: CachedResponse, for request: CacheRequest, with headers: HTTPHeaders, requestTime: Date
+    )
+        -> CachedResponse
+    {
+        let updated = stored.freshened(with: headers, requestTime: requestTime, responseTime: now)
+        if !request.forbidsStoring { store.store(updated, for: request.key) }
+        return updated
+    }
+
+    /// Invalidates what is stored after `response` to an unsafe `request` (RFC 9111 §4.4): a success or redirect
+    /// removes the request's URL and the `Location` and `Content-Location` URLs of the same origin.
+    package func invalidate(after response: Response, to request: CacheRequest) {
+        guard request.isUnsafe, (200..<400).contains(response.statusCode) else { return }
+        store.remove(request.key)
+        for name in ["Location", "Content-Location"] {
+            guard let value = response.headers[name], let target = URL(string: value, relativeTo: request.url),
+                RedirectPolicy.isSameOrigin(request.url, target.absoluteURL)
+            else { continue }
+            store.remove(CacheRequest.key(for: target.absoluteURL))
+        }
+    }
+}

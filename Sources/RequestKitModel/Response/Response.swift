@@ -1,0 +1,141 @@
+import Foundation
+
+/// What a server sent back: the status, the headers, the body and the final URL.
+///
+/// ```swift
+/// let response = try await Request { Url("http://127.0.0.1:8080/todos/1") }.send()
+/// print(response.status, response.headers["Content-Type"] ?? "")
+/// let todo = try response.decode(Todo.self)
+/// ```
+public struct Response: Sendable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+    /// The response status.
+    public var status: HTTPStatus
+    /// The response headers, with case-insensitive lookup.
+    public var headers: HTTPHeaders {
+        didSet { hasCheckedFraming = false }
+    }
+    /// The body as received (already decompressed when the transport decodes `Content-Encoding`).
+    public var body: Data
+    /// The URL the response came from, after any redirects.
+    public var url: URL?
+    /// Whether it came from the network or from a ``ResponseCache``: ``CacheStatus/network`` without a cache.
+    ///
+    /// ```swift
+    /// if response.cacheStatus == .hit { print("no request was sent") }
+    /// ```
+    public var cacheStatus = CacheStatus.network
+    /// Whether the transport that parsed these headers held their `Content-Length` to the rule of
+    /// ``IncomingResponseCheck`` already, so the pipeline need not read them again. Any change to the headers
+    /// clears it.
+    package var hasCheckedFraming = false
+
+    /// Creates a response.
+    ///
+    /// ```swift
+    /// let response = Response(status: .ok, headers: ["Content-Type": "text/plain"], body: Data("hi".utf8))
+    /// ```
+    public init(status: HTTPStatus, headers: HTTPHeaders = HTTPHeaders(), body: Data = Data(), url: URL? = nil) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+        self.url = url
+    }
+
+    /// The numeric status code.
+    public var statusCode: Int { status.code }
+
+    /// The media type named by `Content-Type`, if any.
+    public var contentType: MediaType? { headers["Content-Type"].map(MediaType.init(parsing:)) }
+
+    /// The body as text, decoded with the charset named by `Content-Type` (UTF-8 when none is named).
+    ///
+    /// ```swift
+    /// let text = try response.string()
+    /// ```
+    /// - Throws: ``RequestError`` of kind ``RequestError/Kind/decoding`` when the bytes are not valid in that
+    ///   charset.
+    public func string() throws(RequestError) -> String {
+        let charset = contentType?.parameters["charset"]?.lowercased() ?? "utf-8"
+        let encoding: String.Encoding =
+            switch charset {
+            case "iso-8859-1", "latin1", "latin-1": .isoLatin1
+            case "us-ascii", "ascii": .ascii
+            case "utf-16": .utf16
+            default: .utf8
+            }
+        guard let text = String(data: body, encoding: encoding) else {
+            throw RequestError.decoding(
+                StringDecodingFailure(charset: charset), type: "String", response: self)
+        }
+        return text
+    }
+
+    /// Decodes the body as JSON into `type`. An empty body (a `204`, say) decodes into ``NoContent``.
+    ///
+    /// Decoding runs on ``TypedJsonDecoder`` with the strategies of `decoder`, with the same results and errors
+    /// as `decoder` itself and several times faster; a decoder that `TypedJsonDecoder` cannot stand in for (JSON5,
+    /// a subclass) decodes on its own.
+    ///
+    /// ```swift
+    /// let todos = try response.decode([Todo].self)
+    /// ```
+    /// - Parameters:
+    ///   - type: The type to decode.
+    ///   - decoder: The decoder whose strategies (keys, dates, data, floats, `userInfo`) to use.
+    /// - Returns: The decoded value.
+    /// - Throws: ``RequestError`` of kind ``RequestError/Kind/decoding``, keeping the decoder's error and the body.
+    public func decode<T: Decodable>(
+        _ type: T.Type = T.self, decoder: JSONDecoder = JSONDecoder()
+    ) throws(RequestError)
+        -> T
+    {
+        if body.isEmpty, let empty = (T.self as? any EmptyBodyDecodable.Type)?.emptyValue as? T {
+            return empty
+        }
+        do {
+            return try decoder.decodeWithTypedDecoder(T.self, from: body)
+        } catch {
+            throw RequestError.decoding(error, type: String(describing: T.self), response: self)
+        }
+    }
+
+    public var description: String {
+        let sensitive = SensitiveData()
+        return "\(status) (\(body.count) bytes)\(url.map { " from \(sensitive.redacting($0.absoluteString))" } ?? "")"
+    }
+}
+
+extension Response {
+    /// The status, the URL, the header fields and a preview of the body, with the secrets ``SensitiveData``
+    /// names by default redacted: sensitive header values (`Set-Cookie` among them), query values and URL
+    /// passwords, and sensitive JSON and form members of the body.
+    ///
+    /// ```swift
+    /// debugPrint(response)
+    /// ```
+    public var debugDescription: String {
+        let sensitive = SensitiveData()
+        var lines = [description]
+        lines += sensitive.redactedFields(headers)
+        if !body.isEmpty { lines.append(sensitive.redactedPreview(of: body, contentType: headers["Content-Type"])) }
+        return lines.joined(separator: "\n")
+    }
+
+    /// What `dump(response)` shows: the same fields as ``debugDescription``, redacted.
+    public var customMirror: Mirror {
+        let sensitive = SensitiveData()
+        return Mirror(
+            self,
+            children: [
+                "status": status, "url": url.map { sensitive.redacting($0.absoluteString) } as Any,
+                "headers": sensitive.redactedFields(headers),
+                "body": sensitive.redactedPreview(of: body, contentType: headers["Content-Type"]),
+            ], displayStyle: .struct)
+    }
+}
+
+/// The body's bytes are not valid text in the named charset.
+struct StringDecodingFailure: Error, CustomStringConvertible {
+    let charset: String
+    var description: String { "the body is not valid \(charset) text" }
+}

@@ -1,0 +1,184 @@
+import Foundation
+
+/// The shared state between a ``ResponseBodyStream`` and its continuation: queued chunks, the waiting consumer,
+/// and the pause/resume and termination handlers.
+package final class ResponseBodyBuffer: @unchecked Sendable {
+    // Safe: every mutable property is read and written only while holding `lock`; handlers run outside it.
+    private let lock = NSLock()
+    private let limit: Int
+    private var chunks: [Data] = []
+    private var head = 0
+    private var bufferedBytes = 0
+    private var isFinished = false
+    private var failure: RequestError?
+    private var terminated = false
+    private var isPaused = false
+    private var waiter: CheckedContinuation<Data?, any Error>?
+    private var demandHandler: (@Sendable () -> Void)?
+    private var terminationHandler: (@Sendable () -> Void)?
+    /// Runs once when the body ends, however it ends: a deadline watching the body lets go.
+    private var endHandler: (@Sendable () -> Void)?
+
+    init(limit: Int) {
+        self.limit = limit
+    }
+
+    var handlers: (demand: (@Sendable () -> Void)?, termination: (@Sendable () -> Void)?) {
+        lock.withLock { (demandHandler, terminationHandler) }
+    }
+
+    var isTerminated: Bool { lock.withLock { terminated } }
+
+    /// How many slots the queue holds, read ones included: bounded however the producer and consumer interleave.
+    var queueSlots: Int { lock.withLock { chunks.count } }
+
+    func setDemandHandler(_ handler: (@Sendable () -> Void)?) {
+        lock.withLock { demandHandler = handler }
+    }
+
+    /// Sets the termination handler, running it at once when the consumer has already gone.
+    func setTerminationHandler(_ handler: (@Sendable () -> Void)?) {
+        let runNow = lock.withLock { () -> Bool in
+            terminationHandler = handler
+            return terminated && !isFinished
+        }
+        if runNow { handler?() }
+    }
+
+    /// Queues a chunk or hands it to the waiting consumer; returns whether there is room for more.
+    func append(_ chunk: Data) -> Bool {
+        guard !chunk.isEmpty else { return true }
+        let (waiting, hasRoom) = lock.withLock { () -> (CheckedContinuation<Data?, any Error>?, Bool) in
+            guard !terminated, !isFinished else { return (nil, true) }
+            if let waiter {
+                self.waiter = nil
+                return (waiter, true)
+            }
+            chunks.append(chunk)
+            bufferedBytes += chunk.count
+            if bufferedBytes >= limit { isPaused = true }
+            return (nil, !isPaused)
+        }
+        waiting?.resume(returning: chunk)
+        return hasRoom
+    }
+
+    /// Sets the handler that runs once when the body ends (finished, failed, expired or terminated), at once when
+    /// it has ended already.
+    package func setEndHandler(_ handler: @escaping @Sendable () -> Void) {
+        let runNow = lock.withLock { () -> Bool in
+            if isFinished || terminated { return true }
+            endHandler = handler
+            return false
+        }
+        if runNow { handler() }
+    }
+
+    /// Takes the end handler (with the lock held), so that it runs once.
+    private func takeEndHandler() -> (@Sendable () -> Void)? {
+        defer { endHandler = nil }
+        return endHandler
+    }
+
+    func finish(_ error: RequestError?) {
+        let (waiting, ended) = lock.withLock {
+            () -> (CheckedContinuation<Data?, any Error>?, (@Sendable () -> Void)?) in
+            guard !isFinished else { return (nil, nil) }
+            isFinished = true
+            failure = error
+            defer { waiter = nil }
+            return (waiter, takeEndHandler())
+        }
+        ended?()
+        guard let waiting else { return }
+        if let error { waiting.resume(throwing: error) } else { waiting.resume(returning: nil) }
+    }
+
+    /// Fails the body before its end (its total deadline passed): what is queued is dropped, the consumer's read
+    /// fails with `error`, and the producer is told to stop (``Continuation/onTermination``).
+    package func expire(_ error: RequestError) {
+        let (waiting, stop, ended) = lock.withLock {
+            () -> (CheckedContinuation<Data?, any Error>?, (@Sendable () -> Void)?, (@Sendable () -> Void)?) in
+            guard !isFinished, !terminated else { return (nil, nil, nil) }
+            isFinished = true
+            failure = error
+            chunks = []
+            head = 0
+            bufferedBytes = 0
+            defer { waiter = nil }
+            return (waiter, terminationHandler, takeEndHandler())
+        }
+        ended?()
+        waiting?.resume(throwing: error)
+        stop?()
+    }
+
+    /// The consumer is gone: drop what is queued and tell the producer to stop.
+    package func terminate() {
+        let (handler, waiting, ended) = lock.withLock {
+            () -> ((@Sendable () -> Void)?, CheckedContinuation<Data?, any Error>?, (@Sendable () -> Void)?) in
+            guard !terminated else { return (nil, nil, nil) }
+            terminated = true
+            chunks = []
+            head = 0
+            bufferedBytes = 0
+            defer { waiter = nil }
+            return (isFinished ? nil : terminationHandler, waiter, takeEndHandler())
+        }
+        ended?()
+        waiting?.resume(throwing: RequestError.cancelled(underlyingError: CancellationError()))
+        handler?()
+    }
+
+    func next() async throws -> Data? {
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Data?, any Error>) in
+                let (outcome, resume) = lock.withLock { takeOrWait(continuation) }
+                switch outcome {
+                case .some(.success(let chunk)): continuation.resume(returning: chunk)
+                case .some(.failure(let error)): continuation.resume(throwing: error)
+                case .none: break
+                }
+                resume?()
+            }
+        } onCancel: {
+            terminate()
+        }
+    }
+
+    /// With the lock held: the next queued chunk or the end, or nil after parking `continuation` as the waiter;
+    /// plus the demand handler to run once the lock is released.
+    private func takeOrWait(
+        _ continuation: CheckedContinuation<Data?, any Error>
+    ) -> (Result<Data?, RequestError>?, (@Sendable () -> Void)?) {
+        if terminated { return (.failure(RequestError.cancelled(underlyingError: CancellationError())), nil) }
+        if head < chunks.count {
+            // The slot lets go of the chunk at once: a producer that stays ahead of its consumer may keep the queue
+            // from ever emptying, and read chunks must not pile up in it.
+            let chunk = chunks[head]
+            chunks[head] = Data()
+            head += 1
+            bufferedBytes -= chunk.count
+            if head == chunks.count {
+                chunks.removeAll(keepingCapacity: true)
+                head = 0
+            } else if head >= 64, head * 2 >= chunks.count {
+                chunks.removeSubrange(0..<head)
+                head = 0
+            }
+            var resume: (@Sendable () -> Void)?
+            if isPaused, bufferedBytes < limit / 2 {
+                isPaused = false
+                resume = demandHandler
+            }
+            return (.success(chunk), resume)
+        }
+        if isFinished { return (failure.map { .failure($0) } ?? .success(nil), nil) }
+        waiter = continuation
+        if isPaused {
+            isPaused = false
+            return (nil, demandHandler)
+        }
+        return (nil, nil)
+    }
+}

@@ -1,0 +1,4 @@
+// The layers RequestKitNativeTransport builds on, visible in each of its files.
+@_exported import RequestKitDSL
+@_exported import RequestKitSockets
+@_exported import RequestKitURLSession
