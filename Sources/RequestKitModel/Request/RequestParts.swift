@@ -37,7 +37,8 @@ public struct RequestParts: Sendable {
     public var transport: (any Transport)?
     /// Every problem reported so far.
     public private(set) var problems: [RequestProblem] = []
-    private var options: [ObjectIdentifier: any Sendable] = [:]
+    // Reachable from inlined code: the option subscript is specialised in every layer that reads an option.
+    @usableFromInline var options: [ObjectIdentifier: any Sendable] = [:]
 
     /// Creates empty parts: a GET with no URL.
     ///
@@ -65,6 +66,7 @@ public struct RequestParts: Sendable {
     /// enum TraceKey: RequestOptionKey { static let defaultValue = false }
     /// parts[option: TraceKey.self] = true
     /// ```
+    @inlinable  // Read by every layer on every request: unspecialised, each read looks up generic metadata.
     public subscript<Key: RequestOptionKey>(option key: Key.Type) -> Key.Value {
         get {
             // An option nobody set costs no dynamic cast.
