@@ -21,6 +21,7 @@ struct ExamplesMain {
         var tour = Tour(server: server)
         do {
             try await coreTour(&tour)
+            await scriptTour(&tour)
             try await compositionTour(&tour)
             try await clientTour(&tour)
             try await transfersTour(&tour)

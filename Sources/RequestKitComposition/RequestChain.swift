@@ -112,7 +112,7 @@ public struct RequestChain: Sendable {
         on queue: DispatchQueue? = nil, _ completion: @escaping @Sendable ([Data?], [RequestError?]) -> Void
     ) -> RequestHandle {
         let chain = self
-        let task = Task {
+        return RequestHandle(label: { chain.label }) {
             let (responses, failure) = await chain.run()
             var data = responses.bodies
             var errors = responses.stepErrors
@@ -123,7 +123,6 @@ public struct RequestChain: Sendable {
             let (bodies, stepErrors) = (data, errors)
             await HandlerQueue.perform(on: queue) { completion(bodies, stepErrors) }
         }
-        return RequestHandle(task: task)
     }
 
     /// Runs the steps in order, returning what ran and the error that stopped the chain, if one did.
@@ -157,5 +156,10 @@ public struct RequestChain: Sendable {
         } catch {
             return .failure(error.describingStep(step.name))
         }
+    }
+
+    /// How a call of the chain is named in flight: its steps.
+    var label: String {
+        "RequestChain of steps " + steps.map { "\"\($0.name)\"" }.joined(separator: ", ")
     }
 }

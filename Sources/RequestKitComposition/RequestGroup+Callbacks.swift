@@ -82,7 +82,7 @@ extension RequestGroup {
     public func call(on queue: DispatchQueue? = nil) -> RequestHandle {
         let group = self
         let callbacks = self.callbacks
-        let task = Task {
+        return RequestHandle(label: { group.label }) {
             var slots = [Result<Response, RequestError>?](repeating: nil, count: group.requests.count)
             _ = await group.forEachResult(failFast: group.isFailFast) { index, result in
                 slots[index] = result
@@ -91,7 +91,15 @@ extension RequestGroup {
             let results = slots.map { $0 ?? .failure(RequestError.cancelled()) }
             await HandlerQueue.perform(on: queue) { for handler in callbacks.complete { handler(results) } }
         }
-        return RequestHandle(task: task)
+    }
+}
+
+extension RequestGroup {
+    /// How a call of the group is named in flight: its requests.
+    var label: String {
+        let shown = requests.prefix(3).map(\.inFlightLabel).joined(separator: ", ")
+        let more = requests.count > 3 ? " and \(requests.count - 3) more" : ""
+        return "RequestGroup of \(requests.count) requests (\(shown)\(more))"
     }
 }
 

@@ -59,13 +59,13 @@ extension RequestRepresentable {
     ) -> RequestHandle {
         let request = self.request
         let interval = RequestClock.duration(seconds: seconds)
-        var poller = Poller(request: request, interval: interval, backoff: backoff, isConditional: conditional)
-        let task = Task {
+        let poller = Poller(request: request, interval: interval, backoff: backoff, isConditional: conditional)
+        return RequestHandle(label: { "updates of " + request.inFlightLabel }) {
+            var poller = poller
             while let tick = await poller.next() {
                 if tick.result.isUnchanged { continue }
                 await request.runCallbacks(for: tick.sent, on: queue)
             }
         }
-        return RequestHandle(task: task)
     }
 }

@@ -25,7 +25,7 @@ extension RequestRepresentable {
         publisher trigger: Trigger, on queue: DispatchQueue? = nil
     ) -> RequestHandle {
         let request = self.request
-        let task = Task {
+        return RequestHandle(label: { "updates of " + request.inFlightLabel }) {
             await request.sendForUpdate(on: queue)
             do {
                 for try await _ in trigger {
@@ -36,7 +36,6 @@ extension RequestRepresentable {
                 return
             }
         }
-        return RequestHandle(task: task)
     }
 }
 

@@ -108,7 +108,7 @@ extension Request {
     @discardableResult
     public func call(on queue: DispatchQueue? = nil) -> RequestHandle {
         let request = self
-        let task = Task {
+        return RequestHandle(label: { request.inFlightLabel }) {
             let outcome: Result<Response, RequestError>
             do throws(RequestError) {
                 outcome = .success(try await request.send())
@@ -117,7 +117,6 @@ extension Request {
             }
             await request.runCallbacks(for: outcome, on: queue)
         }
-        return RequestHandle(task: task)
     }
 
     /// Runs the handlers for a result of `send()`.

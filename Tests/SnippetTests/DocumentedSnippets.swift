@@ -95,12 +95,23 @@ enum DocumentedCode {
             .onObject { todos in print(todos.count) }    // success only
             .onError { error in print(error) }           // transport, timeout, status, decoding: nothing vanishes
             .call()                                       // or .call(on: .main) to run the handlers on a queue
-        handle.cancel()
+        await handle.wait()                               // or handle.cancel()
         _ = handle
     }
 
     // README.md, block 8
     static func snippetREADME8() async throws {
+        for id in 1...3 {
+            Request { Url("http://127.0.0.1:8080/todos/\(id)") }
+                .onJson { todo in print(todo.title.string ?? "") }
+                .onError { error in print(error) }
+                .call()
+        }
+        await RequestHandle.waitForAll()
+    }
+
+    // README.md, block 9
+    static func snippetREADME9() async throws {
         let client = try Client(baseURL: "https://api.example.com/v1/") { configuration in
             configuration.useBearerToken(savedToken) { rejected in   // called once per 401, however many requests got it
                 try await Request { Url("https://api.example.com/v1/token"); Method(.post) }.string()
@@ -111,8 +122,8 @@ enum DocumentedCode {
         _ = profile
     }
 
-    // README.md, block 9
-    static func snippetREADME9() async throws {
+    // README.md, block 10
+    static func snippetREADME10() async throws {
         let client = Client(baseURL: apiURL) {              // e.g. https://api.example.com/v1/
             Header.UserAgent(.requestKit)
             Header.Authorization(.bearer(token))
@@ -135,8 +146,8 @@ enum DocumentedCode {
         _ = client
     }
 
-    // README.md, block 10
-    static func snippetREADME10() async throws {
+    // README.md, block 11
+    static func snippetREADME11() async throws {
         let client = Client(baseURL: apiURL) { configuration in
             configuration.decoder.keyDecodingStrategy = .convertFromSnakeCase
             configuration.retryPolicy = .exponential(maxAttempts: 3)   // idempotent methods; honours Retry-After
@@ -148,8 +159,8 @@ enum DocumentedCode {
         _ = client
     }
 
-    // README.md, block 11
-    static func snippetREADME11() async throws {
+    // README.md, block 12
+    static func snippetREADME12() async throws {
         let client = Client(baseURL: apiURL) { $0.encoder.keyEncodingStrategy = .convertToSnakeCase }
         struct UpdateProfile: Endpoint {
             typealias Output = Payload
@@ -168,8 +179,8 @@ enum DocumentedCode {
         _ = result
     }
 
-    // README.md, block 12
-    static func snippetREADME12() async throws {
+    // README.md, block 13
+    static func snippetREADME13() async throws {
         let giphy = Client(baseURL: giphyURL) { Query("api_key", value: key) }
         struct GetRandomImage: Endpoint {
             typealias Output = Json
@@ -181,8 +192,8 @@ enum DocumentedCode {
         _ = gif
     }
 
-    // README.md, block 13
-    static func snippetREADME13() async throws {
+    // README.md, block 14
+    static func snippetREADME14() async throws {
         enum ActivityAPI {
             static func getActivity(id: Int) -> Request { Request { Path("activities", id) } }
             static func createActivity(_ activity: Activity) -> Request {
@@ -193,8 +204,8 @@ enum DocumentedCode {
         _ = activity
     }
 
-    // README.md, block 14
-    static func snippetREADME14() async throws {
+    // README.md, block 15
+    static func snippetREADME15() async throws {
         let request = AnyRequest<Session> {
             Url("v1/session")
             Method(.post)
@@ -208,16 +219,16 @@ enum DocumentedCode {
         _ = session
     }
 
-    // README.md, block 15
-    static func snippetREADME15() async throws {
+    // README.md, block 16
+    static func snippetREADME16() async throws {
         let results = try await RequestGroup(maxConcurrent: 4) {
             for id in ids { Request { Url("http://127.0.0.1:8080/todos/\(id)") } }
         }.send()                                   // [Result<Response, RequestError>]; a 404 is a failure in its slot
         _ = results
     }
 
-    // README.md, block 16
-    static func snippetREADME16() async throws {
+    // README.md, block 17
+    static func snippetREADME17() async throws {
         let chain = RequestChain {
             Step("login") { _ in Request { Url(loginURL); Method(.post); Body(json: ["user": "ann"]) } }
             Step("profile") { previous in
@@ -230,8 +241,8 @@ enum DocumentedCode {
         _ = profile
     }
 
-    // README.md, block 17
-    static func snippetREADME17() async throws {
+    // README.md, block 18
+    static func snippetREADME18() async throws {
         for await result in status.poll(every: .seconds(10), until: { (try? $0.json().done.bool) == true }) {
             if case .changed(let response) = result { print(try response.json()) }   // a 304 arrives as .unchanged
         }
@@ -239,8 +250,8 @@ enum DocumentedCode {
         _ = updates
     }
 
-    // README.md, block 18
-    static func snippetREADME18() async throws {
+    // README.md, block 19
+    static func snippetREADME19() async throws {
         let cache = ResponseCache(.memory(maxBytes: 32 << 20))     // or .disk(at: directory, maxBytes: 256 << 20)
         let cachingClient = Client(baseURL: apiURL) { $0.cache = cache }
         let todos = try await Request {
@@ -259,8 +270,8 @@ enum DocumentedCode {
         _ = offline
     }
 
-    // README.md, block 19
-    static func snippetREADME19() async throws {
+    // README.md, block 20
+    static func snippetREADME20() async throws {
         let reportURL = URL(fileURLWithPath: "/tmp/report.pdf")
         let destination = URL(fileURLWithPath: "/tmp/archive.bin")
 
@@ -299,8 +310,8 @@ enum DocumentedCode {
         _ = feed
     }
 
-    // README.md, block 20
-    static func snippetREADME20() async throws {
+    // README.md, block 21
+    static func snippetREADME21() async throws {
         do {
             let todo = try await Request { Url("http://127.0.0.1:8080/todos/1") }.decode(Todo.self)
             try JSONEncoder().encode(todo).write(to: URL(fileURLWithPath: "/tmp/todo.json"))
@@ -313,8 +324,8 @@ enum DocumentedCode {
         }
     }
 
-    // README.md, block 21
-    static func snippetREADME21() async throws {
+    // README.md, block 22
+    static func snippetREADME22() async throws {
         let client = Client(baseURL: URL(fileURLWithPath: "/")) { configuration in
             configuration.responseLimits.maxBodyBytes = 8 << 20          // data(), json(), decode()
             configuration.responseLimits.maxStreamedBodyBytes = 4 << 30  // stream(), download(to:)
@@ -328,8 +339,8 @@ enum DocumentedCode {
         _ = thumbnail
     }
 
-    // README.md, block 24
-    static func snippetREADME24() async throws {
+    // README.md, block 25
+    static func snippetREADME25() async throws {
         let todo = try await Request {
             Url("http://127.0.0.1:8080/todos/1")
             Using(HTTP1Transport.shared)
@@ -460,6 +471,20 @@ enum DocumentedCode {
 
     // Sources/RequestKit/RequestKit.docc/ComingFromSwiftRequest.md, block 2
     static func snippetComingFromSwiftRequest2() async throws {
+        func scriptThatWaits() async {
+            let handle = Request { Url("http://127.0.0.1:8080/todos/1") }
+                .onData { data in print(data.count) }
+                .call()
+            Request { Url("http://127.0.0.1:8080/todos/2") }
+                .onError { error in print(error) }
+                .call()
+            await handle.wait()                  // the first call's handlers have run
+            await RequestHandle.waitForAll()     // and now every call's
+        }
+    }
+
+    // Sources/RequestKit/RequestKit.docc/ComingFromSwiftRequest.md, block 3
+    static func snippetComingFromSwiftRequest3() async throws {
         func fromSwiftRequestChain() throws {
             let person = try Json("{\"firstName\":\"Carson\"}")    // parses; needs try, as in swift-request
             let same = Json("{\"firstName\":\"Carson\"}".data(using: .utf8))   // Data or Data?: nil if not JSON
@@ -1010,7 +1035,7 @@ enum DocumentedCode {
     }
 }
 
-// README.md, block 22
+// README.md, block 23
 @Test func retriesAfterTheServersDelay() async throws {
     let server = try TestServer()
     defer { server.stop() }
@@ -1033,7 +1058,7 @@ enum DocumentedCode {
     #expect(server.requests.last?.body == Data(#"{"title":"x"}"#.utf8))
 }
 
-// README.md, block 23
+// README.md, block 24
 @Test(.cassette("todos"))
 func listsTodos() async throws {
     let transport = try #require(RecordingTransport.current)
@@ -1216,9 +1241,18 @@ let handle = AnyRequest<[Todo]> { Url("http://127.0.0.1:8080/todos") }
     .onObject { todos in print(todos.count) }    // success only
     .onError { error in print(error) }           // transport, timeout, status, decoding: nothing vanishes
     .call()                                       // or .call(on: .main) to run the handlers on a queue
-handle.cancel()
+await handle.wait()                               // or handle.cancel()
 """#),
     DocumentedSnippet(document: "README.md", index: 8, code: #"""
+for id in 1...3 {
+    Request { Url("http://127.0.0.1:8080/todos/\(id)") }
+        .onJson { todo in print(todo.title.string ?? "") }
+        .onError { error in print(error) }
+        .call()
+}
+await RequestHandle.waitForAll()
+"""#),
+    DocumentedSnippet(document: "README.md", index: 9, code: #"""
 let client = try Client(baseURL: "https://api.example.com/v1/") { configuration in
     configuration.useBearerToken(savedToken) { rejected in   // called once per 401, however many requests got it
         try await Request { Url("https://api.example.com/v1/token"); Method(.post) }.string()
@@ -1226,7 +1260,7 @@ let client = try Client(baseURL: "https://api.example.com/v1/") { configuration 
 }
 let profile = try await client.decode(Request { Path("me") }, as: Profile.self)
 """#),
-    DocumentedSnippet(document: "README.md", index: 9, code: #"""
+    DocumentedSnippet(document: "README.md", index: 10, code: #"""
 let client = Client(baseURL: apiURL) {              // e.g. https://api.example.com/v1/
     Header.UserAgent(.requestKit)
     Header.Authorization(.bearer(token))
@@ -1247,7 +1281,7 @@ do {
     print(error.statusCode ?? 0, error.errorBody(as: APIProblem.self)?.message ?? "")
 }
 """#),
-    DocumentedSnippet(document: "README.md", index: 10, code: #"""
+    DocumentedSnippet(document: "README.md", index: 11, code: #"""
 let client = Client(baseURL: apiURL) { configuration in
     configuration.decoder.keyDecodingStrategy = .convertFromSnakeCase
     configuration.retryPolicy = .exponential(maxAttempts: 3)   // idempotent methods; honours Retry-After
@@ -1257,7 +1291,7 @@ let client = Client(baseURL: apiURL) { configuration in
     configuration.cookieJar = CookieJar()
 }
 """#),
-    DocumentedSnippet(document: "README.md", index: 11, code: #"""
+    DocumentedSnippet(document: "README.md", index: 12, code: #"""
 let client = Client(baseURL: apiURL) { $0.encoder.keyEncodingStrategy = .convertToSnakeCase }
 struct UpdateProfile: Endpoint {
     typealias Output = Payload
@@ -1273,7 +1307,7 @@ struct UpdateProfile: Endpoint {
 let result = try await client.response(for: UpdateProfile(userID: "me", token: token, payload: Payload(someNumberValue: 42)))
 print(result.statusCode, result.value, result.headers.contentType ?? "", result.cookies)
 """#),
-    DocumentedSnippet(document: "README.md", index: 12, code: #"""
+    DocumentedSnippet(document: "README.md", index: 13, code: #"""
 let giphy = Client(baseURL: giphyURL) { Query("api_key", value: key) }
 struct GetRandomImage: Endpoint {
     typealias Output = Json
@@ -1282,7 +1316,7 @@ struct GetRandomImage: Endpoint {
 }
 let gif = try await giphy.send(GetRandomImage(tag: "cat"))
 """#),
-    DocumentedSnippet(document: "README.md", index: 13, code: #"""
+    DocumentedSnippet(document: "README.md", index: 14, code: #"""
 enum ActivityAPI {
     static func getActivity(id: Int) -> Request { Request { Path("activities", id) } }
     static func createActivity(_ activity: Activity) -> Request {
@@ -1291,7 +1325,7 @@ enum ActivityAPI {
 }
 let activity = try await client.decode(ActivityAPI.getActivity(id: 1), as: Activity.self)
 """#),
-    DocumentedSnippet(document: "README.md", index: 14, code: #"""
+    DocumentedSnippet(document: "README.md", index: 15, code: #"""
 let request = AnyRequest<Session> {
     Url("v1/session")
     Method(.post)
@@ -1301,12 +1335,12 @@ let request = AnyRequest<Session> {
 let urlRequest = try client.urlRequest(for: request)   // https://example.org/api/v1/session?ref=abc
 let session = try await client.response(for: request)  // the value, status and headers
 """#),
-    DocumentedSnippet(document: "README.md", index: 15, code: #"""
+    DocumentedSnippet(document: "README.md", index: 16, code: #"""
 let results = try await RequestGroup(maxConcurrent: 4) {
     for id in ids { Request { Url("http://127.0.0.1:8080/todos/\(id)") } }
 }.send()                                   // [Result<Response, RequestError>]; a 404 is a failure in its slot
 """#),
-    DocumentedSnippet(document: "README.md", index: 16, code: #"""
+    DocumentedSnippet(document: "README.md", index: 17, code: #"""
 let chain = RequestChain {
     Step("login") { _ in Request { Url(loginURL); Method(.post); Body(json: ["user": "ann"]) } }
     Step("profile") { previous in
@@ -1316,13 +1350,13 @@ let chain = RequestChain {
 }
 let profile = try await chain.send().decode("profile", as: Profile.self)
 """#),
-    DocumentedSnippet(document: "README.md", index: 17, code: #"""
+    DocumentedSnippet(document: "README.md", index: 18, code: #"""
 for await result in status.poll(every: .seconds(10), until: { (try? $0.json().done.bool) == true }) {
     if case .changed(let response) = result { print(try response.json()) }   // a 304 arrives as .unchanged
 }
 let updates = status.onJson { print($0) }.update(every: 10)   // seconds or .seconds(10); updates.cancel() stops it
 """#),
-    DocumentedSnippet(document: "README.md", index: 18, code: #"""
+    DocumentedSnippet(document: "README.md", index: 19, code: #"""
 let cache = ResponseCache(.memory(maxBytes: 32 << 20))     // or .disk(at: directory, maxBytes: 256 << 20)
 let cachingClient = Client(baseURL: apiURL) { $0.cache = cache }
 let todos = try await Request {
@@ -1336,7 +1370,7 @@ let offline = try await Request {
     CachePolicy(.returnCacheDontLoad)   // a stored response however old, else a 504 made by the cache
 }.send()
 """#),
-    DocumentedSnippet(document: "README.md", index: 19, code: #"""
+    DocumentedSnippet(document: "README.md", index: 20, code: #"""
 let reportURL = URL(fileURLWithPath: "/tmp/report.pdf")
 let destination = URL(fileURLWithPath: "/tmp/archive.bin")
 
@@ -1367,7 +1401,7 @@ for try await event in feed.events() {
     print(event.event, event.id ?? "-", event.data)
 }
 """#),
-    DocumentedSnippet(document: "README.md", index: 20, code: #"""
+    DocumentedSnippet(document: "README.md", index: 21, code: #"""
 do {
     let todo = try await Request { Url("http://127.0.0.1:8080/todos/1") }.decode(Todo.self)
     try JSONEncoder().encode(todo).write(to: URL(fileURLWithPath: "/tmp/todo.json"))
@@ -1379,7 +1413,7 @@ do {
     print("saving failed: \(error.localizedDescription)")   // or error.requestError?.statusCode
 }
 """#),
-    DocumentedSnippet(document: "README.md", index: 21, code: #"""
+    DocumentedSnippet(document: "README.md", index: 22, code: #"""
 let client = Client(baseURL: URL(fileURLWithPath: "/")) { configuration in
     configuration.responseLimits.maxBodyBytes = 8 << 20          // data(), json(), decode()
     configuration.responseLimits.maxStreamedBodyBytes = 4 << 30  // stream(), download(to:)
@@ -1390,7 +1424,7 @@ let thumbnail = Request {
     MaxResponseSize(512 << 10)
 }
 """#),
-    DocumentedSnippet(document: "README.md", index: 22, code: ##"""
+    DocumentedSnippet(document: "README.md", index: 23, code: ##"""
 @Test func retriesAfterTheServersDelay() async throws {
     let server = try TestServer()
     defer { server.stop() }
@@ -1413,7 +1447,7 @@ let thumbnail = Request {
     #expect(server.requests.last?.body == Data(#"{"title":"x"}"#.utf8))
 }
 """##),
-    DocumentedSnippet(document: "README.md", index: 23, code: ##"""
+    DocumentedSnippet(document: "README.md", index: 24, code: ##"""
 @Test(.cassette("todos"))
 func listsTodos() async throws {
     let transport = try #require(RecordingTransport.current)
@@ -1425,7 +1459,7 @@ func listsTodos() async throws {
     #expect(todos[0].title.string == "write the cassette")
 }
 """##),
-    DocumentedSnippet(document: "README.md", index: 24, code: #"""
+    DocumentedSnippet(document: "README.md", index: 25, code: #"""
 let todo = try await Request {
     Url("http://127.0.0.1:8080/todos/1")
     Using(HTTP1Transport.shared)
@@ -1566,6 +1600,18 @@ func fromSwiftRequest() {
 }
 """#),
     DocumentedSnippet(document: "Sources/RequestKit/RequestKit.docc/ComingFromSwiftRequest.md", index: 2, code: #"""
+func scriptThatWaits() async {
+    let handle = Request { Url("http://127.0.0.1:8080/todos/1") }
+        .onData { data in print(data.count) }
+        .call()
+    Request { Url("http://127.0.0.1:8080/todos/2") }
+        .onError { error in print(error) }
+        .call()
+    await handle.wait()                  // the first call's handlers have run
+    await RequestHandle.waitForAll()     // and now every call's
+}
+"""#),
+    DocumentedSnippet(document: "Sources/RequestKit/RequestKit.docc/ComingFromSwiftRequest.md", index: 3, code: #"""
 func fromSwiftRequestChain() throws {
     let person = try Json("{\"firstName\":\"Carson\"}")    // parses; needs try, as in swift-request
     let same = Json("{\"firstName\":\"Carson\"}".data(using: .utf8))   // Data or Data?: nil if not JSON
