@@ -130,8 +130,8 @@ public struct RequestChain: Sendable {
         var previous = StepResponses()
         for step in steps {
             if Task.isCancelled { return (previous, RequestError.cancelled().describingStep(step.name)) }
-            let result = await run(step, after: previous)
-            previous.append(result, for: step.name)
+            let (result, group) = await run(step, after: previous)
+            previous.append(result, for: step.name, group: group)
             for handler in stepHandlers { handler(step.name, result) }
             if case .failure(let error) = result, !continuesAfterFailure || error.isCancelled {
                 return (previous, error)
@@ -140,22 +140,48 @@ public struct RequestChain: Sendable {
         return (previous, nil)
     }
 
-    /// Builds and sends one step, naming the step in any error.
-    private func run(_ step: Step, after previous: StepResponses) async -> Result<Response, RequestError> {
-        let request: any RequestRepresentable
-        do {
-            request = try await step.makeRequest(previous)
-        } catch let error as RequestError {
-            return .failure(error.describingStep(step.name))
-        } catch {
-            let failure = RequestError.stepFailed(detail: "could not build its request", underlyingError: error)
-            return .failure(failure.describingStep(step.name))
-        }
+    /// Builds and sends one step, naming the step in any error; a group step also returns its responses.
+    private func run(
+        _ step: Step, after previous: StepResponses
+    ) async -> (Result<Response, RequestError>, [Response]?) {
         do throws(RequestError) {
-            return .success(try await request.validatedResponse())
+            switch step.work {
+            case .request(let makeRequest):
+                let request = try await Self.build(step) { try await makeRequest(previous) }
+                return (.success(try await request.validatedResponse()), nil)
+            case .group(let makeGroup):
+                let group = try await Self.build(step) { try await makeGroup(previous) }
+                let responses = try await Self.send(group)
+                guard let last = responses.last else {
+                    throw RequestError.stepFailed(detail: "built a RequestGroup with no requests")
+                }
+                return (.success(last), responses)
+            }
         } catch {
-            return .failure(error.describingStep(step.name))
+            return (.failure(error.describingStep(step.name)), nil)
         }
+    }
+
+    /// Runs a step's closure; an error that is not a ``RequestError`` becomes a `stepFailed` one keeping it.
+    private static func build<T>(
+        _ step: Step, _ make: () async throws -> T
+    ) async throws(RequestError) -> T {
+        do {
+            return try await make()
+        } catch let error as RequestError {
+            throw error
+        } catch {
+            throw RequestError.stepFailed(detail: "could not build its request", underlyingError: error)
+        }
+    }
+
+    /// Sends a step's group; the first failing slot, by index, fails the step and names the slot.
+    private static func send(_ group: RequestGroup) async throws(RequestError) -> [Response] {
+        var responses: [Response] = []
+        for result in try await group.send() {
+            responses.append(try result.get())
+        }
+        return responses
     }
 
     /// How a call of the chain is named in flight: its steps.

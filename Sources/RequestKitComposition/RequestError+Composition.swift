@@ -9,6 +9,14 @@ extension RequestError {
         RequestError(kind: .stepFailed, underlyingError: underlyingError, detail: detail)
     }
 
+    /// A copy whose description names its slot in a ``RequestGroup`` (the index in the group's results), before
+    /// the request's method and URL: `slot [2] of the group, GET http://…/todos/3`.
+    func describingSlot(_ index: Int, of request: any RequestRepresentable) -> RequestError {
+        var copy = self
+        copy.request = "slot [\(index)] of the group, " + (self.request ?? request.inFlightLabel)
+        return copy
+    }
+
     /// A copy whose description names the chain step it came from, before the request's method and URL.
     func describingStep(_ name: String) -> RequestError {
         var copy = self

@@ -1,7 +1,8 @@
 /// Requests sent together, at most a few at a time, with one result per request in declaration order.
 ///
 /// Each result is a *validated* response: a request whose status its `Validate` does not accept (a 404, by
-/// default) is a failure in its slot, like `validatedResponse()` would throw. One failure loses nothing else
+/// default) is a failure in its slot, like `validatedResponse()` would throw, whose description names the slot
+/// (`… for slot [2] of the group, GET http://…/todos/3`). One failure loses nothing else
 /// unless the group fails fast, in which case the first failure cancels every request still running, starts
 /// no new ones, and is thrown.
 ///
@@ -120,7 +121,7 @@ public struct RequestGroup: Sendable {
                     do throws(RequestError) {
                         return (index, .success(try await requests[index].validatedResponse()))
                     } catch {
-                        return (index, .failure(error))
+                        return (index, .failure(error.describingSlot(index, of: requests[index])))
                     }
                 }
             }

@@ -3,6 +3,9 @@ import Foundation
 extension StepResponses {
     /// The body of the step with this name, decoded from JSON into `type`.
     ///
+    /// Each call decodes the body again: no request is sent, the bytes are already in memory, and the parse is
+    /// the whole cost. Keep the value in a `let` when a step needs it more than once.
+    ///
     /// ```swift
     /// Step("profile") { previous in
     ///     let login = try previous.decode("login", as: Token.self)

@@ -13,16 +13,20 @@ import Foundation
 public struct StepResponses: Sendable {
     /// The names of the steps that ran, in order.
     public private(set) var names: [String] = []
-    /// The validated result of each step that ran, in order.
+    /// The validated result of each step that ran, in order. A step built as a ``RequestGroup`` has its error here,
+    /// or its last response; ``responses(_:)`` gives all of them.
     public private(set) var results: [Result<Response, RequestError>] = []
+    /// The responses of each step built as a group, in the group's order; nil for a step of one request.
+    private var groupResponses: [[Response]?] = []
 
     /// Creates an empty list.
     init() {}
 
-    /// Records the outcome of a step.
-    mutating func append(_ result: Result<Response, RequestError>, for name: String) {
+    /// Records the outcome of a step, with the responses of a group step that succeeded.
+    mutating func append(_ result: Result<Response, RequestError>, for name: String, group: [Response]? = nil) {
         names.append(name)
         results.append(result)
+        groupResponses.append(group)
     }
 
     /// The number of steps that ran.
@@ -86,12 +90,40 @@ public struct StepResponses: Sendable {
     /// let cookie = try previous.response("login").headers["Set-Cookie"]
     /// ```
     /// - Throws: A ``RequestError/Kind/stepFailed`` error, keeping the step's own error when it failed, or
-    ///   saying that no step of that name ran.
+    ///   saying that no step of that name ran, or that the step sent a group (read it with ``responses(_:)``).
     public func response(_ name: String) throws(RequestError) -> Response {
+        let index = try index(of: name)
+        if let group = groupResponses[index] {
+            throw RequestError.stepFailed(
+                detail: "step \"\(name)\" sent a RequestGroup of \(group.count) requests; "
+                    + "read their responses with responses(\"\(name)\")")
+        }
+        return try Self.unwrap(results[index], name: "step \"\(name)\"")
+    }
+
+    /// The responses of the step with this name: those of its ``RequestGroup`` in the group's order, or its one
+    /// response.
+    ///
+    /// ```swift
+    /// Step("summary") { previous in
+    ///     let todos = try previous.responses("details").map { try $0.decode(Todo.self) }
+    ///     return Request { Url("http://127.0.0.1:8080/summary"); Method(.post); Body(todos) }
+    /// }
+    /// ```
+    /// - Throws: A ``RequestError/Kind/stepFailed`` error, keeping the step's own error when it failed (naming
+    ///   the group's slot that failed), or saying that no step of that name ran.
+    public func responses(_ name: String) throws(RequestError) -> [Response] {
+        let index = try index(of: name)
+        let response = try Self.unwrap(results[index], name: "step \"\(name)\"")
+        return groupResponses[index] ?? [response]
+    }
+
+    /// The position of the last step with this name.
+    private func index(of name: String) throws(RequestError) -> Int {
         guard let index = names.lastIndex(of: name) else {
             throw RequestError.stepFailed(detail: "no step named \"\(name)\" ran before this one")
         }
-        return try Self.unwrap(results[index], name: "step \"\(name)\"")
+        return index
     }
 
     /// The response of the step at this position (0 for the first step).

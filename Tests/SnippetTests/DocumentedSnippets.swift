@@ -243,6 +243,24 @@ enum DocumentedCode {
 
     // README.md, block 18
     static func snippetREADME18() async throws {
+        let workflow = RequestChain {
+            Step("list", Request { Url("http://127.0.0.1:8080/todos") })
+            Step("details") { previous in
+                let ids = try previous.decode("list", as: [Todo].self).map(\.id)
+                return RequestGroup {
+                    for id in ids { Request { Url("http://127.0.0.1:8080/todos/\(id)") } }
+                }
+            }
+            Step("titles") { previous in
+                let todos = try previous.responses("details").map { try $0.decode(Todo.self) }
+                return Request { Url("http://127.0.0.1:8080/post"); Method(.post); Body(todos.map(\.title)) }
+            }
+        }
+        _ = workflow
+    }
+
+    // README.md, block 19
+    static func snippetREADME19() async throws {
         for await result in status.poll(every: .seconds(10), until: { (try? $0.json().done.bool) == true }) {
             if case .changed(let response) = result { print(try response.json()) }   // a 304 arrives as .unchanged
         }
@@ -250,8 +268,8 @@ enum DocumentedCode {
         _ = updates
     }
 
-    // README.md, block 19
-    static func snippetREADME19() async throws {
+    // README.md, block 20
+    static func snippetREADME20() async throws {
         let cache = ResponseCache(.memory(maxBytes: 32 << 20))     // or .disk(at: directory, maxBytes: 256 << 20)
         let cachingClient = Client(baseURL: apiURL) { $0.cache = cache }
         let todos = try await Request {
@@ -270,8 +288,8 @@ enum DocumentedCode {
         _ = offline
     }
 
-    // README.md, block 20
-    static func snippetREADME20() async throws {
+    // README.md, block 21
+    static func snippetREADME21() async throws {
         let reportURL = URL(fileURLWithPath: "/tmp/report.pdf")
         let destination = URL(fileURLWithPath: "/tmp/archive.bin")
 
@@ -310,8 +328,8 @@ enum DocumentedCode {
         _ = feed
     }
 
-    // README.md, block 21
-    static func snippetREADME21() async throws {
+    // README.md, block 22
+    static func snippetREADME22() async throws {
         do {
             let todo = try await Request { Url("http://127.0.0.1:8080/todos/1") }.decode(Todo.self)
             try JSONEncoder().encode(todo).write(to: URL(fileURLWithPath: "/tmp/todo.json"))
@@ -324,8 +342,8 @@ enum DocumentedCode {
         }
     }
 
-    // README.md, block 22
-    static func snippetREADME22() async throws {
+    // README.md, block 23
+    static func snippetREADME23() async throws {
         let client = Client(baseURL: URL(fileURLWithPath: "/")) { configuration in
             configuration.responseLimits.maxBodyBytes = 8 << 20          // data(), json(), decode()
             configuration.responseLimits.maxStreamedBodyBytes = 4 << 30  // stream(), download(to:)
@@ -339,8 +357,8 @@ enum DocumentedCode {
         _ = thumbnail
     }
 
-    // README.md, block 25
-    static func snippetREADME25() async throws {
+    // README.md, block 26
+    static func snippetREADME26() async throws {
         let todo = try await Request {
             Url("http://127.0.0.1:8080/todos/1")
             Using(HTTP1Transport.shared)
@@ -585,6 +603,20 @@ enum DocumentedCode {
 
     // Sources/RequestKit/RequestKit.docc/GroupsChainsAndPolling.md, block 3
     static func snippetGroupsChainsAndPolling3() async throws {
+        func titles(of ids: [Int]) async throws -> [String] {
+            let chain = RequestChain {
+                Step("details") { _ in
+                    RequestGroup {
+                        for id in ids { Request { Url("http://127.0.0.1:8080/todos/\(id)") } }
+                    }
+                }
+            }
+            return try await chain.send().responses("details").map { try $0.decode(Todo.self).title }
+        }
+    }
+
+    // Sources/RequestKit/RequestKit.docc/GroupsChainsAndPolling.md, block 4
+    static func snippetGroupsChainsAndPolling4() async throws {
         func watch(_ status: Request) async {
             for await result in status.poll(every: .seconds(10), maxCount: 30) {
                 switch result {
@@ -1035,7 +1067,7 @@ enum DocumentedCode {
     }
 }
 
-// README.md, block 23
+// README.md, block 24
 @Test func retriesAfterTheServersDelay() async throws {
     let server = try TestServer()
     defer { server.stop() }
@@ -1058,7 +1090,7 @@ enum DocumentedCode {
     #expect(server.requests.last?.body == Data(#"{"title":"x"}"#.utf8))
 }
 
-// README.md, block 24
+// README.md, block 25
 @Test(.cassette("todos"))
 func listsTodos() async throws {
     let transport = try #require(RecordingTransport.current)
@@ -1351,12 +1383,27 @@ let chain = RequestChain {
 let profile = try await chain.send().decode("profile", as: Profile.self)
 """#),
     DocumentedSnippet(document: "README.md", index: 18, code: #"""
+let workflow = RequestChain {
+    Step("list", Request { Url("http://127.0.0.1:8080/todos") })
+    Step("details") { previous in
+        let ids = try previous.decode("list", as: [Todo].self).map(\.id)
+        return RequestGroup {
+            for id in ids { Request { Url("http://127.0.0.1:8080/todos/\(id)") } }
+        }
+    }
+    Step("titles") { previous in
+        let todos = try previous.responses("details").map { try $0.decode(Todo.self) }
+        return Request { Url("http://127.0.0.1:8080/post"); Method(.post); Body(todos.map(\.title)) }
+    }
+}
+"""#),
+    DocumentedSnippet(document: "README.md", index: 19, code: #"""
 for await result in status.poll(every: .seconds(10), until: { (try? $0.json().done.bool) == true }) {
     if case .changed(let response) = result { print(try response.json()) }   // a 304 arrives as .unchanged
 }
 let updates = status.onJson { print($0) }.update(every: 10)   // seconds or .seconds(10); updates.cancel() stops it
 """#),
-    DocumentedSnippet(document: "README.md", index: 19, code: #"""
+    DocumentedSnippet(document: "README.md", index: 20, code: #"""
 let cache = ResponseCache(.memory(maxBytes: 32 << 20))     // or .disk(at: directory, maxBytes: 256 << 20)
 let cachingClient = Client(baseURL: apiURL) { $0.cache = cache }
 let todos = try await Request {
@@ -1370,7 +1417,7 @@ let offline = try await Request {
     CachePolicy(.returnCacheDontLoad)   // a stored response however old, else a 504 made by the cache
 }.send()
 """#),
-    DocumentedSnippet(document: "README.md", index: 20, code: #"""
+    DocumentedSnippet(document: "README.md", index: 21, code: #"""
 let reportURL = URL(fileURLWithPath: "/tmp/report.pdf")
 let destination = URL(fileURLWithPath: "/tmp/archive.bin")
 
@@ -1401,7 +1448,7 @@ for try await event in feed.events() {
     print(event.event, event.id ?? "-", event.data)
 }
 """#),
-    DocumentedSnippet(document: "README.md", index: 21, code: #"""
+    DocumentedSnippet(document: "README.md", index: 22, code: #"""
 do {
     let todo = try await Request { Url("http://127.0.0.1:8080/todos/1") }.decode(Todo.self)
     try JSONEncoder().encode(todo).write(to: URL(fileURLWithPath: "/tmp/todo.json"))
@@ -1413,7 +1460,7 @@ do {
     print("saving failed: \(error.localizedDescription)")   // or error.requestError?.statusCode
 }
 """#),
-    DocumentedSnippet(document: "README.md", index: 22, code: #"""
+    DocumentedSnippet(document: "README.md", index: 23, code: #"""
 let client = Client(baseURL: URL(fileURLWithPath: "/")) { configuration in
     configuration.responseLimits.maxBodyBytes = 8 << 20          // data(), json(), decode()
     configuration.responseLimits.maxStreamedBodyBytes = 4 << 30  // stream(), download(to:)
@@ -1424,7 +1471,7 @@ let thumbnail = Request {
     MaxResponseSize(512 << 10)
 }
 """#),
-    DocumentedSnippet(document: "README.md", index: 23, code: ##"""
+    DocumentedSnippet(document: "README.md", index: 24, code: ##"""
 @Test func retriesAfterTheServersDelay() async throws {
     let server = try TestServer()
     defer { server.stop() }
@@ -1447,7 +1494,7 @@ let thumbnail = Request {
     #expect(server.requests.last?.body == Data(#"{"title":"x"}"#.utf8))
 }
 """##),
-    DocumentedSnippet(document: "README.md", index: 24, code: ##"""
+    DocumentedSnippet(document: "README.md", index: 25, code: ##"""
 @Test(.cassette("todos"))
 func listsTodos() async throws {
     let transport = try #require(RecordingTransport.current)
@@ -1459,7 +1506,7 @@ func listsTodos() async throws {
     #expect(todos[0].title.string == "write the cassette")
 }
 """##),
-    DocumentedSnippet(document: "README.md", index: 25, code: #"""
+    DocumentedSnippet(document: "README.md", index: 26, code: #"""
 let todo = try await Request {
     Url("http://127.0.0.1:8080/todos/1")
     Using(HTTP1Transport.shared)
@@ -1701,6 +1748,18 @@ func profile(loginURL: String, profileURL: String) async throws -> Profile {
 }
 """#),
     DocumentedSnippet(document: "Sources/RequestKit/RequestKit.docc/GroupsChainsAndPolling.md", index: 3, code: #"""
+func titles(of ids: [Int]) async throws -> [String] {
+    let chain = RequestChain {
+        Step("details") { _ in
+            RequestGroup {
+                for id in ids { Request { Url("http://127.0.0.1:8080/todos/\(id)") } }
+            }
+        }
+    }
+    return try await chain.send().responses("details").map { try $0.decode(Todo.self).title }
+}
+"""#),
+    DocumentedSnippet(document: "Sources/RequestKit/RequestKit.docc/GroupsChainsAndPolling.md", index: 4, code: #"""
 func watch(_ status: Request) async {
     for await result in status.poll(every: .seconds(10), maxCount: 30) {
         switch result {
