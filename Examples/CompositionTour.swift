@@ -52,11 +52,37 @@ func compositionTour(_ tour: inout Tour) async throws {
 
     tour.section("Polling with conditional requests: a 304 is reported as unchanged")
     let resource = Request { Url(server.url("/etag/v1")) }
-    for await result in resource.poll(every: .milliseconds(100), maxCount: 3) {
+    var polling = resource.poll(every: .milliseconds(100), maxCount: 3).makeAsyncIterator()
+    while let result = await polling.next() {
         switch result {
         case .changed(let response): tour.received("changed: \(response.status), \(response.body.count) bytes")
         case .unchanged: tour.received("unchanged (the server saw \(tour.lastServerRequest))")
         case .failed(let error): tour.received("failed: \(error)")
+        }
+    }
+    tour.received("polling ended: \(polling.end.map { "\($0)" } ?? "?")")
+
+    tour.section("update(every:) until a condition holds, with a completion handler saying how it ended")
+    let counter = ExampleCounter()
+    server.route("/job") { _ in .json(Data(#"{"state":"\#(counter.next() < 3 ? "running" : "done")"}"#.utf8)) }
+    let updates = Request { Url(server.url("/job")) }
+        .onJson { json in print("   ← state: \(json.state.string ?? "?")") }
+        .update(every: 0.05, until: { (try? $0.json().state.string) == "done" }, maxDuration: 5) { end in
+            print("   ← updates ended: \(end)")
+        }
+    await updates.wait()
+}
+
+/// Counts the requests a route answers.
+final class ExampleCounter: @unchecked Sendable {
+    // Safe: every access to `count` holds `lock`.
+    private let lock = NSLock()
+    private var count = 0
+
+    func next() -> Int {
+        lock.withLock {
+            count += 1
+            return count
         }
     }
 }

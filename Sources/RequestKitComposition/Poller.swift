@@ -26,7 +26,8 @@ struct Poller: Sendable {
     private var count = 0
     private var startedAt: Duration?
     private var nextDelay: Duration?
-    private var isFinished = false
+    /// How polling ended, once it has.
+    private(set) var end: PollEnd?
 
     init(
         request: Request, interval: Duration, backoff: Backoff, isConditional: Bool,
@@ -40,18 +41,18 @@ struct Poller: Sendable {
         self.maxCount = maxCount
         self.maxDuration = maxDuration
         clock = request.parts().clock
-        isFinished = maxCount.map { $0 <= 0 } ?? false
+        if let maxCount, maxCount <= 0 { end = .maxCount }
     }
 
     /// Waits for the next tick, sends the request and returns what came back; nil once polling is over or the
-    /// task is cancelled.
+    /// task is cancelled, with ``end`` saying which.
     mutating func next() async -> Tick? {
-        guard !isFinished else { return nil }
+        guard end == nil else { return nil }
         if let nextDelay {
             do {
                 try await clock.sleep(for: nextDelay)
             } catch {
-                isFinished = true
+                end = .cancelled
                 return nil
             }
         } else {
@@ -59,16 +60,20 @@ struct Poller: Sendable {
         }
         let tick = await send()
         if Task.isCancelled {
-            isFinished = true
+            end = .cancelled
             return nil
         }
         count += 1
         failures = tick.result.error == nil ? 0 : failures + 1
         let delay = backoff.delay(afterFailures: failures, interval: interval)
         nextDelay = delay
-        if let maxCount, count >= maxCount { isFinished = true }
-        if let until, let response = tick.result.response, until(response) { isFinished = true }
-        if let maxDuration, let startedAt, clock.now + delay - startedAt > maxDuration { isFinished = true }
+        if let until, let response = tick.result.response, until(response) {
+            end = .conditionMet
+        } else if let maxCount, count >= maxCount {
+            end = .maxCount
+        } else if let maxDuration, let startedAt, clock.now + delay - startedAt > maxDuration {
+            end = .maxDuration
+        }
         return tick
     }
 

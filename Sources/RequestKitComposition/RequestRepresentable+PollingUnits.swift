@@ -25,27 +25,6 @@ extension RequestRepresentable {
             backoff: backoff, conditional: conditional)
     }
 
-    /// Sends the request every `interval` in the background, running its handlers on each result:
-    /// `update(every:on:backoff:conditional:)` with a `Duration`.
-    ///
-    /// ```swift
-    /// let updates = status.onJson { print($0) }.update(every: .seconds(10))
-    /// updates.cancel()
-    /// ```
-    /// - Parameters:
-    ///   - interval: The wait between one result and the next request.
-    ///   - queue: The queue to run handlers on, or nil for a background task.
-    ///   - backoff: How the wait grows after failures in a row.
-    ///   - conditional: Whether to send conditional requests when the server offers validators.
-    /// - Returns: A handle that stops the updates, or waits until they stop.
-    @discardableResult
-    public func update(
-        every interval: Duration, on queue: DispatchQueue? = nil, backoff: Backoff = .exponential(),
-        conditional: Bool = true
-    ) -> RequestHandle {
-        update(every: Backoff.seconds(interval), on: queue, backoff: backoff, conditional: conditional)
-    }
-
     /// Seconds as a duration; a negative or non-finite value counts as 0.
     private static func duration(_ seconds: Double) -> Duration {
         .seconds(seconds.isFinite ? max(0, seconds) : 0)

@@ -270,6 +270,24 @@ enum DocumentedCode {
 
     // README.md, block 20
     static func snippetREADME20() async throws {
+        var polling = status.poll(every: .seconds(10), until: { (try? $0.json().done.bool) == true },
+                                  maxCount: 30, maxDuration: .seconds(240)).makeAsyncIterator()
+        while let result = await polling.next() { print(result) }
+        switch polling.end {
+        case .conditionMet: print("done")
+        case .maxCount, .maxDuration: print("gave up waiting")     // 30 polls, or a next one after 4 minutes
+        case .cancelled, nil: print("stopped")
+        }
+        let watcher = status.onJson { print($0) }.update(every: 10, until: { $0.statusCode == 410 }, maxCount: 6) { end in
+            print("updates ended: \(end)")                             // .conditionMet, .maxCount or .cancelled
+        }
+        await watcher.wait()
+        _ = polling
+        _ = watcher
+    }
+
+    // README.md, block 21
+    static func snippetREADME21() async throws {
         let cache = ResponseCache(.memory(maxBytes: 32 << 20))     // or .disk(at: directory, maxBytes: 256 << 20)
         let cachingClient = Client(baseURL: apiURL) { $0.cache = cache }
         let todos = try await Request {
@@ -288,8 +306,8 @@ enum DocumentedCode {
         _ = offline
     }
 
-    // README.md, block 21
-    static func snippetREADME21() async throws {
+    // README.md, block 22
+    static func snippetREADME22() async throws {
         let reportURL = URL(fileURLWithPath: "/tmp/report.pdf")
         let destination = URL(fileURLWithPath: "/tmp/archive.bin")
 
@@ -328,8 +346,8 @@ enum DocumentedCode {
         _ = feed
     }
 
-    // README.md, block 22
-    static func snippetREADME22() async throws {
+    // README.md, block 23
+    static func snippetREADME23() async throws {
         do {
             let todo = try await Request { Url("http://127.0.0.1:8080/todos/1") }.decode(Todo.self)
             try JSONEncoder().encode(todo).write(to: URL(fileURLWithPath: "/tmp/todo.json"))
@@ -342,8 +360,8 @@ enum DocumentedCode {
         }
     }
 
-    // README.md, block 23
-    static func snippetREADME23() async throws {
+    // README.md, block 24
+    static func snippetREADME24() async throws {
         let client = Client(baseURL: URL(fileURLWithPath: "/")) { configuration in
             configuration.responseLimits.maxBodyBytes = 8 << 20          // data(), json(), decode()
             configuration.responseLimits.maxStreamedBodyBytes = 4 << 30  // stream(), download(to:)
@@ -357,8 +375,8 @@ enum DocumentedCode {
         _ = thumbnail
     }
 
-    // README.md, block 26
-    static func snippetREADME26() async throws {
+    // README.md, block 27
+    static func snippetREADME27() async throws {
         let todo = try await Request {
             Url("http://127.0.0.1:8080/todos/1")
             Using(HTTP1Transport.shared)
@@ -625,6 +643,37 @@ enum DocumentedCode {
                 case .failed(let error): print(error)
                 }
             }
+        }
+    }
+
+    // Sources/RequestKit/RequestKit.docc/GroupsChainsAndPolling.md, block 5
+    static func snippetGroupsChainsAndPolling5() async throws {
+        func waitForJob(_ job: Request) async -> Bool {
+            var polling = job.poll(
+                every: .seconds(5), until: { (try? $0.json().state.string) == "done" },
+                maxCount: 100, maxDuration: .seconds(300)
+            ).makeAsyncIterator()
+            while let result = await polling.next() {
+                if let error = result.error { print("poll failed: \(error)") }
+            }
+            switch polling.end {
+            case .conditionMet: return true
+            case .maxCount: print("100 polls and still not done")
+            case .maxDuration: print("not done after five minutes")
+            case .cancelled, nil: print("stopped")
+            }
+            return false
+        }
+    }
+
+    // Sources/RequestKit/RequestKit.docc/GroupsChainsAndPolling.md, block 6
+    static func snippetGroupsChainsAndPolling6() async throws {
+        func follow(_ job: Request) async {
+            let updates = job.onJson { json in print(json.state.string ?? "") }
+                .update(every: 5, until: { (try? $0.json().state.string) == "done" }, maxDuration: 300) { end in
+                    print("updates ended: \(end)")
+                }
+            await updates.wait()
         }
     }
 
@@ -1067,7 +1116,7 @@ enum DocumentedCode {
     }
 }
 
-// README.md, block 24
+// README.md, block 25
 @Test func retriesAfterTheServersDelay() async throws {
     let server = try TestServer()
     defer { server.stop() }
@@ -1090,7 +1139,7 @@ enum DocumentedCode {
     #expect(server.requests.last?.body == Data(#"{"title":"x"}"#.utf8))
 }
 
-// README.md, block 25
+// README.md, block 26
 @Test(.cassette("todos"))
 func listsTodos() async throws {
     let transport = try #require(RecordingTransport.current)
@@ -1404,6 +1453,20 @@ for await result in status.poll(every: .seconds(10), until: { (try? $0.json().do
 let updates = status.onJson { print($0) }.update(every: 10)   // seconds or .seconds(10); updates.cancel() stops it
 """#),
     DocumentedSnippet(document: "README.md", index: 20, code: #"""
+var polling = status.poll(every: .seconds(10), until: { (try? $0.json().done.bool) == true },
+                          maxCount: 30, maxDuration: .seconds(240)).makeAsyncIterator()
+while let result = await polling.next() { print(result) }
+switch polling.end {
+case .conditionMet: print("done")
+case .maxCount, .maxDuration: print("gave up waiting")     // 30 polls, or a next one after 4 minutes
+case .cancelled, nil: print("stopped")
+}
+let watcher = status.onJson { print($0) }.update(every: 10, until: { $0.statusCode == 410 }, maxCount: 6) { end in
+    print("updates ended: \(end)")                             // .conditionMet, .maxCount or .cancelled
+}
+await watcher.wait()
+"""#),
+    DocumentedSnippet(document: "README.md", index: 21, code: #"""
 let cache = ResponseCache(.memory(maxBytes: 32 << 20))     // or .disk(at: directory, maxBytes: 256 << 20)
 let cachingClient = Client(baseURL: apiURL) { $0.cache = cache }
 let todos = try await Request {
@@ -1417,7 +1480,7 @@ let offline = try await Request {
     CachePolicy(.returnCacheDontLoad)   // a stored response however old, else a 504 made by the cache
 }.send()
 """#),
-    DocumentedSnippet(document: "README.md", index: 21, code: #"""
+    DocumentedSnippet(document: "README.md", index: 22, code: #"""
 let reportURL = URL(fileURLWithPath: "/tmp/report.pdf")
 let destination = URL(fileURLWithPath: "/tmp/archive.bin")
 
@@ -1448,7 +1511,7 @@ for try await event in feed.events() {
     print(event.event, event.id ?? "-", event.data)
 }
 """#),
-    DocumentedSnippet(document: "README.md", index: 22, code: #"""
+    DocumentedSnippet(document: "README.md", index: 23, code: #"""
 do {
     let todo = try await Request { Url("http://127.0.0.1:8080/todos/1") }.decode(Todo.self)
     try JSONEncoder().encode(todo).write(to: URL(fileURLWithPath: "/tmp/todo.json"))
@@ -1460,7 +1523,7 @@ do {
     print("saving failed: \(error.localizedDescription)")   // or error.requestError?.statusCode
 }
 """#),
-    DocumentedSnippet(document: "README.md", index: 23, code: #"""
+    DocumentedSnippet(document: "README.md", index: 24, code: #"""
 let client = Client(baseURL: URL(fileURLWithPath: "/")) { configuration in
     configuration.responseLimits.maxBodyBytes = 8 << 20          // data(), json(), decode()
     configuration.responseLimits.maxStreamedBodyBytes = 4 << 30  // stream(), download(to:)
@@ -1471,7 +1534,7 @@ let thumbnail = Request {
     MaxResponseSize(512 << 10)
 }
 """#),
-    DocumentedSnippet(document: "README.md", index: 24, code: ##"""
+    DocumentedSnippet(document: "README.md", index: 25, code: ##"""
 @Test func retriesAfterTheServersDelay() async throws {
     let server = try TestServer()
     defer { server.stop() }
@@ -1494,7 +1557,7 @@ let thumbnail = Request {
     #expect(server.requests.last?.body == Data(#"{"title":"x"}"#.utf8))
 }
 """##),
-    DocumentedSnippet(document: "README.md", index: 25, code: ##"""
+    DocumentedSnippet(document: "README.md", index: 26, code: ##"""
 @Test(.cassette("todos"))
 func listsTodos() async throws {
     let transport = try #require(RecordingTransport.current)
@@ -1506,7 +1569,7 @@ func listsTodos() async throws {
     #expect(todos[0].title.string == "write the cassette")
 }
 """##),
-    DocumentedSnippet(document: "README.md", index: 26, code: #"""
+    DocumentedSnippet(document: "README.md", index: 27, code: #"""
 let todo = try await Request {
     Url("http://127.0.0.1:8080/todos/1")
     Using(HTTP1Transport.shared)
@@ -1768,6 +1831,33 @@ func watch(_ status: Request) async {
         case .failed(let error): print(error)
         }
     }
+}
+"""#),
+    DocumentedSnippet(document: "Sources/RequestKit/RequestKit.docc/GroupsChainsAndPolling.md", index: 5, code: #"""
+func waitForJob(_ job: Request) async -> Bool {
+    var polling = job.poll(
+        every: .seconds(5), until: { (try? $0.json().state.string) == "done" },
+        maxCount: 100, maxDuration: .seconds(300)
+    ).makeAsyncIterator()
+    while let result = await polling.next() {
+        if let error = result.error { print("poll failed: \(error)") }
+    }
+    switch polling.end {
+    case .conditionMet: return true
+    case .maxCount: print("100 polls and still not done")
+    case .maxDuration: print("not done after five minutes")
+    case .cancelled, nil: print("stopped")
+    }
+    return false
+}
+"""#),
+    DocumentedSnippet(document: "Sources/RequestKit/RequestKit.docc/GroupsChainsAndPolling.md", index: 6, code: #"""
+func follow(_ job: Request) async {
+    let updates = job.onJson { json in print(json.state.string ?? "") }
+        .update(every: 5, until: { (try? $0.json().state.string) == "done" }, maxDuration: 300) { end in
+            print("updates ended: \(end)")
+        }
+    await updates.wait()
 }
 """#),
     DocumentedSnippet(document: "Sources/RequestKit/RequestKit.docc/ReadingJSON.md", index: 1, code: #"""
