@@ -135,6 +135,25 @@ public struct Client: Sendable {
         }
     }
 
+    /// Builds the Foundation request this client sends for an endpoint (before interceptors adapt it).
+    ///
+    /// ```swift
+    /// let urlRequest = try client.urlRequest(for: GetProfile(userID: "ann"))
+    /// ```
+    /// - Throws: ``RequestError`` of kind ``RequestError/Kind/invalidRequest``, listing every problem.
+    public func urlRequest(for endpoint: some Endpoint) throws(RequestError) -> URLRequest {
+        try urlRequest(for: endpoint.request)
+    }
+
+    /// The request this client sends for an endpoint, as a curl command with secrets redacted.
+    ///
+    /// ```swift
+    /// print(client.cURL(for: GetProfile(userID: "ann")))
+    /// ```
+    public func cURL(for endpoint: some Endpoint) -> String {
+        cURL(for: endpoint.request)
+    }
+
     /// Sends a request and returns the response, whatever its status: `request(_:)` then `send()`.
     ///
     /// ```swift

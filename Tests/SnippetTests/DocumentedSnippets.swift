@@ -137,6 +137,7 @@ enum DocumentedCode {
             var body: any RequestComponent { Path(template: "/profile/{user_id}", ["user_id": userID]) }
         }
 
+        print(client.cURL(for: GetProfile(userID: "ann lee")))   // exactly what send sends, secrets redacted
         do {
             let profile = try await client.send(GetProfile(userID: "ann lee"))   // GET /v1/profile/ann%20lee
             print(profile.name)
@@ -1355,6 +1356,7 @@ struct GetProfile: Endpoint {
     var body: any RequestComponent { Path(template: "/profile/{user_id}", ["user_id": userID]) }
 }
 
+print(client.cURL(for: GetProfile(userID: "ann lee")))   // exactly what send sends, secrets redacted
 do {
     let profile = try await client.send(GetProfile(userID: "ann lee"))   // GET /v1/profile/ann%20lee
     print(profile.name)

@@ -43,7 +43,7 @@ extension Endpoint {
     /// The endpoint's request, for inspecting (`cURL`) or sending without a client.
     ///
     /// ```swift
-    /// print(client.cURL(for: GetProfile(userID: "ann").request))
+    /// print(GetProfile(userID: "ann").request.cURL)   // as the client sends it: client.cURL(for: GetProfile(…))
     /// ```
     public var request: Request { Request(root: body, callbacks: Callbacks()) }
 }

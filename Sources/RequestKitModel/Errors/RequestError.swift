@@ -181,7 +181,10 @@ public struct RequestError: Error, Sendable, CustomStringConvertible, CustomDebu
         if kind != .unacceptableStatus, kind != .decoding, let detail, kind != .timedOut {
             text += " (\(detail))"
         }
-        if let underlyingError { text += ": \(Self.readable(underlyingError))" }
+        // A reason given as the detail is not repeated when the underlying error says the same.
+        if let underlyingError, case let reason = Self.readable(underlyingError), reason != detail {
+            text += ": \(reason)"
+        }
         if let response, !response.body.isEmpty, kind == .unacceptableStatus || kind == .decoding {
             text +=
                 "; body: \(redaction.redactedPreview(of: response.body, contentType: response.headers["Content-Type"]))"
@@ -228,6 +231,8 @@ public struct RequestError: Error, Sendable, CustomStringConvertible, CustomDebu
         case .typeMismatch(let type, let context):
             return "not \(withArticle(type))\(place(context.codingPath))"
         case .dataCorrupted(let context):
+            // Not JSON at all: say where, as `json()` does, rather than only that it is not.
+            if let parsing = context.underlyingError as? JsonParsingError { return "\(parsing)" }
             return context.debugDescription + place(context.codingPath)
         @unknown default:
             return "\(error)"
