@@ -77,7 +77,8 @@ public struct RequestChain: Sendable {
     }
 
     /// Calls `handler` with each step's name and validated result as the step finishes, for logging or
-    /// progress; it runs for ``send()`` and ``call(on:_:)`` alike.
+    /// progress; it runs for ``send()`` and ``call(on:_:)`` alike. A step built as a ``RequestGroup`` reports its
+    /// error, or its last response, as in ``StepResponses/results``.
     ///
     /// ```swift
     /// let logged = chain.onStep { name, result in

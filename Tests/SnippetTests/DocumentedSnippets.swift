@@ -279,9 +279,10 @@ enum DocumentedCode {
         case .maxCount, .maxDuration: print("gave up waiting")     // 30 polls, or a next one after 4 minutes
         case .cancelled, nil: print("stopped")
         }
-        let watcher = status.onJson { print($0) }.update(every: 10, until: { $0.statusCode == 410 }, maxCount: 6) { end in
-            print("updates ended: \(end)")                             // .conditionMet, .maxCount or .cancelled
-        }
+        let watcher = status.onJson { print($0) }
+            .update(every: 10, until: { (try? $0.json().done.bool) == true }, maxCount: 6) { end in
+                print("updates ended: \(end)")                         // .conditionMet, .maxCount or .cancelled
+            }
         await watcher.wait()
         _ = polling
         _ = watcher
@@ -1463,9 +1464,10 @@ case .conditionMet: print("done")
 case .maxCount, .maxDuration: print("gave up waiting")     // 30 polls, or a next one after 4 minutes
 case .cancelled, nil: print("stopped")
 }
-let watcher = status.onJson { print($0) }.update(every: 10, until: { $0.statusCode == 410 }, maxCount: 6) { end in
-    print("updates ended: \(end)")                             // .conditionMet, .maxCount or .cancelled
-}
+let watcher = status.onJson { print($0) }
+    .update(every: 10, until: { (try? $0.json().done.bool) == true }, maxCount: 6) { end in
+        print("updates ended: \(end)")                         // .conditionMet, .maxCount or .cancelled
+    }
 await watcher.wait()
 """#),
     DocumentedSnippet(document: "README.md", index: 21, code: #"""
