@@ -14,6 +14,11 @@ let package = Package(
         // The system zlib, for decompressing gzip and deflate response bodies in HTTP1Transport: part of every
         // Linux distribution and Apple SDK, so RequestKit still has no package dependencies.
         .systemLibrary(name: "CZlib", path: "Sources/CZlib", providers: [.apt(["zlib1g-dev"])]),
+        // The system brotli and zstd, for decoding (and, on request, encoding) br and zstd bodies on Linux: Debian's
+        // libbrotli-dev and libzstd-dev. Apple platforms never link them (their transports offer gzip and deflate,
+        // and URLSession decodes br itself), so the dependency and every use of them are Linux-only.
+        .systemLibrary(name: "CBrotli", path: "Sources/CBrotli", providers: [.apt(["libbrotli-dev"])]),
+        .systemLibrary(name: "CZstd", path: "Sources/CZstd", providers: [.apt(["libzstd-dev"])]),
         // epoll and eventfd for HTTP1Transport's event loop on Linux (the Glibc module does not export them); an
         // empty module on Apple platforms, which use kqueue from Darwin.
         .systemLibrary(name: "CEpoll", path: "Sources/CEpoll"),
@@ -25,7 +30,12 @@ let package = Package(
         // module re-exports them all; they are not products, so users import RequestKit alone.
         .target(name: "RequestKitJSON"),
         .target(name: "RequestKitModel", dependencies: ["RequestKitJSON"]),
-        .target(name: "RequestKitDSL", dependencies: ["RequestKitModel"]),
+        .target(
+            name: "RequestKitDSL",
+            dependencies: [
+                "RequestKitModel", "CZlib", .target(name: "CBrotli", condition: .when(platforms: [.linux])),
+                .target(name: "CZstd", condition: .when(platforms: [.linux])),
+            ]),
         .target(name: "RequestKitFeatures", dependencies: ["RequestKitModel"]),
         .target(name: "RequestKitURLSession", dependencies: ["RequestKitModel"]),
         .target(
@@ -33,7 +43,11 @@ let package = Package(
             dependencies: ["RequestKitModel", .target(name: "COpenSSL", condition: .when(platforms: [.linux]))]),
         .target(
             name: "RequestKitNativeTransport",
-            dependencies: ["RequestKitDSL", "RequestKitSockets", "RequestKitURLSession", "CZlib", "CEpoll"]),
+            dependencies: [
+                "RequestKitDSL", "RequestKitSockets", "RequestKitURLSession", "CZlib", "CEpoll",
+                .target(name: "CBrotli", condition: .when(platforms: [.linux])),
+                .target(name: "CZstd", condition: .when(platforms: [.linux])),
+            ]),
         .target(name: "RequestKitPipeline", dependencies: ["RequestKitFeatures", "RequestKitNativeTransport"]),
         .target(name: "RequestKitSending", dependencies: ["RequestKitDSL", "RequestKitPipeline"]),
         .target(name: "RequestKitComposition", dependencies: ["RequestKitSending"]),

@@ -3,8 +3,8 @@ import Foundation
 
 /// Undoes a response's `Content-Encoding` with the system zlib, piece by piece as the body arrives, so that a
 /// compressed body never reaches the caller as if it were plain: `gzip` and `x-gzip`, and `deflate` (zlib-wrapped,
-/// or raw as some servers send it, told apart by the first two bytes). Any other coding is an error rather than
-/// bytes the caller cannot read.
+/// or raw as some servers send it, told apart by the first two bytes); on Linux also `br` (the system libbrotlidec)
+/// and `zstd` (the system libzstd). Any other coding is an error rather than bytes the caller cannot read.
 ///
 /// Two guards bound what a small compressed body can make the client hold (a "gzip bomb"): the decoded total
 /// (`maxBytes`), and its ratio to the bytes received (`maxRatio`, once past `ratioAllowance` bytes). Inflating
@@ -12,7 +12,7 @@ import Foundation
 ///
 /// Used by one thread at a time: the one reading the response.
 final class HTTP1ContentDecoder {
-    private let stages: [Inflater]
+    private let stages: [any ContentDecodingStage]
     private let maxBytes: Int
     private let maxRatio: Int
     private let ratioAllowance: Int
@@ -27,24 +27,56 @@ final class HTTP1ContentDecoder {
     ///   - maxBytes: The most decoded bytes.
     ///   - maxRatio: How many times the bytes received the decoded bytes may be, once past `ratioAllowance`.
     ///   - ratioAllowance: The decoded bytes allowed whatever the ratio.
-    /// - Throws: ``HTTP1ParseError`` for a coding other than gzip, deflate and identity.
+    /// - Throws: ``HTTP1ParseError`` for a coding not in ``supportedCodings``.
     init?(
         codings: [String], maxBytes: Int, maxRatio: Int = .max, ratioAllowance: Int = 1 << 20
     ) throws(HTTP1ParseError) {
-        var stages: [Inflater] = []
-        for coding in codings.reversed() {
-            switch coding {
-            case "identity": continue
-            case "gzip", "x-gzip": stages.append(try Inflater(format: .gzip))
-            case "deflate": stages.append(try Inflater(format: .deflate))
-            default: throw HTTP1ParseError("unsupported Content-Encoding \(coding)")
+        var stages: [any ContentDecodingStage] = []
+        for coding in codings.reversed() where coding != "identity" {
+            guard let stage = try Self.stage(for: coding) else {
+                throw HTTP1ParseError.unsupportedContentEncoding(coding)
             }
+            stages.append(stage)
         }
         if stages.isEmpty { return nil }
         self.stages = stages
         self.maxBytes = max(0, maxBytes)
         self.maxRatio = max(1, maxRatio)
         self.ratioAllowance = max(0, ratioAllowance)
+    }
+
+    /// The codings this platform decodes, in the order `Accept-Encoding` offers them.
+    static var supportedCodings: [String] {
+        var codings = ["gzip", "deflate"]
+        #if canImport(CBrotli)
+        codings.append("br")
+        #endif
+        #if canImport(CZstd)
+        codings.append("zstd")
+        #endif
+        return codings
+    }
+
+    /// The `Accept-Encoding` value offering ``supportedCodings``.
+    static let acceptEncoding = supportedCodings.joined(separator: ", ")
+
+    /// The first coding of `codings` (other than `identity`) that this platform does not decode.
+    static func unsupportedCoding(in codings: [String]) -> String? {
+        codings.first { $0 != "identity" && $0 != "x-gzip" && !supportedCodings.contains($0) }
+    }
+
+    private static func stage(for coding: String) throws(HTTP1ParseError) -> (any ContentDecodingStage)? {
+        switch coding {
+        case "gzip", "x-gzip": return Inflater(format: .gzip)
+        case "deflate": return Inflater(format: .deflate)
+        #if canImport(CBrotli)
+        case "br": return try BrotliDecodingStage()
+        #endif
+        #if canImport(CZstd)
+        case "zstd": return try ZstdDecodingStage()
+        #endif
+        default: return nil
+        }
     }
 
     /// Decodes the next piece of the body.
@@ -61,7 +93,7 @@ final class HTTP1ContentDecoder {
         var data = piece
         do {
             for stage in stages {
-                data = try stage.inflate(data, limit: limit)
+                data = try stage.decode(data, limit: limit)
             }
         } catch {
             throw error == .bodyTooLarge && isRatioTighter ? .decompressionRatioExceeded : error
@@ -76,13 +108,24 @@ final class HTTP1ContentDecoder {
     /// - Throws: ``HTTP1ParseError`` when the body stopped in the middle of a compressed stream.
     func finish() throws(HTTP1ParseError) {
         for stage in stages where stage.hasStarted && !stage.isFinished {
-            throw HTTP1ParseError("truncated compressed body")
+            throw .truncatedCompressedBody
         }
     }
 }
 
+/// One stage of undoing a `Content-Encoding`: a decompression stream fed the body piece by piece.
+protocol ContentDecodingStage: AnyObject {
+    /// Whether any input has reached the stream.
+    var hasStarted: Bool { get }
+    /// Whether the stream reached its end.
+    var isFinished: Bool { get }
+    /// Decodes the next piece, producing at most one 64 KiB block beyond `limit` before it throws
+    /// ``HTTP1ParseError/bodyTooLarge``.
+    func decode(_ input: Data, limit: Int) throws(HTTP1ParseError) -> Data
+}
+
 /// One zlib inflate stream, at a fixed address (zlib keeps a pointer back to it).
-private final class Inflater {
+private final class Inflater: ContentDecodingStage {
     enum Format { case gzip, deflate }
 
     private let format: Format
@@ -92,7 +135,7 @@ private final class Inflater {
     private(set) var isFinished = false
     private var output = [UInt8](repeating: 0, count: 64 * 1024)
 
-    init(format: Format) throws(HTTP1ParseError) {
+    init(format: Format) {
         self.format = format
         stream = UnsafeMutablePointer<z_stream>.allocate(capacity: 1)
         stream.initialize(to: z_stream())
@@ -104,7 +147,7 @@ private final class Inflater {
         stream.deallocate()
     }
 
-    func inflate(_ input: Data, limit: Int) throws(HTTP1ParseError) -> Data {
+    func decode(_ input: Data, limit: Int) throws(HTTP1ParseError) -> Data {
         if input.isEmpty || isFinished { return Data() }
         if !isInitialized { try start(firstBytes: input) }
         hasStarted = true
@@ -129,7 +172,7 @@ private final class Inflater {
         switch status {
         case Z_STREAM_END: isFinished = true
         case Z_OK, Z_BUF_ERROR: break
-        default: throw HTTP1ParseError("corrupt compressed body")
+        default: throw .corruptCompressedBody
         }
         return produced
     }

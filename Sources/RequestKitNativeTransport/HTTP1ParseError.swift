@@ -51,5 +51,8 @@ public struct HTTP1ParseError: Error, Sendable, Hashable, CustomStringConvertibl
     )
     static let bodyTooLarge = Self("response body larger than the limit")
     static let decompressionRatioExceeded = Self("compressed response body expands more than the limit allows")
+    static let corruptCompressedBody = Self("corrupt compressed body")
+    static let truncatedCompressedBody = Self("truncated compressed body")
+    static func unsupportedContentEncoding(_ coding: String) -> Self { Self("unsupported Content-Encoding \(coding)") }
     static let tooManyInformationalResponses = Self("too many informational (1xx) responses")
 }

@@ -8,7 +8,9 @@ import FoundationNetworking
 ///
 /// The target is the URL's path and query exactly as percent-encoded in the URL; `Host` carries the port when
 /// it is not the scheme's default (80, or 443 for https); `Content-Length` is computed from the body;
-/// `Connection: keep-alive` is added unless the caller set `Connection`. The executor has validated every header already, but a name that is not a token or a value
+/// `Accept-Encoding` offers the codings ``HTTP1ContentDecoder`` undoes (gzip, deflate, and on Linux br and zstd)
+/// unless the caller set `Accept-Encoding`; `Connection: keep-alive` is added unless the caller set `Connection`.
+/// The executor has validated every header already, but a name that is not a token or a value
 /// with CR, LF or another control byte is refused again here, so no request can ever smuggle a line.
 enum HTTP1RequestEncoder {
     /// Where a request goes and what its request line names.
@@ -138,6 +140,7 @@ enum HTTP1RequestEncoder {
             bytes += " HTTP/1.1\r\n".utf8
             var hasHost = false
             var hasConnection = false
+            var hasAcceptEncoding = false
             for field in fields {
                 let (name, value) = (field.name, field.value)
                 guard HTTPSyntax.isToken(name), HTTPSyntax.invalidValueByte(in: value) == nil else {
@@ -148,6 +151,7 @@ enum HTTP1RequestEncoder {
                 case "content-length", "transfer-encoding": continue
                 case "host": hasHost = true
                 case "connection": hasConnection = true
+                case "accept-encoding": hasAcceptEncoding = true
                 default: break
                 }
                 bytes += name.utf8
@@ -168,6 +172,11 @@ enum HTTP1RequestEncoder {
                 }
             } else {
                 bytes += "Transfer-Encoding: chunked\r\n".utf8
+            }
+            if !hasAcceptEncoding {
+                bytes += "Accept-Encoding: ".utf8
+                bytes += HTTP1ContentDecoder.acceptEncoding.utf8
+                bytes += "\r\n".utf8
             }
             if !hasConnection { bytes += "Connection: keep-alive\r\n".utf8 }
             bytes += "\r\n".utf8

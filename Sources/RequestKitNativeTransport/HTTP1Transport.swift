@@ -276,9 +276,19 @@ public final class HTTP1Transport: Transport {
     ) throws(RequestError) -> Response {
         var response = Self.response(head, url: url)
         guard !body.isEmpty else { return response }
+        let codings = head.tokens(of: "Content-Encoding")
+        if let coding = HTTP1ContentDecoder.unsupportedCoding(in: codings) {
+            // Undecoded bytes delivered as the body would read as garbage: the error keeps them as they came.
+            response.body = body
+            throw RequestError(
+                kind: .transport, response: response,
+                underlyingError: HTTP1ParseError.unsupportedContentEncoding(coding),
+                detail: "the body is in Content-Encoding \(coding), which RequestKit does not decode; "
+                    + "error.response holds it as received")
+        }
         do {
             if let decoder = try HTTP1ContentDecoder(
-                codings: head.tokens(of: "Content-Encoding"), maxBytes: bodyLimit, maxRatio: maxRatio,
+                codings: codings, maxBytes: bodyLimit, maxRatio: maxRatio,
                 ratioAllowance: ResponseLimits.decompressionAllowance)
             {
                 response.body = try decoder.decode(body)

@@ -1,4 +1,5 @@
 import Foundation
+import RequestKit
 
 extension BuiltInRoutes {
     /// `/hostile/{kind}`: a response a hostile server would send, for testing a client's limits.
@@ -6,6 +7,9 @@ extension BuiltInRoutes {
     /// - `gzip-bomb?bytes=N&framing=length|chunked`: `Content-Encoding: gzip` whose body inflates to about `N`
     ///   zero bytes (10 GiB by default) while only about `N / 1032` bytes are sent; the stream never ends
     ///   properly, so a client that reads it all fails. `length` (the default) sends `Content-Length`.
+    /// - `br-bomb?bytes=N&framing=length|chunked`, `zstd-bomb?…`: `Content-Encoding: br` or `zstd`, a complete stream
+    ///   of `N` zero bytes (16 MiB by default, at most 64 MiB) compressed by the system library (Linux only; `501`
+    ///   elsewhere), so that only a few hundred bytes are sent.
     /// - `endless?framing=chunked|close&pause=ms`: zero bytes, 64 KiB at a time, until the client goes away; chunked
     ///   (the default) or delimited by the end of the connection; with `pause`, that many milliseconds (0 to 1000)
     ///   between blocks instead of as fast as the socket takes them.
@@ -22,6 +26,13 @@ extension BuiltInRoutes {
                 return Self.badRequest("bytes must be a number from 0 to 2^50")
             }
             return Self.gzipBomb(decodedBytes: Int(bytes), isChunked: request.queryValue("framing") == "chunked")
+        case "br-bomb", "zstd-bomb":
+            guard let bytes = number(request, "bytes", default: Double(16 << 20), in: 0...Double(64 << 20)) else {
+                return Self.badRequest("bytes must be a number from 0 to 2^26")
+            }
+            return Self.compressedZeros(
+                count: Int(bytes), coding: kind == "br-bomb" ? .brotli : .zstd,
+                isChunked: request.queryValue("framing") == "chunked")
         case "endless":
             guard let pause = number(request, "pause", default: 0, in: 0...1000) else {
                 return Self.badRequest("pause must be a number of milliseconds from 0 to 1000")
@@ -55,7 +66,7 @@ extension BuiltInRoutes {
             return Self.raw("HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: \(value)\r\n\r\n0123456789")
         default:
             return .text(
-                "unknown hostile response \"\(kind)\"; try gzip-bomb, endless, bad-validators, bad-event-id, "
+                "unknown hostile response \"\(kind)\"; try gzip-bomb, br-bomb, zstd-bomb, endless, bad-validators, bad-event-id, "
                     + "content-length",
                 status: 404)
         }
@@ -92,6 +103,15 @@ extension BuiltInRoutes {
         0x1F, 0x8B, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03,
         0xEC, 0xC0, 0x81, 0x00, 0x00, 0x00, 0x00, 0x80, 0xA0, 0xFD, 0xA9, 0x17, 0xA9, 0x00,
     ]
+
+    private static func compressedZeros(count: Int, coding: ContentCoding, isChunked: Bool) -> TestResponse {
+        guard let body = try? ContentCompressor.compress(Data(count: count), with: coding) else {
+            return .text("\(coding.name) is not available on this platform", status: 501)
+        }
+        let headers = [("Content-Type", "application/octet-stream"), ("Content-Encoding", coding.name)]
+        if isChunked { return TestResponse(headers: headers, body: .chunked([body])) }
+        return TestResponse(headers: headers, body: .data(body))
+    }
 
     private static func gzipBomb(decodedBytes: Int, isChunked: Bool) -> TestResponse {
         let zeroCount = decodedBytes / 1032 + 1

@@ -51,6 +51,8 @@ struct BuiltInRoutes {
         case ("upload", 0): return upload(request)
         case ("gzip", 0): return encoded(request, gzip: true)
         case ("deflate", 0): return encoded(request, gzip: false)
+        case ("brotli", 0): return encoded(request, coding: .brotli)
+        case ("zstd", 0): return encoded(request, coding: .zstd)
         case ("sse", 0): return serverSentEvents(request)
         case ("sequence", 1): return sequence(request, codes: rest[0])
         case ("fault", 1): return fault(kind: rest[0])

@@ -44,6 +44,7 @@ import Foundation
 /// | `/sse?count=N&retry=MS&interval=MS&drop=K` | events `id: i`, `data: message i`, after `Last-Event-ID` if sent; |
 /// | | `drop=K` cuts the server's first such stream after `K` events |
 /// | `/gzip`, `/deflate` | the echo document plus `"gzipped"`/`"deflated": true`, in that `Content-Encoding` |
+/// | `/brotli`, `/zstd` | the echo document plus `"brotli"`/`"zstd": true`, in `br`/`zstd` (Linux only) |
 /// | `/upload` | `{"bytes": N, "sha256": "…"}` for the request body, any method |
 /// | `/headers`, `/ip`, `/user-agent`, `/json` | the request headers, `127.0.0.1`, the `User-Agent`, a fixed document |
 /// | `/basic-auth/{user}/{password}`, `/bearer` | `200` for matching credentials, else `401` with `WWW-Authenticate` |
@@ -52,7 +53,7 @@ import Foundation
 /// | `/etag/{etag}`, `/cache`, `/cache/{seconds}` | `ETag`, `Last-Modified`, `Cache-Control`; `304` when conditional |
 /// | `/sequence/{codes}?retry_after=S` | the n-th request to the path gets the n-th code, with `X-Attempt` |
 /// | `/fault/{kind}` | `close`, `truncate`, `malformed-status`, `bad-chunk`, `hang`, `hang-body` |
-/// | `/hostile/{kind}` | `gzip-bomb`, `endless`, `bad-validators`, `bad-event-id`, `content-length` |
+/// | `/hostile/{kind}` | `gzip-bomb`, `br-bomb`, `zstd-bomb`, `endless`, `bad-validators`, `bad-event-id`, `content-length` |
 ///
 /// Anything else is `404` with the text `not found: {path}`. Malformed requests get a `400` (or `413`, `414`,
 /// `431`, `501`, `505`, `408`) whose text says what was wrong, and the connection closes.
