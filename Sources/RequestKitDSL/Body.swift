@@ -12,6 +12,8 @@ import Foundation
 /// ```
 public struct Body: RequestComponent {
     private let content: Content
+    /// The coding the body is compressed with as it is set (``compressed(_:)``); nil to send it as it is.
+    var coding: ContentCoding?
 
     private enum Content: Sendable {
         case valid(RequestBody)
@@ -125,14 +127,26 @@ public struct Body: RequestComponent {
     }
 
     public func apply(to parts: inout RequestParts) {
+        let body: RequestBody
         switch content {
-        case .valid(let body): parts.body = body
-        case .invalid(let problem): parts.report(problem)
+        case .valid(let valid): body = valid
+        case .invalid(let problem): return parts.report(problem)
         case .deferred(let encode):
             switch encode(parts[option: JSONEncoderKey.self] ?? JSONEncoder()) {
-            case .valid(let body): parts.body = body
-            case .invalid(let problem): parts.report(problem)
+            case .valid(let valid): body = valid
+            case .invalid(let problem): return parts.report(problem)
             }
+        }
+        guard let coding else {
+            parts.body = body
+            return
+        }
+        switch Self.compress(body, with: coding) {
+        case .valid(let compressed):
+            parts.body = compressed
+            parts.headers.set("Content-Encoding", coding.name)
+        case .invalid(let problem):
+            parts.report(problem)
         }
     }
 }

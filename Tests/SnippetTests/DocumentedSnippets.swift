@@ -377,8 +377,18 @@ enum DocumentedCode {
         _ = thumbnail
     }
 
-    // README.md, block 27
-    static func snippetREADME27() async throws {
+    // README.md, block 25
+    static func snippetREADME25() async throws {
+        let upload = Request {
+            Url("http://127.0.0.1:8080/anything")
+            Method(.post)
+            Body(String(repeating: "a log line\n", count: 1_000), contentType: .text).compressed(.gzip)
+        }
+        _ = upload
+    }
+
+    // README.md, block 28
+    static func snippetREADME28() async throws {
         let todo = try await Request {
             Url("http://127.0.0.1:8080/todos/1")
             Using(HTTP1Transport.shared)
@@ -1118,7 +1128,7 @@ enum DocumentedCode {
     }
 }
 
-// README.md, block 25
+// README.md, block 26
 @Test func retriesAfterTheServersDelay() async throws {
     let server = try TestServer()
     defer { server.stop() }
@@ -1141,7 +1151,7 @@ enum DocumentedCode {
     #expect(server.requests.last?.body == Data(#"{"title":"x"}"#.utf8))
 }
 
-// README.md, block 26
+// README.md, block 27
 @Test(.cassette("todos"))
 func listsTodos() async throws {
     let transport = try #require(RecordingTransport.current)
@@ -1538,7 +1548,14 @@ let thumbnail = Request {
     MaxResponseSize(512 << 10)
 }
 """#),
-    DocumentedSnippet(document: "README.md", index: 25, code: ##"""
+    DocumentedSnippet(document: "README.md", index: 25, code: #"""
+let upload = Request {
+    Url("http://127.0.0.1:8080/anything")
+    Method(.post)
+    Body(String(repeating: "a log line\n", count: 1_000), contentType: .text).compressed(.gzip)
+}
+"""#),
+    DocumentedSnippet(document: "README.md", index: 26, code: ##"""
 @Test func retriesAfterTheServersDelay() async throws {
     let server = try TestServer()
     defer { server.stop() }
@@ -1561,7 +1578,7 @@ let thumbnail = Request {
     #expect(server.requests.last?.body == Data(#"{"title":"x"}"#.utf8))
 }
 """##),
-    DocumentedSnippet(document: "README.md", index: 26, code: ##"""
+    DocumentedSnippet(document: "README.md", index: 27, code: ##"""
 @Test(.cassette("todos"))
 func listsTodos() async throws {
     let transport = try #require(RecordingTransport.current)
@@ -1573,7 +1590,7 @@ func listsTodos() async throws {
     #expect(todos[0].title.string == "write the cassette")
 }
 """##),
-    DocumentedSnippet(document: "README.md", index: 27, code: #"""
+    DocumentedSnippet(document: "README.md", index: 28, code: #"""
 let todo = try await Request {
     Url("http://127.0.0.1:8080/todos/1")
     Using(HTTP1Transport.shared)

@@ -120,7 +120,10 @@ struct ContentCodingWireTests {
         let plain = Data(String(repeating: "RequestKit decodes this. ", count: 400).utf8)
         for coding in [ContentCoding.brotli, .zstd] {
             let whole = try ContentCompressor.compress(plain, with: coding)
-            let bodies = ["truncated": whole.prefix(whole.count - 4), "corrupt": Data(repeating: 0xFF, count: 4) + whole.dropFirst(4)]
+            let bodies = [
+                "truncated": whole.prefix(whole.count - 4),
+                "corrupt": Data(repeating: 0xFF, count: 4) + whole.dropFirst(4),
+            ]
             for (name, body) in bodies {
                 server.route("/\(coding.name)/\(name)") { _ in
                     TestResponse(

@@ -87,9 +87,11 @@ struct ContentDecoderTests {
         }
     }
 
-    @Test("Compressing with each coding round-trips through the decoder", arguments: [
-        ContentCoding.gzip, .deflate, .brotli, .zstd,
-    ])
+    @Test(
+        "Compressing with each coding round-trips through the decoder",
+        arguments: [
+            ContentCoding.gzip, .deflate, .brotli, .zstd,
+        ])
     func roundTrip(_ coding: ContentCoding) throws {
         #expect(coding.isAvailable)
         let compressed = try ContentCompressor.compress(Self.plain, with: coding)
