@@ -24,7 +24,7 @@ extension Exchange {
             let result = await transfer(request, body: body, sink: sink)
             if case .success(let delivery) = result {
                 cache.invalidate(after: delivery.response, to: cacheRequest)
-                if delivery.body == nil { cache.store(delivery.response, for: cacheRequest, requestTime: requestTime) }
+                Self.store(delivery, for: cacheRequest, requestTime: requestTime, in: cache)
             }
             return reported(result, request)
         }
@@ -39,8 +39,8 @@ extension Exchange {
         case .forward:
             let requestTime = cache.now
             let result = await transfer(request, body: body, sink: sink)
-            if case .success(let delivery) = result, delivery.body == nil {
-                cache.store(delivery.response, for: cacheRequest, requestTime: requestTime)
+            if case .success(let delivery) = result {
+                Self.store(delivery, for: cacheRequest, requestTime: requestTime, in: cache)
             }
             return reported(result, request)
         case .validate(let stored, let options):
@@ -98,10 +98,22 @@ extension Exchange {
             await delivery.discard()
             return .stored(stored.answer(to: cacheRequest, status: .stale, at: cache.now))
         }
-        if delivery.body == nil {
-            cache.store(delivery.response, for: cacheRequest, requestTime: requestTime)
-        }
+        Self.store(delivery, for: cacheRequest, requestTime: requestTime, in: cache)
         return .network(result)
+    }
+
+    /// Stores `delivery` when it may be stored: a body in memory at once, a streamed body as its consumer reads
+    /// it (``ResponseCache/streamedEntry(for:to:requestTime:)``), stored when read to its end.
+    private static func store(
+        _ delivery: Delivery, for cacheRequest: CacheRequest, requestTime: Date, in cache: ResponseCache
+    ) {
+        guard let body = delivery.body else {
+            cache.store(delivery.response, for: cacheRequest, requestTime: requestTime)
+            return
+        }
+        if let entry = cache.streamedEntry(for: delivery.response, to: cacheRequest, requestTime: requestTime) {
+            body.buffer.setTap(entry)
+        }
     }
 
     /// Validates `stored` in a task of its own, at most one per URL at a time (`stale-while-revalidate`).

@@ -988,6 +988,20 @@ enum DocumentedCode {
         _ = response
     }
 
+    // Sources/RequestKit/RequestKit.docc/ResponseCaching.md, block 2
+    static func snippetResponseCaching2() async throws {
+        let cacheDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("http-cache")
+        let downloads = ResponseCache(.disk(at: cacheDirectory, maxBytes: 1 << 30), maxStreamedBodyBytes: 256 << 20)
+        let head = try await Request {
+            Url("http://127.0.0.1:8080/large/1048576")
+            Cache(downloads)
+        }.download(to: URL(fileURLWithPath: "/tmp/large.bin"))
+        print(head.cacheStatus)   // .network the first time; the next download is a .hit copied from the cache
+        _ = cacheDirectory
+        _ = downloads
+        _ = head
+    }
+
     // Sources/RequestKit/RequestKit.docc/TLS.md, block 1
     static func snippetTLS1() async throws {
         func companyTransport() -> HTTP1Transport {
@@ -2210,6 +2224,15 @@ case .revalidated: print("the server confirmed the stored response with a 304")
 case .stale: print("stale, allowed by max-stale, stale-while-revalidate or stale-if-error")
 default: print("from the network")
 }
+"""#),
+    DocumentedSnippet(document: "Sources/RequestKit/RequestKit.docc/ResponseCaching.md", index: 2, code: #"""
+let cacheDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("http-cache")
+let downloads = ResponseCache(.disk(at: cacheDirectory, maxBytes: 1 << 30), maxStreamedBodyBytes: 256 << 20)
+let head = try await Request {
+    Url("http://127.0.0.1:8080/large/1048576")
+    Cache(downloads)
+}.download(to: URL(fileURLWithPath: "/tmp/large.bin"))
+print(head.cacheStatus)   // .network the first time; the next download is a .hit copied from the cache
 """#),
     DocumentedSnippet(document: "Sources/RequestKit/RequestKit.docc/TLS.md", index: 1, code: #"""
 func companyTransport() -> HTTP1Transport {

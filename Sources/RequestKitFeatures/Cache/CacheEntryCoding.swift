@@ -8,36 +8,59 @@ import Foundation
 ///                  u64 body length, body
 ///
 /// Strings are a u32 byte count and UTF-8; numbers little-endian. Reading checks every length against what is
-/// left, so a truncated or corrupt file reads as nil (a miss), never a crash.
+/// left, so a truncated or corrupt file reads as nil (a miss), never a crash. A body stored while it streams is
+/// written after its variant's head, and its length and the variant count are filled in once it has ended.
 enum CacheEntryCoding {
     static let magic = Array("RKCACHE1".utf8)
     /// The most fields or varying fields a variant may have, and variants a file may hold: more is corruption.
     static let maxCount = 10_000
 
+    /// The byte offset of the variant count in a file.
+    static let countOffset = magic.count
+
     static func encode(key: String, variants: [CachedResponse]) -> Data {
-        var data = Data(magic)
-        append(UInt32(variants.count), to: &data)
-        append(key, to: &data)
-        for variant in variants {
-            append(UInt32(variant.status), to: &data)
-            append(variant.requestTime.timeIntervalSince1970.bitPattern, to: &data)
-            append(variant.responseTime.timeIntervalSince1970.bitPattern, to: &data)
-            append(variant.url?.absoluteString ?? "", to: &data)
-            append(UInt32(variant.headers.count), to: &data)
-            for field in variant.headers {
-                append(field.name, to: &data)
-                append(field.value, to: &data)
-            }
-            append(UInt32(variant.varyingFields.count), to: &data)
-            for field in variant.varyingFields {
-                append(field.name, to: &data)
-                data.append(field.value == nil ? 0 : 1)
-                append(field.value ?? "", to: &data)
-            }
-            append(UInt64(variant.body.count), to: &data)
-            data.append(variant.body)
-        }
+        var data = header(key: key, count: variants.count)
+        for variant in variants { append(variant, to: &data) }
         return data
+    }
+
+    /// The start of a file: the magic, the variant count and the key.
+    static func header(key: String, count: Int) -> Data {
+        var data = Data(magic)
+        append(UInt32(clamping: count), to: &data)
+        append(key, to: &data)
+        return data
+    }
+
+    /// Appends `variant`, its body included.
+    static func append(_ variant: CachedResponse, to data: inout Data) {
+        appendHead(of: variant, bodyLength: variant.body.count, to: &data)
+        data.append(variant.body)
+    }
+
+    /// Appends `variant` up to its body: everything but the body, the body length last (8 bytes).
+    static func appendHead(of variant: CachedResponse, bodyLength: Int, to data: inout Data) {
+        append(UInt32(clamping: variant.status), to: &data)
+        append(variant.requestTime.timeIntervalSince1970.bitPattern, to: &data)
+        append(variant.responseTime.timeIntervalSince1970.bitPattern, to: &data)
+        append(variant.url?.absoluteString ?? "", to: &data)
+        append(UInt32(clamping: variant.headers.count), to: &data)
+        for field in variant.headers {
+            append(field.name, to: &data)
+            append(field.value, to: &data)
+        }
+        append(UInt32(clamping: variant.varyingFields.count), to: &data)
+        for field in variant.varyingFields {
+            append(field.name, to: &data)
+            data.append(field.value == nil ? 0 : 1)
+            append(field.value ?? "", to: &data)
+        }
+        append(UInt64(bodyLength), to: &data)
+    }
+
+    /// `value` as the format writes it: little-endian.
+    static func bytes<T: FixedWidthInteger>(of value: T) -> [UInt8] {
+        withUnsafeBytes(of: value.littleEndian) { Array($0) }
     }
 
     /// The key and variants in `data`, or nil when it is not a whole, well-formed file.
@@ -76,7 +99,7 @@ enum CacheEntryCoding {
     }
 
     private static func append<T: FixedWidthInteger>(_ value: T, to data: inout Data) {
-        withUnsafeBytes(of: value.littleEndian) { data.append(contentsOf: $0) }
+        data.append(contentsOf: bytes(of: value))
     }
 
     private static func append(_ text: String, to data: inout Data) {

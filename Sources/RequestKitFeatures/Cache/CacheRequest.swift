@@ -53,15 +53,30 @@ package struct CacheRequest: Sendable {
     static let caseInsensitiveFields: Set<String> = ["accept-language", "accept-encoding", "accept-charset"]
 
     /// The value of the fields named `name` as a secondary key compares them: joined by commas, with the
-    /// whitespace around each value removed, lower-cased for ``caseInsensitiveFields`` (RFC 9111 §4.1); nil when
-    /// absent.
+    /// whitespace around each value removed, lower-cased for ``caseInsensitiveFields`` (RFC 9111 §4.1), and for
+    /// `Accept-Language` its ranges in order of weight and name (``LanguagePreferences``); nil when absent.
     func normalizedValue(of name: String) -> String? {
         let values = headers.values(for: name)
         guard !values.isEmpty else { return nil }
         let joined = values.flatMap { $0.split(separator: ",", omittingEmptySubsequences: false) }
             .map { $0.trimmingCharacters(in: .whitespaces) }
             .joined(separator: ",")
-        return Self.caseInsensitiveFields.contains(name.lowercased()) ? joined.lowercased() : joined
+        let lowered = name.lowercased()
+        if lowered == "accept-language", let preferences = LanguagePreferences(joined) {
+            return preferences.normalized
+        }
+        return Self.caseInsensitiveFields.contains(lowered) ? joined.lowercased() : joined
+    }
+
+    /// Whether the server would select `contentLanguage` for this request: it is the one language range the
+    /// request weights above every other (`fr;q=0.5, de` selects a stored `Content-Language: de`).
+    func selectsLanguage(_ contentLanguage: String) -> Bool {
+        let values = headers.values(for: "Accept-Language")
+        guard !values.isEmpty, let favourite = LanguagePreferences(values.joined(separator: ","))?.favourite else {
+            return false
+        }
+        let language = contentLanguage.trimmingCharacters(in: .whitespaces).lowercased()
+        return favourite != "*" && !language.contains(",") && language == favourite
     }
 
     /// `max-stale`: how stale a response the request accepts, in seconds; infinity for `max-stale` without a

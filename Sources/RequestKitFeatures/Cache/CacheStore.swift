@@ -12,6 +12,9 @@ protocol CacheStore: Sendable {
     func removeAll()
     /// The bytes held, as counted against the bound.
     var byteCount: Int { get }
+    /// Where the body of `response` (stored for `key` once its body has ended) goes while it streams, taking at
+    /// most `limit` body bytes; nil when it cannot be stored.
+    func bodySink(for key: String, response: CachedResponse, limit: Int) -> (any CacheBodySink)?
 }
 
 extension CacheStore {

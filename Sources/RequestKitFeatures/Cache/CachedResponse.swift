@@ -129,9 +129,15 @@ package struct CachedResponse: Sendable, Hashable {
         return names
     }
 
-    /// Whether this response may answer `request`: every field it varies on has the same value (RFC 9111 §4.1).
+    /// Whether this response may answer `request`: every field it varies on has the same value (RFC 9111 §4.1),
+    /// or, for `Accept-Language`, the request's favourite language is the response's `Content-Language`.
     func matches(_ request: CacheRequest) -> Bool {
-        varyingFields.allSatisfy { $0.name != "*" && request.normalizedValue(of: $0.name) == $0.value }
+        varyingFields.allSatisfy { field in
+            guard field.name != "*" else { return false }
+            if request.normalizedValue(of: field.name) == field.value { return true }
+            guard field.name == "accept-language", let language = headers["Content-Language"] else { return false }
+            return request.selectsLanguage(language)
+        }
     }
 
     /// The directives of the stored `Cache-Control`.

@@ -37,6 +37,7 @@ final class DiskCacheStore: CacheStore, @unchecked Sendable {
             at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         estimatedBytes = 0
         estimatedBytes = files().reduce(0) { $0 + $1.size }
+        removeAbandonedTemporaryFiles()
     }
 
     var byteCount: Int { files().reduce(0) { $0 + $1.size } }
@@ -54,24 +55,53 @@ final class DiskCacheStore: CacheStore, @unchecked Sendable {
     }
 
     func store(_ response: CachedResponse, for key: String) {
-        guard !response.varyingFields.contains(where: { Self.secretFields.contains($0.name) }) else { return }
-        var written = response
-        for name in Self.unwrittenFields { written.headers.remove(name) }
+        guard let written = writable(response) else { return }
         let variants = Self.replacing(written, in: variants(for: key))
         let data = CacheEntryCoding.encode(key: key, variants: variants)
         guard data.count <= maxBytes else {
             remove(key)
             return
         }
-        let path = self.path(for: key)
-        let temporary = directory.appendingPathComponent(".\(UUID().uuidString).tmp").path
-        guard Self.writeFile(data, toNew: temporary) else { return }
-        guard rename(temporary, path) == 0 else {
+        let temporary = temporaryPath()
+        let descriptor = Self.createFile(temporary)
+        guard descriptor >= 0 else { return }
+        let isWritten = Self.writeAll(data, to: descriptor)
+        close(descriptor)
+        guard isWritten else {
+            unlink(temporary)
+            return
+        }
+        install(temporary, for: key, size: data.count)
+    }
+
+    /// Written to a temporary file as it streams (``DiskCacheBody``), never held in memory.
+    func bodySink(for key: String, response: CachedResponse, limit: Int) -> (any CacheBodySink)? {
+        guard let written = writable(response) else { return nil }
+        return DiskCacheBody(store: self, key: key, response: written, limit: limit)
+    }
+
+    /// `response` as it is written: without ``unwrittenFields``; nil when it varies on a ``secretFields`` field.
+    func writable(_ response: CachedResponse) -> CachedResponse? {
+        guard !response.varyingFields.contains(where: { Self.secretFields.contains($0.name) }) else { return nil }
+        var written = response
+        for name in Self.unwrittenFields { written.headers.remove(name) }
+        return written
+    }
+
+    /// A new temporary file's path in the directory: hidden, so the bound and trimming never count it.
+    func temporaryPath() -> String {
+        directory.appendingPathComponent(".\(UUID().uuidString).tmp").path
+    }
+
+    /// Renames the whole file at `temporary` (`size` bytes) into place as `key`'s file, trimming the directory when
+    /// it passes its bound.
+    func install(_ temporary: String, for key: String, size: Int) {
+        guard rename(temporary, path(for: key)) == 0 else {
             unlink(temporary)
             return
         }
         let isOver = lock.withLock {
-            estimatedBytes += data.count
+            estimatedBytes += size
             return estimatedBytes > maxBytes
         }
         if isOver { trim() }
@@ -108,6 +138,21 @@ final class DiskCacheStore: CacheStore, @unchecked Sendable {
         lock.withLock { estimatedBytes = total }
     }
 
+    /// Removes the temporary files a process left behind when it ended while writing (a body streams for as long as
+    /// its consumer reads it, so only files untouched for a day are taken as left behind).
+    private func removeAbandonedTemporaryFiles() {
+        let keys: [URLResourceKey] = [.contentModificationDateKey]
+        guard let urls = try? FileManager.default.contentsOfDirectory(at: directory, includingPropertiesForKeys: keys)
+        else { return }
+        let dayAgo = Date().addingTimeInterval(-86_400)
+        for url in urls where url.lastPathComponent.hasPrefix(".") && url.pathExtension == "tmp" {
+            guard let modified = try? url.resourceValues(forKeys: Set(keys)).contentModificationDate,
+                modified < dayAgo
+            else { continue }
+            unlink(url.path)
+        }
+    }
+
     private struct File {
         let path: String
         let size: Int
@@ -129,12 +174,14 @@ final class DiskCacheStore: CacheStore, @unchecked Sendable {
         }
     }
 
-    /// Writes `data` to a file that must not exist yet, created owner-only.
-    private static func writeFile(_ data: Data, toNew path: String) -> Bool {
-        let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else { return false }
-        defer { close(descriptor) }
-        let isWritten = data.withUnsafeBytes { buffer -> Bool in
+    /// Creates a file that must not exist yet, owner-only, for writing; its descriptor, or -1.
+    static func createFile(_ path: String) -> Int32 {
+        open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+    }
+
+    /// Writes all of `data` at the descriptor's offset; false when a write fails.
+    static func writeAll(_ data: Data, to descriptor: Int32) -> Bool {
+        data.withUnsafeBytes { buffer -> Bool in
             guard var base = buffer.baseAddress else { return true }
             var left = buffer.count
             while left > 0 {
@@ -146,7 +193,20 @@ final class DiskCacheStore: CacheStore, @unchecked Sendable {
             }
             return true
         }
-        if !isWritten { unlink(path) }
-        return isWritten
+    }
+
+    /// Writes all of `bytes` at `offset`, leaving the descriptor's offset alone; false when a write fails.
+    static func writeAll(_ bytes: [UInt8], to descriptor: Int32, at offset: Int) -> Bool {
+        bytes.withUnsafeBytes { buffer -> Bool in
+            guard let base = buffer.baseAddress else { return true }
+            var done = 0
+            while done < buffer.count {
+                let count = pwrite(descriptor, base + done, buffer.count - done, off_t(offset + done))
+                if count < 0, errno == EINTR { continue }
+                guard count > 0 else { return false }
+                done += count
+            }
+            return true
+        }
     }
 }

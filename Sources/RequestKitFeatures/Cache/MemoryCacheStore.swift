@@ -53,6 +53,13 @@ final class MemoryCacheStore: CacheStore, @unchecked Sendable {
         lock.withLock { unlink(key) }
     }
 
+    /// Gathered in memory, where the body goes anyway, up to `limit` or the store's bound, whichever is smaller.
+    func bodySink(for key: String, response: CachedResponse, limit: Int) -> (any CacheBodySink)? {
+        let limit = min(limit, maxBytes - response.byteCount - key.utf8.count)
+        guard limit >= 0 else { return nil }
+        return BufferedCacheBody(store: self, key: key, response: response, limit: limit)
+    }
+
     func removeAll() {
         lock.withLock {
             entries = [:]

@@ -57,6 +57,8 @@ public final class ResponseCache: Sendable {
     }
 
     let store: any CacheStore
+    /// The longest body stored while it streams (`stream()`, `download(to:)`).
+    public let maxStreamedBodyBytes: Int
     private let clock: RequestClock
     private let origin: Date
     private let originReading: Duration
@@ -65,14 +67,22 @@ public final class ResponseCache: Sendable {
 
     /// Creates a cache keeping responses in `storage`, telling time by `clock`.
     ///
+    /// A body that streams to its caller (`stream()`, `download(to:)`) is stored as the caller reads it, when the
+    /// response may be stored and the body is at most `maxStreamedBodyBytes`: the disk store writes it to a
+    /// temporary file as it arrives, the memory store gathers it (up to its own bound too). It is stored only when
+    /// the caller reads it to its end; a body that fails, is cancelled or passes the limit stores nothing.
+    ///
     /// ```swift
     /// let cache = ResponseCache(.memory(), clock: RequestClock(testClock))
+    /// let downloads = ResponseCache(.disk(at: directory), maxStreamedBodyBytes: 64 << 20)
     /// ```
     /// - Parameters:
     ///   - storage: Where responses are kept.
+    ///   - maxStreamedBodyBytes: The longest streamed body stored; 16 MiB by default, 0 for none.
     ///   - clock: The clock ages are measured on: the system's by default, a `TestClock` in tests.
-    public init(_ storage: Storage, clock: RequestClock = .continuous) {
+    public init(_ storage: Storage, maxStreamedBodyBytes: Int = 16 << 20, clock: RequestClock = .continuous) {
         store = storage.store
+        self.maxStreamedBodyBytes = max(0, maxStreamedBodyBytes)
         self.clock = clock
         origin = Date()
         originReading = clock.now
@@ -119,6 +129,23 @@ public final class ResponseCache: Sendable {
         store.store(
             CachedResponse(response, request: request, requestTime: requestTime, responseTime: now), for: request.key)
         return true
+    }
+
+    /// The entry that stores `response` (its body still streaming) to `request` as its consumer reads the body, when
+    /// it may be stored and its `Content-Length`, if any, is within ``maxStreamedBodyBytes``; nil otherwise.
+    package func streamedEntry(
+        for response: Response, to request: CacheRequest, requestTime: Date
+    ) -> (any ResponseBodyTap)? {
+        guard maxStreamedBodyBytes > 0, CacheStorability.canStore(response, for: request) else { return nil }
+        if let length = response.headers["Content-Length"].flatMap(Int.init), length > maxStreamedBodyBytes {
+            return nil
+        }
+        var head = CachedResponse(response, request: request, requestTime: requestTime, responseTime: now)
+        head.body = Data()
+        guard let sink = store.bodySink(for: request.key, response: head, limit: maxStreamedBodyBytes) else {
+            return nil
+        }
+        return StreamedCacheEntry(sink)
     }
 
     /// `stored` updated by a `304` with `headers` and stored again.

@@ -18,6 +18,8 @@ package final class ResponseBodyBuffer: @unchecked Sendable {
     private var terminationHandler: (@Sendable () -> Void)?
     /// Runs once when the body ends, however it ends: a deadline watching the body lets go.
     private var endHandler: (@Sendable () -> Void)?
+    /// Sees what the consumer reads (a cache storing the body as it streams); told once when the body is abandoned.
+    private var tap: (any ResponseBodyTap)?
 
     init(limit: Int) {
         self.limit = limit
@@ -74,6 +76,23 @@ package final class ResponseBodyBuffer: @unchecked Sendable {
         if runNow { handler() }
     }
 
+    /// Sets the tap that sees each chunk the consumer reads and how the body ends; abandoned at once when the body
+    /// has already failed or its consumer has gone.
+    package func setTap(_ tap: any ResponseBodyTap) {
+        let isAbandoned = lock.withLock { () -> Bool in
+            if terminated || (isFinished && failure != nil) { return true }
+            self.tap = tap
+            return false
+        }
+        if isAbandoned { tap.abandoned() }
+    }
+
+    /// Takes the tap (with the lock held), so that it hears of the abandonment once.
+    private func takeTap() -> (any ResponseBodyTap)? {
+        defer { tap = nil }
+        return tap
+    }
+
     /// Takes the end handler (with the lock held), so that it runs once.
     private func takeEndHandler() -> (@Sendable () -> Void)? {
         defer { endHandler = nil }
@@ -81,15 +100,16 @@ package final class ResponseBodyBuffer: @unchecked Sendable {
     }
 
     func finish(_ error: RequestError?) {
-        let (waiting, ended) = lock.withLock {
-            () -> (CheckedContinuation<Data?, any Error>?, (@Sendable () -> Void)?) in
-            guard !isFinished else { return (nil, nil) }
+        let (waiting, ended, abandoning) = lock.withLock {
+            () -> (CheckedContinuation<Data?, any Error>?, (@Sendable () -> Void)?, (any ResponseBodyTap)?) in
+            guard !isFinished else { return (nil, nil, nil) }
             isFinished = true
             failure = error
             defer { waiter = nil }
-            return (waiter, takeEndHandler())
+            return (waiter, takeEndHandler(), error == nil ? nil : takeTap())
         }
         ended?()
+        abandoning?.abandoned()
         guard let waiting else { return }
         if let error { waiting.resume(throwing: error) } else { waiting.resume(returning: nil) }
     }
@@ -97,40 +117,61 @@ package final class ResponseBodyBuffer: @unchecked Sendable {
     /// Fails the body before its end (its total deadline passed): what is queued is dropped, the consumer's read
     /// fails with `error`, and the producer is told to stop (``Continuation/onTermination``).
     package func expire(_ error: RequestError) {
-        let (waiting, stop, ended) = lock.withLock {
-            () -> (CheckedContinuation<Data?, any Error>?, (@Sendable () -> Void)?, (@Sendable () -> Void)?) in
-            guard !isFinished, !terminated else { return (nil, nil, nil) }
+        let (waiting, stop, ended, abandoning) = lock.withLock {
+            () -> (
+                CheckedContinuation<Data?, any Error>?, (@Sendable () -> Void)?, (@Sendable () -> Void)?,
+                (any ResponseBodyTap)?
+            ) in
+            guard !isFinished, !terminated else { return (nil, nil, nil, nil) }
             isFinished = true
             failure = error
             chunks = []
             head = 0
             bufferedBytes = 0
             defer { waiter = nil }
-            return (waiter, terminationHandler, takeEndHandler())
+            return (waiter, terminationHandler, takeEndHandler(), takeTap())
         }
         ended?()
+        abandoning?.abandoned()
         waiting?.resume(throwing: error)
         stop?()
     }
 
     /// The consumer is gone: drop what is queued and tell the producer to stop.
     package func terminate() {
-        let (handler, waiting, ended) = lock.withLock {
-            () -> ((@Sendable () -> Void)?, CheckedContinuation<Data?, any Error>?, (@Sendable () -> Void)?) in
-            guard !terminated else { return (nil, nil, nil) }
+        let (handler, waiting, ended, abandoning) = lock.withLock {
+            () -> (
+                (@Sendable () -> Void)?, CheckedContinuation<Data?, any Error>?, (@Sendable () -> Void)?,
+                (any ResponseBodyTap)?
+            ) in
+            guard !terminated else { return (nil, nil, nil, nil) }
             terminated = true
             chunks = []
             head = 0
             bufferedBytes = 0
             defer { waiter = nil }
-            return (isFinished ? nil : terminationHandler, waiter, takeEndHandler())
+            return (isFinished ? nil : terminationHandler, waiter, takeEndHandler(), takeTap())
         }
         ended?()
+        abandoning?.abandoned()
         waiting?.resume(throwing: RequestError.cancelled(underlyingError: CancellationError()))
         handler?()
     }
 
     func next() async throws -> Data? {
+        let chunk = try await nextChunk()
+        // A tap is rare (a cache storing the body); reading it costs an uncontended lock per chunk.
+        guard let tap = lock.withLock({ tap }) else { return chunk }
+        if let chunk {
+            tap.received(chunk)
+        } else {
+            lock.withLock { self.tap = nil }
+            tap.ended()
+        }
+        return chunk
+    }
+
+    private func nextChunk() async throws -> Data? {
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Data?, any Error>) in
                 let (outcome, resume) = lock.withLock { takeOrWait(continuation) }

@@ -78,9 +78,37 @@ struct CacheFieldValueTests {
 
     @Test("Vary values: whitespace around elements removed, language and coding names without case")
     func varyValues() {
-        let request = CacheFixtures.request([("Accept-Language", "eN ,  De"), ("Accept", "Text/Plain, a")])
-        #expect(request.normalizedValue(of: "accept-language") == "en,de")
+        let request = CacheFixtures.request([
+            ("Accept-Language", "eN ,  De"), ("Accept", "Text/Plain, a"), ("Accept-Encoding", "GZip, br"),
+        ])
+        #expect(request.normalizedValue(of: "accept-language") == "de,en")
         #expect(request.normalizedValue(of: "Accept") == "Text/Plain,a")
+        #expect(request.normalizedValue(of: "accept-encoding") == "gzip,br")
         #expect(request.normalizedValue(of: "X-Missing") == nil)
+    }
+
+    @Test(
+        "Accept-Language: ranges in order of weight then name, weights in thousandths; what does not parse is nil",
+        arguments: [
+            ("en, de", "de,en" as String?), ("de, en", "de,en"), (" EN ,de ;q=1.0", "de,en"),
+            ("fr;q=0.5, de;q=1", "de,fr;q=500"), ("en;q=0.123,*;q=0", "en;q=123,*;q=0"),
+            ("de-CH, de;q=0.9", "de-ch,de;q=900"),
+            ("en;q=1.5", nil), ("en;q=2", nil), ("en;q=0.1234", nil), ("en;x=1", nil), ("en;q=0.5;x", nil),
+            ("e n", nil), ("", nil), (",", nil),
+        ])
+    func languagePreferences(_ value: String, _ expected: String?) {
+        #expect(LanguagePreferences(value)?.normalized == expected)
+    }
+
+    @Test(
+        "Accept-Language selects a stored Content-Language only when it is the one heaviest range",
+        arguments: [
+            ("fr;q=0.5, de;q=1.0", "de", true), ("de", "DE", true), ("de;q=0.2, fr;q=0.1", "de", true),
+            ("de, fr", "de", false), ("fr;q=0.5, de", "fr", false), ("de-ch", "de", false), ("*", "*", false),
+            ("de;q=0", "de", false), ("de", "de, fr", false),
+        ])
+    func languageSelection(_ accept: String, _ contentLanguage: String, _ selects: Bool) {
+        let request = CacheFixtures.request([("Accept-Language", accept)])
+        #expect(request.selectsLanguage(contentLanguage) == selects)
     }
 }
