@@ -59,10 +59,18 @@ extension Client {
         /// configuration.sensitiveData.headerNames.insert("x-tenant-secret")
         /// ```
         public var sensitiveData = SensitiveData()
+        /// W3C Trace Context headers for every request, or nil for none (the default): `TraceContext()` starts a new
+        /// trace per request, `TraceContext(traceparent:tracestate:)` continues one with a new span per request. A
+        /// request's own ``TraceContext`` component replaces it.
+        ///
+        /// ```swift
+        /// configuration.traceContext = TraceContext()
+        /// ```
+        public var traceContext: TraceContext?
 
         /// Creates a configuration with the defaults: no default components, plain JSON coders, 2xx
         /// validation, the shared transport, no interceptors, no retries, redirects followed, no cookie jar, no cache, the
-        /// default ``ResponseLimits``.
+        /// default ``ResponseLimits``, no trace context.
         ///
         /// ```swift
         /// let configuration = Client.Configuration(baseURL: url)

@@ -42,6 +42,7 @@ struct ClientDefaults: RequestComponent {
         parts[option: RequestClockKey.self] = configuration.clock
         parts[option: ResponseLimitsKey.self] = configuration.responseLimits
         parts[option: SensitiveDataKey.self] = configuration.sensitiveData
+        configuration.traceContext?.apply(to: &parts)
         for component in configuration.defaults { component.apply(to: &parts) }
     }
 }
