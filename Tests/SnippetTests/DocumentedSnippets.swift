@@ -387,8 +387,17 @@ enum DocumentedCode {
         _ = upload
     }
 
-    // README.md, block 28
-    static func snippetREADME28() async throws {
+    // README.md, block 26
+    static func snippetREADME26() async throws {
+        let traced = Request {
+            Url("http://127.0.0.1:8080/orders")
+            TraceContext(traceparent: "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01", tracestate: "rojo=1")
+        }
+        _ = traced
+    }
+
+    // README.md, block 29
+    static func snippetREADME29() async throws {
         let todo = try await Request {
             Url("http://127.0.0.1:8080/todos/1")
             Using(HTTP1Transport.shared)
@@ -460,6 +469,7 @@ enum DocumentedCode {
             configuration.retryPolicy = .exponential(maxAttempts: 3)
             configuration.monitors = [ConsoleLogger()]
             configuration.cookieJar = CookieJar()
+            configuration.traceContext = TraceContext()   // W3C traceparent on every request
         }
         _ = client
     }
@@ -1142,7 +1152,7 @@ enum DocumentedCode {
     }
 }
 
-// README.md, block 26
+// README.md, block 27
 @Test func retriesAfterTheServersDelay() async throws {
     let server = try TestServer()
     defer { server.stop() }
@@ -1165,7 +1175,7 @@ enum DocumentedCode {
     #expect(server.requests.last?.body == Data(#"{"title":"x"}"#.utf8))
 }
 
-// README.md, block 27
+// README.md, block 28
 @Test(.cassette("todos"))
 func listsTodos() async throws {
     let transport = try #require(RecordingTransport.current)
@@ -1569,7 +1579,13 @@ let upload = Request {
     Body(String(repeating: "a log line\n", count: 1_000), contentType: .text).compressed(.gzip)
 }
 """#),
-    DocumentedSnippet(document: "README.md", index: 26, code: ##"""
+    DocumentedSnippet(document: "README.md", index: 26, code: #"""
+let traced = Request {
+    Url("http://127.0.0.1:8080/orders")
+    TraceContext(traceparent: "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01", tracestate: "rojo=1")
+}
+"""#),
+    DocumentedSnippet(document: "README.md", index: 27, code: ##"""
 @Test func retriesAfterTheServersDelay() async throws {
     let server = try TestServer()
     defer { server.stop() }
@@ -1592,7 +1608,7 @@ let upload = Request {
     #expect(server.requests.last?.body == Data(#"{"title":"x"}"#.utf8))
 }
 """##),
-    DocumentedSnippet(document: "README.md", index: 27, code: ##"""
+    DocumentedSnippet(document: "README.md", index: 28, code: ##"""
 @Test(.cassette("todos"))
 func listsTodos() async throws {
     let transport = try #require(RecordingTransport.current)
@@ -1604,7 +1620,7 @@ func listsTodos() async throws {
     #expect(todos[0].title.string == "write the cassette")
 }
 """##),
-    DocumentedSnippet(document: "README.md", index: 28, code: #"""
+    DocumentedSnippet(document: "README.md", index: 29, code: #"""
 let todo = try await Request {
     Url("http://127.0.0.1:8080/todos/1")
     Using(HTTP1Transport.shared)
@@ -1697,6 +1713,7 @@ let client = Client(baseURL: baseURL) { configuration in
     configuration.retryPolicy = .exponential(maxAttempts: 3)
     configuration.monitors = [ConsoleLogger()]
     configuration.cookieJar = CookieJar()
+    configuration.traceContext = TraceContext()   // W3C traceparent on every request
 }
 """#),
     DocumentedSnippet(document: "Sources/RequestKit/RequestKit.docc/Clients.md", index: 4, code: #"""

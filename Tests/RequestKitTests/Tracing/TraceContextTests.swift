@@ -100,7 +100,10 @@ struct TraceContextTests {
                 "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b-01",
                 "the parent-id must be 16 lowercase hex digits, not all zero"
             ),
-            ("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-0g", "the trace-flags must be 2 lowercase hex digits"),
+            (
+                "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-0g",
+                "the trace-flags must be 2 lowercase hex digits"
+            ),
         ])
     func invalidTraceParent(_ value: String, _ reason: String) throws {
         let error = try #require(throws: RequestError.self) { try Self.headers(TraceContext(traceparent: value)) }
