@@ -21,6 +21,21 @@ enum HTTP1RequestEncoder {
         var hostHeader: String
         /// The origin-form request target: path and query, never empty.
         var path: String
+        /// The `Proxy-Authorization` value for a request sent to an HTTP proxy in absolute form.
+        var proxyAuthorization: String?
+
+        /// The target of a request that goes through `route`: the key names the proxy, and a plain request to an
+        /// HTTP proxy names the whole URL (absolute form) and carries the proxy's credentials.
+        func routed(through route: HTTP1ProxyRoute?) -> Target {
+            guard let route else { return self }
+            var routed = self
+            routed.key = HTTP1ConnectionKey(host: key.host, port: key.port, tls: key.tls, proxy: route)
+            if !routed.key.isTunnelled {
+                routed.path = "http://\(hostHeader)\(path)"
+                routed.proxyAuthorization = route.server.credentials?.basicAuthorization
+            }
+            return routed
+        }
     }
 
     /// The target of an `http` URL, or of an `https` URL when `tls` is given (port 443 by default, and the
@@ -149,6 +164,8 @@ enum HTTP1RequestEncoder {
                 }
                 switch name.lowercased() {
                 case "content-length", "transfer-encoding": continue
+                // Through a proxy, its credentials are the transport's, and never cross a tunnel to the origin.
+                case "proxy-authorization" where target.key.proxy != nil: continue
                 case "host": hasHost = true
                 case "connection": hasConnection = true
                 case "accept-encoding": hasAcceptEncoding = true
@@ -176,6 +193,11 @@ enum HTTP1RequestEncoder {
             if !hasAcceptEncoding {
                 bytes += "Accept-Encoding: ".utf8
                 bytes += HTTP1ContentDecoder.acceptEncoding.utf8
+                bytes += "\r\n".utf8
+            }
+            if let proxyAuthorization = target.proxyAuthorization {
+                bytes += "Proxy-Authorization: ".utf8
+                bytes += proxyAuthorization.utf8
                 bytes += "\r\n".utf8
             }
             if !hasConnection { bytes += "Connection: keep-alive\r\n".utf8 }

@@ -65,6 +65,14 @@ extension HTTP1Transport {
         /// configuration.tls.additionalRoots = [.file("/etc/company/root-ca.pem")]
         /// ```
         public var tls = TLSConfiguration.default
+        /// Where requests go: straight to their origin, or through a proxy. ``ProxyConfiguration/environment`` by
+        /// default: the proxy variables of the process (`https_proxy`, `http_proxy`, `all_proxy`, `no_proxy`),
+        /// read when the transport is made. Connections through different proxies are pooled apart.
+        ///
+        /// ```swift
+        /// configuration.proxy = .socks5h(host: "127.0.0.1", port: 1080)
+        /// ```
+        public var proxy = ProxyConfiguration.environment
         /// Where `https` requests go on Apple platforms, where this transport speaks plain TCP only (on Linux it
         /// speaks TLS itself and this is not used). ``URLSessionTransport/shared`` by default.
         ///

@@ -28,7 +28,8 @@ extension HTTP1Transport {
     public func stream(_ request: TransferRequest) async throws -> StreamingResponse {
         let httpURL = try httpURL(of: request)
         if !sendsItself(httpURL) { return try await configuration.secureTransport.stream(request) }
-        let (job, body) = try streamingJob(for: request, to: httpURL)
+        let route = proxySelection.isEmpty ? nil : try await proxyRoute(for: request, to: httpURL)
+        let (job, body) = try streamingJob(for: request, to: httpURL, route: route)
         guard case .head(let head) = try await perform(job, url: httpURL.url) else {
             throw RequestError.transport(URLError(.unknown), detail: "the connection returned no response")
         }
@@ -38,12 +39,13 @@ extension HTTP1Transport {
     /// The job that streams `request`'s response, and the body stream its consumer reads. Made apart from
     /// ``stream(_:)``, whose frame the awaiting task keeps while the head is awaited, so that frame stays small.
     private func streamingJob(
-        for request: TransferRequest, to httpURL: HTTPURL
+        for request: TransferRequest, to httpURL: HTTPURL, route: HTTP1ProxyRoute?
     ) throws(RequestError) -> (HTTP1Job, ResponseBodyStream) {
         let url = httpURL.url
         let head = try HTTP1RequestEncoder.RequestHead(request)
         let target = try HTTP1RequestEncoder.target(
-            of: url, authority: request.built?.authority, tls: tlsConfiguration(for: httpURL))
+            of: url, authority: request.built?.authority, tls: tlsConfiguration(for: httpURL)
+        ).routed(through: route)
         // Nothing to read from the request when the body streams from the transfer.
         let inlineBody = request.body == nil ? head.bodyInRequest() : Data()
         let bodyLength = request.body.map { $0.length.map(Int.init) } ?? inlineBody.count

@@ -46,7 +46,9 @@ public final class HTTP1Transport: Transport {
     public let configuration: Configuration
     let limits: HTTP1Limits
     /// ``Configuration/tls`` as the pool's keys hold it.
-    private let tlsSettings: HTTP1TLSSettings
+    let tlsSettings: HTTP1TLSSettings
+    /// ``Configuration/proxy``, with the environment read.
+    let proxySelection: ProxySelection
     /// The connection pool, or why the event loops could not be started.
     private let poolOrFailure: Result<HTTP1ConnectionPool, POSIXError>
 
@@ -62,6 +64,7 @@ public final class HTTP1Transport: Transport {
         self.configuration = configuration
         self.limits = configuration.limits
         self.tlsSettings = HTTP1TLSSettings(configuration.tls)
+        self.proxySelection = ProxySelection(configuration.proxy, environment: ProcessInfo.processInfo.environment)
         self.poolOrFailure = Result { () throws(POSIXError) in
             HTTP1ConnectionPool(
                 group: try HTTP1EventLoopGroup.shared(loops: configuration.eventLoopCount),
@@ -74,8 +77,20 @@ public final class HTTP1Transport: Transport {
     }
 
     /// The byte stream for a connected socket: TLS (verified before anything is sent) when the key has a TLS
-    /// configuration, plain TCP otherwise.
+    /// configuration, plain TCP otherwise; through a proxy, a tunnel first (``ProxyTunnelByteStream``), or TLS
+    /// to an `https` proxy.
     static func makeStream(descriptor: Int32, key: HTTP1ConnectionKey) throws -> any ByteStream {
+        if let route = key.proxy {
+            if key.isTunnelled { return try ProxyTunnelByteStream(descriptor: descriptor, key: key, route: route) }
+            #if canImport(COpenSSL)
+            if let proxyTLS = route.proxyTLS {
+                return try TLSByteStream(
+                    descriptor: descriptor, host: route.server.host, port: route.server.port,
+                    configuration: proxyTLS.configuration)
+            }
+            #endif
+            return SocketByteStream(descriptor: descriptor)
+        }
         #if canImport(COpenSSL)
         if let tls = key.tls {
             return try TLSByteStream(
@@ -168,7 +183,8 @@ public final class HTTP1Transport: Transport {
             response.body = try await streaming.collect(upTo: bodyLimit)
             return response
         }
-        let job = try bufferedJob(for: request, to: url, bodyLimit: bodyLimit)
+        let route = proxySelection.isEmpty ? nil : try await proxyRoute(for: request, to: url)
+        let job = try bufferedJob(for: request, to: url, bodyLimit: bodyLimit, route: route)
         return try await exchange(
             job, url: url.url, bodyLimit: bodyLimit, maxRatio: request.responseLimits.maxDecompressionRatio)
     }
@@ -219,11 +235,12 @@ public final class HTTP1Transport: Transport {
     /// exchange, whose frame the awaiting task keeps while the response is awaited, so that frame stays small.
     @inline(never)
     private func bufferedJob(
-        for request: TransferRequest, to httpURL: HTTPURL, bodyLimit: Int
+        for request: TransferRequest, to httpURL: HTTPURL, bodyLimit: Int, route: HTTP1ProxyRoute?
     ) throws(RequestError) -> HTTP1Job {
         let head = try HTTP1RequestEncoder.RequestHead(request)
         let target = try HTTP1RequestEncoder.target(
-            of: httpURL.url, authority: request.built?.authority, tls: tlsConfiguration(for: httpURL))
+            of: httpURL.url, authority: request.built?.authority, tls: tlsConfiguration(for: httpURL)
+        ).routed(through: route)
         let body = request.body?.data ?? head.bodyInRequest()
         let bytes = try head.bytes(target: target, bodyLength: body.count)
         return HTTP1Job(
@@ -352,10 +369,30 @@ public final class HTTP1Transport: Transport {
         }
     }
 
-    /// The ``RequestError`` for a connection to `key` that could not be opened.
+    /// The ``RequestError`` for a connection to `key` that could not be opened: naming the proxy, when the
+    /// connection was to one.
     static func connectError(
         _ failure: HTTP1Socket.Failure, key: HTTP1ConnectionKey, connectTimeout: Double
     ) -> RequestError {
+        if let route = key.proxy {
+            let place = "the \(route.server.kind.rawValue) proxy for \(key.host) port \(key.port)"
+            switch failure {
+            case .timedOut:
+                return RequestError.timedOut(
+                    "could not connect to \(route.server.place) (\(place)) within "
+                        + "\(FoundationMapping.seconds(connectTimeout)) s")
+            case .system(let posix):
+                guard let reason = RequestError.connectionFailure(for: posix.code) else {
+                    return RequestError.transport(posix, detail: "could not connect to \(route.server.place) (\(place))")
+                }
+                return RequestError.connectionFailed(
+                    reason, host: route.server.host, port: route.server.port, underlyingError: posix, reason: place)
+            case .hostNotFound(let why):
+                return RequestError.connectionFailed(
+                    .hostNotFound, host: route.server.host, port: route.server.port,
+                    underlyingError: URLError(.cannotFindHost), reason: "\(place): \(why)")
+            }
+        }
         switch failure {
         case .timedOut:
             return RequestError.timedOut(

@@ -38,6 +38,23 @@ extension RequestError {
         public static let connectionReset = Self("connectionReset")
         /// The TLS handshake failed: a bad certificate, an unsupported protocol, a closed connection.
         public static let secureConnectionFailed = Self("secureConnectionFailed")
+        /// The proxy asked for credentials, or rejected them (`407`): the error's ``RequestError/response`` holds
+        /// the proxy's answer, with its `Proxy-Authenticate` challenge.
+        ///
+        /// ```swift
+        /// if error.connectionFailure == .proxyAuthenticationRequired {
+        ///     print(error.response?.headers["Proxy-Authenticate"] ?? "")
+        /// }
+        /// ```
+        public static let proxyAuthenticationRequired = Self("proxyAuthenticationRequired")
+        /// The proxy would not open the way to the origin: a `CONNECT` answered with another status (kept in
+        /// ``RequestError/response``), a SOCKS5 reply code, or an answer in another protocol. The message names
+        /// the proxy and its reason; the origin was not contacted.
+        ///
+        /// ```swift
+        /// if error.connectionFailure == .proxyFailed { print(error) }
+        /// ```
+        public static let proxyFailed = Self("proxyFailed")
 
         /// A sentence naming the host and port, for ``RequestError/description``.
         func message(host: String, port: Int?) -> String {
@@ -47,6 +64,8 @@ extension RequestError {
             case .connectionRefused: return "Connection refused by \(place)"
             case .connectionReset: return "The connection to \(place) was reset"
             case .secureConnectionFailed: return "The secure (TLS) connection to \(place) failed"
+            case .proxyAuthenticationRequired: return "The proxy \(place) requires authentication"
+            case .proxyFailed: return "The proxy \(place) failed"
             default: return "Could not connect to \(place) (\(name))"
             }
         }

@@ -64,6 +64,16 @@ package final class SocketByteStream: ByteStream {
 
     package var isEndUnconfirmed: Bool { false }
 
+    /// Gives the descriptor up without closing it (to a stream layered on the same socket, such as TLS through a
+    /// proxy's tunnel): the stream then reads and writes nothing more.
+    ///
+    /// - Returns: The descriptor, now the caller's to close.
+    package func relinquish() -> Int32 {
+        let owned = descriptor
+        descriptor = -1
+        return owned
+    }
+
     package func close() {
         guard descriptor >= 0 else { return }
         #if canImport(Glibc)

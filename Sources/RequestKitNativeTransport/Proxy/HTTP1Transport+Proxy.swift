@@ -1,0 +1,70 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+extension HTTP1Transport {
+    /// The proxy route of a request to `url`, or nil when it goes straight to its origin. For a `socks5` proxy
+    /// (the transport looks names up), the origin's name is looked up here, on a short-lived thread of its own.
+    ///
+    /// - Throws: ``RequestError`` when the proxy setting cannot be used, for an `https` request through an `https`
+    ///   proxy, or when the origin's name does not resolve.
+    func proxyRoute(for request: TransferRequest, to url: HTTPURL) async throws(RequestError) -> HTTP1ProxyRoute? {
+        let host = try HTTP1RequestEncoder.target(of: url.url, authority: request.built?.authority).key.host
+        guard let server = try proxySelection.server(host: host, isSecure: url.isSecure) else { return nil }
+        if server.kind == .https && url.isSecure {
+            throw RequestError.transport(
+                POSIXError(.EPROTONOSUPPORT),
+                detail: "https requests through an https proxy (TLS inside TLS) are not supported: use an http "
+                    + "proxy, whose CONNECT tunnel carries TLS to the origin (\(server))")
+        }
+        var originAddress: String?
+        if server.kind == .socks5, NoProxyList.ipv4(Substring(host)) == nil,
+            NoProxyList.ipv6(Substring(host)) == nil
+        {
+            originAddress = try await Self.numericAddress(of: host)
+        }
+        return HTTP1ProxyRoute(
+            server: server, proxyTLS: server.kind == .https ? tlsSettings : nil, originAddress: originAddress)
+    }
+
+    /// The first address `host` resolves to, as text; looked up on a thread of its own, since a lookup blocks.
+    private static func numericAddress(of host: String) async throws(RequestError) -> String {
+        let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<String, RequestError>, Never>) in
+            do {
+                try DetachedThread.start(name: "RequestKit.DNS") {
+                    continuation.resume(returning: lookUp(host))
+                }
+            } catch {
+                continuation.resume(returning: .failure(RequestError.transport(error, detail: "no thread to look up \(host)")))
+            }
+        }
+        return try result.get()
+    }
+
+    private static func lookUp(_ host: String) -> Result<String, RequestError> {
+        do {
+            let addresses = try HTTP1Socket.resolve(host: host, port: 0)
+            for address in addresses {
+                var text = [CChar](repeating: 0, count: Int(NI_MAXHOST))
+                let status = address.bytes.withUnsafeBytes { bytes in
+                    getnameinfo(
+                        bytes.baseAddress?.assumingMemoryBound(to: sockaddr.self), socklen_t(bytes.count), &text,
+                        socklen_t(text.count), nil, 0, NI_NUMERICHOST)
+                }
+                if status == 0 { return .success(String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)) }
+            }
+            return .failure(
+                RequestError.connectionFailed(
+                    .hostNotFound, host: host, port: nil, underlyingError: URLError(.cannotFindHost),
+                    reason: "no address to give the SOCKS5 proxy"))
+        } catch {
+            return .failure(HTTP1Transport.requestError(for: error, idleTimeout: 0, key: HTTP1ConnectionKey(host: host, port: 0)))
+        }
+    }
+}

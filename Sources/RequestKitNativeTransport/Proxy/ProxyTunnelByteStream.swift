@@ -1,0 +1,145 @@
+import Foundation
+
+/// A ``ByteStream`` that first opens a tunnel to the origin through a proxy (``ProxyConnectHandshake`` or
+/// ``SOCKS5Handshake``), then carries the request: over TLS to the origin (SNI and verification against the
+/// origin's name) when the origin is `https`, in the clear otherwise.
+///
+/// Its ``handshake()`` drives both steps without blocking, so the connection bounds them by its connect timeout
+/// as it does a TLS handshake. Proxy credentials are written during the tunnel's handshake alone, never inside it.
+///
+/// ```swift
+/// let stream = try ProxyTunnelByteStream(descriptor: fd, key: key)
+/// while case .wouldBlock(let interest) = try stream.handshake() { waitUntil(fd, is: interest) }
+/// ```
+final class ProxyTunnelByteStream: ByteStream {
+    private enum Exchange {
+        case connect(ProxyConnectHandshake)
+        case socks(SOCKS5Handshake)
+    }
+
+    private let socket: SocketByteStream
+    private let key: HTTP1ConnectionKey
+    private let route: HTTP1ProxyRoute
+    private var exchange: Exchange
+    private var pending: [UInt8]
+    private var pendingOffset = 0
+    /// The stream the request goes over once the tunnel is open: TLS to the origin, or the socket itself.
+    private var carrier: (any ByteStream)?
+
+    /// Takes ownership of `descriptor`, connected to `key`'s proxy.
+    ///
+    /// - Throws: ``RequestError`` when the origin cannot be named to the proxy.
+    init(descriptor: Int32, key: HTTP1ConnectionKey, route: HTTP1ProxyRoute) throws {
+        socket = SocketByteStream(descriptor: descriptor)
+        self.key = key
+        self.route = route
+        if route.server.isHTTP {
+            let handshake = ProxyConnectHandshake(proxy: route.server, host: key.host, port: key.port)
+            exchange = .connect(handshake)
+            pending = handshake.request
+        } else {
+            let handshake = try SOCKS5Handshake(
+                proxy: route.server, host: route.originAddress ?? key.host, port: key.port)
+            exchange = .socks(handshake)
+            pending = handshake.greeting
+        }
+    }
+
+    var descriptor: Int32 { carrier?.descriptor ?? socket.descriptor }
+
+    func handshake() throws -> ByteStreamResult {
+        if let carrier { return try carrier.handshake() }
+        do {
+            var buffer = [UInt8](repeating: 0, count: 512)
+            while true {
+                if pendingOffset < pending.count {
+                    let result = try pending[pendingOffset...].withUnsafeBytes { try socket.write($0) }
+                    switch result {
+                    case .transferred(let count): pendingOffset += count
+                    case .wouldBlock(let interest): return .wouldBlock(interest)
+                    case .endOfStream: throw closedByProxy()
+                    }
+                    continue
+                }
+                let result = try buffer.withUnsafeMutableBytes { try socket.read(into: $0) }
+                switch result {
+                case .wouldBlock(let interest): return .wouldBlock(interest)
+                case .endOfStream: throw closedByProxy()
+                case .transferred(let count):
+                    if try advance(buffer[0..<count]) {
+                        let carrier = try makeCarrier()
+                        self.carrier = carrier
+                        return try carrier.handshake()
+                    }
+                }
+            }
+        } catch let error as POSIXError {
+            let failure = RequestError.connectionFailure(for: error.code) ?? .connectionReset
+            throw RequestError.connectionFailed(
+                failure, host: route.server.host, port: route.server.port, underlyingError: error,
+                reason: "the proxy for \(key.host) port \(key.port)")
+        }
+    }
+
+    /// Feeds the proxy's bytes to the handshake: true once the tunnel is open.
+    private func advance(_ bytes: ArraySlice<UInt8>) throws -> Bool {
+        switch exchange {
+        case .connect(var handshake):
+            let step = try handshake.received(bytes)
+            exchange = .connect(handshake)
+            return step == .established
+        case .socks(var handshake):
+            let step = try handshake.received(bytes)
+            exchange = .socks(handshake)
+            switch step {
+            case .send(let bytes):
+                pending = bytes
+                pendingOffset = 0
+                return false
+            case .needsMore: return false
+            case .established: return true
+            }
+        }
+    }
+
+    private func makeCarrier() throws -> any ByteStream {
+        #if canImport(COpenSSL)
+        if let tls = key.tls {
+            let descriptor = socket.relinquish()
+            do {
+                return try TLSByteStream(
+                    descriptor: descriptor, host: key.host, port: key.port, configuration: tls.configuration)
+            } catch {
+                SocketByteStream(descriptor: descriptor).close()
+                throw error
+            }
+        }
+        #endif
+        return socket
+    }
+
+    private func closedByProxy() -> RequestError {
+        RequestError.connectionFailed(
+            .proxyFailed, host: route.server.host, port: route.server.port, underlyingError: POSIXError(.ECONNRESET),
+            reason: "the proxy closed the connection before the tunnel to \(key.host) port \(key.port) was open")
+    }
+
+    func read(into buffer: UnsafeMutableRawBufferPointer) throws -> ByteStreamResult {
+        guard let carrier else { throw POSIXError(.ENOTCONN) }
+        return try carrier.read(into: buffer)
+    }
+
+    func write(_ bytes: UnsafeRawBufferPointer) throws -> ByteStreamResult {
+        guard let carrier else { throw POSIXError(.ENOTCONN) }
+        return try carrier.write(bytes)
+    }
+
+    var hasBufferedBytes: Bool { carrier?.hasBufferedBytes ?? false }
+
+    var isEndUnconfirmed: Bool { carrier?.isEndUnconfirmed ?? false }
+
+    func close() {
+        carrier?.close()
+        socket.close()
+    }
+}
