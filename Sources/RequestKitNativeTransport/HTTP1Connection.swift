@@ -398,8 +398,9 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
     // MARK: Connecting
 
     private func startConnecting() {
-        let host = key.host
-        let port = key.port
+        // Through a proxy, the socket connects to the proxy.
+        let host = key.connectHost
+        let port = key.connectPort
         do {
             if let numeric = try HTTP1Socket.addressesWithoutLookup(host: host, port: port) {
                 connect(to: numeric)

@@ -383,7 +383,8 @@ public final class HTTP1Transport: Transport {
                         + "\(FoundationMapping.seconds(connectTimeout)) s")
             case .system(let posix):
                 guard let reason = RequestError.connectionFailure(for: posix.code) else {
-                    return RequestError.transport(posix, detail: "could not connect to \(route.server.place) (\(place))")
+                    return RequestError.transport(
+                        posix, detail: "could not connect to \(route.server.place) (\(place))")
                 }
                 return RequestError.connectionFailed(
                     reason, host: route.server.host, port: route.server.port, underlyingError: posix, reason: place)

@@ -35,13 +35,15 @@ extension HTTP1Transport {
 
     /// The first address `host` resolves to, as text; looked up on a thread of its own, since a lookup blocks.
     private static func numericAddress(of host: String) async throws(RequestError) -> String {
-        let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<String, RequestError>, Never>) in
+        let result = await withCheckedContinuation {
+            (continuation: CheckedContinuation<Result<String, RequestError>, Never>) in
             do {
                 try DetachedThread.start(name: "RequestKit.DNS") {
                     continuation.resume(returning: lookUp(host))
                 }
             } catch {
-                continuation.resume(returning: .failure(RequestError.transport(error, detail: "no thread to look up \(host)")))
+                continuation.resume(
+                    returning: .failure(RequestError.transport(error, detail: "no thread to look up \(host)")))
             }
         }
         return try result.get()
@@ -57,14 +59,18 @@ extension HTTP1Transport {
                         bytes.baseAddress?.assumingMemoryBound(to: sockaddr.self), socklen_t(bytes.count), &text,
                         socklen_t(text.count), nil, 0, NI_NUMERICHOST)
                 }
-                if status == 0 { return .success(String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)) }
+                if status == 0 {
+                    return .success(
+                        String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
+                }
             }
             return .failure(
                 RequestError.connectionFailed(
                     .hostNotFound, host: host, port: nil, underlyingError: URLError(.cannotFindHost),
                     reason: "no address to give the SOCKS5 proxy"))
         } catch {
-            return .failure(HTTP1Transport.requestError(for: error, idleTimeout: 0, key: HTTP1ConnectionKey(host: host, port: 0)))
+            return .failure(
+                HTTP1Transport.requestError(for: error, idleTimeout: 0, key: HTTP1ConnectionKey(host: host, port: 0)))
         }
     }
 }

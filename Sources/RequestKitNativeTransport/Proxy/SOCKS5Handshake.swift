@@ -153,7 +153,8 @@ struct SOCKS5Handshake: Sendable {
 
     private func failure(_ reason: String) -> RequestError {
         RequestError(
-            kind: .transport, underlyingError: POSIXError(.ECONNREFUSED), detail: "The \(proxy.place) failed: \(reason)",
+            kind: .transport, underlyingError: POSIXError(.ECONNREFUSED),
+            detail: "The \(proxy.place) failed: \(reason)",
             connectionFailure: .proxyFailed)
     }
 

@@ -44,7 +44,8 @@ struct ProxyConnectHandshakeTests {
     @Test("A 407 is proxyAuthenticationRequired, with the challenge kept in the response and the message")
     func authenticationRequired() throws {
         var handshake = ProxyConnectHandshake(proxy: Self.proxy, host: "example.com", port: 443)
-        let answer = "HTTP/1.1 407 Proxy Authentication Required\r\nProxy-Authenticate: Basic realm=\"corp\"\r\n"
+        let answer =
+            "HTTP/1.1 407 Proxy Authentication Required\r\nProxy-Authenticate: Basic realm=\"corp\"\r\n"
             + "Content-Length: 0\r\n\r\n"
         let error = #expect(throws: RequestError.self) { try handshake.received(Array(answer.utf8)) }
         #expect(error?.connectionFailure == .proxyAuthenticationRequired)
@@ -62,9 +63,18 @@ struct ProxyConnectHandshakeTests {
 
     static let refusals: [(answer: String, detail: String)] = [
         ("HTTP/1.1 403 Forbidden\r\n\r\n", "The proxy 127.0.0.1 port 3128 refused the tunnel: 403 Forbidden"),
-        ("HTTP/1.1 502 Bad Gateway\r\nContent-Length: 3\r\n\r\nbad", "The proxy 127.0.0.1 port 3128 refused the tunnel: 502 Bad Gateway"),
-        ("SSH-2.0-OpenSSH\r\n", "The proxy 127.0.0.1 port 3128 failed: its answer to CONNECT is not HTTP (invalid status line)"),
-        ("HTTP/1.1 200 OK\r\n\r\nextra", "The proxy 127.0.0.1 port 3128 failed: it sent bytes after its answer to CONNECT"),
+        (
+            "HTTP/1.1 502 Bad Gateway\r\nContent-Length: 3\r\n\r\nbad",
+            "The proxy 127.0.0.1 port 3128 refused the tunnel: 502 Bad Gateway"
+        ),
+        (
+            "SSH-2.0-OpenSSH\r\n",
+            "The proxy 127.0.0.1 port 3128 failed: its answer to CONNECT is not HTTP (invalid status line)"
+        ),
+        (
+            "HTTP/1.1 200 OK\r\n\r\nextra",
+            "The proxy 127.0.0.1 port 3128 failed: it sent bytes after its answer to CONNECT"
+        ),
     ]
 
     @Test("Any other answer fails naming the proxy and the status", arguments: refusals.indices)

@@ -34,7 +34,9 @@ struct ProxySelectionTests {
 
     @Test("http requests read http_proxy, and HTTP_PROXY outside a CGI script, then all_proxy")
     func plainVariables() throws {
-        #expect(try server(["http_proxy": "http://lower:1", "HTTP_PROXY": "http://upper:2"], isSecure: false) == "http://lower:1")
+        #expect(
+            try server(["http_proxy": "http://lower:1", "HTTP_PROXY": "http://upper:2"], isSecure: false)
+                == "http://lower:1")
         #expect(try server(["HTTP_PROXY": "http://upper:2"], isSecure: false) == "http://upper:2")
         #expect(try server(["HTTP_PROXY": "http://upper:2", "REQUEST_METHOD": "GET"], isSecure: false) == nil)
         #expect(try server(["all_proxy": "http://all:3"], isSecure: false) == "http://all:3")

@@ -1,0 +1,143 @@
+import Foundation
+import RequestKitTesting
+import Testing
+
+@testable import RequestKit
+@testable import RequestKitModel
+@testable import RequestKitNativeTransport
+
+/// Requests through proxies on 127.0.0.1, to a ``TestServer`` origin over http and https: tinyproxy (HTTP and
+/// CONNECT, with Basic authentication) and microsocks (SOCKS5, with a user name and password), started per test.
+@Suite("Proxies, end to end")
+struct ProxyEndToEndTests {
+    private static let trustingTestCA = TLSConfiguration(
+        additionalRoots: [.data(Data(TestCertificate.authorityPEM.utf8))])
+
+    private func transport(_ proxy: ProxyConfiguration) -> HTTP1Transport {
+        HTTP1Transport {
+            $0.proxy = proxy
+            $0.tls = Self.trustingTestCA
+            $0.connectTimeout = 5
+        }
+    }
+
+    private func send(_ url: URL, on transport: HTTP1Transport) async throws -> Response {
+        try await Request {
+            Url(url)
+            Using(transport)
+        }.send()
+    }
+
+    private func failure(_ url: URL, on transport: HTTP1Transport) async -> RequestError? {
+        do {
+            let response = try await send(url, on: transport)
+            Issue.record("expected a RequestError, got status \(response.statusCode)")
+            return nil
+        } catch let error as RequestError {
+            return error
+        } catch {
+            Issue.record("expected a RequestError, got \(error)")
+            return nil
+        }
+    }
+
+    @Test("A plain request to an HTTP proxy names the whole URL, and carries the proxy's credentials")
+    func absoluteForm() async throws {
+        // The test server plays the proxy: it echoes the request target and headers it received.
+        let proxy = try TestServer()
+        defer { proxy.stop() }
+        let transport = transport(
+            .http(host: "127.0.0.1", port: proxy.port, credentials: .init(user: "me", password: "secret")))
+        let response = try await send(
+            try #require(URL(string: "http://origin.invalid:8080/anything?a=1")), on: transport)
+        #expect(response.statusCode == 200)
+        let request = try #require(proxy.requests.first)
+        #expect(request.target == "http://origin.invalid:8080/anything?a=1")
+        #expect(request.header("Host") == "origin.invalid:8080")
+        #expect(request.header("Proxy-Authorization") == "Basic bWU6c2VjcmV0")
+    }
+
+    @Test("An unreachable proxy fails as connectionRefused naming the proxy, not the origin")
+    func unreachable() async throws {
+        let port = try RealProxy.freePort()
+        let transport = transport(.http(host: "127.0.0.1", port: port))
+        let error = await failure(try #require(URL(string: "https://origin.invalid/")), on: transport)
+        #expect(error?.connectionFailure == .connectionRefused)
+        #expect(
+            error?.detail
+                == "Connection refused by 127.0.0.1 port \(port) (the http proxy for origin.invalid port 443)")
+    }
+
+    @Test(
+        "tinyproxy: http in absolute form and https through CONNECT, a tunnel kept for its origin",
+        .enabled(if: RealProxy.isRunnable("tinyproxy")))
+    func tinyproxy() async throws {
+        let proxy = try RealProxy.tinyproxy(user: "me", password: "secret")
+        defer { proxy.stop() }
+        let plain = try TestServer()
+        defer { plain.stop() }
+        let secure = try TestServer { $0.tls = .init(certificate: .valid) }
+        defer { secure.stop() }
+        let transport = transport(
+            .http(host: "127.0.0.1", port: proxy.port, credentials: .init(user: "me", password: "secret")))
+        let response = try await send(plain.url("/status/201"), on: transport)
+        #expect(response.statusCode == 201)
+        #expect(plain.requests.first?.header("Proxy-Authorization") == nil)
+        for _ in 0..<3 {
+            #expect(try await send(secure.url("/status/202"), on: transport).statusCode == 202)
+        }
+        #expect(secure.requests.map(\.path) == ["/status/202", "/status/202", "/status/202"])
+        #expect(secure.requests.allSatisfy { $0.header("Proxy-Authorization") == nil })
+        #expect(secure.stats.totalConnections == 1)
+    }
+
+    @Test(
+        "tinyproxy: CONNECT without credentials is proxyAuthenticationRequired with the challenge; origin untouched",
+        .enabled(if: RealProxy.isRunnable("tinyproxy")))
+    func tinyproxyAuthentication() async throws {
+        let proxy = try RealProxy.tinyproxy(user: "me", password: "secret")
+        defer { proxy.stop() }
+        let secure = try TestServer { $0.tls = .init(certificate: .valid) }
+        defer { secure.stop() }
+        let error = await failure(secure.url("/get"), on: transport(.http(host: "127.0.0.1", port: proxy.port)))
+        #expect(error?.connectionFailure == .proxyAuthenticationRequired)
+        #expect(error?.statusCode == 407)
+        #expect(error?.response?.headers["Proxy-Authenticate"]?.hasPrefix("Basic") == true)
+        let wrong = transport(
+            .http(host: "127.0.0.1", port: proxy.port, credentials: .init(user: "me", password: "wrong")))
+        let rejected = await failure(secure.url("/get"), on: wrong)
+        // tinyproxy 1.11 answers wrong credentials with a 401, not a 407: a refusal naming the proxy and status.
+        #expect(rejected?.connectionFailure == .proxyFailed)
+        #expect(rejected?.detail == "The proxy 127.0.0.1 port \(proxy.port) refused the tunnel: 401 Unauthorized")
+        #expect(rejected?.description.contains("wrong") == false)
+        #expect(secure.stats.totalConnections == 0)
+    }
+
+    @Test(
+        "microsocks: socks5h and socks5 with a user name and password, over http and https",
+        .enabled(if: RealProxy.isRunnable("microsocks")))
+    func microsocks() async throws {
+        let proxy = try RealProxy.microsocks(user: "me", password: "secret")
+        defer { proxy.stop() }
+        let plain = try TestServer()
+        defer { plain.stop() }
+        let secure = try TestServer { $0.tls = .init(certificate: .valid) }
+        defer { secure.stop() }
+        let credentials = ProxyConfiguration.Credentials(user: "me", password: "secret")
+        for proxyConfiguration in [
+            ProxyConfiguration.socks5h(host: "127.0.0.1", port: proxy.port, credentials: credentials),
+            .socks5(host: "127.0.0.1", port: proxy.port, credentials: credentials),
+        ] {
+            let transport = transport(proxyConfiguration)
+            #expect(try await send(plain.url("/status/201"), on: transport).statusCode == 201)
+            let byName = try #require(URL(string: "https://localhost:\(secure.port)/status/202"))
+            #expect(try await send(byName, on: transport).statusCode == 202)
+        }
+        #expect(secure.requests.map { $0.header("Host") } == ["localhost:\(secure.port)", "localhost:\(secure.port)"])
+        let wrong = transport(
+            .socks5h(host: "127.0.0.1", port: proxy.port, credentials: .init(user: "me", password: "x")))
+        let error = await failure(plain.url("/get"), on: wrong)
+        #expect(error?.connectionFailure == .proxyAuthenticationRequired || error?.connectionFailure == .proxyFailed)
+        #expect(plain.requests.count == 2)
+    }
+}

@@ -1,0 +1,119 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A real proxy from Debian, run by a test on 127.0.0.1 and a free port: tinyproxy (HTTP and CONNECT, with Basic
+/// authentication) or microsocks (SOCKS5, with a user name and password). `.ci/run` installs both and sets
+/// `REQUESTKIT_REQUIRE_PROXIES`, so CI runs every test that needs them; elsewhere the tests skip when a binary is
+/// missing.
+final class RealProxy: @unchecked Sendable {
+    // The process is started once and stopped once, by the test that owns the proxy.
+    private let process: Process
+    private let folder: URL
+    let port: Int
+
+    /// Whether the tests that need `name` run: it is installed, or CI requires it (then a missing binary fails).
+    static func isRunnable(_ name: String) -> Bool {
+        path(of: name) != nil || ProcessInfo.processInfo.environment["REQUESTKIT_REQUIRE_PROXIES"] != nil
+    }
+
+    static func path(of name: String) -> String? {
+        ["/usr/bin/", "/usr/sbin/", "/usr/local/bin/"].map { $0 + name }
+            .first { FileManager.default.isExecutableFile(atPath: $0) }
+    }
+
+    /// tinyproxy, asking for `user` and `password` when given.
+    static func tinyproxy(user: String? = nil, password: String? = nil) throws -> RealProxy {
+        let port = try freePort()
+        var configuration = """
+            Port \(port)
+            Listen 127.0.0.1
+            Timeout 30
+            MaxClients 64
+            LogLevel Error
+            Allow 127.0.0.1
+            DisableViaHeader Yes
+
+            """
+        if let user, let password { configuration += "BasicAuth \(user) \(password)\n" }
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("tinyproxy-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let file = folder.appendingPathComponent("tinyproxy.conf")
+        try Data(configuration.utf8).write(to: file)
+        return try RealProxy(binary: "tinyproxy", arguments: ["-d", "-c", file.path], port: port, folder: folder)
+    }
+
+    /// microsocks, asking for `user` and `password` when given.
+    static func microsocks(user: String? = nil, password: String? = nil) throws -> RealProxy {
+        let port = try freePort()
+        var arguments = ["-i", "127.0.0.1", "-p", String(port)]
+        if let user, let password { arguments += ["-u", user, "-P", password] }
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("microsocks-\(UUID().uuidString)")
+        return try RealProxy(binary: "microsocks", arguments: arguments, port: port, folder: folder)
+    }
+
+    private init(binary: String, arguments: [String], port: Int, folder: URL) throws {
+        guard let path = Self.path(of: binary) else {
+            throw POSIXError(.ENOENT)  // not installed: apt-get install it
+        }
+        process = Process()
+        process.executableURL = URL(fileURLWithPath: path)
+        process.arguments = arguments
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        self.port = port
+        self.folder = folder
+        try process.run()
+        // Ready once it accepts a connection; at most 10 s.
+        for _ in 0..<200 {
+            if Self.accepts(port) { return }
+            usleep(50_000)
+        }
+        stop()
+        throw POSIXError(.ETIMEDOUT)  // it never listened
+    }
+
+    func stop() {
+        if process.isRunning {
+            // tinyproxy waits for its open connections on SIGTERM, and a transport's pool keeps them open.
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
+        try? FileManager.default.removeItem(at: folder)
+    }
+
+    deinit { stop() }
+
+    /// A port nothing listens on now (the kernel's pick for a socket bound to port 0, then closed).
+    static func freePort() throws -> Int {
+        let listener = try SilentListener()
+        defer { listener.close() }
+        return listener.port
+    }
+
+    private static func accepts(_ port: Int) -> Bool {
+        #if canImport(Darwin)
+        let streamType = SOCK_STREAM
+        #else
+        let streamType = Int32(SOCK_STREAM.rawValue)
+        #endif
+        let descriptor = socket(AF_INET, streamType, 0)
+        guard descriptor >= 0 else { return false }
+        defer { close(descriptor) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        return withUnsafePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
+            }
+        }
+    }
+}
