@@ -412,6 +412,16 @@ enum DocumentedCode {
         _ = transport
     }
 
+    // README.md, block 30
+    static func snippetREADME30() async throws {
+        let proxied = HTTP1Transport {
+            let password = ProcessInfo.processInfo.environment["PROXY_PASSWORD"] ?? ""
+            $0.proxy = .http(host: "proxy.internal", port: 3128, credentials: .init(user: "ci", password: password),
+                             excluding: "localhost,.internal")
+        }
+        _ = proxied
+    }
+
     // Sources/RequestKit/RequestKit.docc/BuildingRequests.md, block 1
     static func snippetBuildingRequests1() async throws {
         func buildSearch(token: String?, tags: [String]) -> Request {
@@ -1021,6 +1031,13 @@ enum DocumentedCode {
 
     // Sources/RequestKit/RequestKit.docc/TLS.md, block 2
     static func snippetTLS2() async throws {
+        func proxiedTransport() -> HTTP1Transport {
+            HTTP1Transport { $0.proxy = .socks5h(host: "127.0.0.1", port: 1080) }
+        }
+    }
+
+    // Sources/RequestKit/RequestKit.docc/TLS.md, block 3
+    static func snippetTLS3() async throws {
         func companyTLS() -> TLSConfiguration {
             var tls = TLSConfiguration()
             tls.additionalRoots = [.file("/etc/company/root-ca.pem")]  // trusted on top of the system's roots
@@ -1030,8 +1047,8 @@ enum DocumentedCode {
         }
     }
 
-    // Sources/RequestKit/RequestKit.docc/TLS.md, block 3
-    static func snippetTLS3() async throws {
+    // Sources/RequestKit/RequestKit.docc/TLS.md, block 4
+    static func snippetTLS4() async throws {
         func advice(for error: RequestError) -> String {
             switch error.tlsFailure {
             case .certificateExpired?, .certificateNotYetValid?: return "check the server's certificate dates"
@@ -1630,6 +1647,13 @@ let transport = HTTP1Transport {
     $0.maxConnectionsPerHost = 8       // requests over the limit wait their turn
     $0.idleConnectionTimeout = 30      // idle kept-alive connections close after 30 s
     $0.connectTimeout = 2
+}
+"""#),
+    DocumentedSnippet(document: "README.md", index: 30, code: #"""
+let proxied = HTTP1Transport {
+    let password = ProcessInfo.processInfo.environment["PROXY_PASSWORD"] ?? ""
+    $0.proxy = .http(host: "proxy.internal", port: 3128, credentials: .init(user: "ci", password: password),
+                     excluding: "localhost,.internal")
 }
 """#),
     DocumentedSnippet(document: "Sources/RequestKit/RequestKit.docc/BuildingRequests.md", index: 1, code: #"""
@@ -2257,6 +2281,11 @@ func companyTransport() -> HTTP1Transport {
 }
 """#),
     DocumentedSnippet(document: "Sources/RequestKit/RequestKit.docc/TLS.md", index: 2, code: #"""
+func proxiedTransport() -> HTTP1Transport {
+    HTTP1Transport { $0.proxy = .socks5h(host: "127.0.0.1", port: 1080) }
+}
+"""#),
+    DocumentedSnippet(document: "Sources/RequestKit/RequestKit.docc/TLS.md", index: 3, code: #"""
 func companyTLS() -> TLSConfiguration {
     var tls = TLSConfiguration()
     tls.additionalRoots = [.file("/etc/company/root-ca.pem")]  // trusted on top of the system's roots
@@ -2265,7 +2294,7 @@ func companyTLS() -> TLSConfiguration {
     return tls
 }
 """#),
-    DocumentedSnippet(document: "Sources/RequestKit/RequestKit.docc/TLS.md", index: 3, code: #"""
+    DocumentedSnippet(document: "Sources/RequestKit/RequestKit.docc/TLS.md", index: 4, code: #"""
 func advice(for error: RequestError) -> String {
     switch error.tlsFailure {
     case .certificateExpired?, .certificateNotYetValid?: return "check the server's certificate dates"
