@@ -57,6 +57,22 @@ struct ProxyEndToEndTests {
         #expect(request.header("Proxy-Authorization") == "Basic bWU6c2VjcmV0")
     }
 
+    @Test("A redirect to another origin follows the proxy rules of the new origin")
+    func redirectToExcludedOrigin() async throws {
+        // The stand-in proxy answers the proxied request with a redirect to an origin the exclusions name.
+        let proxy = try TestServer()
+        defer { proxy.stop() }
+        let origin = try TestServer()
+        defer { origin.stop() }
+        let transport = transport(.http(host: "127.0.0.1", port: proxy.port, excluding: "localhost"))
+        let target = "http://localhost:\(origin.port)/status/203"
+        let start = try #require(URL(string: "http://origin.invalid/redirect-to?url=\(target)"))
+        let response = try await send(start, on: transport)
+        #expect(response.statusCode == 203)
+        #expect(proxy.requests.map(\.target) == ["http://origin.invalid/redirect-to?url=\(target)"])
+        #expect(origin.requests.map(\.target) == ["/status/203"])
+    }
+
     @Test("An unreachable proxy fails as connectionRefused naming the proxy, not the origin")
     func unreachable() async throws {
         let port = try RealProxy.freePort()
