@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs nginx from the Debian packages when missing, and starts it on a free port of 127.0.0.1 serving a
-# 118-byte JSON file with keep-alive, for the transport benchmark. Prints the lines to eval:
+# 118-byte JSON file (and a 100 KiB file, large.bin) with keep-alive, for the transport and cache benchmarks.
+# Prints the lines to eval:
 #
 #   eval "$(bash Scripts/start-nginx.sh)"   # sets REQUESTKIT_BENCH_URL and REQUESTKIT_NGINX_PID
 #   swift run -c release Benchmarks transport
@@ -23,6 +24,8 @@ nginx_binary="$(command -v nginx || echo /usr/sbin/nginx)"
 # 118 bytes, like a small REST resource.
 printf '%s' '{"userId":1,"id":1,"title":"delectus aut autem","completed":false,"tags":["a","b"],"owner":{"name":"Annabel","id":70}}' \
     >"$dir/www/todo.json"
+# 100 KiB, for the cache benchmark's disk hit.
+head -c 102400 /dev/zero | tr '\0' 'b' >"$dir/www/large.bin"
 size="$(wc -c <"$dir/www/todo.json")"
 [ "$size" -eq 118 ] || { echo "the JSON file has $size bytes, not 118" >&2; exit 1; }
 

@@ -34,9 +34,9 @@ struct MemoryCacheStoreTests {
 
     @Test("A response larger than the bound is not stored, and replaces nothing it cannot hold")
     func tooLarge() {
-        let store = MemoryCacheStore(maxBytes: 500)
+        let store = MemoryCacheStore(maxBytes: 2000)
         store.store(Self.entry(10), for: "small")
-        store.store(Self.entry(1000), for: "large")
+        store.store(Self.entry(2000), for: "large")
         #expect(store.variants(for: "large").isEmpty)
         #expect(store.variants(for: "small").count == 1)
     }
