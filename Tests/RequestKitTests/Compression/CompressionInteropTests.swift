@@ -1,0 +1,139 @@
+import Foundation
+import RequestKitTesting
+import Testing
+
+@testable import RequestKit
+@testable import RequestKitDSL
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+#if os(Linux) && canImport(CBrotli) && canImport(CZstd)
+/// br and zstd against other implementations: curl (built with brotli and zstd) decoding TestServer's output, and
+/// nginx serving files compressed ahead of time with a fixed `Content-Encoding`, as sites serve `.br` and `.zst`
+/// files (nginx-light has no brotli module, so nginx only labels them).
+@Suite("Brotli and zstd against curl and nginx")
+struct CompressionInteropTests {
+    static let curl = "/usr/bin/curl"
+    static let nginx = "/usr/sbin/nginx"
+
+    /// Runs `executable` and returns its standard output and exit status, waiting without blocking a thread.
+    static func run(_ executable: String, _ arguments: [String]) async throws -> (output: Data, status: Int32) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        let output = FileManager.default.temporaryDirectory.appendingPathComponent("interop-\(UUID().uuidString)")
+        _ = FileManager.default.createFile(atPath: output.path, contents: nil)
+        defer { try? FileManager.default.removeItem(at: output) }
+        process.standardOutput = try FileHandle(forWritingTo: output)
+        process.standardError = FileHandle.nullDevice
+        let status = try await withCheckedThrowingContinuation { continuation in
+            process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
+            do { try process.run() } catch { continuation.resume(throwing: error) }
+        }
+        return (try Data(contentsOf: output), status)
+    }
+
+    @Test(
+        "curl --compressed decodes TestServer's br and zstd to the bytes RequestKit decodes",
+        .enabled(if: FileManager.default.isExecutableFile(atPath: curl)))
+    func curlDecodesOurs() async throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        for (route, coding) in [("brotli", "br"), ("zstd", "zstd")] {
+            let url = server.url("/\(route)")
+            let (curled, status) = try await Self.run(
+                Self.curl, ["--silent", "--compressed", "-H", "Accept-Encoding: \(coding)", url.absoluteString])
+            #expect(status == 0, "\(coding)")
+            let parsed = try Json(parsing: curled)
+            #expect(parsed[route].bool == true, "\(coding)")
+            #expect(parsed.headers["Accept-Encoding"].string == coding, "\(coding)")
+            // The same document, apart from the request headers it echoes, decoded by RequestKit.
+            let ours = try await Request {
+                Url(url)
+                Header.AcceptEncoding(coding)
+                Using(HTTP1Transport.shared)
+            }.json()
+            #expect(ours[route].bool == true, "\(coding)")
+            #expect(ours.url == parsed.url, "\(coding)")
+            #expect(ours.args == parsed.args, "\(coding)")
+        }
+    }
+
+    @Test(
+        "Files nginx serves as br and zstd decode to the originals on every transport",
+        .enabled(if: FileManager.default.isExecutableFile(atPath: nginx)),
+        arguments: WireTransport.all)
+    func nginxPrecompressed(_ transport: WireTransport) async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("nginx-\(UUID().uuidString)")
+        let root = directory.appendingPathComponent("root")
+        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            at: directory.appendingPathComponent("logs"), withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let original = Data((0..<300_000).map { UInt8(truncatingIfNeeded: ($0 * 31) % 251) })
+        try ContentCompressor.compress(original, with: .brotli).write(to: root.appendingPathComponent("data.br"))
+        try ContentCompressor.compress(original, with: .zstd).write(to: root.appendingPathComponent("data.zst"))
+
+        let port = try Self.freePort()
+        let configuration = """
+            daemon off;
+            worker_processes 1;
+            error_log \(directory.path)/logs/error.log;
+            pid \(directory.path)/nginx.pid;
+            events { worker_connections 64; }
+            http {
+                access_log off;
+                client_body_temp_path \(directory.path)/tmp;
+                server {
+                    listen 127.0.0.1:\(port);
+                    root \(root.path);
+                    location ~ \\.br$ { types { } default_type application/octet-stream; add_header Content-Encoding br; }
+                    location ~ \\.zst$ { types { } default_type application/octet-stream; add_header Content-Encoding zstd; }
+                }
+            }
+            """
+        let configurationFile = directory.appendingPathComponent("nginx.conf")
+        try Data(configuration.utf8).write(to: configurationFile)
+        let nginx = Process()
+        nginx.executableURL = URL(fileURLWithPath: Self.nginx)
+        nginx.arguments = ["-p", directory.path, "-c", configurationFile.path]
+        nginx.standardError = FileHandle.nullDevice
+        try nginx.run()
+        defer { nginx.terminate() }
+
+        let base = "http://127.0.0.1:\(port)"
+        try await Self.waitUntilListening(try #require(URL(string: "\(base)/data.br")))
+        for (file, coding) in [("data.br", "br"), ("data.zst", "zstd")] {
+            let response = try await Request {
+                Url("\(base)/\(file)")
+                Using(transport.transport)
+            }.send()
+            #expect(response.statusCode == 200, "\(file)")
+            #expect(response.headers["Content-Encoding"] == coding, "\(file)")
+            #expect(response.body == original, "\(file)")
+        }
+    }
+
+    /// A port free on 127.0.0.1 a moment ago.
+    static func freePort() throws -> Int {
+        let listener = try SilentListener()
+        defer { listener.close() }
+        return listener.port
+    }
+
+    /// Polls `url` until nginx answers, for at most 10 seconds.
+    static func waitUntilListening(_ url: URL) async throws {
+        for _ in 0..<100 {
+            if (try? await Request({
+                Url(url); Using(HTTP1Transport.shared)
+            }).send()) != nil {
+                return
+            }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        Issue.record("nginx did not answer at \(url)")
+    }
+}
+#endif
