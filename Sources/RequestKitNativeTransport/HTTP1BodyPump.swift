@@ -22,11 +22,15 @@ final class HTTP1BodyPump {
     let bodyLimit: Int
     /// The decompression ratio limit.
     let maxRatio: Int
+    /// The job's phases so far, completed as the body arrives.
+    var record: HTTP1AttemptRecord
+    /// The body's bytes handed to the consumer, decoded.
+    var bodyBytes = 0
 
     init(
         head: HTTP1ResponseHead, url: URL, decoder: HTTP1BodyDecoder, contentDecoder: HTTP1ContentDecoder?,
         continuation: ResponseBodyStream.Continuation, pool: HTTP1ConnectionPool, idleTimeout: Double, bodyLimit: Int,
-        maxRatio: Int
+        maxRatio: Int, record: HTTP1AttemptRecord
     ) {
         self.head = head
         self.url = url
@@ -37,5 +41,6 @@ final class HTTP1BodyPump {
         self.idleTimeout = idleTimeout
         self.bodyLimit = bodyLimit
         self.maxRatio = maxRatio
+        self.record = record
     }
 }

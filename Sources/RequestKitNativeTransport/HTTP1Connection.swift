@@ -60,6 +60,8 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
     private var addressIndex = 0
     private var lastConnectFailure = HTTP1Socket.Failure.system(POSIXError(.ECONNREFUSED))
     private var connectTimer: HTTP1LoopTimer?
+    /// Its addresses and TLS parameters, once known: every job's metrics show them.
+    private var facts = HTTP1ConnectionFacts()
 
     /// The request head (with a small body after it) still to write, from `headOffset`; then `outgoing`.
     @exclusivity(unchecked) private var outgoingHead: [UInt8] = []
@@ -141,6 +143,7 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
 
     /// Ends `job` with `outcome` once the state lock is released.
     private func resume(_ job: HTTP1Job, _ outcome: HTTP1Job.Outcome) {
+        if job.record.assigned != 0 { job.record.connection = facts }
         if finishedJob == nil {
             finishedJob = (job, outcome)
         } else {
@@ -169,6 +172,7 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
         bufferEnd = 0
         progress = HTTP1ResponseProgress()
         _ = machine.requestStarted(isIdempotent: job.isIdempotent, canRetry: !job.hasRetried, isOpen: true)
+        job.record.assign(isReused: true)
         do {
             try prepareSending(idleClockStart: job.idleClockStart)
             _ = try send()
@@ -289,6 +293,7 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
         }
         let action = machine.requestStarted(
             isIdempotent: job.isIdempotent, canRetry: !job.hasRetried, isOpen: stream != nil)
+        job.record.assign(isReused: machine.isReused)
         if action == .send {
             do {
                 try prepareSending(idleClockStart: job.idleClockStart)
@@ -383,6 +388,7 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
         if decision == .retry {
             job.hasRetried = true
             job.idleClockStart = HTTP1EventLoop.now()
+            job.record.restart()
             release(isReusable: false, pool: job.pool)
             job.pool.submit(job)
             return
@@ -411,6 +417,7 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
             return
         }
         // A name lookup blocks: it runs on a short-lived thread of its own, never on the loop or the task pool.
+        job?.record.lookupStart = HTTP1EventLoop.now()
         connectTimer = loop.schedule(after: connectTimeout) { [weak self] in
             self?.serialized { self?.connectFailed(.timedOut) }
         }
@@ -428,7 +435,8 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
     }
 
     private func lookupEnded(_ result: Result<[HTTP1Socket.Address], HTTP1Socket.Failure>) {
-        guard phase == .resolving, job != nil else { return }
+        guard phase == .resolving, let job else { return }
+        job.record.lookupEnd = HTTP1EventLoop.now()
         if let connectTimer { loop.cancel(connectTimer) }
         connectTimer = nil
         switch result {
@@ -441,6 +449,7 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
         machine.resolved()
         self.addresses = addresses
         addressIndex = 0
+        job?.record.connectStart = HTTP1EventLoop.now()
         lastConnectFailure = .system(POSIXError(.ECONNREFUSED))
         connectToNextAddress()
     }
@@ -496,6 +505,12 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
     private func connected() {
         if let connectTimer { loop.cancel(connectTimer) }
         connectTimer = nil
+        let now = HTTP1EventLoop.now()
+        job?.record.connectEnd = now
+        facts = HTTP1ConnectionFacts(
+            localAddress: HTTP1Socket.localAddress(of: descriptor),
+            remoteAddress: addresses.indices.contains(addressIndex - 1)
+                ? HTTP1Socket.describe(addresses[addressIndex - 1].bytes) : nil)
         do {
             stream = try makeStream(descriptor, key)
         } catch {
@@ -504,6 +519,7 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
             return
         }
         machine.connected()
+        if phase == .handshaking, key.isSecure { job?.record.handshakeStart = now }
         drive()
     }
 
@@ -576,6 +592,7 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
         }
         bodyReader = try job.makeBodyReader?()
         isReaderDone = bodyReader == nil
+        job.record.sendStart = HTTP1EventLoop.now()
         readerBytes = 0
         armTimeout(job.idleTimeout, since: idleClockStart)
     }
@@ -643,6 +660,10 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
             if let connectTimer { loop.cancel(connectTimer) }
             connectTimer = nil
             _ = machine.handshakeCompleted()
+            if key.isSecure {
+                job?.record.handshakeEnd = HTTP1EventLoop.now()
+                facts.tls = stream.negotiatedTLS
+            }
             try prepareSending()
             return nil
         }
@@ -673,6 +694,7 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
         }
         _ = machine.requestWritten()
         sentAt = HTTP1EventLoop.now()
+        job?.record.sendEnd = sentAt
         // The response cannot have arrived yet: wait for it rather than try a read that would find nothing.
         return .readable
     }
@@ -730,6 +752,7 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
         case .transferred(let count):
             offset += count
             lastActivity = HTTP1EventLoop.now()
+            job?.record.bytesSent += count
             return nil
         case .endOfStream: throw HTTP1ExchangeFailure.closedBeforeResponse(nil)
         case .wouldBlock(let interest): return interest
@@ -779,6 +802,11 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
         case .transferred(let count):
             bufferEnd += count
             lastActivity = HTTP1EventLoop.now()
+            if let job {
+                job.record.received(count, at: lastActivity)
+            } else {
+                pump?.record.received(count, at: lastActivity)
+            }
             return (count, nil)
         case .endOfStream:
             return (0, nil)
@@ -853,7 +881,7 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
                 head: head, url: options.url, decoder: HTTP1BodyDecoder(framing: framing, limits: bodyLimits),
                 contentDecoder: contentDecoder, continuation: continuation, pool: job.pool,
                 idleTimeout: job.idleTimeout, bodyLimit: bodyLimit,
-                maxRatio: options.responseLimits.maxDecompressionRatio)
+                maxRatio: options.responseLimits.maxDecompressionRatio, record: job.record)
             let generation = pumpGeneration
             let loop = loop
             continuation.onDemand = { [weak self] in
@@ -892,6 +920,7 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
             if count == 0 { try finishAtEndOfStream(&decoder) }
         }
         let isReusable = bodyCompleted(decoder)
+        job.record.complete = HTTP1EventLoop.now()
         let exchanged = (head: head, body: progress.body, isReusable: isReusable)
         progress = HTTP1ResponseProgress()
         finishJob(.response(exchanged), isReusable: isReusable)
@@ -942,6 +971,7 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
                 bufferStart += try pump.decoder.decode(available, into: &piece)
                 if !piece.isEmpty {
                     let plain = try pump.contentDecoder?.decode(piece) ?? piece
+                    pump.bodyBytes += plain.count
                     if !plain.isEmpty, !pump.continuation.yield(plain) {
                         if pump.continuation.isTerminated { throw CancellationError() }
                         isFull = true
@@ -952,9 +982,10 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
                 try pump.contentDecoder?.finish()
                 let isReusable = bodyCompleted(pump.decoder)
                 self.pump = nil
+                pump.record.complete = HTTP1EventLoop.now()
                 // Back in the pool before the consumer sees the end: its next request can take this connection.
                 release(isReusable: isReusable, pool: pump.pool)
-                pump.continuation.finish()
+                pump.continuation.finish(attempt: endedAttempt(of: pump))
                 return nil
             }
             if isFull {
@@ -999,8 +1030,17 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
         } else {
             failure = HTTP1Transport.requestError(for: error, idleTimeout: pump.idleTimeout, key: key)
         }
-        pump.continuation.finish(throwing: failure)
+        pump.continuation.finish(throwing: failure, attempt: endedAttempt(of: pump))
         release(isReusable: false, pool: pump.pool)
+    }
+
+    /// The attempt of a streamed body's job as it ends now.
+    private func endedAttempt(of pump: HTTP1BodyPump) -> RequestMetrics.Attempt {
+        var record = pump.record
+        record.connection = facts
+        return record.attempt(
+            url: pump.url, status: HTTPStatus(code: pump.head.status), bodyBytes: pump.bodyBytes,
+            end: record.complete != 0 ? record.complete : HTTP1EventLoop.now())
     }
 
     // MARK: Timeouts

@@ -16,7 +16,8 @@ final class HTTP1Job: @unchecked Sendable {
     // Safe: `continuation`, `isFinished`, `isCancelled`, `connection` and `retried` are only touched while holding
     // `lock`; `poolID` only while holding the pool's lock; `idleClockStart` is set before the job is submitted or
     // handed to a connection (through the pool's lock or the loop's queue, which order the two); everything else is
-    // a `let`.
+    // a `let`. `record` is written by the connection that runs the job (under its state lock) and read by the
+    // awaiting task once the outcome is handed over (the continuation orders the two).
 
     /// What the awaiting task gets back.
     enum Outcome: Sendable {
@@ -68,7 +69,9 @@ final class HTTP1Job: @unchecked Sendable {
     /// When the job's idle clock started (``HTTP1EventLoop/now()`` nanoseconds): when it was made, or sent again
     /// after a stale connection. Waiting for a connection is no progress, so the wait counts against the request's
     /// idle timeout.
-    var idleClockStart = HTTP1EventLoop.now()
+    var idleClockStart: UInt64
+    /// What the job's connections saw of its phases, for its ``RequestMetrics/Attempt``.
+    var record: HTTP1AttemptRecord
 
     /// The end of the job's first idle period: the longest it may wait for a connection.
     var idleDeadline: UInt64? {
@@ -105,6 +108,9 @@ final class HTTP1Job: @unchecked Sendable {
         self.idleTimeout = idleTimeout
         self.limits = limits
         self.mode = mode
+        let now = HTTP1EventLoop.now()
+        idleClockStart = now
+        record = HTTP1AttemptRecord(started: now)
     }
 
     /// Whether the request is a HEAD request, whose response has no body.

@@ -119,6 +119,34 @@ enum HTTP1Socket {
         #endif
     }
 
+    /// The numeric address and port of a socket address (`127.0.0.1:8080`, `[::1]:8443`); nil when it has none.
+    static func describe(_ bytes: [UInt8]) -> String? {
+        var host = [CChar](repeating: 0, count: 1025)  // NI_MAXHOST
+        var service = [CChar](repeating: 0, count: 32)  // NI_MAXSERV
+        let status = bytes.withUnsafeBytes { raw -> Int32 in
+            guard let base = raw.baseAddress else { return -1 }
+            return getnameinfo(
+                base.assumingMemoryBound(to: sockaddr.self), socklen_t(raw.count), &host, socklen_t(host.count),
+                &service, socklen_t(service.count), NI_NUMERICHOST | NI_NUMERICSERV)
+        }
+        guard status == 0 else { return nil }
+        let name = String(decoding: host.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        let port = String(decoding: service.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return name.contains(":") ? "[\(name)]:\(port)" : "\(name):\(port)"
+    }
+
+    /// This side's address of a connected socket, as ``describe(_:)`` writes it.
+    static func localAddress(of descriptor: Int32) -> String? {
+        var storage = sockaddr_storage()
+        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+        let status = withUnsafeMutablePointer(to: &storage) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) }
+        }
+        guard status == 0 else { return nil }
+        let bytes = withUnsafeBytes(of: &storage) { Array($0.prefix(Int(length))) }
+        return describe(bytes)
+    }
+
     private static func currentError() -> POSIXError {
         POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
     }

@@ -33,7 +33,12 @@ extension HTTP1Transport {
         guard case .head(let head) = try await perform(job, url: httpURL.url) else {
             throw RequestError.transport(URLError(.unknown), detail: "the connection returned no response")
         }
-        return StreamingResponse(head: Self.response(head, url: httpURL.url), body: body)
+        var response = Self.response(head, url: httpURL.url)
+        // The body's end completes it (``StreamingResponse/metrics``).
+        response.metrics.attempts = [
+            job.record.attempt(url: httpURL.url, status: response.status, bodyBytes: nil, end: nil)
+        ]
+        return StreamingResponse(head: response, body: body)
     }
 
     /// The job that streams `request`'s response, and the body stream its consumer reads. Made apart from

@@ -228,7 +228,26 @@ public final class HTTP1Transport: Transport {
         guard case .response(let exchanged) = try await perform(job, url: url) else {
             throw RequestError.transport(URLError(.unknown), detail: "the connection returned no response")
         }
-        return try response(exchanged.head, body: exchanged.body, url: url, bodyLimit: bodyLimit, maxRatio: maxRatio)
+        do {
+            var response = try response(
+                exchanged.head, body: exchanged.body, url: url, bodyLimit: bodyLimit, maxRatio: maxRatio)
+            response.metrics.attempts = [
+                job.record.attempt(
+                    url: url, status: response.status, bodyBytes: response.body.count, end: job.record.complete)
+            ]
+            return response
+        } catch {
+            throw Self.withMetrics(error, of: job, url: url)
+        }
+    }
+
+    /// `error` with `job`'s attempt as its metrics, ended now.
+    static func withMetrics(_ error: RequestError, of job: HTTP1Job, url: URL) -> RequestError {
+        var error = error
+        error.metrics = RequestMetrics(attempts: [
+            job.record.attempt(url: url, status: error.response?.status, bodyBytes: nil, end: HTTP1EventLoop.now())
+        ])
+        return error
     }
 
     /// The job that sends `request`, whose body is in memory, and collects its response. Made apart from the
@@ -262,28 +281,38 @@ public final class HTTP1Transport: Transport {
         } onCancel: {
             job.cancel()
         }
-        let key = job.key
         switch outcome {
         case .response, .head:
             return outcome
+        default:
+            throw Self.withMetrics(failure(of: job, outcome: outcome, url: url), of: job, url: url)
+        }
+    }
+
+    /// The error of an outcome that is not a response.
+    private func failure(of job: HTTP1Job, outcome: HTTP1Job.Outcome, url: URL) -> RequestError {
+        let key = job.key
+        switch outcome {
+        case .response, .head:
+            return RequestError.transport(URLError(.unknown), detail: "the connection returned a response")
         case .cancelled:
-            throw RequestError.cancelled(underlyingError: CancellationError())
+            return RequestError.cancelled(underlyingError: CancellationError())
         case .poolWaitTimedOut:
-            throw RequestError.timedOut(
+            return RequestError.timedOut(
                 "no connection to \(key.host) port \(key.port) came free within "
                     + "\(FoundationMapping.seconds(job.idleTimeout)) s (at most \(configuration.maxConnectionsPerHost) "
                     + "per host)")
         case .connectFailed(let failure):
-            throw Self.connectError(failure, key: key, connectTimeout: configuration.connectTimeout)
+            return Self.connectError(failure, key: key, connectTimeout: configuration.connectTimeout)
         case .failed(let error, let wasReused):
             if case HTTP1ExchangeFailure.closedBeforeResponse = error, wasReused {
-                throw RequestError.transport(
+                return RequestError.transport(
                     error,
                     detail: "the kept-alive connection closed before a response, and the request was not retried "
                         + (job.hasRetried ? "twice" : "because \(job.method) is not idempotent"))
             }
-            if error is CancellationError { throw RequestError.cancelled(underlyingError: error) }
-            throw Self.requestError(for: error, idleTimeout: job.idleTimeout, key: key, url: url)
+            if error is CancellationError { return RequestError.cancelled(underlyingError: error) }
+            return Self.requestError(for: error, idleTimeout: job.idleTimeout, key: key, url: url)
         }
     }
 

@@ -32,6 +32,8 @@ extension Exchange {
         var request = first
         var body = self.body
         var count = 0
+        // The attempts of the hops before this one: a response's metrics show every hop.
+        var earlier: [RequestMetrics.Attempt] = []
         let cookieJar = self.cookieJar
         let cache = self.cache
         // A request nothing changed since it was built was checked when it was built.
@@ -45,15 +47,16 @@ extension Exchange {
                 }
             }
             // The delivery is moved out of the result, not copied: most responses go straight back.
-            let delivery: Delivery
+            var delivery: Delivery
             let transferred =
                 if let cache { await cachedTransfer(request, body: body, sink: sink, cache: cache) } else {
                     await transfer(request, body: body, sink: sink)
                 }
             switch transferred {
             case .success(let delivered): delivery = delivered
-            case .failure(let error): return .failure(error)
+            case .failure(let error): return .failure(Self.prepending(earlier, to: error))
             }
+            if !earlier.isEmpty { delivery.response.metrics.attempts.insert(contentsOf: earlier, at: 0) }
             // A response served from a cache set its cookies when it came from the network.
             if let cookieJar, delivery.response.cacheStatus == .network, let url = delivery.response.url ?? request.url
             {
@@ -67,11 +70,20 @@ extension Exchange {
             case .deliver(let outcome):
                 return outcome
             case .follow(let next, let keepsBody):
+                earlier = delivery.response.metrics.attempts
                 count += 1
                 if !keepsBody { body = nil }
                 request = .given(next)
             }
         }
+    }
+
+    /// `error` with the attempts before it first in its metrics.
+    static func prepending(_ earlier: [RequestMetrics.Attempt], to error: RequestError) -> RequestError {
+        guard !earlier.isEmpty else { return error }
+        var error = error
+        error.metrics = RequestMetrics(attempts: earlier + (error.metrics?.attempts ?? []))
+        return error
     }
 
     /// What to do after a redirect status: deliver (the response itself, or a failure), or send the next request.

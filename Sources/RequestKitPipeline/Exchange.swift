@@ -61,13 +61,24 @@ struct Exchange: Sendable {
         var attempt = 1
         var policyAttempt = 1
         var retriesByInterceptor = Array(repeating: 0, count: interceptors.count)
+        // The attempts before this one: a response's (or the last error's) metrics show every attempt.
+        var earlier: [RequestMetrics.Attempt] = []
         while true {
             let (head, explicitCookies) = withJarCookies(try await adapted())
             // What monitors and interceptors are shown: made only for them.
             let request = monitors.isEmpty && interceptors.isEmpty ? nil : head.urlRequest
             if let request { for monitor in monitors { monitor.requestStarted(request, attempt: attempt) } }
             let start = monitors.isEmpty ? 0 : DispatchTime.now().uptimeNanoseconds
-            let delivered = await follow(head, explicitCookies: explicitCookies, sink: sink)
+            var delivered = await follow(head, explicitCookies: explicitCookies, sink: sink)
+            if !earlier.isEmpty {
+                switch delivered {
+                case .success(var delivery):
+                    delivery.response.metrics.attempts.insert(contentsOf: earlier, at: 0)
+                    delivered = .success(delivery)
+                case .failure(let error):
+                    delivered = .failure(Self.prepending(earlier, to: error))
+                }
+            }
             let outcome = delivered.map(\.response)
             if let request, !monitors.isEmpty {
                 let duration = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
@@ -83,6 +94,7 @@ struct Exchange: Sendable {
             if case .failure(let error) = outcome,
                 error.kind == .cancelled || error.kind == .invalidRequest || Task.isCancelled
             {
+                if let request { Self.report(outcome, of: request, to: monitors) }
                 throw error
             }
 
@@ -107,8 +119,15 @@ struct Exchange: Sendable {
                 delay = seconds
                 policyAttempt += 1
             }
-            guard let delay else { return try delivered.get() }
+            guard let delay else {
+                if let request { Self.report(outcome, of: request, to: monitors) }
+                return try delivered.get()
+            }
             await delivered.discard()
+            switch outcome {
+            case .success(let response): earlier = response.metrics.attempts
+            case .failure(let error): earlier = error.metrics?.attempts ?? earlier
+            }
             attempt += 1
             if let request {
                 for monitor in monitors { monitor.requestRetrying(request, nextAttempt: attempt, delay: delay) }
@@ -250,6 +269,18 @@ struct Exchange: Sendable {
             }
         }
         return .given(request)
+    }
+
+    /// Tells `monitors` the request ended with `outcome`, and where its time went.
+    private static func report(
+        _ outcome: Result<Response, RequestError>, of request: URLRequest, to monitors: [any EventMonitor]
+    ) {
+        let metrics: RequestMetrics
+        switch outcome {
+        case .success(let response): metrics = response.metrics
+        case .failure(let error): metrics = error.metrics ?? RequestMetrics()
+        }
+        for monitor in monitors { monitor.requestFinished(request, metrics: metrics) }
     }
 
     private static func interceptorError(_ error: any Error, action: String) -> RequestError {

@@ -29,6 +29,10 @@ final class RegisteredTransfer {
     let limits: ResponseLimits
     var destination: Destination
     var lastActivity = DispatchTime.now()
+    /// When the transfer was registered, for its ``RequestMetrics/Attempt``.
+    let started = ContinuousClock.now
+    /// When the response head arrived: the nearest to its first byte that FoundationNetworking tells.
+    var headReceived: ContinuousClock.Instant?
     /// The response head, once received (or kept from an authentication challenge).
     var response: HTTPURLResponse? {
         didSet { bound = ReceivedBodyBound(limits: limits, isWhole: isWhole, head: response) }
@@ -76,6 +80,33 @@ final class RegisteredTransfer {
         return bound.error(response: response.map { FoundationMapping.response($0) })
     }
 
+    /// The attempt as FoundationNetworking lets it be seen: its start and end, the head's arrival, the status and
+    /// the body's bytes. It reports no phases and no wire byte counts (swift-corelibs-foundation#4988), so those
+    /// stay nil; `end` is nil while the body streams.
+    func attempt(end: ContinuousClock.Instant?) -> RequestMetrics.Attempt {
+        var attempt = RequestMetrics.Attempt(url: task.currentRequest?.url ?? task.originalRequest?.url, start: started)
+        attempt.end = end
+        attempt.firstResponseByte = headReceived
+        attempt.responseComplete = end != nil && response != nil ? end : nil
+        attempt.bodyBytesReceived = response != nil ? receivedBytes : nil
+        attempt.status = response.map { HTTPStatus(code: $0.statusCode) }
+        return attempt
+    }
+
+    /// `response` with the transfer's attempt as its metrics.
+    func metered(_ response: Response, end: ContinuousClock.Instant?) -> Response {
+        var response = response
+        response.metrics.attempts = [attempt(end: end)]
+        return response
+    }
+
+    /// `error` with the transfer's attempt as its metrics, ended `end`.
+    func metered(_ error: RequestError, end: ContinuousClock.Instant) -> RequestError {
+        var error = error
+        error.metrics = RequestMetrics(attempts: [attempt(end: end)])
+        return error
+    }
+
     /// Whether spooled bytes still wait for the consumer.
     var hasSpooledBytes: Bool { spool.map { !$0.isEmpty } ?? false }
 
@@ -84,27 +115,31 @@ final class RegisteredTransfer {
     func finish(with error: RequestError?) {
         spool?.close()
         spool = nil
+        let end = ContinuousClock.now
         switch destination {
         case .whole(let continuation):
             if let error {
-                continuation.resume(throwing: error)
+                continuation.resume(throwing: metered(error, end: end))
             } else if let response {
-                continuation.resume(returning: FoundationMapping.response(response, body: collected))
+                continuation.resume(
+                    returning: metered(FoundationMapping.response(response, body: collected), end: end))
             } else {
-                continuation.resume(throwing: Self.noResponse)
+                continuation.resume(throwing: metered(Self.noResponse, end: end))
             }
         case .stream(let head, let body, let stream):
             guard let head else {
-                body.finish(throwing: error)
+                body.finish(throwing: error, attempt: attempt(end: end))
                 return
             }
             if let error {
-                head.resume(throwing: error)
+                head.resume(throwing: metered(error, end: end))
             } else if let response {
-                body.finish()
-                head.resume(returning: StreamingResponse(head: FoundationMapping.response(response), body: stream))
+                body.finish(attempt: attempt(end: end))
+                head.resume(
+                    returning: StreamingResponse(
+                        head: metered(FoundationMapping.response(response), end: end), body: stream))
             } else {
-                head.resume(throwing: Self.noResponse)
+                head.resume(throwing: metered(Self.noResponse, end: end))
             }
         }
     }

@@ -109,18 +109,19 @@ final class TransferRegistry: @unchecked Sendable {
     /// The response head arrived: kept for `send`, handed to the caller at once for `stream`.
     func received(_ response: URLResponse, for task: URLSessionTask) {
         let ready = lock.withLock {
-            () -> (CheckedContinuation<StreamingResponse, any Error>, HTTPURLResponse, ResponseBodyStream)? in
+            () -> (CheckedContinuation<StreamingResponse, any Error>, Response, ResponseBodyStream)? in
             guard let transfer = transfers[task.taskIdentifier] else { return nil }
             transfer.lastActivity = .now()
+            transfer.headReceived = transfer.headReceived ?? .now
             transfer.response = response as? HTTPURLResponse
             guard let http = transfer.response,
                 case .stream(.some(let head), let body, let stream) = transfer.destination
             else { return nil }
             transfer.destination = .stream(head: nil, body: body, stream: stream)
-            return (head, http, stream)
+            return (head, transfer.metered(FoundationMapping.response(http), end: nil), stream)
         }
-        if let (head, http, stream) = ready {
-            head.resume(returning: StreamingResponse(head: FoundationMapping.response(http), body: stream))
+        if let (head, response, stream) = ready {
+            head.resume(returning: StreamingResponse(head: response, body: stream))
         }
     }
 

@@ -16,10 +16,19 @@ import FoundationNetworking
 /// // → curl 'http://127.0.0.1:8080/users/1' -H 'Authorization: <redacted>'
 /// // ← 200 OK, 42 bytes in 0.012 s
 /// ```
+///
+/// With `logsTimeline`, each attempt's phases follow on a line of their own (``RequestMetrics/Attempt/timeline``):
+///
+/// ```swift
+/// let logger = ConsoleLogger(logsTimeline: true)
+/// // ← 200 OK, 42 bytes in 0.012 s
+/// // ⏱ pool 0.0 ms · dns 0.2 ms · connect 0.1 ms · tls 1.9 ms · send 0.0 ms · wait 0.4 ms · body 0.1 ms
+/// ```
 public struct ConsoleLogger: EventMonitor {
     private let output: @Sendable (String) -> Void
     private let sensitiveData: SensitiveData
     private let logsBodies: Bool
+    private let logsTimeline: Bool
 
     /// Creates a logger writing each line to `output` (standard output by default).
     ///
@@ -29,15 +38,17 @@ public struct ConsoleLogger: EventMonitor {
     /// ```
     /// - Parameters:
     ///   - logsBodies: Whether to print request bodies (with sensitive members redacted); false by default.
+    ///   - logsTimeline: Whether to print each attempt's phases after its response or failure; false by default.
     ///   - sensitiveData: What to redact; the defaults unless given.
     ///   - output: Where each line goes.
     public init(
-        logsBodies: Bool = false, sensitiveData: SensitiveData = SensitiveData(),
+        logsBodies: Bool = false, logsTimeline: Bool = false, sensitiveData: SensitiveData = SensitiveData(),
         output: @escaping @Sendable (String) -> Void = { print($0) }
     ) {
         self.output = output
         self.sensitiveData = sensitiveData
         self.logsBodies = logsBodies
+        self.logsTimeline = logsTimeline
     }
 
     public func requestStarted(_ request: URLRequest, attempt: Int) {
@@ -47,10 +58,12 @@ public struct ConsoleLogger: EventMonitor {
 
     public func responseReceived(_ response: Response, for request: URLRequest, duration: Double, attempt: Int) {
         output("← \(response.status), \(response.body.count) bytes in \(Self.format(duration)) s")
+        if logsTimeline, let attempt = response.metrics.attempts.last { output("⏱ " + attempt.timeline) }
     }
 
     public func requestFailed(_ error: RequestError, for request: URLRequest, duration: Double, attempt: Int) {
         output(sensitiveData.redacting("✗ \(error.kind) after \(Self.format(duration)) s: \(error)"))
+        if logsTimeline, let attempt = error.metrics?.attempts.last { output("⏱ " + attempt.timeline) }
     }
 
     public func requestRetrying(_ request: URLRequest, nextAttempt: Int, delay: Double) {

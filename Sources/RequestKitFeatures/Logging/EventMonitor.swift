@@ -33,6 +33,9 @@ public protocol EventMonitor: Sendable {
     /// (``CacheStatus/hit``, ``CacheStatus/stale``), after a `304` (``CacheStatus/revalidated``), from the network
     /// (``CacheStatus/network``, whether stored or not), or with a `504` (``CacheStatus/unsatisfied``).
     func cacheConsulted(_ request: URLRequest, status: CacheStatus, response: Response)
+    /// The request ended, with a response or a failure: `metrics` holds every attempt, in order
+    /// (``RequestMetrics``). A streamed body may still be arriving; ``StreamingResponse/metrics`` completes it.
+    func requestFinished(_ request: URLRequest, metrics: RequestMetrics)
 }
 
 /// Empty defaults, so a monitor implements only the events it needs.
@@ -57,4 +60,6 @@ extension EventMonitor {
     public func serverValueDropped(_ field: String, value: String, from url: URL?) {}
     /// Does nothing.
     public func cacheConsulted(_ request: URLRequest, status: CacheStatus, response: Response) {}
+    /// Does nothing.
+    public func requestFinished(_ request: URLRequest, metrics: RequestMetrics) {}
 }

@@ -55,6 +55,16 @@ public struct RequestError: Error, Sendable, CustomStringConvertible, CustomDebu
     /// if error.tlsFailure == .certificateExpired { print("the server's certificate has expired") }
     /// ```
     public var tlsFailure: TLSFailure? { storage.fields.tlsFailure }
+    /// Where the request's time went until it failed: the attempts made, the failed one last; nil when the error
+    /// came before any (an invalid request, or a transport that reports none).
+    ///
+    /// ```swift
+    /// if let attempt = error.metrics?.attempts.last { print("failed after", attempt.timeline) }
+    /// ```
+    public package(set) var metrics: RequestMetrics? {
+        get { storage.fields.metrics }
+        set { uniqueStorage().fields.metrics = newValue }
+    }
     /// What ``description`` redacts: the request's sensitive names, or the defaults.
     var redaction: SensitiveData {
         get { storage.fields.redaction }
@@ -71,7 +81,7 @@ public struct RequestError: Error, Sendable, CustomStringConvertible, CustomDebu
             Fields(
                 kind: kind, problems: problems, response: response, underlyingError: underlyingError,
                 request: request, detail: detail, connectionFailure: connectionFailure, tlsFailure: tlsFailure,
-                redaction: SensitiveData()))
+                redaction: SensitiveData(), metrics: nil))
     }
 
     /// The storage, copied first when another error shares it, so that changing this error changes no other.
@@ -91,6 +101,7 @@ public struct RequestError: Error, Sendable, CustomStringConvertible, CustomDebu
         var connectionFailure: ConnectionFailure?
         var tlsFailure: TLSFailure?
         var redaction: SensitiveData
+        var metrics: RequestMetrics?
     }
 
     /// The fields, behind a lock. An error is made on one thread (a transport's) and read on another (the task

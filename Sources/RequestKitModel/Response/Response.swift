@@ -24,6 +24,14 @@ public struct Response: Sendable, CustomStringConvertible, CustomDebugStringConv
     /// if response.cacheStatus == .hit { print("no request was sent") }
     /// ```
     public var cacheStatus = CacheStatus.network
+    /// Where the request's time went: each attempt's phases, bytes and connection (``RequestMetrics``). Empty for
+    /// a response made by hand, one answered from the cache, or one from a transport that reports none.
+    ///
+    /// ```swift
+    /// let response = try await Request { Url("http://127.0.0.1:8080/todos") }.send()
+    /// print(response.metrics.attempts.last?.timeline ?? "")
+    /// ```
+    public var metrics = RequestMetrics()
     /// Whether the transport that parsed these headers held their `Content-Length` to the rule of
     /// ``IncomingResponseCheck`` already, so the pipeline need not read them again. Any change to the headers
     /// clears it.

@@ -20,6 +20,8 @@ package final class ResponseBodyBuffer: @unchecked Sendable {
     private var endHandler: (@Sendable () -> Void)?
     /// Sees what the consumer reads (a cache storing the body as it streams); told once when the body is abandoned.
     private var tap: (any ResponseBodyTap)?
+    /// The transport's last attempt as it ended with the body, for ``StreamingResponse/metrics``.
+    private var endedAttempt: RequestMetrics.Attempt?
 
     init(limit: Int) {
         self.limit = limit
@@ -30,6 +32,12 @@ package final class ResponseBodyBuffer: @unchecked Sendable {
     }
 
     var isTerminated: Bool { lock.withLock { terminated } }
+
+    /// The transport's attempt as it stood when the body ended; nil before, or from a transport that reports none.
+    package var completedAttempt: RequestMetrics.Attempt? {
+        get { lock.withLock { endedAttempt } }
+        set { lock.withLock { endedAttempt = newValue } }
+    }
 
     /// How many slots the queue holds, read ones included: bounded however the producer and consumer interleave.
     var queueSlots: Int { lock.withLock { chunks.count } }

@@ -135,6 +135,13 @@ public struct ResponseBodyStream: AsyncSequence, Sendable {
             buffer.finish(error.map(RequestError.wrapping))
         }
 
+        /// Ends the body as ``finish(throwing:)`` does, with the transport's attempt as it ended
+        /// (``StreamingResponse/metrics``): recorded before the consumer can see the end.
+        package func finish(throwing error: (any Error)? = nil, attempt: RequestMetrics.Attempt) {
+            buffer.completedAttempt = attempt
+            finish(throwing: error)
+        }
+
         /// Runs when the consumer has drained a full buffer to below half: the producer may read again.
         ///
         /// ```swift

@@ -29,6 +29,22 @@ public struct StreamingResponse: AsyncSequence, Sendable {
         self.body = body
     }
 
+    /// Where the request's time went (``RequestMetrics``): the head's metrics until the body ends, then with the
+    /// last attempt completed (its end, body bytes and byte counts).
+    ///
+    /// ```swift
+    /// let streaming = try await Request { Url("http://127.0.0.1:8080/events") }.stream()
+    /// for try await _ in streaming {}
+    /// print(streaming.metrics.attempts.last?.timeline ?? "")
+    /// ```
+    public var metrics: RequestMetrics {
+        var metrics = head.metrics
+        if let ended = body.buffer.completedAttempt, !metrics.attempts.isEmpty {
+            metrics.attempts[metrics.attempts.count - 1] = ended
+        }
+        return metrics
+    }
+
     /// The body's lines as text; see ``ResponseBodyStream/lines``.
     public var lines: ResponseLines { ResponseLines(base: body, head: head) }
 

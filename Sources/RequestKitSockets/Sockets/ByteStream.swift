@@ -46,4 +46,12 @@ package protocol ByteStream: AnyObject {
     /// Closes the stream and its descriptor (a TLS layer sends its close notification first, without waiting).
     /// Calling it again does nothing.
     func close()
+
+    /// What the TLS handshake negotiated, once it is done; nil on a plain stream.
+    var negotiatedTLS: RequestMetrics.TLS? { get }
+}
+
+extension ByteStream {
+    /// A plain stream negotiates nothing.
+    package var negotiatedTLS: RequestMetrics.TLS? { nil }
 }

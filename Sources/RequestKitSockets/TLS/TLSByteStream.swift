@@ -122,6 +122,15 @@ package final class TLSByteStream: ByteStream {
     /// The negotiated protocol version, such as `"TLSv1.3"`.
     var negotiatedProtocolVersion: String { String(cString: SSL_get_version(ssl)) }
 
+    package var negotiatedTLS: RequestMetrics.TLS? {
+        guard isHandshakeComplete else { return nil }
+        // The IANA name of the suite (`TLS_AES_128_GCM_SHA256`), as RFC 8446 and every other client spell it.
+        let cipher = SSL_get_current_cipher(ssl).flatMap { SSL_CIPHER_standard_name($0) }.map { String(cString: $0) }
+        return RequestMetrics.TLS(
+            version: negotiatedProtocolVersion, cipherSuite: cipher ?? "",
+            isSessionResumed: SSL_session_reused(ssl) == 1)
+    }
+
     package func handshake() throws -> ByteStreamResult {
         guard !isHandshakeComplete else { return .transferred(0) }
         guard descriptor >= 0, !isBroken else { throw POSIXError(.EBADF) }

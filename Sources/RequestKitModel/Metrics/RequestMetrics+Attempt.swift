@@ -1,0 +1,116 @@
+import Foundation
+
+extension RequestMetrics {
+    /// One trip to the network: its phases as its transport saw them, its byte counts and its connection.
+    ///
+    /// A phase the attempt did not go through is nil: a reused connection has no ``domainLookup``, ``connect`` or
+    /// ``tlsHandshake``; a numeric host has no ``domainLookup``; a plain connection no ``tlsHandshake``.
+    ///
+    /// ```swift
+    /// for attempt in response.metrics.attempts {
+    ///     print(attempt.status.map(String.init(describing:)) ?? "failed", attempt.timeline)
+    /// }
+    /// ```
+    public struct Attempt: Sendable, Hashable {
+        /// The URL this attempt asked for.
+        public var url: URL?
+        /// When the attempt was handed to the transport.
+        public var start: ContinuousClock.Instant
+        /// When it ended: its body whole, or its failure; nil while a streamed body is still being read.
+        public var end: ContinuousClock.Instant?
+        /// Waiting for a connection of the pool to come free, or to be made.
+        public var poolWait: Interval?
+        /// Resolving the host name.
+        public var domainLookup: Interval?
+        /// Opening the TCP connection (every address tried).
+        public var connect: Interval?
+        /// The TLS handshake.
+        public var tlsHandshake: Interval?
+        /// Writing the request's head and body.
+        public var requestSent: Interval?
+        /// When the first byte of the response arrived.
+        public var firstResponseByte: ContinuousClock.Instant?
+        /// When the response's body was whole.
+        public var responseComplete: ContinuousClock.Instant?
+        /// Bytes written to the connection: the head and the body as framed (chunked framing included).
+        public var bytesSent: Int?
+        /// Bytes read from the connection for this response: head and body as they came, before decoding.
+        public var bytesReceived: Int?
+        /// The response body's bytes after `Content-Encoding` was decoded.
+        public var bodyBytesReceived: Int?
+        /// Whether the request went on a connection an earlier request had used.
+        public var isReusedConnection: Bool?
+        /// The protocol spoken, as ALPN names it (`http/1.1`).
+        public var networkProtocol: String?
+        /// What the TLS connection negotiated; nil on a plain connection.
+        public var tls: TLS?
+        /// This side's address and port (`127.0.0.1:53012`).
+        public var localAddress: String?
+        /// The server's address and port (`127.0.0.1:8080`, `[::1]:8443`).
+        public var remoteAddress: String?
+        /// The response's status; nil when the attempt failed before one.
+        public var status: HTTPStatus?
+
+        /// Creates an attempt that started at `start`; every other field starts unknown.
+        ///
+        /// ```swift
+        /// var attempt = RequestMetrics.Attempt(url: url, start: .now)
+        /// attempt.end = .now
+        /// ```
+        public init(url: URL?, start: ContinuousClock.Instant) {
+            self.url = url
+            self.start = start
+        }
+
+        /// From the request written whole to the first byte of the response.
+        ///
+        /// ```swift
+        /// if let wait = attempt.waitingForResponse { print("the server took \(wait)") }
+        /// ```
+        public var waitingForResponse: Duration? {
+            guard let sent = requestSent?.end, let firstResponseByte else { return nil }
+            return sent.duration(to: firstResponseByte)
+        }
+
+        /// From the first byte of the response to its body whole.
+        ///
+        /// ```swift
+        /// if let body = attempt.receivingResponse { print("reading took \(body)") }
+        /// ```
+        public var receivingResponse: Duration? {
+            guard let firstResponseByte, let responseComplete else { return nil }
+            return firstResponseByte.duration(to: responseComplete)
+        }
+
+        /// From ``start`` to ``end``; nil while a streamed body is still being read.
+        ///
+        /// ```swift
+        /// if let total = attempt.duration { print(total) }
+        /// ```
+        public var duration: Duration? { end.map { start.duration(to: $0) } }
+
+        /// The phases on one line, in milliseconds, leaving out those the attempt did not go through:
+        /// `pool 0.0 ms · dns 0.2 ms · connect 0.1 ms · tls 1.9 ms · send 0.0 ms · wait 0.4 ms · body 0.1 ms`.
+        ///
+        /// ```swift
+        /// print(attempt.timeline)
+        /// ```
+        public var timeline: String {
+            let phases: [(String, Duration?)] = [
+                ("pool", poolWait?.duration), ("dns", domainLookup?.duration), ("connect", connect?.duration),
+                ("tls", tlsHandshake?.duration), ("send", requestSent?.duration), ("wait", waitingForResponse),
+                ("body", receivingResponse),
+            ]
+            let shown = phases.compactMap { name, duration in duration.map { "\(name) \(Self.milliseconds($0)) ms" } }
+            if shown.isEmpty, let duration { return "total \(Self.milliseconds(duration)) ms" }
+            return shown.joined(separator: " · ")
+        }
+
+        /// A duration in milliseconds with one decimal.
+        static func milliseconds(_ duration: Duration) -> String {
+            let (seconds, attoseconds) = duration.components
+            let tenths = (Double(seconds) * 1e4 + Double(attoseconds) / 1e14).rounded()
+            return String(format: "%.1f", tenths / 10)
+        }
+    }
+}
