@@ -32,6 +32,7 @@ let suites: [(name: String, summary: String, run: () -> Void)] = [
         "cache", "ResponseCache hits from memory and disk against loopback round trips; memory of 100,000 entries",
         runCacheBenchmarks
     ),
+    ("metrics", "RequestKit's request phases against curl -w's, on new connections to nginx", runMetricsBenchmarks),
 ]
 let arguments = Array(CommandLine.arguments.dropFirst())
 if arguments.contains("--help") || arguments.contains("-h") {

@@ -364,6 +364,17 @@ enum DocumentedCode {
 
     // README.md, block 24
     static func snippetREADME24() async throws {
+        let response = try await Request { Url("http://127.0.0.1:8080/todos") }.send()
+        for attempt in response.metrics.attempts {
+            print(attempt.status?.code ?? 0, attempt.timeline)
+            // 200 pool 0.0 ms · connect 0.1 ms · send 0.0 ms · wait 0.4 ms · body 0.1 ms
+        }
+        if let connect = response.metrics.attempts.last?.connect { print("connecting took", connect.duration) }
+        _ = response
+    }
+
+    // README.md, block 25
+    static func snippetREADME25() async throws {
         let client = Client(baseURL: URL(fileURLWithPath: "/")) { configuration in
             configuration.responseLimits.maxBodyBytes = 8 << 20          // data(), json(), decode()
             configuration.responseLimits.maxStreamedBodyBytes = 4 << 30  // stream(), download(to:)
@@ -377,8 +388,8 @@ enum DocumentedCode {
         _ = thumbnail
     }
 
-    // README.md, block 25
-    static func snippetREADME25() async throws {
+    // README.md, block 26
+    static func snippetREADME26() async throws {
         let upload = Request {
             Url("http://127.0.0.1:8080/anything")
             Method(.post)
@@ -387,8 +398,8 @@ enum DocumentedCode {
         _ = upload
     }
 
-    // README.md, block 26
-    static func snippetREADME26() async throws {
+    // README.md, block 27
+    static func snippetREADME27() async throws {
         let traced = Request {
             Url("http://127.0.0.1:8080/orders")
             TraceContext(traceparent: "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01", tracestate: "rojo=1")
@@ -396,8 +407,8 @@ enum DocumentedCode {
         _ = traced
     }
 
-    // README.md, block 29
-    static func snippetREADME29() async throws {
+    // README.md, block 30
+    static func snippetREADME30() async throws {
         let todo = try await Request {
             Url("http://127.0.0.1:8080/todos/1")
             Using(HTTP1Transport.shared)
@@ -412,8 +423,8 @@ enum DocumentedCode {
         _ = transport
     }
 
-    // README.md, block 30
-    static func snippetREADME30() async throws {
+    // README.md, block 31
+    static func snippetREADME31() async throws {
         let proxied = HTTP1Transport {
             let password = ProcessInfo.processInfo.environment["PROXY_PASSWORD"] ?? ""
             $0.proxy = .http(host: "proxy.internal", port: 3128, credentials: .init(user: "ci", password: password),
@@ -1169,7 +1180,7 @@ enum DocumentedCode {
     }
 }
 
-// README.md, block 27
+// README.md, block 28
 @Test func retriesAfterTheServersDelay() async throws {
     let server = try TestServer()
     defer { server.stop() }
@@ -1192,7 +1203,7 @@ enum DocumentedCode {
     #expect(server.requests.last?.body == Data(#"{"title":"x"}"#.utf8))
 }
 
-// README.md, block 28
+// README.md, block 29
 @Test(.cassette("todos"))
 func listsTodos() async throws {
     let transport = try #require(RecordingTransport.current)
@@ -1233,6 +1244,18 @@ func clientVerbs(client: Client, file: URL) async throws {
         client.request(Request { Path("b") })
     }.send()
     print(both.count)
+}
+
+// Sources/RequestKit/RequestKit.docc/Clients.md, block 6
+func clientTimeline(baseURL: URL) async throws {
+    let client = Client(baseURL: baseURL) { configuration in
+        configuration.monitors = [ConsoleLogger(logsTimeline: true)]
+    }
+// → curl 'http://127.0.0.1:8080/todos'
+// ← 200 OK, 42 bytes in 0.001 s
+// ⏱ pool 0.0 ms · connect 0.1 ms · send 0.0 ms · wait 0.4 ms · body 0.1 ms
+    let todos = try await client.send(Request { Path("todos") })
+    print(todos.metrics.attempts.last?.isReusedConnection ?? false)
 }
 
 // Sources/RequestKit/RequestKit.docc/Recipes.md, block 8
@@ -1579,6 +1602,14 @@ do {
 }
 """#),
     DocumentedSnippet(document: "README.md", index: 24, code: #"""
+let response = try await Request { Url("http://127.0.0.1:8080/todos") }.send()
+for attempt in response.metrics.attempts {
+    print(attempt.status?.code ?? 0, attempt.timeline)
+    // 200 pool 0.0 ms · connect 0.1 ms · send 0.0 ms · wait 0.4 ms · body 0.1 ms
+}
+if let connect = response.metrics.attempts.last?.connect { print("connecting took", connect.duration) }
+"""#),
+    DocumentedSnippet(document: "README.md", index: 25, code: #"""
 let client = Client(baseURL: URL(fileURLWithPath: "/")) { configuration in
     configuration.responseLimits.maxBodyBytes = 8 << 20          // data(), json(), decode()
     configuration.responseLimits.maxStreamedBodyBytes = 4 << 30  // stream(), download(to:)
@@ -1589,20 +1620,20 @@ let thumbnail = Request {
     MaxResponseSize(512 << 10)
 }
 """#),
-    DocumentedSnippet(document: "README.md", index: 25, code: #"""
+    DocumentedSnippet(document: "README.md", index: 26, code: #"""
 let upload = Request {
     Url("http://127.0.0.1:8080/anything")
     Method(.post)
     Body(String(repeating: "a log line\n", count: 1_000), contentType: .text).compressed(.gzip)
 }
 """#),
-    DocumentedSnippet(document: "README.md", index: 26, code: #"""
+    DocumentedSnippet(document: "README.md", index: 27, code: #"""
 let traced = Request {
     Url("http://127.0.0.1:8080/orders")
     TraceContext(traceparent: "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01", tracestate: "rojo=1")
 }
 """#),
-    DocumentedSnippet(document: "README.md", index: 27, code: ##"""
+    DocumentedSnippet(document: "README.md", index: 28, code: ##"""
 @Test func retriesAfterTheServersDelay() async throws {
     let server = try TestServer()
     defer { server.stop() }
@@ -1625,7 +1656,7 @@ let traced = Request {
     #expect(server.requests.last?.body == Data(#"{"title":"x"}"#.utf8))
 }
 """##),
-    DocumentedSnippet(document: "README.md", index: 28, code: ##"""
+    DocumentedSnippet(document: "README.md", index: 29, code: ##"""
 @Test(.cassette("todos"))
 func listsTodos() async throws {
     let transport = try #require(RecordingTransport.current)
@@ -1637,7 +1668,7 @@ func listsTodos() async throws {
     #expect(todos[0].title.string == "write the cassette")
 }
 """##),
-    DocumentedSnippet(document: "README.md", index: 29, code: #"""
+    DocumentedSnippet(document: "README.md", index: 30, code: #"""
 let todo = try await Request {
     Url("http://127.0.0.1:8080/todos/1")
     Using(HTTP1Transport.shared)
@@ -1649,7 +1680,7 @@ let transport = HTTP1Transport {
     $0.connectTimeout = 2
 }
 """#),
-    DocumentedSnippet(document: "README.md", index: 30, code: #"""
+    DocumentedSnippet(document: "README.md", index: 31, code: #"""
 let proxied = HTTP1Transport {
     let password = ProcessInfo.processInfo.environment["PROXY_PASSWORD"] ?? ""
     $0.proxy = .http(host: "proxy.internal", port: 3128, credentials: .init(user: "ci", password: password),
@@ -1773,6 +1804,18 @@ let response = try await client.send(Request {
     Redirects(.doNotFollow)
     Timeout(20, for: .resource)
 })
+"""#),
+    DocumentedSnippet(document: "Sources/RequestKit/RequestKit.docc/Clients.md", index: 6, code: #"""
+func clientTimeline(baseURL: URL) async throws {
+    let client = Client(baseURL: baseURL) { configuration in
+        configuration.monitors = [ConsoleLogger(logsTimeline: true)]
+    }
+// → curl 'http://127.0.0.1:8080/todos'
+// ← 200 OK, 42 bytes in 0.001 s
+// ⏱ pool 0.0 ms · connect 0.1 ms · send 0.0 ms · wait 0.4 ms · body 0.1 ms
+    let todos = try await client.send(Request { Path("todos") })
+    print(todos.metrics.attempts.last?.isReusedConnection ?? false)
+}
 """#),
     DocumentedSnippet(document: "Sources/RequestKit/RequestKit.docc/ComingFromSwiftRequest.md", index: 1, code: #"""
 func fromSwiftRequest() {

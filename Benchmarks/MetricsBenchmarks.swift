@@ -1,0 +1,101 @@
+import Foundation
+import RequestKit
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// RequestKit's phases against curl's (`curl -w`), each on a new connection to the same nginx: how long after the
+/// request's start each phase had ended. Over http (`REQUESTKIT_BENCH_URL`) and https (`REQUESTKIT_BENCH_HTTPS_URL`
+/// with `REQUESTKIT_BENCH_CA`), from `Scripts/start-nginx.sh` and `Scripts/start-nginx-tls.sh`.
+///
+/// curl's times count from the start of its transfer; RequestKit's from the request's hand-over to the transport
+/// (``RequestMetrics/Attempt/start``), so both include the pool's bookkeeping or curl's set-up before the connect.
+func runMetricsBenchmarks() {
+    let environment = ProcessInfo.processInfo.environment
+    let rounds = Int(environment["REQUESTKIT_BENCH_ROUNDS"] ?? "") ?? 51
+    var targets: [(name: String, url: URL, authority: String?)] = []
+    if let text = environment["REQUESTKIT_BENCH_URL"], let url = URL(string: text) {
+        targets.append(("http", url, nil))
+    }
+    if let text = environment["REQUESTKIT_BENCH_HTTPS_URL"], let url = URL(string: text),
+        let authority = environment["REQUESTKIT_BENCH_CA"]
+    {
+        targets.append(("https", url, authority))
+    }
+    guard !targets.isEmpty else {
+        print("\nmetrics: skipped (eval \"$(bash Scripts/start-nginx.sh)\" and start-nginx-tls.sh first)")
+        return
+    }
+    for target in targets {
+        var ours: [String: [Double]] = [:]
+        var theirs: [String: [Double]] = [:]
+        for _ in 0..<rounds {
+            for (phase, milliseconds) in requestKitPhases(target.url, authority: target.authority) {
+                ours[phase, default: []].append(milliseconds)
+            }
+            for (phase, milliseconds) in curlPhases(target.url, authority: target.authority) {
+                theirs[phase, default: []].append(milliseconds)
+            }
+        }
+        func median(_ values: [Double]?) -> Double? {
+            guard let values, !values.isEmpty else { return nil }
+            return values.sorted()[values.count / 2]
+        }
+        print("\nPhases over \(target.name), a new connection each time, ms from the start, medians of \(rounds):")
+        print("| phase ended | RequestKit (metrics) | curl -w | difference |")
+        print("|---|---|---|---|")
+        for phase in ["connect", "tls", "first byte", "total"] {
+            guard let mine = median(ours[phase]), let curl = median(theirs[phase]) else { continue }
+            print(
+                "| \(phase) | \(formatted(mine, decimals: 3)) | \(formatted(curl, decimals: 3)) | "
+                    + "\(formatted(mine - curl, decimals: 3)) |")
+        }
+    }
+}
+
+/// One request on a new connection through `Request { … }.send()`: when each phase ended, in ms from the start.
+private func requestKitPhases(_ url: URL, authority: String?) -> [(String, Double)] {
+    let transport = HTTP1Transport {
+        if let authority { $0.tls = TLSConfiguration(additionalRoots: [.file(authority)]) }
+    }
+    let response = runBlocking { () async -> Response? in
+        try? await Request {
+            Url(url)
+            Header.Any(key: "Connection", value: "close")
+            Using(transport)
+        }.send()
+    }
+    guard let attempt = response?.metrics.attempts.last else { return [] }
+    func since(_ instant: ContinuousClock.Instant?) -> Double? {
+        guard let instant else { return nil }
+        let (seconds, attoseconds) = attempt.start.duration(to: instant).components
+        return Double(seconds) * 1e3 + Double(attoseconds) / 1e15
+    }
+    let phases: [(String, Double?)] = [
+        ("connect", since(attempt.connect?.end)), ("tls", since(attempt.tlsHandshake?.end)),
+        ("first byte", since(attempt.firstResponseByte)), ("total", since(attempt.end)),
+    ]
+    return phases.compactMap { name, value in value.map { (name, $0) } }
+}
+
+/// The same request by `curl`: its `time_connect`, `time_appconnect`, `time_starttransfer` and `time_total`, in ms.
+private func curlPhases(_ url: URL, authority: String?) -> [(String, Double)] {
+    let process = Process()
+    let output = Pipe()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    process.arguments =
+        ["curl", "-s", "-o", "/dev/null", "-H", "Connection: close"]
+        + (authority.map { ["--cacert", $0] } ?? [])
+        + ["-w", "%{time_connect} %{time_appconnect} %{time_starttransfer} %{time_total}", url.absoluteString]
+    process.standardOutput = output
+    guard (try? process.run()) != nil else { return [] }
+    let data = output.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    let values = String(decoding: data, as: UTF8.self).split(separator: " ").compactMap { Double($0) }
+    guard values.count == 4 else { return [] }
+    var phases = [("connect", values[0] * 1e3)]
+    if authority != nil { phases.append(("tls", values[1] * 1e3)) }
+    phases += [("first byte", values[2] * 1e3), ("total", values[3] * 1e3)]
+    return phases
+}
