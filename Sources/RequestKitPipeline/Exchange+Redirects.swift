@@ -34,6 +34,7 @@ extension Exchange {
         var count = 0
         // The attempts of the hops before this one: a response's metrics show every hop.
         var earlier: [RequestMetrics.Attempt] = []
+        let traceparent = parts.hasOptions ? parts[option: TraceparentKey.self] : nil
         let cookieJar = self.cookieJar
         let cache = self.cache
         // A request nothing changed since it was built was checked when it was built.
@@ -54,7 +55,11 @@ extension Exchange {
                 }
             switch transferred {
             case .success(let delivered): delivery = delivered
-            case .failure(let error): return .failure(Self.prepending(earlier, to: error))
+            case .failure(let error): return .failure(Self.prepending(earlier, to: error, traceparent: traceparent))
+            }
+            if let traceparent, !delivery.response.metrics.attempts.isEmpty {
+                delivery.response.metrics.attempts[delivery.response.metrics.attempts.count - 1].traceparent =
+                    traceparent
             }
             if !earlier.isEmpty { delivery.response.metrics.attempts.insert(contentsOf: earlier, at: 0) }
             // A response served from a cache set its cookies when it came from the network.
@@ -79,10 +84,14 @@ extension Exchange {
     }
 
     /// `error` with the attempts before it first in its metrics.
-    static func prepending(_ earlier: [RequestMetrics.Attempt], to error: RequestError) -> RequestError {
-        guard !earlier.isEmpty else { return error }
+    static func prepending(
+        _ earlier: [RequestMetrics.Attempt], to error: RequestError, traceparent: String? = nil
+    ) -> RequestError {
+        guard !earlier.isEmpty || traceparent != nil else { return error }
         var error = error
-        error.metrics = RequestMetrics(attempts: earlier + (error.metrics?.attempts ?? []))
+        var failed = error.metrics?.attempts ?? []
+        if let traceparent, !failed.isEmpty { failed[failed.count - 1].traceparent = traceparent }
+        error.metrics = RequestMetrics(attempts: earlier + failed)
         return error
     }
 

@@ -81,11 +81,18 @@ public struct TraceContext: RequestComponent, Hashable {
         var generator = SystemRandomNumberGenerator()
         let trace = traceID ?? TraceContextSyntax.randomID(bytes: 16, using: &generator)
         let span = TraceContextSyntax.randomID(bytes: 8, using: &generator)
-        parts.headers.set("traceparent", "00-\(trace)-\(span)-\(isSampled ? "01" : "00")")
+        let traceparent = "00-\(trace)-\(span)-\(isSampled ? "01" : "00")"
+        parts.headers.set("traceparent", traceparent)
+        parts[option: TraceparentKey.self] = traceparent
         if let traceState {
             parts.headers.set("tracestate", traceState)
         } else {
             parts.headers.remove("tracestate")
         }
     }
+}
+
+/// The `traceparent` a ``TraceContext`` set, for the request's ``RequestMetrics``.
+package enum TraceparentKey: RequestOptionKey {
+    package static let defaultValue: String? = nil
 }

@@ -50,6 +50,28 @@ extension RequestMetrics {
         public var remoteAddress: String?
         /// The response's status; nil when the attempt failed before one.
         public var status: HTTPStatus?
+        /// The W3C `traceparent` the attempt was sent with (``TraceContext``); nil without one.
+        public var traceparent: String?
+
+        /// The trace id of ``traceparent`` (32 hex digits).
+        ///
+        /// ```swift
+        /// print(attempt.traceID ?? "not traced")
+        /// ```
+        public var traceID: String? { traceparentField(1) }
+
+        /// The span id of ``traceparent`` (16 hex digits): this request's own.
+        ///
+        /// ```swift
+        /// print(attempt.spanID ?? "not traced")
+        /// ```
+        public var spanID: String? { traceparentField(2) }
+
+        /// One dash-separated field of ``traceparent``.
+        private func traceparentField(_ index: Int) -> String? {
+            guard let fields = traceparent?.split(separator: "-"), fields.count > index else { return nil }
+            return String(fields[index])
+        }
 
         /// Creates an attempt that started at `start`; every other field starts unknown.
         ///

@@ -161,6 +161,31 @@ struct TraceContextTests {
         #expect(server.requests.map { $0.header("tracestate") } == ["rojo=1", "rojo=1", nil])
     }
 
+    @Test("Each attempt's metrics carry the traceparent it was sent with, through redirects and failures")
+    func onMetrics() async throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        let response = try await Request {
+            Url(server.url("/redirect/1"))
+            TraceContext(traceparent: Self.incoming)
+        }.send()
+        let sent = server.requests.map { $0.header("traceparent") }
+        #expect(sent.count == 2 && sent[0] == sent[1])
+        #expect(response.metrics.attempts.map(\.traceparent) == sent)
+        #expect(response.metrics.attempts.first?.traceID == "4bf92f3577b34da6a3ce929d0e0e4736")
+        #expect(response.metrics.attempts.first?.spanID == (try Self.fields(sent[0]))[2])
+        let down = try RefusingPort()
+        let error = try await #require(throws: RequestError.self) {
+            try await Request {
+                Url(down.url("/"))
+                TraceContext()
+            }.send()
+        }
+        #expect(error.metrics?.attempts.last?.traceID?.count == 32)
+        let untraced = try await Request { Url(server.url("/get")) }.send()
+        #expect(untraced.metrics.attempts.first?.traceparent == nil)
+    }
+
     @Test("ConsoleLogger's request line shows the traceparent sent")
     func logged() async throws {
         let server = try TestServer()
