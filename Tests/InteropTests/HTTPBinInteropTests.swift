@@ -115,6 +115,19 @@ struct HTTPBinInteropTests {
         #expect(deflate.deflated.bool == true)
     }
 
+    #if os(Linux)
+    @Test("br bodies, compressed by httpbin's brotli, arrive decoded", arguments: HTTPBin.transports)
+    func brotli(_ transport: TransportCase) async throws {
+        let response = try await Request {
+            Url(HTTPBin.url("/brotli")); Using(transport.transport)
+        }.send()
+        #expect(response.headers["Content-Encoding"] == "br")
+        let document = try Json(parsing: response.body)
+        #expect(document.brotli.bool == true)
+        #expect(document.headers["Accept-Encoding"].string?.contains("br") == true)
+    }
+    #endif
+
     @Test("Chunked /stream and slow /drip bodies are read whole", arguments: HTTPBin.transports)
     func streamingRoutes(_ transport: TransportCase) async throws {
         let text = try await Request {
