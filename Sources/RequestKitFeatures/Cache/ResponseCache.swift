@@ -27,7 +27,8 @@ public final class ResponseCache: Sendable {
 
         init(_ store: any CacheStore) { self.store = store }
 
-        /// In memory, bounded by `maxBytes` (bodies and headers), the least recently used URLs evicted first.
+        /// In memory, bounded by `maxBytes` (each response counted by its body, fields and URL plus 1 KiB for the
+        /// structures that hold it, so that the bound bounds memory), the least recently used URLs evicted first.
         ///
         /// ```swift
         /// let cache = ResponseCache(.memory(maxBytes: 64 << 20))
