@@ -674,8 +674,13 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
         guard phase == .handshaking else { return }
         fail(
             RequestError.timedOut(
-                "the TLS handshake with \(key.host) port \(key.port) did not finish within "
-                    + "\(FoundationMapping.seconds(connectTimeout)) s"))
+                "\(pendingHandshakeStep) did not finish within \(FoundationMapping.seconds(connectTimeout)) s"))
+    }
+
+    /// The handshake step a connection waits on, for the message of a timeout: a step of a proxy's tunnel, or the
+    /// TLS handshake with the origin.
+    private var pendingHandshakeStep: String {
+        (stream as? ProxyTunnelByteStream)?.pendingStep ?? "the TLS handshake with \(key.host) port \(key.port)"
     }
 
     /// Writes what is queued, refilling the queue from the body reader; once the whole request is sent, moves on to
@@ -1084,12 +1089,12 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
             scheduleTimeoutCheck(at: deadline)
             return
         }
-        let step = phase == .handshaking ? "finish the TLS handshake with" : "connect to"
+        let step = phase == .handshaking ? "finish \(pendingHandshakeStep)" : "connect to \(key.host) port \(key.port)"
         switch machine.timedOut() {
         case .fail(.connectTimedOut):
             fail(
                 RequestError.timedOut(
-                    "could not \(step) \(key.host) port \(key.port) within the request's timeout of "
+                    "could not \(step) within the request's timeout of "
                         + "\(FoundationMapping.seconds(Double(timeoutNanoseconds) / 1e9)) s"))
         case .fail:
             if pump != nil { failPump(HTTP1Socket.Failure.timedOut) } else { fail(HTTP1Socket.Failure.timedOut) }

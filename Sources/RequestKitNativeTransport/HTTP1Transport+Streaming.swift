@@ -34,6 +34,11 @@ extension HTTP1Transport {
             throw RequestError.transport(URLError(.unknown), detail: "the connection returned no response")
         }
         var response = Self.response(head, url: httpURL.url)
+        if let refusal = ProxyServer.refusal(of: response, on: job.key) {
+            // The proxy's answer is the error: its body is not read, and its connection closes.
+            body.makeAsyncIterator().terminate()
+            throw Self.withMetrics(refusal, of: job, url: httpURL.url)
+        }
         // The body's end completes it (``StreamingResponse/metrics``).
         response.metrics.attempts = [
             job.record.attempt(url: httpURL.url, status: response.status, bodyBytes: nil, end: nil)

@@ -228,13 +228,14 @@ public final class HTTP1Transport: Transport {
         guard case .response(let exchanged) = try await perform(job, url: url) else {
             throw RequestError.transport(URLError(.unknown), detail: "the connection returned no response")
         }
-        do {
+        do throws(RequestError) {
             var response = try response(
                 exchanged.head, body: exchanged.body, url: url, bodyLimit: bodyLimit, maxRatio: maxRatio)
             response.metrics.attempts = [
                 job.record.attempt(
                     url: url, status: response.status, bodyBytes: response.body.count, end: job.record.complete)
             ]
+            if let refusal = ProxyServer.refusal(of: response, on: job.key) { throw refusal }
             return response
         } catch {
             throw Self.withMetrics(error, of: job, url: url)

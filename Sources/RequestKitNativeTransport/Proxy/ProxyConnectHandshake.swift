@@ -42,6 +42,9 @@ struct ProxyConnectHandshake: Sendable {
         request = Array(text.utf8)
     }
 
+    /// What the handshake waits for from the proxy, for the message of a timeout.
+    var awaited: String { received.isEmpty ? "its answer to CONNECT" : "the rest of its answer to CONNECT" }
+
     /// Takes bytes of the proxy's answer.
     ///
     /// - Returns: Whether the tunnel is open, or more bytes are needed.
@@ -75,14 +78,7 @@ struct ProxyConnectHandshake: Sendable {
             }
             return .established
         case 407:
-            let challenge = response.headers["Proxy-Authenticate"].map { " (\($0))" } ?? ""
-            let reason =
-                proxy.credentials == nil
-                ? "requires credentials" : "rejected the credentials for user \"\(proxy.credentials?.user ?? "")\""
-            throw RequestError(
-                kind: .transport, response: response, underlyingError: POSIXError(.EACCES),
-                detail: "The \(proxy.place) \(reason): 407 Proxy Authentication Required\(challenge)",
-                connectionFailure: .proxyAuthenticationRequired)
+            throw proxy.authenticationRequired(by: response)
         default:
             throw RequestError(
                 kind: .transport, response: response, underlyingError: POSIXError(.ECONNREFUSED),

@@ -47,6 +47,20 @@ final class ProxyTunnelByteStream: ByteStream {
 
     var descriptor: Int32 { carrier?.descriptor ?? socket.descriptor }
 
+    /// The step the handshake is at, named for the message of a timeout: the proxy's answer to `CONNECT`, a step of
+    /// the SOCKS5 handshake, or the TLS handshake with the origin inside the open tunnel.
+    var pendingStep: String {
+        let origin = "\(key.host) port \(key.port)"
+        if carrier != nil { return "the TLS handshake with \(origin) (through the \(route.server.place))" }
+        switch exchange {
+        case .connect(let handshake):
+            return "the CONNECT to \(origin) through the \(route.server.place) (waiting for \(handshake.awaited))"
+        case .socks(let handshake):
+            return
+                "the SOCKS5 handshake for \(origin) with the \(route.server.place) (waiting for \(handshake.awaited))"
+        }
+    }
+
     func handshake() throws -> ByteStreamResult {
         if let carrier { return try carrier.handshake() }
         do {

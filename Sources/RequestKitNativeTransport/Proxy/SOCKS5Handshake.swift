@@ -70,6 +70,16 @@ struct SOCKS5Handshake: Sendable {
         }
     }
 
+    /// What the handshake waits for from the proxy, for the message of a timeout.
+    var awaited: String {
+        switch phase {
+        case .choosingMethod: return "its choice of authentication method"
+        case .authenticating: return "its answer to the user name and password"
+        case .connecting: return "its answer to the connect request"
+        case .established: return "nothing (the tunnel is open)"
+        }
+    }
+
     /// Takes bytes of the proxy's replies.
     ///
     /// - Returns: What to do next.

@@ -61,6 +61,47 @@ struct ProxyConnectHandshakeTests {
         #expect(second?.description.contains("pw") == false)
     }
 
+    @Test("A timeout names what the handshake waits for: the answer, then the rest of it")
+    func awaited() throws {
+        var handshake = ProxyConnectHandshake(proxy: Self.proxy, host: "example.com", port: 443)
+        #expect(handshake.awaited == "its answer to CONNECT")
+        #expect(try handshake.received(Array("HTTP/1.1 200 Connection established\r\n".utf8)) == .needsMore)
+        #expect(handshake.awaited == "the rest of its answer to CONNECT")
+    }
+
+    static let socks = ProxyServer(kind: .socks5h, host: "127.0.0.1", port: 1080, credentials: nil)
+    static let tls = HTTP1TLSSettings(.default)
+
+    /// A connection, a status, and whether that status is the proxy's refusal of a request in absolute form.
+    static let refusalCases: [(key: HTTP1ConnectionKey, status: Int, isRefusal: Bool)] = [
+        (HTTP1ConnectionKey(host: "example.com", port: 80, proxy: route(proxy)), 407, true),
+        (HTTP1ConnectionKey(host: "example.com", port: 80, proxy: route(withCredentials)), 407, true),
+        (HTTP1ConnectionKey(host: "example.com", port: 80, proxy: route(proxy)), 401, false),
+        (HTTP1ConnectionKey(host: "example.com", port: 80, proxy: route(proxy)), 200, false),
+        // Inside a tunnel (CONNECT or SOCKS5) or straight to the origin, a 407 is the origin's.
+        (HTTP1ConnectionKey(host: "example.com", port: 443, tls: tls, proxy: route(proxy)), 407, false),
+        (HTTP1ConnectionKey(host: "example.com", port: 80, proxy: route(socks)), 407, false),
+        (HTTP1ConnectionKey(host: "example.com", port: 80), 407, false),
+    ]
+
+    private static func route(_ server: ProxyServer) -> HTTP1ProxyRoute {
+        HTTP1ProxyRoute(server: server, proxyTLS: nil, originAddress: nil)
+    }
+
+    @Test(
+        "A 407 is the proxy's refusal only for a request sent to an HTTP proxy in absolute form",
+        arguments: refusalCases.indices)
+    func absoluteFormRefusal(_ index: Int) {
+        let (key, status, isRefusal) = Self.refusalCases[index]
+        let response = Response(status: HTTPStatus(code: status), headers: ["Proxy-Authenticate": "Basic"])
+        let error = ProxyServer.refusal(of: response, on: key)
+        #expect((error != nil) == isRefusal)
+        if let error {
+            #expect(error.connectionFailure == .proxyAuthenticationRequired)
+            #expect(error.response?.headers["Proxy-Authenticate"] == "Basic")
+        }
+    }
+
     static let refusals: [(answer: String, detail: String)] = [
         ("HTTP/1.1 403 Forbidden\r\n\r\n", "The proxy 127.0.0.1 port 3128 refused the tunnel: 403 Forbidden"),
         (

@@ -6,6 +6,10 @@ import Testing
 @testable import RequestKitModel
 @testable import RequestKitNativeTransport
 
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
 /// Requests through proxies on 127.0.0.1, to a ``TestServer`` origin over http and https: tinyproxy (HTTP and
 /// CONNECT, with Basic authentication) and microsocks (SOCKS5, with a user name and password), started per test.
 @Suite("Proxies, end to end")
@@ -55,6 +59,81 @@ struct ProxyEndToEndTests {
         #expect(request.target == "http://origin.invalid:8080/anything?a=1")
         #expect(request.header("Host") == "origin.invalid:8080")
         #expect(request.header("Proxy-Authorization") == "Basic bWU6c2VjcmV0")
+    }
+
+    @Test("A 407 to a plain request in absolute form is proxyAuthenticationRequired, buffered and streamed")
+    func absoluteFormAuthenticationRequired() async throws {
+        // The stand-in proxy asks for credentials on every request it is sent.
+        let proxy = try TestServer()
+        defer { proxy.stop() }
+        proxy.route("/*") { _ in
+            TestResponse(
+                status: 407, headers: [("Proxy-Authenticate", "Basic realm=\"corp\"")],
+                body: .data(Data("credentials, please".utf8)))
+        }
+        let url = try #require(URL(string: "http://origin.invalid/get"))
+        for credentials in [nil, ProxyConfiguration.Credentials(user: "me", password: "wrong")] {
+            let transport = transport(.http(host: "127.0.0.1", port: proxy.port, credentials: credentials))
+            let reason = credentials == nil ? "requires credentials" : "rejected the credentials for user \"me\""
+            let expected =
+                "The proxy 127.0.0.1 port \(proxy.port) \(reason): 407 Proxy Authentication Required "
+                + "(Basic realm=\"corp\")"
+            let buffered = await failure(url, on: transport)
+            #expect(buffered?.connectionFailure == .proxyAuthenticationRequired)
+            #expect(buffered?.statusCode == 407)
+            #expect(buffered?.response?.headers["Proxy-Authenticate"] == "Basic realm=\"corp\"")
+            #expect(buffered?.detail == expected)
+            #expect(buffered?.description.contains("wrong") == false)
+            do {
+                let streamed = try await transport.stream(TransferRequest(URLRequest(url: url)))
+                Issue.record("expected a RequestError, got status \(streamed.head.statusCode)")
+            } catch let error as RequestError {
+                #expect(error.connectionFailure == .proxyAuthenticationRequired)
+                #expect(error.response?.headers["Proxy-Authenticate"] == "Basic realm=\"corp\"")
+                #expect(error.detail == expected)
+            }
+        }
+        #expect(proxy.requests.map(\.target) == Array(repeating: "http://origin.invalid/get", count: 4))
+    }
+
+    @Test("A 407 from an origin reached directly is a response like any other")
+    func originAuthenticationRequired() async throws {
+        let origin = try TestServer()
+        defer { origin.stop() }
+        origin.route("/login") { _ in TestResponse(status: 407, headers: [("Proxy-Authenticate", "Basic")]) }
+        let response = try await HTTP1Transport { $0.proxy = .none }.send(
+            TransferRequest(URLRequest(url: origin.url("/login"))))
+        #expect(response.statusCode == 407)
+    }
+
+    @Test("A proxy that stalls before opening the tunnel times out naming the proxy and the step, not TLS")
+    func stalledTunnel() async throws {
+        let proxy = try SilentListener()
+        defer { proxy.close() }
+        let place = "the proxy 127.0.0.1 port \(proxy.port)"
+        let cases: [(ProxyConfiguration, String)] = [
+            (
+                .http(host: "127.0.0.1", port: proxy.port),
+                "the CONNECT to origin.invalid port 443 through \(place) (waiting for its answer to CONNECT) "
+                    + "did not finish within 0.3 s"
+            ),
+            (
+                .socks5h(host: "127.0.0.1", port: proxy.port),
+                "the SOCKS5 handshake for origin.invalid port 443 with \(place) (waiting for its choice of "
+                    + "authentication method) did not finish within 0.3 s"
+            ),
+        ]
+        for (configuration, message) in cases {
+            let transport = HTTP1Transport {
+                $0.proxy = configuration
+                $0.tls = Self.trustingTestCA
+                $0.connectTimeout = 0.3
+            }
+            let error = await failure(try #require(URL(string: "https://origin.invalid/get")), on: transport)
+            #expect(error?.kind == .timedOut)
+            #expect(error?.description.contains(message) == true, "\(String(describing: error))")
+            #expect(error?.description.contains("TLS handshake") == false)
+        }
     }
 
     @Test("A redirect to another origin follows the proxy rules of the new origin")
@@ -108,7 +187,7 @@ struct ProxyEndToEndTests {
     }
 
     @Test(
-        "tinyproxy: CONNECT without credentials is proxyAuthenticationRequired with the challenge; origin untouched",
+        "tinyproxy: CONNECT or a plain request without credentials is proxyAuthenticationRequired with the challenge",
         .enabled(if: RealProxy.isRunnable("tinyproxy")))
     func tinyproxyAuthentication() async throws {
         let proxy = try RealProxy.tinyproxy(user: "me", password: "secret")
@@ -127,10 +206,21 @@ struct ProxyEndToEndTests {
         #expect(rejected?.detail == "The proxy 127.0.0.1 port \(proxy.port) refused the tunnel: 401 Unauthorized")
         #expect(rejected?.description.contains("wrong") == false)
         #expect(secure.stats.totalConnections == 0)
+        // Plain http in absolute form: tinyproxy's 407 is the same typed error, with its challenge.
+        let plain = try TestServer()
+        defer { plain.stop() }
+        let absolute = await failure(plain.url("/get"), on: transport(.http(host: "127.0.0.1", port: proxy.port)))
+        #expect(absolute?.connectionFailure == .proxyAuthenticationRequired)
+        #expect(absolute?.response?.headers["Proxy-Authenticate"] == "Basic realm=\"Tinyproxy\"")
+        #expect(
+            absolute?.detail
+                == "The proxy 127.0.0.1 port \(proxy.port) requires credentials: 407 Proxy Authentication Required "
+                + "(Basic realm=\"Tinyproxy\")")
+        #expect(plain.stats.totalConnections == 0)
     }
 
     @Test(
-        "microsocks: socks5h and socks5 with a user name and password, over http and https",
+        "microsocks: socks5h and socks5 with a user name and password, over http and https; a wrong one refused",
         .enabled(if: RealProxy.isRunnable("microsocks")))
     func microsocks() async throws {
         let proxy = try RealProxy.microsocks(user: "me", password: "secret")
@@ -152,8 +242,14 @@ struct ProxyEndToEndTests {
         #expect(secure.requests.map { $0.header("Host") } == ["localhost:\(secure.port)", "localhost:\(secure.port)"])
         let wrong = transport(
             .socks5h(host: "127.0.0.1", port: proxy.port, credentials: .init(user: "me", password: "x")))
+        // microsocks answers a wrong password with RFC 1929 status 2 (not allowed).
         let error = await failure(plain.url("/get"), on: wrong)
-        #expect(error?.connectionFailure == .proxyAuthenticationRequired || error?.connectionFailure == .proxyFailed)
+        #expect(error?.connectionFailure == .proxyAuthenticationRequired)
+        #expect(error?.detail == "The proxy 127.0.0.1 port \(proxy.port) rejected the credentials for user \"me\"")
+        #expect(error?.description.contains("\"x\"") == false)
+        let anonymous = await failure(plain.url("/get"), on: transport(.socks5h(host: "127.0.0.1", port: proxy.port)))
+        #expect(anonymous?.connectionFailure == .proxyAuthenticationRequired)
+        #expect(anonymous?.detail == "The proxy 127.0.0.1 port \(proxy.port) requires a user name and password")
         #expect(plain.requests.count == 2)
     }
 }

@@ -31,6 +31,16 @@ struct SOCKS5HandshakeTests {
         #expect(try handshake.received([5, 0, 0, 3, 4] + Array("host".utf8) + [0, 80]) == .established)
     }
 
+    @Test("A timeout names the step the handshake waits on")
+    func awaited() throws {
+        var handshake = try SOCKS5Handshake(proxy: Self.withCredentials, host: "example.com", port: 443)
+        #expect(handshake.awaited == "its choice of authentication method")
+        _ = try handshake.received([5, 2])
+        #expect(handshake.awaited == "its answer to the user name and password")
+        _ = try handshake.received([1, 0])
+        #expect(handshake.awaited == "its answer to the connect request")
+    }
+
     @Test("An IPv6 origin is named by its 16 bytes")
     func ipv6() throws {
         var handshake = try SOCKS5Handshake(proxy: Self.proxy, host: "[::1]", port: 8080)
