@@ -33,6 +33,10 @@ let suites: [(name: String, summary: String, run: () -> Void)] = [
         runCacheBenchmarks
     ),
     ("metrics", "RequestKit's request phases against curl -w's, on new connections to nginx", runMetricsBenchmarks),
+    (
+        "proxy", "through tinyproxy (CONNECT): native against URLSession, and a new tunnel against curl -x",
+        runProxyBenchmarks
+    ),
 ]
 let arguments = Array(CommandLine.arguments.dropFirst())
 if arguments.contains("--help") || arguments.contains("-h") {
