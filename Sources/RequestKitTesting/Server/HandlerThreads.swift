@@ -5,9 +5,9 @@ import RequestKit
 /// the server's event loops must not: a small set shared by every ``TestServer`` in the process, started when
 /// work waits and no thread is free, ending after a few idle seconds.
 ///
-/// Up to ``usualLimit`` threads start at once. Beyond it, work waits for a thread to finish; only when the oldest
-/// waiting work has waited ``patience`` (every thread is held by a handler that blocks, perhaps one waiting for
-/// the very work that waits) does one more thread start, up to ``limit``.
+/// Up to ``usualLimit`` threads start at once. Beyond it, work waits for a thread to finish; work that has waited
+/// ``patience`` (every thread is held by a handler that blocks, perhaps one waiting for the very work that waits)
+/// gets a thread of its own, up to ``limit``.
 ///
 /// ```swift
 /// HandlerThreads.shared.run { print("may block here") }
@@ -55,21 +55,21 @@ final class HandlerThreads: Sendable {
         if watches { watch() }
     }
 
-    /// Checks, after ``patience``, whether the oldest waiting work is still waiting, and starts a thread for it
-    /// if so; keeps watching while work waits.
+    /// Checks, after ``patience``, how much work has waited that long with no idle thread to take it, and starts a
+    /// thread for each, up to ``limit``; keeps watching while work waits.
     private func watch() {
         guard let loop = try? ServerLoops.shared().next() else { return }
         loop.execute { [self] in
             _ = loop.schedule(after: Self.patience.timeInterval) { [self] in
                 condition.lock()
-                let starved =
-                    state.queue.first.map { $0.since.duration(to: .now) >= Self.patience } == true
-                    && state.queue.count > state.idle && state.threads < Self.limit
-                if starved { state.threads += 1 }
+                let now = ContinuousClock.now
+                let waitedOut = state.queue.prefix { $0.since.duration(to: now) >= Self.patience }.count
+                let starved = max(0, min(waitedOut - state.idle, Self.limit - state.threads))
+                state.threads += starved
                 let keepsWatching = state.queue.count > state.idle
                 state.isWatching = keepsWatching
                 condition.unlock()
-                if starved { startThread() }
+                for _ in 0..<starved { startThread() }
                 if keepsWatching { watch() }
             }
         }
