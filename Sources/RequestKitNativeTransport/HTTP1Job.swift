@@ -16,8 +16,8 @@ final class HTTP1Job: @unchecked Sendable {
     // Safe: `continuation`, `isFinished`, `isCancelled`, `connection` and `retried` are only touched while holding
     // `lock`; `poolID` only while holding the pool's lock; `idleClockStart` is set before the job is submitted or
     // handed to a connection (through the pool's lock or the loop's queue, which order the two); everything else is
-    // a `let`. `record` is written by the connection that runs the job (under its state lock) and read by the
-    // awaiting task once the outcome is handed over (the continuation orders the two).
+    // a `let`. `record` is written by the connection that runs the job (under its state lock); the awaiting task
+    // reads the copy ``finish(_:)`` takes under `lock`.
 
     /// What the awaiting task gets back.
     enum Outcome: Sendable {
@@ -70,8 +70,13 @@ final class HTTP1Job: @unchecked Sendable {
     /// after a stale connection. Waiting for a connection is no progress, so the wait counts against the request's
     /// idle timeout.
     var idleClockStart: UInt64
-    /// What the job's connections saw of its phases, for its ``RequestMetrics/Attempt``.
+    /// What the job's connections saw of its phases, for its ``RequestMetrics/Attempt``; the awaiting task reads
+    /// ``finishedRecord`` instead.
     var record: HTTP1AttemptRecord
+
+    /// ``record`` as it stood when the job finished, taken and read under the job's lock: that orders the
+    /// connection's writes before the awaiting task's read even when the task resumes without suspending.
+    var finishedRecord: HTTP1AttemptRecord { lock.withLock { recordAtFinish ?? record } }
 
     /// The end of the job's first idle period: the longest it may wait for a connection.
     var idleDeadline: UInt64? {
@@ -91,6 +96,7 @@ final class HTTP1Job: @unchecked Sendable {
     private var isCancelled = false
     private var connection: HTTP1Connection?
     private var retried = false
+    private var recordAtFinish: HTTP1AttemptRecord?
 
     init(
         key: HTTP1ConnectionKey, pool: HTTP1ConnectionPool, head: [UInt8], body: Data,
@@ -145,6 +151,7 @@ final class HTTP1Job: @unchecked Sendable {
         let waiting: CheckedContinuation<Outcome, Never>? = lock.withLock {
             guard !isFinished else { return nil }
             isFinished = true
+            recordAtFinish = record
             connection = nil
             defer { continuation = nil }
             return continuation

@@ -41,7 +41,7 @@ extension HTTP1Transport {
         }
         // The body's end completes it (``StreamingResponse/metrics``).
         response.metrics.attempts = [
-            job.record.attempt(url: httpURL.url, status: response.status, bodyBytes: nil, end: nil)
+            job.finishedRecord.attempt(url: httpURL.url, status: response.status, bodyBytes: nil, end: nil)
         ]
         return StreamingResponse(head: response, body: body)
     }

@@ -231,9 +231,9 @@ public final class HTTP1Transport: Transport {
         do throws(RequestError) {
             var response = try response(
                 exchanged.head, body: exchanged.body, url: url, bodyLimit: bodyLimit, maxRatio: maxRatio)
+            let record = job.finishedRecord
             response.metrics.attempts = [
-                job.record.attempt(
-                    url: url, status: response.status, bodyBytes: response.body.count, end: job.record.complete)
+                record.attempt(url: url, status: response.status, bodyBytes: response.body.count, end: record.complete)
             ]
             if let refusal = ProxyServer.refusal(of: response, on: job.key) { throw refusal }
             return response
@@ -246,7 +246,8 @@ public final class HTTP1Transport: Transport {
     static func withMetrics(_ error: RequestError, of job: HTTP1Job, url: URL) -> RequestError {
         var error = error
         error.metrics = RequestMetrics(attempts: [
-            job.record.attempt(url: url, status: error.response?.status, bodyBytes: nil, end: HTTP1EventLoop.now())
+            job.finishedRecord.attempt(
+                url: url, status: error.response?.status, bodyBytes: nil, end: HTTP1EventLoop.now())
         ])
         return error
     }
