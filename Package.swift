@@ -64,7 +64,9 @@ let package = Package(
             dependencies: ["RequestKit", .target(name: "COpenSSL", condition: .when(platforms: [.linux]))],
             exclude: ["Server/TLSFixtures"]),
         .executableTarget(name: "Examples", dependencies: ["RequestKit", "RequestKitTesting"], path: "Examples"),
-        .executableTarget(name: "Benchmarks", dependencies: ["RequestKit", "RequestKitTesting"], path: "Benchmarks"),
+        .executableTarget(
+            name: "Benchmarks", dependencies: ["RequestKit", "RequestKitNativeTransport", "RequestKitTesting"],
+            path: "Benchmarks"),
         // A loopback reverse proxy through a ResponseCache, for the public HTTP cache test suite
         // (Scripts/run-cache-tests.sh); never a product.
         .executableTarget(name: "CacheProxy", dependencies: ["RequestKit", "RequestKitTesting"]),

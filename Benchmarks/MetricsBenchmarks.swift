@@ -1,5 +1,6 @@
 import Foundation
 import RequestKit
+@_spi(Benchmarks) import RequestKitNativeTransport
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -27,6 +28,9 @@ func runMetricsBenchmarks() {
         print("\nmetrics: skipped (eval \"$(bash Scripts/start-nginx.sh)\" and start-nginx-tls.sh first)")
         return
     }
+    if let plain = targets.first(where: { $0.name == "http" }) {
+        runMetricsCost(plain.url, rounds: Int(environment["REQUESTKIT_BENCH_COST_ROUNDS"] ?? "") ?? 21)
+    }
     for target in targets {
         var ours: [String: [Double]] = [:]
         var theirs: [String: [Double]] = [:]
@@ -51,6 +55,46 @@ func runMetricsBenchmarks() {
                 "| \(phase) | \(formatted(mine, decimals: 3)) | \(formatted(curl, decimals: 3)) | "
                     + "\(formatted(mine - curl, decimals: 3)) |")
         }
+    }
+}
+
+/// What recording metrics costs the DSL on a kept-alive connection: `Request { Url(url); Using(transport) }.send()`
+/// through a transport that records them (the default) and one that does not
+/// (``HTTP1Transport/Configuration/recordsMetrics``), in alternating rounds of the same run, sequentially and with
+/// 16 tasks. Medians of `rounds`; the difference is the share of requests per second the metrics cost.
+private func runMetricsCost(_ url: URL, rounds: Int) {
+    let recording = HTTP1Transport { $0.maxConnectionsPerHost = 16 }
+    let bare = HTTP1Transport {
+        $0.maxConnectionsPerHost = 16
+        $0.recordsMetrics = false
+    }
+    print("\nWhat metrics cost the DSL, kept-alive to the same nginx, medians of \(rounds) alternating rounds:")
+    print("| tasks | with metrics req/s | without req/s | cost | CPU µs/req with | CPU µs/req without |")
+    print("|---|---|---|---|---|---|")
+    for tasks in [1, 16] {
+        let perTask = tasks == 1 ? 2_000 : 250
+        // Warm both pools and the server before timing.
+        for transport in [recording, bare] {
+            _ = TransportSample.measure(url, transport, direct: false, tasks: tasks, requestsPerTask: perTask / 4)
+        }
+        var with: [TransportSample] = []
+        var without: [TransportSample] = []
+        for round in 0..<max(rounds, 1) {
+            // Alternating which goes first, so neither always runs on a warmer machine.
+            let order = round.isMultiple(of: 2) ? [true, false] : [false, true]
+            for records in order {
+                let sample = TransportSample.measure(
+                    url, records ? recording : bare, direct: false, tasks: tasks, requestsPerTask: perTask)
+                if records { with.append(sample) } else { without.append(sample) }
+            }
+        }
+        let on = TransportSample.median(with)
+        let off = TransportSample.median(without)
+        let cost = (1 - on.requestsPerSecond / off.requestsPerSecond) * 100
+        print(
+            "| \(tasks) | \(formatted(on.requestsPerSecond, decimals: 0)) | \(formatted(off.requestsPerSecond, decimals: 0)) | "
+                + "\(formatted(cost)) % | \(formatted(on.cpuMicrosecondsPerRequest)) | "
+                + "\(formatted(off.cpuMicrosecondsPerRequest)) |")
     }
 }
 

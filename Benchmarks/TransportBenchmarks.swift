@@ -1,5 +1,6 @@
 import Foundation
 import RequestKit
+@_spi(Benchmarks) import RequestKitNativeTransport
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -198,7 +199,7 @@ private func wrkRequestsPerSecond(_ url: URL, threads: Int, connections: Int) ->
 /// perf record -g .build/release/Benchmarks transport-profile 16 10
 /// valgrind --tool=callgrind .build/release/Benchmarks transport-profile 1 3 nopoll
 /// ```
-func runTransportProfile(tasks: Int, seconds: Int, direct: Bool, https: Bool, poll: Bool = true) {
+func runTransportProfile(tasks: Int, seconds: Int, direct: Bool, https: Bool, poll: Bool = true, metrics: Bool = true) {
     let environment = ProcessInfo.processInfo.environment
     let variable = https ? "REQUESTKIT_BENCH_HTTPS_URL" : "REQUESTKIT_BENCH_URL"
     guard let text = environment[variable], let url = URL(string: text) else {
@@ -208,6 +209,7 @@ func runTransportProfile(tasks: Int, seconds: Int, direct: Bool, https: Bool, po
     let transport = HTTP1Transport {
         $0.maxConnectionsPerHost = max(16, tasks)
         if !poll { $0.responsePollWindow = 0 }
+        $0.recordsMetrics = metrics
         if https, let authority = environment["REQUESTKIT_BENCH_CA"] {
             $0.tls = TLSConfiguration(additionalRoots: [.file(authority)])
         }

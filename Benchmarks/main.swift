@@ -43,7 +43,7 @@ if arguments.contains("--help") || arguments.contains("-h") {
     print("usage: Benchmarks [suite ...]   (no suite: every one)")
     print("       Benchmarks json-parse-round [file ...]")
     print("       Benchmarks codable-profile decode|encode|parse|foundation [rounds] [twitter|citm_catalog|canada]")
-    print("       Benchmarks transport-profile [tasks] [seconds] [direct] [https] [nopoll]\n\nsuites:")
+    print("       Benchmarks transport-profile [tasks] [seconds] [direct] [https] [nopoll] [nometrics]\n\nsuites:")
     for suite in suites { print("  \(suite.name.padding(toLength: 10, withPad: " ", startingAt: 0))\(suite.summary)") }
     exit(0)
 }
@@ -66,7 +66,8 @@ case "transport-profile":
     let numbers = options.compactMap(Int.init)
     runTransportProfile(
         tasks: numbers.first ?? 1, seconds: numbers.dropFirst().first ?? 5, direct: options.contains("direct"),
-        https: options.contains("https"), poll: !options.contains("nopoll"))
+        https: options.contains("https"), poll: !options.contains("nopoll"),
+        metrics: !options.contains("nometrics"))
     exit(0)
 default:
     break

@@ -9,6 +9,8 @@ struct HTTP1AttemptRecord: Sendable {
     /// When the job was made, on both clocks.
     let started: UInt64
     let startInstant: ContinuousClock.Instant
+    /// Whether the phases are recorded (``HTTP1Transport/Configuration/recordsMetrics``).
+    let isRecording: Bool
     var assigned: UInt64 = 0
     var lookupStart: UInt64 = 0
     var lookupEnd: UInt64 = 0
@@ -25,16 +27,32 @@ struct HTTP1AttemptRecord: Sendable {
     var isReused: Bool?
     var connection: HTTP1ConnectionFacts?
 
-    /// A record of a job made at `started` (``HTTP1EventLoop/now()``).
-    init(started: UInt64) {
+    /// A record of a job made at `started` (``HTTP1EventLoop/now()``), reading the continuous clock once when
+    /// `isRecording`.
+    init(started: UInt64, isRecording: Bool) {
         self.started = started
-        startInstant = .now
+        self.isRecording = isRecording
+        startInstant = isRecording ? .now : Self.unrecorded
     }
+
+    /// The start of a record that records nothing.
+    private static let unrecorded = ContinuousClock.now
 
     /// A connection took the job (the pool wait ends the first time).
     mutating func assign(isReused: Bool) {
+        guard isRecording else { return }
         if assigned == 0 { assigned = HTTP1EventLoop.now() }
         self.isReused = isReused
+    }
+
+    /// The request's head is about to be written.
+    mutating func noteSendStart() {
+        if isRecording { sendStart = HTTP1EventLoop.now() }
+    }
+
+    /// The response's body is whole.
+    mutating func noteComplete() {
+        if isRecording { complete = HTTP1EventLoop.now() }
     }
 
     /// `count` response bytes were read at `now`.
@@ -51,20 +69,21 @@ struct HTTP1AttemptRecord: Sendable {
     private init(keepingStartOf record: HTTP1AttemptRecord) {
         started = record.started
         startInstant = record.startInstant
+        isRecording = record.isRecording
         assigned = record.assigned
     }
 
     /// The attempt as the metrics show it, ended `end` (nil while a body streams).
     func attempt(url: URL?, status: HTTPStatus?, bodyBytes: Int?, end: UInt64?) -> RequestMetrics.Attempt {
         var attempt = RequestMetrics.Attempt(url: url, start: startInstant)
-        attempt.end = end.map(instant)
-        attempt.poolWait = interval(started, assigned)
-        attempt.domainLookup = interval(lookupStart, lookupEnd)
-        attempt.connect = interval(connectStart, connectEnd)
-        attempt.tlsHandshake = interval(handshakeStart, handshakeEnd)
-        attempt.requestSent = interval(sendStart, sendEnd)
-        attempt.firstResponseByte = firstByte == 0 ? nil : instant(firstByte)
-        attempt.responseComplete = complete == 0 ? nil : instant(complete)
+        attempt.offsets.end = end.map(offset)
+        attempt.offsets.poolWait = span(started, assigned)
+        attempt.offsets.domainLookup = span(lookupStart, lookupEnd)
+        attempt.offsets.connect = span(connectStart, connectEnd)
+        attempt.offsets.tlsHandshake = span(handshakeStart, handshakeEnd)
+        attempt.offsets.requestSent = span(sendStart, sendEnd)
+        attempt.offsets.firstResponseByte = firstByte == 0 ? nil : offset(firstByte)
+        attempt.offsets.responseComplete = complete == 0 ? nil : offset(complete)
         attempt.bytesSent = bytesSent
         attempt.bytesReceived = bytesReceived
         attempt.bodyBytesReceived = bodyBytes
@@ -79,13 +98,14 @@ struct HTTP1AttemptRecord: Sendable {
         return attempt
     }
 
-    private func instant(_ nanoseconds: UInt64) -> ContinuousClock.Instant {
-        startInstant.advanced(by: .nanoseconds(Int64(bitPattern: nanoseconds &- started)))
+    /// How long after the job was made `nanoseconds` (a reading of the same clock) came.
+    private func offset(_ nanoseconds: UInt64) -> Duration {
+        .nanoseconds(Int64(bitPattern: nanoseconds &- started))
     }
 
-    private func interval(_ start: UInt64, _ end: UInt64) -> RequestMetrics.Interval? {
+    private func span(_ start: UInt64, _ end: UInt64) -> RequestMetrics.Attempt.Offsets.Span? {
         guard start != 0, end != 0 else { return nil }
-        return RequestMetrics.Interval(start: instant(start), end: instant(end))
+        return RequestMetrics.Attempt.Offsets.Span(start: offset(start), end: offset(end))
     }
 }
 

@@ -143,7 +143,7 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
 
     /// Ends `job` with `outcome` once the state lock is released.
     private func resume(_ job: HTTP1Job, _ outcome: HTTP1Job.Outcome) {
-        if job.record.assigned != 0 { job.record.connection = facts }
+        if job.record.isRecording, job.record.assigned != 0 { job.record.connection = facts }
         if finishedJob == nil {
             finishedJob = (job, outcome)
         } else {
@@ -592,7 +592,7 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
         }
         bodyReader = try job.makeBodyReader?()
         isReaderDone = bodyReader == nil
-        job.record.sendStart = HTTP1EventLoop.now()
+        job.record.noteSendStart()
         readerBytes = 0
         armTimeout(job.idleTimeout, since: idleClockStart)
     }
@@ -925,7 +925,7 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
             if count == 0 { try finishAtEndOfStream(&decoder) }
         }
         let isReusable = bodyCompleted(decoder)
-        job.record.complete = HTTP1EventLoop.now()
+        job.record.noteComplete()
         let exchanged = (head: head, body: progress.body, isReusable: isReusable)
         progress = HTTP1ResponseProgress()
         finishJob(.response(exchanged), isReusable: isReusable)
@@ -987,7 +987,7 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
                 try pump.contentDecoder?.finish()
                 let isReusable = bodyCompleted(pump.decoder)
                 self.pump = nil
-                pump.record.complete = HTTP1EventLoop.now()
+                pump.record.noteComplete()
                 // Back in the pool before the consumer sees the end: its next request can take this connection.
                 release(isReusable: isReusable, pool: pump.pool)
                 pump.continuation.finish(attempt: endedAttempt(of: pump))
@@ -1039,8 +1039,9 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
         release(isReusable: false, pool: pump.pool)
     }
 
-    /// The attempt of a streamed body's job as it ends now.
-    private func endedAttempt(of pump: HTTP1BodyPump) -> RequestMetrics.Attempt {
+    /// The attempt of a streamed body's job as it ends now; nil when the transport records no metrics.
+    private func endedAttempt(of pump: HTTP1BodyPump) -> RequestMetrics.Attempt? {
+        guard pump.record.isRecording else { return nil }
         var record = pump.record
         record.connection = facts
         return record.attempt(

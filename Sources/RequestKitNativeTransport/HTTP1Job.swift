@@ -102,7 +102,7 @@ final class HTTP1Job: @unchecked Sendable {
         key: HTTP1ConnectionKey, pool: HTTP1ConnectionPool, head: [UInt8], body: Data,
         makeBodyReader: (@Sendable () throws -> RequestBodyReader?)? = nil, bodyLength: Int? = nil, method: String,
         idleTimeout: Double,
-        limits: HTTP1Limits, mode: Mode
+        limits: HTTP1Limits, mode: Mode, recordsMetrics: Bool = true
     ) {
         self.key = key
         self.pool = pool
@@ -116,7 +116,7 @@ final class HTTP1Job: @unchecked Sendable {
         self.mode = mode
         let now = HTTP1EventLoop.now()
         idleClockStart = now
-        record = HTTP1AttemptRecord(started: now)
+        record = HTTP1AttemptRecord(started: now, isRecording: recordsMetrics)
     }
 
     /// Whether the request is a HEAD request, whose response has no body.
@@ -151,7 +151,7 @@ final class HTTP1Job: @unchecked Sendable {
         let waiting: CheckedContinuation<Outcome, Never>? = lock.withLock {
             guard !isFinished else { return nil }
             isFinished = true
-            recordAtFinish = record
+            if record.isRecording { recordAtFinish = record }
             connection = nil
             defer { continuation = nil }
             return continuation

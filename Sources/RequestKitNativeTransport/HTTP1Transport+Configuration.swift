@@ -96,6 +96,15 @@ extension HTTP1Transport {
         /// ```
         public var responsePollWindow: Double = 0.0001
 
+        /// Whether responses carry ``RequestMetrics``: always, except to measure what recording them costs (the
+        /// metrics benchmark), when the transport reads no clock and builds no attempt for them.
+        ///
+        /// ```swift
+        /// @_spi(Benchmarks) import RequestKitNativeTransport
+        /// let bare = HTTP1Transport { $0.recordsMetrics = false }
+        /// ```
+        @_spi(Benchmarks) public var recordsMetrics = true
+
         /// The default configuration.
         ///
         /// ```swift

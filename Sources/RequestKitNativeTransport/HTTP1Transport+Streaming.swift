@@ -40,9 +40,11 @@ extension HTTP1Transport {
             throw Self.withMetrics(refusal, of: job, url: httpURL.url)
         }
         // The body's end completes it (``StreamingResponse/metrics``).
-        response.metrics.attempts = [
-            job.finishedRecord.attempt(url: httpURL.url, status: response.status, bodyBytes: nil, end: nil)
-        ]
+        if job.record.isRecording {
+            response.metrics.attempts = [
+                job.finishedRecord.attempt(url: httpURL.url, status: response.status, bodyBytes: nil, end: nil)
+            ]
+        }
         return StreamingResponse(head: response, body: body)
     }
 
@@ -74,7 +76,8 @@ extension HTTP1Transport {
             bodyLength: bodyLength, method: head.method, idleTimeout: head.timeout,
             limits: limits,
             mode: .streaming(
-                HTTP1StreamOptions(url: url, continuation: continuation, responseLimits: request.responseLimits)))
+                HTTP1StreamOptions(url: url, continuation: continuation, responseLimits: request.responseLimits)),
+            recordsMetrics: configuration.recordsMetrics)
         return (job, body)
     }
 }

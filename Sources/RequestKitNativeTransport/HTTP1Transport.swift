@@ -231,10 +231,13 @@ public final class HTTP1Transport: Transport {
         do throws(RequestError) {
             var response = try response(
                 exchanged.head, body: exchanged.body, url: url, bodyLimit: bodyLimit, maxRatio: maxRatio)
-            let record = job.finishedRecord
-            response.metrics.attempts = [
-                record.attempt(url: url, status: response.status, bodyBytes: response.body.count, end: record.complete)
-            ]
+            if job.record.isRecording {
+                let record = job.finishedRecord
+                response.metrics.attempts = [
+                    record.attempt(
+                        url: url, status: response.status, bodyBytes: response.body.count, end: record.complete)
+                ]
+            }
             if let refusal = ProxyServer.refusal(of: response, on: job.key) { throw refusal }
             return response
         } catch {
@@ -244,6 +247,7 @@ public final class HTTP1Transport: Transport {
 
     /// `error` with `job`'s attempt as its metrics, ended now.
     static func withMetrics(_ error: RequestError, of job: HTTP1Job, url: URL) -> RequestError {
+        guard job.record.isRecording else { return error }
         var error = error
         error.metrics = RequestMetrics(attempts: [
             job.finishedRecord.attempt(
@@ -266,7 +270,8 @@ public final class HTTP1Transport: Transport {
         let bytes = try head.bytes(target: target, bodyLength: body.count)
         return HTTP1Job(
             key: target.key, pool: try pool(), head: bytes, body: body, method: head.method,
-            idleTimeout: head.timeout, limits: limits, mode: .buffered(bodyLimit: bodyLimit))
+            idleTimeout: head.timeout, limits: limits, mode: .buffered(bodyLimit: bodyLimit),
+            recordsMetrics: configuration.recordsMetrics)
     }
 
     /// Hands `job` to the pool and waits for its outcome; cancelling the task cancels the job (a waiting job leaves

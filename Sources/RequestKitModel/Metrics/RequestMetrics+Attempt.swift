@@ -14,24 +14,54 @@ extension RequestMetrics {
     public struct Attempt: Sendable, Hashable {
         /// The URL this attempt asked for.
         public var url: URL?
-        /// When the attempt was handed to the transport.
-        public var start: ContinuousClock.Instant
+        /// When the attempt was handed to the transport. Changing it leaves the other instants where they are.
+        public var start: ContinuousClock.Instant {
+            get { origin }
+            set {
+                offsets.shift(by: newValue.duration(to: origin))
+                origin = newValue
+            }
+        }
         /// When it ended: its body whole, or its failure; nil while a streamed body is still being read.
-        public var end: ContinuousClock.Instant?
+        public var end: ContinuousClock.Instant? {
+            get { offsets.end.map(instant) }
+            set { offsets.end = newValue.map(offset) }
+        }
         /// Waiting for a connection of the pool to come free, or to be made.
-        public var poolWait: Interval?
+        public var poolWait: Interval? {
+            get { offsets.poolWait.map(interval) }
+            set { offsets.poolWait = newValue.map(span) }
+        }
         /// Resolving the host name.
-        public var domainLookup: Interval?
+        public var domainLookup: Interval? {
+            get { offsets.domainLookup.map(interval) }
+            set { offsets.domainLookup = newValue.map(span) }
+        }
         /// Opening the TCP connection (every address tried).
-        public var connect: Interval?
+        public var connect: Interval? {
+            get { offsets.connect.map(interval) }
+            set { offsets.connect = newValue.map(span) }
+        }
         /// The TLS handshake.
-        public var tlsHandshake: Interval?
+        public var tlsHandshake: Interval? {
+            get { offsets.tlsHandshake.map(interval) }
+            set { offsets.tlsHandshake = newValue.map(span) }
+        }
         /// Writing the request's head and body.
-        public var requestSent: Interval?
+        public var requestSent: Interval? {
+            get { offsets.requestSent.map(interval) }
+            set { offsets.requestSent = newValue.map(span) }
+        }
         /// When the first byte of the response arrived.
-        public var firstResponseByte: ContinuousClock.Instant?
+        public var firstResponseByte: ContinuousClock.Instant? {
+            get { offsets.firstResponseByte.map(instant) }
+            set { offsets.firstResponseByte = newValue.map(offset) }
+        }
         /// When the response's body was whole.
-        public var responseComplete: ContinuousClock.Instant?
+        public var responseComplete: ContinuousClock.Instant? {
+            get { offsets.responseComplete.map(instant) }
+            set { offsets.responseComplete = newValue.map(offset) }
+        }
         /// Bytes written to the connection: the head and the body as framed (chunked framing included).
         public var bytesSent: Int?
         /// Bytes read from the connection for this response: head and body as they came, before decoding.
@@ -52,6 +82,12 @@ extension RequestMetrics {
         public var status: HTTPStatus?
         /// The W3C `traceparent` the attempt was sent with (``TraceContext``); nil without one.
         public var traceparent: String?
+
+        /// ``start``, from which ``offsets`` count.
+        @usableFromInline var origin: ContinuousClock.Instant
+        /// Every other instant, as a duration from ``origin``: `ContinuousClock.Instant` comes from a resilient
+        /// module, so each optional instant stored would go through value witnesses on every response.
+        package var offsets = Offsets()
 
         /// The trace id of ``traceparent`` (32 hex digits).
         ///
@@ -79,9 +115,10 @@ extension RequestMetrics {
         /// var attempt = RequestMetrics.Attempt(url: url, start: .now)
         /// attempt.end = .now
         /// ```
+        @inlinable  // Made for every response: inlined, the transport builds it in place.
         public init(url: URL?, start: ContinuousClock.Instant) {
             self.url = url
-            self.start = start
+            origin = start
         }
 
         /// From the request written whole to the first byte of the response.
@@ -90,8 +127,10 @@ extension RequestMetrics {
         /// if let wait = attempt.waitingForResponse { print("the server took \(wait)") }
         /// ```
         public var waitingForResponse: Duration? {
-            guard let sent = requestSent?.end, let firstResponseByte else { return nil }
-            return sent.duration(to: firstResponseByte)
+            guard let sent = offsets.requestSent?.end, let firstResponseByte = offsets.firstResponseByte else {
+                return nil
+            }
+            return firstResponseByte - sent
         }
 
         /// From the first byte of the response to its body whole.
@@ -100,8 +139,9 @@ extension RequestMetrics {
         /// if let body = attempt.receivingResponse { print("reading took \(body)") }
         /// ```
         public var receivingResponse: Duration? {
-            guard let firstResponseByte, let responseComplete else { return nil }
-            return firstResponseByte.duration(to: responseComplete)
+            guard let firstResponseByte = offsets.firstResponseByte, let responseComplete = offsets.responseComplete
+            else { return nil }
+            return responseComplete - firstResponseByte
         }
 
         /// From ``start`` to ``end``; nil while a streamed body is still being read.
@@ -109,7 +149,7 @@ extension RequestMetrics {
         /// ```swift
         /// if let total = attempt.duration { print(total) }
         /// ```
-        public var duration: Duration? { end.map { start.duration(to: $0) } }
+        public var duration: Duration? { offsets.end }
 
         /// The phases on one line, in milliseconds, leaving out those the attempt did not go through:
         /// `pool 0.0 ms · dns 0.2 ms · connect 0.1 ms · tls 1.9 ms · send 0.0 ms · wait 0.4 ms · body 0.1 ms`.
@@ -126,6 +166,18 @@ extension RequestMetrics {
             let shown = phases.compactMap { name, duration in duration.map { "\(name) \(Self.milliseconds($0)) ms" } }
             if shown.isEmpty, let duration { return "total \(Self.milliseconds(duration)) ms" }
             return shown.joined(separator: " · ")
+        }
+
+        private func instant(_ offset: Duration) -> ContinuousClock.Instant { origin.advanced(by: offset) }
+
+        private func offset(_ instant: ContinuousClock.Instant) -> Duration { origin.duration(to: instant) }
+
+        private func interval(_ span: Offsets.Span) -> Interval {
+            Interval(start: instant(span.start), end: instant(span.end))
+        }
+
+        private func span(_ interval: Interval) -> Offsets.Span {
+            Offsets.Span(start: offset(interval.start), end: offset(interval.end))
         }
 
         /// A duration in milliseconds with one decimal.

@@ -136,9 +136,9 @@ public struct ResponseBodyStream: AsyncSequence, Sendable {
         }
 
         /// Ends the body as ``finish(throwing:)`` does, with the transport's attempt as it ended
-        /// (``StreamingResponse/metrics``): recorded before the consumer can see the end.
-        package func finish(throwing error: (any Error)? = nil, attempt: RequestMetrics.Attempt) {
-            buffer.completedAttempt = attempt
+        /// (``StreamingResponse/metrics``): recorded before the consumer can see the end; nil leaves the metrics empty.
+        package func finish(throwing error: (any Error)? = nil, attempt: RequestMetrics.Attempt?) {
+            if let attempt { buffer.completedAttempt = attempt }
             finish(throwing: error)
         }
 

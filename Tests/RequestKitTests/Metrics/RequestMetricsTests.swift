@@ -3,7 +3,7 @@ import RequestKitTesting
 import Testing
 
 @testable import RequestKit
-@testable import RequestKitNativeTransport
+@_spi(Benchmarks) @testable import RequestKitNativeTransport
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -92,6 +92,33 @@ struct RequestMetricsTests {
         let instants = Self.instantsInOrder(attempt)
         #expect(instants.count == 8)
         #expect(instants == instants.sorted())
+    }
+
+    @Test("A transport told to record no metrics (to measure their cost) answers alike with no attempts")
+    func recordingOff() async throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        let bare = HTTP1Transport { $0.recordsMetrics = false }
+        let response = try await Request {
+            Url(server.url("/bytes/5?seed=1")); Using(bare)
+        }.send()
+        #expect(response.status == .ok && response.body.count == 5)
+        #expect(response.metrics.attempts.isEmpty)
+        let streamed = try await Request {
+            Url(server.url("/bytes/5?seed=1")); Using(bare)
+        }.stream()
+        var body = Data()
+        for try await chunk in streamed { body.append(chunk) }
+        #expect(body == response.body)
+        #expect(streamed.metrics.attempts.isEmpty)
+        let down = try RefusingPort()
+        let error = try await #require(throws: RequestError.self) {
+            try await Request {
+                Url(down.url("/anything")); Using(bare)
+            }.send()
+        }
+        #expect(error.kind == .transport)
+        #expect(error.metrics?.attempts.isEmpty ?? true)
     }
 
     @Test("A body sent with Content-Encoding counts its bytes on the wire apart from its decoded bytes")
@@ -234,6 +261,29 @@ struct RequestMetricsTests {
         var bare = RequestMetrics.Attempt(url: nil, start: start)
         bare.end = at(12_340)
         #expect(bare.timeline == "total 12.3 ms")
+    }
+
+    @Test("Moving an attempt's start leaves every other instant where it was; attempts equal by their instants")
+    func movingTheStart() {
+        let start = ContinuousClock.now
+        func at(_ microseconds: Int) -> ContinuousClock.Instant { start.advanced(by: .microseconds(microseconds)) }
+        var attempt = RequestMetrics.Attempt(url: nil, start: at(100))
+        attempt.connect = RequestMetrics.Interval(start: at(150), end: at(250))
+        attempt.firstResponseByte = at(400)
+        attempt.end = at(500)
+        let before = attempt
+        attempt.start = at(0)
+        #expect(attempt.start == at(0))
+        #expect(attempt.connect == RequestMetrics.Interval(start: at(150), end: at(250)))
+        #expect(attempt.firstResponseByte == at(400))
+        #expect(attempt.end == at(500))
+        #expect(attempt.duration == .microseconds(500))
+        #expect(attempt != before)
+        attempt.start = at(100)
+        #expect(attempt == before)
+        #expect(attempt.hashValue == before.hashValue)
+        attempt.end = nil
+        #expect(attempt.end == nil && attempt.duration == nil)
     }
 
     @Test("ConsoleLogger prints each attempt's timeline when asked, and not otherwise")
