@@ -4,11 +4,13 @@ import Foundation
 /// into a ``RequestMetrics/Attempt`` when the transport hands the outcome over.
 ///
 /// Raw clock readings, because the connection already reads that clock where the phases change; one reading of the
-/// continuous clock, when the job is made, places them all on it.
+/// continuous clock, when the job is made, places them all on it. That reading is kept as a `Duration` from
+/// ``anchor``: a `ContinuousClock.Instant` (from a resilient module) would make every copy of the record go through
+/// value witnesses.
 struct HTTP1AttemptRecord: Sendable {
     /// When the job was made, on both clocks.
     let started: UInt64
-    let startInstant: ContinuousClock.Instant
+    let startSinceAnchor: Duration
     /// Whether the phases are recorded (``HTTP1Transport/Configuration/recordsMetrics``).
     let isRecording: Bool
     var assigned: UInt64 = 0
@@ -32,27 +34,33 @@ struct HTTP1AttemptRecord: Sendable {
     init(started: UInt64, isRecording: Bool) {
         self.started = started
         self.isRecording = isRecording
-        startInstant = isRecording ? .now : Self.unrecorded
+        startSinceAnchor = isRecording ? Self.anchor.duration(to: .now) : .zero
     }
 
-    /// The start of a record that records nothing.
-    private static let unrecorded = ContinuousClock.now
+    /// The instant from which records count their start.
+    private static let anchor = ContinuousClock.now
 
-    /// A connection took the job (the pool wait ends the first time).
+    /// When the job was made, on the continuous clock.
+    var startInstant: ContinuousClock.Instant { Self.anchor.advanced(by: startSinceAnchor) }
+
+    /// A connection took the job (the pool wait ends the first time). A reused connection sends at once, so
+    /// ``noteSendStart()`` ends the wait with its own reading of the clock.
     mutating func assign(isReused: Bool) {
         guard isRecording else { return }
-        if assigned == 0 { assigned = HTTP1EventLoop.now() }
+        if assigned == 0, !isReused { assigned = HTTP1EventLoop.now() }
         self.isReused = isReused
     }
 
     /// The request's head is about to be written.
     mutating func noteSendStart() {
-        if isRecording { sendStart = HTTP1EventLoop.now() }
+        guard isRecording else { return }
+        sendStart = HTTP1EventLoop.now()
+        if assigned == 0 { assigned = sendStart }
     }
 
-    /// The response's body is whole.
-    mutating func noteComplete() {
-        if isRecording { complete = HTTP1EventLoop.now() }
+    /// The response's body was whole at `now`: when the connection read its last bytes.
+    mutating func noteComplete(at now: UInt64) {
+        if isRecording { complete = now }
     }
 
     /// `count` response bytes were read at `now`.
@@ -68,7 +76,7 @@ struct HTTP1AttemptRecord: Sendable {
 
     private init(keepingStartOf record: HTTP1AttemptRecord) {
         started = record.started
-        startInstant = record.startInstant
+        startSinceAnchor = record.startSinceAnchor
         isRecording = record.isRecording
         assigned = record.assigned
     }
@@ -109,9 +117,21 @@ struct HTTP1AttemptRecord: Sendable {
     }
 }
 
-/// What a connection knows of itself once open: its addresses and what its TLS handshake negotiated.
-struct HTTP1ConnectionFacts: Sendable {
-    var localAddress: String?
-    var remoteAddress: String?
-    var tls: RequestMetrics.TLS?
+/// What a connection knows of itself once open: its addresses and what its TLS handshake negotiated. Shared by
+/// reference, so that a record copied per request holds one pointer to it rather than its five strings.
+final class HTTP1ConnectionFacts: Sendable {
+    let localAddress: String?
+    let remoteAddress: String?
+    let tls: RequestMetrics.TLS?
+
+    init(localAddress: String?, remoteAddress: String?, tls: RequestMetrics.TLS? = nil) {
+        self.localAddress = localAddress
+        self.remoteAddress = remoteAddress
+        self.tls = tls
+    }
+
+    /// These facts with what the TLS handshake negotiated.
+    func negotiated(_ tls: RequestMetrics.TLS?) -> HTTP1ConnectionFacts {
+        HTTP1ConnectionFacts(localAddress: localAddress, remoteAddress: remoteAddress, tls: tls)
+    }
 }

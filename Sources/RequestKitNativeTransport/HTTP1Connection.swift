@@ -61,7 +61,7 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
     private var lastConnectFailure = HTTP1Socket.Failure.system(POSIXError(.ECONNREFUSED))
     private var connectTimer: HTTP1LoopTimer?
     /// Its addresses and TLS parameters, once known: every job's metrics show them.
-    private var facts = HTTP1ConnectionFacts()
+    private var facts: HTTP1ConnectionFacts?
 
     /// The request head (with a small body after it) still to write, from `headOffset`; then `outgoing`.
     @exclusivity(unchecked) private var outgoingHead: [UInt8] = []
@@ -662,7 +662,7 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
             _ = machine.handshakeCompleted()
             if key.isSecure {
                 job?.record.handshakeEnd = HTTP1EventLoop.now()
-                facts.tls = stream.negotiatedTLS
+                facts = facts?.negotiated(stream.negotiatedTLS)
             }
             try prepareSending()
             return nil
@@ -925,7 +925,7 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
             if count == 0 { try finishAtEndOfStream(&decoder) }
         }
         let isReusable = bodyCompleted(decoder)
-        job.record.noteComplete()
+        job.record.noteComplete(at: lastActivity)
         let exchanged = (head: head, body: progress.body, isReusable: isReusable)
         progress = HTTP1ResponseProgress()
         finishJob(.response(exchanged), isReusable: isReusable)
@@ -987,7 +987,7 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
                 try pump.contentDecoder?.finish()
                 let isReusable = bodyCompleted(pump.decoder)
                 self.pump = nil
-                pump.record.noteComplete()
+                pump.record.noteComplete(at: lastActivity)
                 // Back in the pool before the consumer sees the end: its next request can take this connection.
                 release(isReusable: isReusable, pool: pump.pool)
                 pump.continuation.finish(attempt: endedAttempt(of: pump))

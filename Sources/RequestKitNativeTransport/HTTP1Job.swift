@@ -16,8 +16,8 @@ final class HTTP1Job: @unchecked Sendable {
     // Safe: `continuation`, `isFinished`, `isCancelled`, `connection` and `retried` are only touched while holding
     // `lock`; `poolID` only while holding the pool's lock; `idleClockStart` is set before the job is submitted or
     // handed to a connection (through the pool's lock or the loop's queue, which order the two); everything else is
-    // a `let`. `record` is written by the connection that runs the job (under its state lock); the awaiting task
-    // reads the copy ``finish(_:)`` takes under `lock`.
+    // a `let`. `record` is written by the connection that runs the job (under its state lock) before it finishes
+    // the job; the awaiting task reads it under `lock` afterwards.
 
     /// What the awaiting task gets back.
     enum Outcome: Sendable {
@@ -72,11 +72,13 @@ final class HTTP1Job: @unchecked Sendable {
     var idleClockStart: UInt64
     /// What the job's connections saw of its phases, for its ``RequestMetrics/Attempt``; the awaiting task reads
     /// ``finishedRecord`` instead.
-    var record: HTTP1AttemptRecord
+    // Unchecked: written only by the connection running the job, under its state lock, and copied by `finish(_:)`
+    // once that connection has let the job go; the runtime's checks cost as much as the writes.
+    @exclusivity(unchecked) var record: HTTP1AttemptRecord
 
-    /// ``record`` as it stood when the job finished, taken and read under the job's lock: that orders the
-    /// connection's writes before the awaiting task's read even when the task resumes without suspending.
-    var finishedRecord: HTTP1AttemptRecord { lock.withLock { recordAtFinish ?? record } }
+    /// ``record`` once the job has finished, read under the job's lock, which ``finish(_:)`` took after the
+    /// connection's last write: that orders the two even when the task resumes without suspending.
+    var finishedRecord: HTTP1AttemptRecord { lock.withLock { record } }
 
     /// The end of the job's first idle period: the longest it may wait for a connection.
     var idleDeadline: UInt64? {
@@ -96,7 +98,6 @@ final class HTTP1Job: @unchecked Sendable {
     private var isCancelled = false
     private var connection: HTTP1Connection?
     private var retried = false
-    private var recordAtFinish: HTTP1AttemptRecord?
 
     init(
         key: HTTP1ConnectionKey, pool: HTTP1ConnectionPool, head: [UInt8], body: Data,
@@ -151,7 +152,6 @@ final class HTTP1Job: @unchecked Sendable {
         let waiting: CheckedContinuation<Outcome, Never>? = lock.withLock {
             guard !isFinished else { return nil }
             isFinished = true
-            if record.isRecording { recordAtFinish = record }
             connection = nil
             defer { continuation = nil }
             return continuation

@@ -232,11 +232,9 @@ public final class HTTP1Transport: Transport {
             var response = try response(
                 exchanged.head, body: exchanged.body, url: url, bodyLimit: bodyLimit, maxRatio: maxRatio)
             if job.record.isRecording {
-                let record = job.finishedRecord
-                response.metrics.attempts = [
-                    record.attempt(
-                        url: url, status: response.status, bodyBytes: response.body.count, end: record.complete)
-                ]
+                response.metrics = RequestMetrics(
+                    building: HTTP1FinishedAttempt(
+                        record: job.finishedRecord, url: url, status: response.status, bodyBytes: response.body.count))
             }
             if let refusal = ProxyServer.refusal(of: response, on: job.key) { throw refusal }
             return response

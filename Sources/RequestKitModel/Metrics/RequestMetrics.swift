@@ -21,7 +21,21 @@ public struct RequestMetrics: Sendable, Hashable {
     /// ```swift
     /// let redirects = response.metrics.attempts.count - 1
     /// ```
-    public var attempts: [Attempt]
+    public var attempts: [Attempt] {
+        get {
+            guard let unbuilt else { return built }
+            return built + [unbuilt.attempt]
+        }
+        set {
+            built = newValue
+            unbuilt = nil
+        }
+    }
+
+    private var built: [Attempt]
+    /// The last attempt as its transport recorded it, made into an ``Attempt`` only when read: most responses'
+    /// metrics never are, and building one costs more than keeping what it is built from.
+    private var unbuilt: (any UnbuiltAttempt)?
 
     /// Creates metrics from their attempts.
     ///
@@ -29,7 +43,13 @@ public struct RequestMetrics: Sendable, Hashable {
     /// let none = RequestMetrics()
     /// ```
     public init(attempts: [Attempt] = []) {
-        self.attempts = attempts
+        built = attempts
+    }
+
+    /// Metrics of one attempt, built from `attempt` when first read.
+    package init(building attempt: any UnbuiltAttempt) {
+        built = []
+        unbuilt = attempt
     }
 
     /// From the start of the first attempt to the end of the last; nil without attempts or while a body streams.
@@ -38,7 +58,26 @@ public struct RequestMetrics: Sendable, Hashable {
     /// if let total = response.metrics.duration { print("took \(total)") }
     /// ```
     public var duration: Duration? {
+        let attempts = attempts
         guard let first = attempts.first, let end = attempts.last?.end else { return nil }
         return first.start.duration(to: end)
+    }
+
+    /// Whether two metrics hold the same attempts.
+    ///
+    /// ```swift
+    /// let unchanged = before.metrics == after.metrics
+    /// ```
+    public static func == (left: RequestMetrics, right: RequestMetrics) -> Bool {
+        left.attempts == right.attempts
+    }
+
+    /// Hashes the attempts.
+    ///
+    /// ```swift
+    /// let seen: Set<RequestMetrics> = [response.metrics]
+    /// ```
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(attempts)
     }
 }
