@@ -11,8 +11,10 @@ import Darwin
 /// One file per URL (its name a hash of the key; the key inside is checked), in ``CacheEntryCoding``'s format.
 /// A file is written whole to a temporary file created owner-only (`0600`, the directory `0700`) and renamed over
 /// the old one, so a reader in any process sees the old file or the new one, never half of one. A file that is
-/// truncated or corrupt reads as a miss and is removed. A hit touches the file's modification time, and when the
-/// directory passes its bound the least recently touched files are removed first, whichever process wrote them.
+/// truncated or corrupt reads as a miss and is removed. A hit touches the file's modification time (unless it was
+/// touched within ``touchInterval``: a touch writes the file system's journal, which can stall a read for
+/// milliseconds), and when the directory passes its bound the least recently touched files are removed first,
+/// whichever process wrote them.
 ///
 /// What is written: the status, the response's fields except `Set-Cookie` (a cookie never reaches the disk), the
 /// body, the URL, and the request's values of the fields the response varies on; a response that varies on
@@ -23,8 +25,13 @@ final class DiskCacheStore: CacheStore, @unchecked Sendable {
     /// Request fields whose values are secret: a response varying on one is not written.
     static let secretFields: Set<String> = ["authorization", "cookie", "proxy-authorization"]
     static let fileExtension = "rkcache"
+    /// How long a hit leaves a file's modification time alone after the last touch, in seconds: trimming by
+    /// recency needs no finer grain.
+    static let touchInterval = 60
 
     let directory: URL
+    /// ``directory``'s path, the prefix of every file's.
+    private let directoryPath: String
     let maxBytes: Int
     // Safe: every access to `estimatedBytes` holds `lock`.
     private let lock = NSLock()
@@ -32,6 +39,8 @@ final class DiskCacheStore: CacheStore, @unchecked Sendable {
 
     init(directory: URL, maxBytes: Int) {
         self.directory = directory
+        let path = directory.path
+        directoryPath = path.count > 1 && path.hasSuffix("/") ? String(path.dropLast()) : path
         self.maxBytes = max(0, maxBytes)
         try? FileManager.default.createDirectory(
             at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
@@ -44,14 +53,43 @@ final class DiskCacheStore: CacheStore, @unchecked Sendable {
 
     func variants(for key: String) -> [CachedResponse] {
         let path = self.path(for: key)
-        guard let data = FileManager.default.contents(atPath: path) else { return [] }
+        guard let (data, modified) = Self.readFile(path) else { return [] }
         guard let decoded = CacheEntryCoding.decode(data), decoded.key == key else {
             // Corrupt or truncated (or another key with the same hash, which the next store replaces).
             if CacheEntryCoding.decode(data) == nil { unlink(path) }
             return []
         }
-        _ = utimes(path, nil)
+        if time(nil) - modified >= Self.touchInterval { _ = utimes(path, nil) }
         return decoded.variants
+    }
+
+    /// The whole file at `path` and its modification time in seconds since 1970; nil when it cannot be read.
+    static func readFile(_ path: String) -> (data: Data, modified: Int)? {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return nil }
+        defer { close(descriptor) }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0, status.st_size >= 0, status.st_size <= Int.max else { return nil }
+        #if canImport(Darwin)
+        let modified = Int(status.st_mtimespec.tv_sec)
+        #else
+        let modified = Int(status.st_mtim.tv_sec)
+        #endif
+        var data = Data(count: Int(status.st_size))
+        let count = data.withUnsafeMutableBytes { buffer -> Int in
+            guard let base = buffer.baseAddress else { return 0 }
+            var done = 0
+            while done < buffer.count {
+                let got = read(descriptor, base + done, buffer.count - done)
+                if got < 0, errno == EINTR { continue }
+                guard got > 0 else { break }
+                done += got
+            }
+            return done
+        }
+        // A file cut short since `fstat` reads as what it holds: the format's own checks reject it.
+        if count < data.count { data.removeSubrange(count...) }
+        return (data, modified)
     }
 
     func store(_ response: CachedResponse, for key: String) {
@@ -122,8 +160,7 @@ final class DiskCacheStore: CacheStore, @unchecked Sendable {
             first = (first ^ UInt64(byte)) &* 0x0000_0100_0000_01b3
             second = (second ^ UInt64(byte)) &* 0x0000_0100_0000_01b3
         }
-        let name = String(first, radix: 16) + String(second, radix: 16)
-        return directory.appendingPathComponent("\(name).\(Self.fileExtension)").path
+        return directoryPath + "/" + String(first, radix: 16) + String(second, radix: 16) + "." + Self.fileExtension
     }
 
     /// Removes the least recently touched files until the directory is within its bound.

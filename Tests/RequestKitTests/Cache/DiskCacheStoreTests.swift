@@ -114,6 +114,28 @@ struct DiskCacheStoreTests {
         #expect(store.byteCount <= size * 3 + 10)
     }
 
+    @Test("A hit touches a file last touched a minute or more ago, and leaves a more recent one alone")
+    func touchInterval() throws {
+        let directory = Self.directory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let store = DiskCacheStore(directory: directory, maxBytes: 1 << 20)
+        func modified(_ key: String) throws -> Date {
+            try #require(
+                try FileManager.default.attributesOfItem(atPath: store.path(for: key))[.modificationDate] as? Date)
+        }
+        // Whole seconds, which every file system keeps exactly.
+        let now = Date().timeIntervalSince1970.rounded()
+        let recent = Date(timeIntervalSince1970: now - 10)
+        let stale = Date(timeIntervalSince1970: now - Double(DiskCacheStore.touchInterval) - 30)
+        for (key, date) in [("recent", recent), ("stale", stale)] {
+            store.store(Self.entry("x"), for: key)
+            try FileManager.default.setAttributes([.modificationDate: date], ofItemAtPath: store.path(for: key))
+        }
+        #expect(store.variants(for: "recent").count == 1 && store.variants(for: "stale").count == 1)
+        #expect(try modified("recent") == recent)
+        #expect(try modified("stale") > Date(timeIntervalSinceNow: -5))
+    }
+
     @Test("Concurrent writers of one key leave one whole file")
     func concurrentWriters() async throws {
         let directory = Self.directory()
