@@ -91,6 +91,33 @@ func runCacheBenchmarks() {
     runCacheMemoryBenchmark()
 }
 
+/// `hits` fresh hits from a memory store, as the cache suite times them, or (`build`) as many builds of the same
+/// request: for a profiler, whose counts of one run minus another's give the cost of each.
+///
+/// ```sh
+/// valgrind --tool=callgrind .build/release/Benchmarks cache-profile 20000
+/// ```
+func runCacheProfile(hits: Int, build: Bool) {
+    let cache = ResponseCache(.memory(maxBytes: 64 << 20))
+    let transport = FreshTransport()
+    guard let url = URL(string: "http://127.0.0.1:9/item") else { return }
+    runBlocking { () async -> Void in
+        for _ in 0..<max(hits, 1) {
+            if build {
+                blackHole(
+                    try? Request {
+                        Url(url); Using(transport); Cache(cache)
+                    }.urlRequest())
+            } else {
+                blackHole(
+                    try? await Request {
+                        Url(url); Using(transport); Cache(cache)
+                    }.send())
+            }
+        }
+    }
+}
+
 /// 100,000 distinct 1 KiB responses through a 64 MiB memory store, answered by a transport from memory: the
 /// resident set before and at its peak.
 private func runCacheMemoryBenchmark() {

@@ -43,13 +43,15 @@ if arguments.contains("--help") || arguments.contains("-h") {
     print("usage: Benchmarks [suite ...]   (no suite: every one)")
     print("       Benchmarks json-parse-round [file ...]")
     print("       Benchmarks codable-profile decode|encode|parse|foundation [rounds] [twitter|citm_catalog|canada]")
-    print("       Benchmarks transport-profile [tasks] [seconds] [direct] [https] [nopoll] [nometrics]\n\nsuites:")
+    print("       Benchmarks transport-profile [tasks] [seconds] [direct] [https] [nopoll] [nometrics]")
+    print("       Benchmarks cache-profile [hits] [build]\n\nsuites:")
     for suite in suites { print("  \(suite.name.padding(toLength: 10, withPad: " ", startingAt: 0))\(suite.summary)") }
     exit(0)
 }
 // Tools that take arguments of their own: one round of the orjson comparison (`Scripts/compare-orjson.py`), and
 // one side of the codable suite for a profiler (`codable-profile decode|encode|parse|foundation [rounds] [document]`),
-// and one contender of the transport suite for a profiler (`transport-profile [tasks] [seconds] [direct] [https] [nopoll]`).
+// one contender of the transport suite for a profiler (`transport-profile [tasks] [seconds] [direct] [https] [nopoll]`),
+// and the cache suite's memory hit, or the building it is compared with, for a profiler (`cache-profile [hits] [build]`).
 switch arguments.first {
 case "json-parse-round":
     runJSONParseRound(only: Array(arguments.dropFirst()))
@@ -60,6 +62,10 @@ case "codable-profile":
         ["encode", "parse", "foundation"].first { options.contains($0) } ?? "decode",
         rounds: options.compactMap(Int.init).first,
         only: options.filter { $0 == "twitter" || $0 == "citm_catalog" || $0 == "canada" })
+    exit(0)
+case "cache-profile":
+    runCacheProfile(
+        hits: arguments.dropFirst().compactMap(Int.init).first ?? 10_000, build: arguments.contains("build"))
     exit(0)
 case "transport-profile":
     let options = arguments.dropFirst()

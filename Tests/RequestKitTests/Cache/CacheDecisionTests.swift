@@ -78,6 +78,18 @@ struct CacheDecisionTests {
         #expect(Self.kind(CacheDecision(for: F.request(rule: rule), stored: [stored], at: F.at(seconds))) == expected)
     }
 
+    @Test(
+        "The primary key is the URL without its fragment",
+        arguments: [
+            ("http://h/a?q=1#part", "http://h/a?q=1"), ("http://h/a#", "http://h/a"),
+            ("http://h/é?x=ü", "http://h/%C3%A9?x=%C3%BC"),
+            ("http://h/a?q=1", "http://h/a?q=1"), ("http://h/%23#x#y", "http://h/%23"),
+        ])
+    func primaryKey(_ text: String, _ key: String) throws {
+        let url = try #require(URL(string: text))
+        #expect(CacheRequest(method: "GET", url: url, headers: HTTPHeaders()).key == key)
+    }
+
     @Test("With nothing stored: forward, or a 504 for only-if-cached and returnCacheDontLoad")
     func nothingStored() {
         #expect(Self.kind(CacheDecision(for: F.request(), stored: [], at: F.at(0))) == "forward")
