@@ -27,10 +27,14 @@ package struct CacheRequest: Sendable {
 
     /// The primary key of `url`: the absolute URL without a fragment.
     static func key(for url: URL) -> String {
-        let text = url.absoluteString
-        // Searched as bytes: a search by `Character` costs some 400 instructions a character, on every lookup.
-        guard let hash = text.utf8.firstIndex(of: UInt8(ascii: "#")) else { return text }
-        return String(text[..<hash])
+        var text = url.absoluteString
+        // Searched in the contiguous bytes: by `Character` (or through `utf8`'s indices) the search cost a memory
+        // hit some 8,800 (or 700) instructions, on every lookup.
+        let withoutFragment = text.withUTF8 { bytes -> String? in
+            guard let hash = bytes.firstIndex(of: UInt8(ascii: "#")) else { return nil }
+            return String(decoding: UnsafeBufferPointer(rebasing: bytes[..<hash]), as: UTF8.self)
+        }
+        return withoutFragment ?? text
     }
 
     /// Whether the cache may answer this request from storage: GET, or HEAD (answered by a stored GET).
