@@ -61,6 +61,43 @@ struct ProxyEndToEndTests {
         #expect(request.header("Proxy-Authorization") == "Basic bWU6c2VjcmV0")
     }
 
+    @Test("A plain request through an https proxy goes over TLS to the proxy, verified, and its connection is reused")
+    func absoluteFormOverTLS() async throws {
+        // The stand-in proxy speaks TLS only (a certificate from the test CA for 127.0.0.1): a request sent to it
+        // in the clear would never be answered.
+        let proxy = try TestServer { $0.tls = .init(certificate: .valid) }
+        defer { proxy.stop() }
+        proxy.route("/*") { request in
+            TestResponse(status: 200, body: .data(Data("via \(request.target)".utf8)))
+        }
+        let transport = transport(
+            .https(host: "127.0.0.1", port: proxy.port, credentials: .init(user: "me", password: "secret")))
+        for path in ["/first", "/second"] {
+            let response = try await send(try #require(URL(string: "http://origin.invalid:8080\(path)")), on: transport)
+            #expect(response.statusCode == 200)
+            #expect(Array(response.body) == Array("via http://origin.invalid:8080\(path)".utf8))
+        }
+        #expect(
+            proxy.requests.map(\.target) == ["http://origin.invalid:8080/first", "http://origin.invalid:8080/second"])
+        #expect(proxy.requests.allSatisfy { $0.header("Proxy-Authorization") == "Basic bWU6c2VjcmV0" })
+        #expect(proxy.requests.allSatisfy { $0.header("Host") == "origin.invalid:8080" })
+        #expect(proxy.stats.totalConnections == 1)
+
+        // Without the test CA the proxy's certificate does not verify: a TLS error naming the proxy.
+        let untrusting = HTTP1Transport {
+            $0.proxy = .https(host: "127.0.0.1", port: proxy.port)
+            $0.connectTimeout = 5
+        }
+        let error = await failure(try #require(URL(string: "http://origin.invalid/get")), on: untrusting)
+        #expect(error?.kind == .tls)
+        #expect(error?.tlsFailure == .unknownIssuer)
+        #expect(
+            error?.description
+                == "The certificate of 127.0.0.1 port \(proxy.port) is issued by an unknown authority"
+                + " (unable to get local issuer certificate) for GET http://origin.invalid/get")
+        #expect(proxy.requests.count == 2)
+    }
+
     @Test("A 407 to a plain request in absolute form is proxyAuthenticationRequired, buffered and streamed")
     func absoluteFormAuthenticationRequired() async throws {
         // The stand-in proxy asks for credentials on every request it is sent.
