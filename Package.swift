@@ -78,7 +78,7 @@ let package = Package(
             dependencies: [
                 "RequestKit", "RequestKitTesting", "RequestKitJSON", "RequestKitModel", "RequestKitDSL",
                 "RequestKitFeatures", "RequestKitURLSession", "RequestKitSockets", "RequestKitNativeTransport",
-                "RequestKitSending",
+                "RequestKitSending", .target(name: "COpenSSL", condition: .when(platforms: [.linux])),
             ],
             exclude: ["Replay/Cassettes", "Proxy/Data"]),
         .testTarget(name: "InteropTests", dependencies: ["RequestKit"]),

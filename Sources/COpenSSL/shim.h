@@ -122,4 +122,18 @@ static inline BIO *requestkit_socket_bio_new(BIO_METHOD *method, int descriptor)
     return bio;
 }
 
+/// Puts back on the thread's error queue an error taken off it with ERR_get_error_all: a TLS session running over
+/// another TLS stream calls that stream from inside its own OpenSSL calls, and the inner stream's calls need the
+/// queue empty, while the outer session's own errors must still be there when its call returns.
+static inline void requestkit_err_requeue(unsigned long code, const char *file, int line, const char *function,
+                                          const char *data) {
+    ERR_new();
+    ERR_set_debug(file, line, function);
+    if (data != NULL) {
+        ERR_set_error(ERR_GET_LIB(code), ERR_GET_REASON(code), "%s", data);
+    } else {
+        ERR_set_error(ERR_GET_LIB(code), ERR_GET_REASON(code), NULL);
+    }
+}
+
 #endif

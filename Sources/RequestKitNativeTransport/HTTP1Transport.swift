@@ -77,8 +77,8 @@ public final class HTTP1Transport: Transport {
     }
 
     /// The byte stream for a connected socket: TLS (verified before anything is sent) when the key has a TLS
-    /// configuration, plain TCP otherwise; through a proxy, a tunnel first (``ProxyTunnelByteStream``), or TLS
-    /// to an `https` proxy.
+    /// configuration, plain TCP otherwise; through a proxy, a tunnel first (``ProxyTunnelByteStream``, over TLS to
+    /// an `https` proxy), or TLS to an `https` proxy for a plain request in absolute form.
     static func makeStream(descriptor: Int32, key: HTTP1ConnectionKey) throws -> any ByteStream {
         if let route = key.proxy {
             if key.isTunnelled { return try ProxyTunnelByteStream(descriptor: descriptor, key: key, route: route) }

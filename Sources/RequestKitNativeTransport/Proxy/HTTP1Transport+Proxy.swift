@@ -12,17 +12,10 @@ extension HTTP1Transport {
     /// The proxy route of a request to `url`, or nil when it goes straight to its origin. For a `socks5` proxy
     /// (the transport looks names up), the origin's name is looked up here, on a short-lived thread of its own.
     ///
-    /// - Throws: ``RequestError`` when the proxy setting cannot be used, for an `https` request through an `https`
-    ///   proxy, or when the origin's name does not resolve.
+    /// - Throws: ``RequestError`` when the proxy setting cannot be used, or when the origin's name does not resolve.
     func proxyRoute(for request: TransferRequest, to url: HTTPURL) async throws(RequestError) -> HTTP1ProxyRoute? {
         let host = try HTTP1RequestEncoder.target(of: url.url, authority: request.built?.authority).key.host
         guard let server = try proxySelection.server(host: host, isSecure: url.isSecure) else { return nil }
-        if server.kind == .https && url.isSecure {
-            throw RequestError.transport(
-                POSIXError(.EPROTONOSUPPORT),
-                detail: "https requests through an https proxy (TLS inside TLS) are not supported: use an http "
-                    + "proxy, whose CONNECT tunnel carries TLS to the origin (\(server))")
-        }
         var originAddress: String?
         if server.kind == .socks5, NoProxyList.ipv4(Substring(host)) == nil,
             NoProxyList.ipv6(Substring(host)) == nil

@@ -63,7 +63,12 @@ public struct ProxyConfiguration: Sendable, Hashable, CustomStringConvertible {
         server(.http, host: host, port: port, credentials: credentials, excluding: excluding)
     }
 
-    /// An HTTP proxy reached over TLS (verified with the transport's TLS configuration), for `http://` requests.
+    /// An HTTP proxy reached over TLS, verified against the proxy's name with the transport's TLS configuration.
+    ///
+    /// An `http://` request goes to it in absolute form inside that TLS connection. An `https://` request opens a
+    /// `CONNECT` tunnel inside it, with the proxy's credentials on the `CONNECT` alone, then runs a second TLS
+    /// session with the origin inside the tunnel (TLS inside TLS), sending the origin's name by SNI and verifying
+    /// its certificate against that name, as without a proxy.
     ///
     /// ```swift
     /// configuration.proxy = .https(host: "proxy.example.com", port: 443)

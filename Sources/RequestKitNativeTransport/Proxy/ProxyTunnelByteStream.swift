@@ -4,6 +4,9 @@ import Foundation
 /// ``SOCKS5Handshake``), then carries the request: over TLS to the origin (SNI and verification against the
 /// origin's name) when the origin is `https`, in the clear otherwise.
 ///
+/// To an `https` proxy, the tunnel itself runs over TLS to the proxy (verified against the proxy's name), and TLS
+/// to the origin runs inside it: its records are the tunnel's data (``TLSByteStream/init(over:host:port:configuration:)``).
+///
 /// Its ``handshake()`` drives both steps without blocking, so the connection bounds them by its connect timeout
 /// as it does a TLS handshake. Proxy credentials are written during the tunnel's handshake alone, never inside it.
 ///
@@ -18,6 +21,8 @@ final class ProxyTunnelByteStream: ByteStream {
     }
 
     private let socket: SocketByteStream
+    /// The stream to the proxy: TLS to an `https` proxy, nil to others (the socket itself).
+    private let proxyTLS: (any ByteStream)?
     private let key: HTTP1ConnectionKey
     private let route: HTTP1ProxyRoute
     private var exchange: Exchange
@@ -31,6 +36,7 @@ final class ProxyTunnelByteStream: ByteStream {
     /// - Throws: ``RequestError`` when the origin cannot be named to the proxy.
     init(descriptor: Int32, key: HTTP1ConnectionKey, route: HTTP1ProxyRoute) throws {
         socket = SocketByteStream(descriptor: descriptor)
+        proxyTLS = try Self.proxyTLS(over: socket, route: route)
         self.key = key
         self.route = route
         if route.server.isHTTP {
@@ -45,7 +51,22 @@ final class ProxyTunnelByteStream: ByteStream {
         }
     }
 
-    var descriptor: Int32 { carrier?.descriptor ?? socket.descriptor }
+    /// TLS to an `https` proxy, run by the socket: nil for other proxies.
+    private static func proxyTLS(over socket: SocketByteStream, route: HTTP1ProxyRoute) throws -> (any ByteStream)? {
+        #if canImport(COpenSSL)
+        if let settings = route.proxyTLS {
+            return try TLSByteStream(
+                descriptor: socket.relinquish(), host: route.server.host, port: route.server.port,
+                configuration: settings.configuration)
+        }
+        #endif
+        return nil
+    }
+
+    /// The stream the tunnel is opened over: TLS to the proxy, or the socket.
+    private var proxyStream: any ByteStream { proxyTLS ?? socket }
+
+    var descriptor: Int32 { carrier?.descriptor ?? proxyStream.descriptor }
 
     /// The step the handshake is at, named for the message of a timeout: the proxy's answer to `CONNECT`, a step of
     /// the SOCKS5 handshake, or the TLS handshake with the origin inside the open tunnel.
@@ -67,7 +88,7 @@ final class ProxyTunnelByteStream: ByteStream {
             var buffer = [UInt8](repeating: 0, count: 512)
             while true {
                 if pendingOffset < pending.count {
-                    let result = try pending[pendingOffset...].withUnsafeBytes { try socket.write($0) }
+                    let result = try pending[pendingOffset...].withUnsafeBytes { try proxyStream.write($0) }
                     switch result {
                     case .transferred(let count): pendingOffset += count
                     case .wouldBlock(let interest): return .wouldBlock(interest)
@@ -75,7 +96,7 @@ final class ProxyTunnelByteStream: ByteStream {
                     }
                     continue
                 }
-                let result = try buffer.withUnsafeMutableBytes { try socket.read(into: $0) }
+                let result = try buffer.withUnsafeMutableBytes { try proxyStream.read(into: $0) }
                 switch result {
                 case .wouldBlock(let interest): return .wouldBlock(interest)
                 case .endOfStream: throw closedByProxy()
@@ -118,6 +139,11 @@ final class ProxyTunnelByteStream: ByteStream {
 
     private func makeCarrier() throws -> any ByteStream {
         #if canImport(COpenSSL)
+        if let tls = key.tls, let proxyTLS {
+            // TLS inside TLS: the origin's session runs over the proxy's; closing it closes the proxy's.
+            return try TLSByteStream(
+                over: proxyTLS, host: key.host, port: key.port, configuration: tls.configuration)
+        }
         if let tls = key.tls {
             let descriptor = socket.relinquish()
             do {
@@ -129,7 +155,7 @@ final class ProxyTunnelByteStream: ByteStream {
             }
         }
         #endif
-        return socket
+        return proxyStream
     }
 
     private func closedByProxy() -> RequestError {
@@ -154,6 +180,7 @@ final class ProxyTunnelByteStream: ByteStream {
 
     func close() {
         carrier?.close()
+        proxyTLS?.close()
         socket.close()
     }
 }

@@ -34,6 +34,8 @@ package final class TLSByteStream: ByteStream {
     private let host: String
     private let port: Int
     private let sessionKey: TLSSessionKey
+    /// The stream the session runs over, when it is not a socket of its own; nil over a descriptor.
+    private let bridge: TLSStreamBridge?
     private var isHandshakeComplete = false
     /// Set after a fatal TLS error, when OpenSSL forbids sending close_notify.
     private var isBroken = false
@@ -52,7 +54,43 @@ package final class TLSByteStream: ByteStream {
     ///   - configuration: Trust, pinning and client identity.
     /// - Throws: A ``RequestError`` of kind ``RequestError/Kind/tls`` when the configuration cannot be used; the
     ///   descriptor is then still the caller's to close.
-    package init(descriptor: Int32, host: String, port: Int, configuration: TLSConfiguration) throws {
+    package convenience init(descriptor: Int32, host: String, port: Int, configuration: TLSConfiguration) throws {
+        try self.init(transport: .descriptor(descriptor), host: host, port: port, configuration: configuration)
+    }
+
+    /// Prepares TLS over `stream` (TLS to the origin inside a tunnel that is itself TLS to a proxy), which the
+    /// stream then owns and closes; nothing is sent until ``handshake()``.
+    ///
+    /// The session's records are read and written through `stream`, whose readiness the new stream reports: a
+    /// call that would block waits for what `stream` waited for, and bytes `stream` already holds count as
+    /// ``hasBufferedBytes``.
+    ///
+    /// ```swift
+    /// let proxy = try TLSByteStream(descriptor: fd, host: "proxy.example.com", port: 443, configuration: .default)
+    /// // … CONNECT api.example.com:443 over `proxy`, then:
+    /// let origin = try TLSByteStream(over: proxy, host: "api.example.com", port: 443, configuration: .default)
+    /// ```
+    /// - Parameters:
+    ///   - stream: An open stream to the peer, ready to carry data (its own handshake done or done on demand).
+    ///   - host: The host name or IP address the request is for: sent by SNI (names only) and verified.
+    ///   - port: The port, for messages and the session key.
+    ///   - configuration: Trust, pinning and client identity.
+    /// - Throws: A ``RequestError`` of kind ``RequestError/Kind/tls`` when the configuration cannot be used;
+    ///   `stream` is then still the caller's to close.
+    package convenience init(
+        over stream: any ByteStream, host: String, port: Int, configuration: TLSConfiguration
+    ) throws {
+        try self.init(
+            transport: .stream(TLSStreamBridge(stream)), host: host, port: port, configuration: configuration)
+    }
+
+    /// What the session's records travel over.
+    private enum Transport {
+        case descriptor(Int32)
+        case stream(TLSStreamBridge)
+    }
+
+    private init(transport: Transport, host: String, port: Int, configuration: TLSConfiguration) throws {
         let bareHost = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
         let sessionKey = TLSSessionKey("\(bareHost):\(port)")
         let context: TLSContext
@@ -67,7 +105,19 @@ package final class TLSByteStream: ByteStream {
         guard let ssl = SSL_new(context.pointer) else {
             throw RequestError.tlsFailed(.handshakeFailed, host: bareHost, port: port, reason: "SSL_new failed")
         }
-        guard let method = Self.socketMethod, let bio = requestkit_socket_bio_new(method, descriptor) else {
+        let bio: OpaquePointer?
+        let descriptor: Int32
+        switch transport {
+        case .descriptor(let socket):
+            descriptor = socket
+            bio = Self.socketMethod.flatMap { requestkit_socket_bio_new($0, socket) }
+            bridge = nil
+        case .stream(let streamBridge):
+            descriptor = streamBridge.inner.descriptor
+            bio = TLSStreamBridge.makeBIO(streamBridge)
+            bridge = streamBridge
+        }
+        guard let bio else {
             SSL_free(ssl)
             throw RequestError.tlsFailed(.handshakeFailed, host: bareHost, port: port, reason: "BIO_new failed")
         }
@@ -135,6 +185,7 @@ package final class TLSByteStream: ByteStream {
         guard !isHandshakeComplete else { return .transferred(0) }
         guard descriptor >= 0, !isBroken else { throw POSIXError(.EBADF) }
         Self.emptyErrorQueue()
+        bridge?.prepare()
         let result = SSL_do_handshake(ssl)
         guard result == 1 else { return try blocked(result, systemError: errno, during: .handshake) }
         if !context.pins.isEmpty {
@@ -151,6 +202,7 @@ package final class TLSByteStream: ByteStream {
         }
         guard let base = buffer.baseAddress, !buffer.isEmpty else { return .transferred(0) }
         Self.emptyErrorQueue()
+        bridge?.prepare()
         let count = SSL_read(ssl, base, Int32(clamping: buffer.count))
         if count > 0 { return .transferred(Int(count)) }
         return try blocked(count, systemError: errno, during: .read)
@@ -163,6 +215,7 @@ package final class TLSByteStream: ByteStream {
         }
         guard let base = bytes.baseAddress, !bytes.isEmpty else { return .transferred(0) }
         Self.emptyErrorQueue()
+        bridge?.prepare()
         let count = SSL_write(ssl, base, Int32(clamping: bytes.count))
         if count > 0 { return .transferred(Int(count)) }
         return try blocked(count, systemError: errno, during: .write)
@@ -170,24 +223,31 @@ package final class TLSByteStream: ByteStream {
 
     /// Decrypted bytes of a record OpenSSL has read only: bytes of a record not yet whole (`SSL_has_pending`) cannot
     /// be read before more arrive, and a caller that read again for them would spin until they did.
+    /// Over another stream, the bytes that stream holds count too: the session reads them without waiting.
     package var hasBufferedBytes: Bool {
-        descriptor >= 0 && SSL_pending(ssl) > 0
+        descriptor >= 0 && (SSL_pending(ssl) > 0 || bridge?.inner.hasBufferedBytes == true)
     }
 
     package func close() {
         guard descriptor >= 0 else { return }
+        let owned = descriptor
         if isHandshakeComplete && !isBroken {
             // One try at close_notify; a full socket buffer or a peer that went away loses it, which is allowed.
             ERR_clear_error()
+            bridge?.prepare()
             _ = SSL_shutdown(ssl)
             ERR_clear_error()
         }
-        #if canImport(Glibc)
-        _ = Glibc.close(descriptor)
-        #elseif canImport(Musl)
-        _ = Musl.close(descriptor)
-        #endif
         descriptor = -1
+        if let bridge {
+            bridge.inner.close()
+            return
+        }
+        #if canImport(Glibc)
+        _ = Glibc.close(owned)
+        #elseif canImport(Musl)
+        _ = Musl.close(owned)
+        #endif
     }
 
     /// The call whose failure ``blocked(_:systemError:during:)`` interprets.
@@ -200,15 +260,21 @@ package final class TLSByteStream: ByteStream {
         let code = SSL_get_error(ssl, result)
         switch code {
         case SSL_ERROR_WANT_READ:
-            return .wouldBlock(.readable)
+            // Over another stream, wait for what that stream waited for (a TLS read may need to write).
+            return .wouldBlock(bridge?.interest ?? .readable)
         case SSL_ERROR_WANT_WRITE:
-            return .wouldBlock(.writable)
+            return .wouldBlock(bridge?.interest ?? .writable)
         case SSL_ERROR_ZERO_RETURN where step == .read:
             return .endOfStream
         default:
             break
         }
         isBroken = true
+        if let failure = bridge?.takeFailure() {
+            ERR_clear_error()
+            throw failure
+        }
+        let systemError = bridge == nil ? systemError : 0
         let errors = OpenSSLError.drainQueue()
         if step == .read, code == SSL_ERROR_SSL,
             errors.contains(where: { $0.isFromSSLLibrary && $0.reason == SSL_R_UNEXPECTED_EOF_WHILE_READING })

@@ -98,6 +98,55 @@ struct ProxyEndToEndTests {
         #expect(proxy.requests.count == 2)
     }
 
+    #if canImport(COpenSSL)
+    @Test("An https request through an https proxy: TLS to the proxy, CONNECT, TLS to the origin inside, one tunnel")
+    func tlsInsideTLS() async throws {
+        let proxy = try TLSConnectProxy()
+        defer { proxy.stop() }
+        let origin = try TestServer { $0.tls = .init(certificate: .valid) }
+        defer { origin.stop() }
+        origin.route("/hello") { request in
+            TestResponse(status: 201, body: .data(Data("hello from \(request.target), twice wrapped".utf8)))
+        }
+        let transport = transport(
+            .https(host: "127.0.0.1", port: proxy.port, credentials: .init(user: "me", password: "secret")))
+        // The origin is named `localhost`: SNI and verification use its name, never the proxy's 127.0.0.1.
+        let url = try #require(URL(string: "https://localhost:\(origin.port)/hello"))
+        for _ in 0..<2 {
+            let response = try await send(url, on: transport)
+            #expect(response.statusCode == 201)
+            #expect(Array(response.body) == Array("hello from /hello, twice wrapped".utf8))
+        }
+        #expect(
+            proxy.connects == [.init(target: "localhost:\(origin.port)", proxyAuthorization: "Basic bWU6c2VjcmV0")])
+        #expect(origin.requests.map(\.path) == ["/hello", "/hello"])
+        #expect(origin.requests.allSatisfy { $0.header("Proxy-Authorization") == nil })
+        #expect(origin.requests.allSatisfy { $0.header("Host") == "localhost:\(origin.port)" })
+        // The second request reused the tunnel: one connection to the proxy, one to the origin.
+        #expect(proxy.connections == 1)
+        #expect(origin.stats.totalConnections == 1)
+    }
+
+    @Test("An origin certificate that fails verification through an https proxy is a TLS error naming the origin")
+    func tlsInsideTLSVerificationFailure() async throws {
+        let proxy = try TLSConnectProxy()
+        defer { proxy.stop() }
+        let origin = try TestServer { $0.tls = .init(certificate: .wrongHost) }
+        defer { origin.stop() }
+        let transport = transport(.https(host: "127.0.0.1", port: proxy.port))
+        let url = try #require(URL(string: "https://localhost:\(origin.port)/get"))
+        let error = await failure(url, on: transport)
+        #expect(error?.kind == .tls)
+        #expect(error?.tlsFailure == .hostnameMismatch)
+        #expect(
+            error?.description
+                == "The certificate of localhost port \(origin.port) is not valid for \"localhost\" (hostname mismatch)"
+                + " for GET \(url.absoluteString)")
+        #expect(proxy.connects.map(\.target) == ["localhost:\(origin.port)"])
+        #expect(origin.stats.requestCount == 0)
+    }
+    #endif
+
     @Test("A 407 to a plain request in absolute form is proxyAuthenticationRequired, buffered and streamed")
     func absoluteFormAuthenticationRequired() async throws {
         // The stand-in proxy asks for credentials on every request it is sent.
