@@ -33,12 +33,10 @@ final class ProxyTunnelByteStream: ByteStream {
 
     /// Takes ownership of `descriptor`, connected to `key`'s proxy.
     ///
-    /// - Throws: ``RequestError`` when the origin cannot be named to the proxy.
+    /// - Throws: ``RequestError`` when the origin cannot be named to the proxy, or TLS to an `https` proxy cannot be
+    ///   set up; `descriptor` is then still the caller's to close.
     init(descriptor: Int32, key: HTTP1ConnectionKey, route: HTTP1ProxyRoute) throws {
-        socket = SocketByteStream(descriptor: descriptor)
-        proxyTLS = try Self.proxyTLS(over: socket, route: route)
-        self.key = key
-        self.route = route
+        // The exchange first: when it throws, the descriptor is still the caller's to close (no stream owns it).
         if route.server.isHTTP {
             let handshake = ProxyConnectHandshake(proxy: route.server, host: key.host, port: key.port)
             exchange = .connect(handshake)
@@ -49,6 +47,12 @@ final class ProxyTunnelByteStream: ByteStream {
             exchange = .socks(handshake)
             pending = handshake.greeting
         }
+        self.key = key
+        self.route = route
+        let socket = SocketByteStream(descriptor: descriptor)
+        self.socket = socket
+        // A TLSByteStream that cannot be made leaves the descriptor to its caller, and the socket gave it up.
+        proxyTLS = try Self.proxyTLS(over: socket, route: route)
     }
 
     /// TLS to an `https` proxy, run by the socket: nil for other proxies.
@@ -68,11 +72,15 @@ final class ProxyTunnelByteStream: ByteStream {
 
     var descriptor: Int32 { carrier?.descriptor ?? proxyStream.descriptor }
 
-    /// The step the handshake is at, named for the message of a timeout: the proxy's answer to `CONNECT`, a step of
-    /// the SOCKS5 handshake, or the TLS handshake with the origin inside the open tunnel.
+    /// The step the handshake is at, named for the message of a timeout: the TLS handshake with an `https` proxy,
+    /// the proxy's answer to `CONNECT`, a step of the SOCKS5 handshake, or the TLS handshake with the origin inside
+    /// the open tunnel.
     var pendingStep: String {
         let origin = "\(key.host) port \(key.port)"
         if carrier != nil { return "the TLS handshake with \(origin) (through the \(route.server.place))" }
+        if let proxyTLS, proxyTLS.negotiatedTLS == nil {
+            return "the TLS handshake with the \(route.server.place) (for \(origin))"
+        }
         switch exchange {
         case .connect(let handshake):
             return "the CONNECT to \(origin) through the \(route.server.place) (waiting for \(handshake.awaited))"

@@ -127,6 +127,21 @@ struct ProxyEndToEndTests {
         #expect(origin.stats.totalConnections == 1)
     }
 
+    @Test("A large body through an https proxy arrives whole: records of two TLS layers, read as they are buffered")
+    func tlsInsideTLSLargeBody() async throws {
+        let proxy = try TLSConnectProxy()
+        defer { proxy.stop() }
+        let origin = try TestServer { $0.tls = .init(certificate: .valid) }
+        defer { origin.stop() }
+        let transport = transport(.https(host: "127.0.0.1", port: proxy.port))
+        let count = 3 * 1024 * 1024 + 17
+        let response = try await send(origin.url("/large/\(count)"), on: transport)
+        #expect(response.statusCode == 200)
+        #expect(response.body.count == count)
+        #expect(response.body.enumerated().allSatisfy { $0.element == TestPayload.largeBodyByte(at: $0.offset) })
+        #expect(proxy.connects.map(\.target) == ["127.0.0.1:\(origin.port)"])
+    }
+
     @Test("An origin certificate that fails verification through an https proxy is a TLS error naming the origin")
     func tlsInsideTLSVerificationFailure() async throws {
         let proxy = try TLSConnectProxy()
@@ -192,7 +207,7 @@ struct ProxyEndToEndTests {
         #expect(response.statusCode == 407)
     }
 
-    @Test("A proxy that stalls before opening the tunnel times out naming the proxy and the step, not TLS")
+    @Test("A proxy that stalls before opening the tunnel times out naming the proxy and the step, not the origin")
     func stalledTunnel() async throws {
         let proxy = try SilentListener()
         defer { proxy.close() }
@@ -202,6 +217,10 @@ struct ProxyEndToEndTests {
                 .http(host: "127.0.0.1", port: proxy.port),
                 "the CONNECT to origin.invalid port 443 through \(place) (waiting for its answer to CONNECT) "
                     + "did not finish within 0.3 s"
+            ),
+            (
+                .https(host: "127.0.0.1", port: proxy.port),
+                "the TLS handshake with \(place) (for origin.invalid port 443) did not finish within 0.3 s"
             ),
             (
                 .socks5h(host: "127.0.0.1", port: proxy.port),
@@ -218,7 +237,7 @@ struct ProxyEndToEndTests {
             let error = await failure(try #require(URL(string: "https://origin.invalid/get")), on: transport)
             #expect(error?.kind == .timedOut)
             #expect(error?.description.contains(message) == true, "\(String(describing: error))")
-            #expect(error?.description.contains("TLS handshake") == false)
+            #expect(error?.description.contains("TLS handshake with origin.invalid") == false)
         }
     }
 
