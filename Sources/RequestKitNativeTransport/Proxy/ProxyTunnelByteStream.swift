@@ -186,6 +186,10 @@ final class ProxyTunnelByteStream: ByteStream {
 
     var isEndUnconfirmed: Bool { carrier?.isEndUnconfirmed ?? false }
 
+    /// What TLS with the origin negotiated, for the request's metrics; nil for an `http` origin, whose requests go
+    /// in the clear to the proxy (TLS to an `https` proxy is the proxy's, not the origin's).
+    var negotiatedTLS: RequestMetrics.TLS? { key.tls == nil ? nil : carrier?.negotiatedTLS }
+
     func close() {
         carrier?.close()
         proxyTLS?.close()

@@ -76,6 +76,8 @@ struct ProxyEndToEndTests {
             let response = try await send(try #require(URL(string: "http://origin.invalid:8080\(path)")), on: transport)
             #expect(response.statusCode == 200)
             #expect(Array(response.body) == Array("via http://origin.invalid:8080\(path)".utf8))
+            // The origin's connection is plain: the TLS to the proxy is not the origin's.
+            #expect(response.metrics.attempts.last?.tls == nil)
         }
         #expect(
             proxy.requests.map(\.target) == ["http://origin.invalid:8080/first", "http://origin.invalid:8080/second"])
@@ -116,6 +118,7 @@ struct ProxyEndToEndTests {
             let response = try await send(url, on: transport)
             #expect(response.statusCode == 201)
             #expect(Array(response.body) == Array("hello from /hello, twice wrapped".utf8))
+            #expect(response.metrics.attempts.last?.tls?.version == "TLSv1.3")
         }
         #expect(
             proxy.connects == [.init(target: "localhost:\(origin.port)", proxyAuthorization: "Basic bWU6c2VjcmV0")])
@@ -284,7 +287,10 @@ struct ProxyEndToEndTests {
         #expect(response.statusCode == 201)
         #expect(plain.requests.first?.header("Proxy-Authorization") == nil)
         for _ in 0..<3 {
-            #expect(try await send(secure.url("/status/202"), on: transport).statusCode == 202)
+            let response = try await send(secure.url("/status/202"), on: transport)
+            #expect(response.statusCode == 202)
+            // What TLS with the origin negotiated, through the tunnel.
+            #expect(response.metrics.attempts.last?.tls?.version == "TLSv1.3")
         }
         #expect(secure.requests.map(\.path) == ["/status/202", "/status/202", "/status/202"])
         #expect(secure.requests.allSatisfy { $0.header("Proxy-Authorization") == nil })
