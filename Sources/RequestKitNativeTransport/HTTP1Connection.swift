@@ -1090,7 +1090,12 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
             scheduleTimeoutCheck(at: deadline)
             return
         }
-        let step = phase == .handshaking ? "finish \(pendingHandshakeStep)" : "connect to \(key.host) port \(key.port)"
+        let step =
+            phase == .handshaking
+            ? "finish \(pendingHandshakeStep)"
+            : key.proxy.map {
+                "connect to \($0.server.place) (the \($0.server.kind.rawValue) proxy for \(key.host) port \(key.port))"
+            } ?? "connect to \(key.host) port \(key.port)"
         switch machine.timedOut() {
         case .fail(.connectTimedOut):
             fail(

@@ -244,6 +244,28 @@ struct ProxyEndToEndTests {
         }
     }
 
+    @Test("A connection to a proxy that the request's timeout cuts short names the proxy, not the origin")
+    func requestTimeoutWhileConnectingToProxy() async throws {
+        let proxy = try FullBacklogListener()
+        defer { proxy.close() }
+        let transport = HTTP1Transport {
+            $0.proxy = .http(host: "127.0.0.1", port: proxy.port)
+            $0.connectTimeout = 60
+        }
+        let error = try await #require(throws: RequestError.self) {
+            try await Request {
+                Url("http://origin.invalid/get")
+                Timeout(1)
+                Using(transport)
+            }.send()
+        }
+        #expect(error.kind == .timedOut)
+        #expect(
+            error.detail
+                == "could not connect to proxy 127.0.0.1 port \(proxy.port) (the http proxy for origin.invalid port 80) "
+                + "within the request's timeout of 1 s")
+    }
+
     @Test("A redirect to another origin follows the proxy rules of the new origin")
     func redirectToExcludedOrigin() async throws {
         // The stand-in proxy answers the proxied request with a redirect to an origin the exclusions name.
