@@ -1,7 +1,6 @@
 /// Character rules from RFC 9110 and RFC 3986, shared by every component that validates or encodes.
 package enum HTTPSyntax {
     /// Whether `byte` is a `tchar`: the characters allowed in methods and header names.
-    @inlinable  // Asked of every byte of every field name the response parser reads, in another module.
     package static func isTokenByte(_ byte: UInt8) -> Bool {
         switch byte {
         case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
@@ -25,7 +24,6 @@ package enum HTTPSyntax {
     }
 
     /// Whether two byte sequences are equal with ASCII letters compared case-insensitively.
-    @inlinable  // Specialised where the response parser calls it; called generically it costs 7 k per response.
     package static func equalsIgnoringCase<A: Collection<UInt8>, B: Collection<UInt8>>(_ a: A, _ b: B) -> Bool {
         guard a.count == b.count else { return false }
         // Contiguous bytes (native strings, buffers) are compared in place; others one element at a time.
@@ -45,16 +43,15 @@ package enum HTTPSyntax {
         return true
     }
 
-    @inlinable
-    static func equalsIgnoringCase(bytes a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Bool {
+    private static func equalsIgnoringCase(bytes a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Bool
+    {
         guard a.count == b.count else { return false }
         for index in 0..<a.count where !equalsIgnoringCase(a[index], b[index]) { return false }
         return true
     }
 
     /// Whether two bytes are equal, ASCII letters compared case-insensitively.
-    @inlinable
-    static func equalsIgnoringCase(_ x: UInt8, _ y: UInt8) -> Bool {
+    private static func equalsIgnoringCase(_ x: UInt8, _ y: UInt8) -> Bool {
         guard x != y else { return true }
         let folded = x | 0x20
         return folded == y | 0x20 && folded >= 0x61 && folded <= 0x7A
