@@ -72,8 +72,9 @@ final class HTTP1Job: @unchecked Sendable {
     var idleClockStart: UInt64
     /// What the job's connections saw of its phases, for its ``RequestMetrics/Attempt``; the awaiting task reads
     /// ``finishedRecord`` instead.
-    // Unchecked: written only by the connection running the job, under its state lock, and copied by `finish(_:)`
-    // once that connection has let the job go; the runtime's checks cost as much as the writes.
+    // Unchecked: written only by the connection running the job, under its state lock, and read by the awaiting
+    // task (``finishedRecord``) once that connection has let the job go; the runtime's checks cost as much as the
+    // writes.
     @exclusivity(unchecked) var record: HTTP1AttemptRecord
 
     /// ``record`` once the job has finished, read under the job's lock, which ``finish(_:)`` took after the

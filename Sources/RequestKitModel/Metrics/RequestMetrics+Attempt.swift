@@ -84,7 +84,7 @@ extension RequestMetrics {
         public var traceparent: String?
 
         /// ``start``, from which ``offsets`` count.
-        @usableFromInline var origin: ContinuousClock.Instant
+        private var origin: ContinuousClock.Instant
         /// Every other instant, as a duration from ``origin``: `ContinuousClock.Instant` comes from a resilient
         /// module, so each optional instant stored would go through value witnesses on every response.
         package var offsets = Offsets()
@@ -115,7 +115,6 @@ extension RequestMetrics {
         /// var attempt = RequestMetrics.Attempt(url: url, start: .now)
         /// attempt.end = .now
         /// ```
-        @inlinable  // Made for every response: inlined, the transport builds it in place.
         public init(url: URL?, start: ContinuousClock.Instant) {
             self.url = url
             origin = start

@@ -17,7 +17,6 @@ extension RequestMetrics {
         /// let now = ContinuousClock.now
         /// let phase = RequestMetrics.Interval(start: now, end: now)
         /// ```
-        @inlinable  // Made for each phase of every response: inlined, the transport builds it in place.
         public init(start: ContinuousClock.Instant, end: ContinuousClock.Instant) {
             self.start = start
             self.end = end

@@ -16,7 +16,6 @@ import FoundationNetworking
 @Suite("Brotli and zstd against curl and nginx")
 struct CompressionInteropTests {
     static let curl = "/usr/bin/curl"
-    static let nginx = "/usr/sbin/nginx"
 
     /// Runs `executable` and returns its standard output and exit status, waiting without blocking a thread.
     static func run(_ executable: String, _ arguments: [String]) async throws -> (output: Data, status: Int32) {
@@ -63,48 +62,21 @@ struct CompressionInteropTests {
 
     @Test(
         "Files nginx serves as br and zstd decode to the originals on every transport",
-        .enabled(if: FileManager.default.isExecutableFile(atPath: nginx)),
+        .enabled(if: LocalNginx.isInstalled),
         arguments: WireTransport.all)
     func nginxPrecompressed(_ transport: WireTransport) async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("nginx-\(UUID().uuidString)")
-        let root = directory.appendingPathComponent("root")
-        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
-        try FileManager.default.createDirectory(
-            at: directory.appendingPathComponent("logs"), withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
+        let nginx = try LocalNginx()
+        defer { nginx.stop() }
         let original = Data((0..<300_000).map { UInt8(truncatingIfNeeded: ($0 * 31) % 251) })
-        try ContentCompressor.compress(original, with: .brotli).write(to: root.appendingPathComponent("data.br"))
-        try ContentCompressor.compress(original, with: .zstd).write(to: root.appendingPathComponent("data.zst"))
-
-        let port = try Self.freePort()
-        let configuration = """
-            daemon off;
-            worker_processes 1;
-            error_log \(directory.path)/logs/error.log;
-            pid \(directory.path)/nginx.pid;
-            events { worker_connections 64; }
-            http {
-                access_log off;
-                client_body_temp_path \(directory.path)/tmp;
-                server {
-                    listen 127.0.0.1:\(port);
-                    root \(root.path);
-                    location ~ \\.br$ { types { } default_type application/octet-stream; add_header Content-Encoding br; }
-                    location ~ \\.zst$ { types { } default_type application/octet-stream; add_header Content-Encoding zstd; }
-                }
-            }
-            """
-        let configurationFile = directory.appendingPathComponent("nginx.conf")
-        try Data(configuration.utf8).write(to: configurationFile)
-        let nginx = Process()
-        nginx.executableURL = URL(fileURLWithPath: Self.nginx)
-        nginx.arguments = ["-p", directory.path, "-c", configurationFile.path]
-        nginx.standardError = FileHandle.nullDevice
-        try nginx.run()
-        defer { nginx.terminate() }
-
-        let base = "http://127.0.0.1:\(port)"
-        try await Self.waitUntilListening(try #require(URL(string: "\(base)/data.br")))
+        try ContentCompressor.compress(original, with: .brotli).write(to: nginx.root.appendingPathComponent("data.br"))
+        try ContentCompressor.compress(original, with: .zstd).write(to: nginx.root.appendingPathComponent("data.zst"))
+        try await nginx.start(
+            directives: "access_log off;",
+            locations: """
+                location ~ \\.br$ { types { } default_type application/octet-stream; add_header Content-Encoding br; }
+                location ~ \\.zst$ { types { } default_type application/octet-stream; add_header Content-Encoding zstd; }
+                """)
+        let base = nginx.base
         for (file, coding) in [("data.br", "br"), ("data.zst", "zstd")] {
             let response = try await Request {
                 Url("\(base)/\(file)")
@@ -114,26 +86,6 @@ struct CompressionInteropTests {
             #expect(response.headers["Content-Encoding"] == coding, "\(file)")
             #expect(response.body == original, "\(file)")
         }
-    }
-
-    /// A port free on 127.0.0.1 a moment ago.
-    static func freePort() throws -> Int {
-        let listener = try SilentListener()
-        defer { listener.close() }
-        return listener.port
-    }
-
-    /// Polls `url` until nginx answers, for at most 10 seconds.
-    static func waitUntilListening(_ url: URL) async throws {
-        for _ in 0..<100 {
-            if (try? await Request({
-                Url(url); Using(HTTP1Transport.shared)
-            }).send()) != nil {
-                return
-            }
-            try await Task.sleep(for: .milliseconds(100))
-        }
-        Issue.record("nginx did not answer at \(url)")
     }
 }
 #endif

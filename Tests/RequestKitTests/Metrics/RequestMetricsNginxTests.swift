@@ -15,8 +15,6 @@ import FoundationNetworking
 /// exactly nginx's, the phases in order, and the second request on the kept-alive connection.
 @Suite("Request metrics against nginx")
 struct RequestMetricsNginxTests {
-    static let nginx = "/usr/sbin/nginx"
-
     /// One line of nginx's access log for a request.
     struct Logged: Equatable {
         var requestLength: Int
@@ -26,47 +24,22 @@ struct RequestMetricsNginxTests {
 
     @Test(
         "Byte counts equal what nginx logged, phases come in order, and the second request reuses the connection",
-        .enabled(if: FileManager.default.isExecutableFile(atPath: nginx)))
+        .enabled(if: LocalNginx.isInstalled))
     func againstNginx() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("nginx-\(UUID().uuidString)")
-        let root = directory.appendingPathComponent("root")
-        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
-        try FileManager.default.createDirectory(
-            at: directory.appendingPathComponent("logs"), withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
+        let nginx = try LocalNginx()
+        defer { nginx.stop() }
         let original = Data((0..<50_000).map { UInt8(truncatingIfNeeded: ($0 * 7) % 13 + 97) })
-        try ContentCompressor.compress(original, with: .gzip).write(to: root.appendingPathComponent("data.gz"))
-        let log = directory.appendingPathComponent("logs/access.log")
-
-        let port = try CompressionInteropTests.freePort()
-        let configuration = """
-            daemon off;
-            worker_processes 1;
-            error_log \(directory.path)/logs/error.log;
-            pid \(directory.path)/nginx.pid;
-            events { worker_connections 64; }
-            http {
+        try ContentCompressor.compress(original, with: .gzip).write(to: nginx.root.appendingPathComponent("data.gz"))
+        let log = nginx.directory.appendingPathComponent("logs/access.log")
+        try await nginx.start(
+            directives: """
                 log_format counts '$uri $request_length $bytes_sent $connection_requests';
                 access_log \(log.path) counts;
-                client_body_temp_path \(directory.path)/tmp;
                 keepalive_timeout 60;
-                server {
-                    listen 127.0.0.1:\(port);
-                    root \(root.path);
-                    location ~ \\.gz$ { types { } default_type text/plain; add_header Content-Encoding gzip; }
-                }
-            }
-            """
-        let configurationFile = directory.appendingPathComponent("nginx.conf")
-        try Data(configuration.utf8).write(to: configurationFile)
-        let nginx = Process()
-        nginx.executableURL = URL(fileURLWithPath: Self.nginx)
-        nginx.arguments = ["-p", directory.path, "-c", configurationFile.path]
-        nginx.standardError = FileHandle.nullDevice
-        try nginx.run()
-        defer { nginx.terminate() }
-        let base = "http://127.0.0.1:\(port)"
-        try await CompressionInteropTests.waitUntilListening(try #require(URL(string: "\(base)/ready")))
+                """,
+            locations: "location ~ \\.gz$ { types { } default_type text/plain; add_header Content-Encoding gzip; }")
+        let base = nginx.base
+        let port = nginx.port
 
         let transport = HTTP1Transport { $0.proxy = .none }
         var attempts: [RequestMetrics.Attempt] = []

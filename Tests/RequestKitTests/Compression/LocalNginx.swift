@@ -1,0 +1,89 @@
+import Foundation
+import Testing
+
+@testable import RequestKit
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// nginx from Debian, run by a test on 127.0.0.1 and a free port, in a directory of its own: files to serve go in
+/// ``root`` before ``start(directives:locations:)``; ``stop()`` ends it and removes the directory.
+///
+/// ```swift
+/// let nginx = try LocalNginx()
+/// defer { nginx.stop() }
+/// try Data("hi".utf8).write(to: nginx.root.appendingPathComponent("hi.txt"))
+/// try await nginx.start(directives: "access_log off;")
+/// ```
+final class LocalNginx {
+    static let executable = "/usr/sbin/nginx"
+    static var isInstalled: Bool { FileManager.default.isExecutableFile(atPath: executable) }
+
+    /// The server's own directory: its configuration, `logs/` and `root/`.
+    let directory: URL
+    /// The directory served.
+    let root: URL
+    let port: Int
+    private var process: Process?
+
+    /// `http://127.0.0.1:<port>`.
+    var base: String { "http://127.0.0.1:\(port)" }
+
+    /// Makes the directory and picks the port; nothing runs yet.
+    init() throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("nginx-\(UUID().uuidString)")
+        root = directory.appendingPathComponent("root")
+        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            at: directory.appendingPathComponent("logs"), withIntermediateDirectories: true)
+        let listener = try SilentListener()
+        defer { listener.close() }
+        port = listener.port
+    }
+
+    /// Starts nginx with `directives` in its `http` block and `locations` in its one server, and returns once it
+    /// answers (recording an issue when it has not within 10 seconds).
+    func start(directives: String = "", locations: String = "") async throws {
+        let configuration = """
+            daemon off;
+            worker_processes 1;
+            error_log \(directory.path)/logs/error.log;
+            pid \(directory.path)/nginx.pid;
+            events { worker_connections 64; }
+            http {
+                client_body_temp_path \(directory.path)/tmp;
+                \(directives)
+                server {
+                    listen 127.0.0.1:\(port);
+                    root \(root.path);
+                    \(locations)
+                }
+            }
+            """
+        let configurationFile = directory.appendingPathComponent("nginx.conf")
+        try Data(configuration.utf8).write(to: configurationFile)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Self.executable)
+        process.arguments = ["-p", directory.path, "-c", configurationFile.path]
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        self.process = process
+        let url = try #require(URL(string: "\(base)/"))
+        for _ in 0..<100 {
+            if (try? await Request({
+                Url(url); Using(HTTP1Transport.shared)
+            }).send()) != nil {
+                return
+            }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        Issue.record("nginx did not answer at \(url)")
+    }
+
+    /// Ends nginx and removes its directory.
+    func stop() {
+        process?.terminate()
+        try? FileManager.default.removeItem(at: directory)
+    }
+}
