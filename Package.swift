@@ -22,6 +22,9 @@ let package = Package(
         // epoll and eventfd for HTTP1Transport's event loop on Linux (the Glibc module does not export them); an
         // empty module on Apple platforms, which use kqueue from Darwin.
         .systemLibrary(name: "CEpoll", path: "Sources/CEpoll"),
+        // Atomic operations on a word for the native transport's lock-free handoffs (a header of its own, no library):
+        // Swift's `Atomic` needs macOS 15 and iOS 18, above the package's minimum.
+        .systemLibrary(name: "CAtomics", path: "Sources/CAtomics"),
         // The system OpenSSL 3, for TLS on Linux: Debian's libssl-dev. Apple platforms never link it (the native
         // transport hands https to URLSession there), so the dependency and every use of it are Linux-only.
         .systemLibrary(name: "COpenSSL", path: "Sources/COpenSSL", providers: [.apt(["libssl-dev"])]),
@@ -44,7 +47,7 @@ let package = Package(
         .target(
             name: "RequestKitNativeTransport",
             dependencies: [
-                "RequestKitDSL", "RequestKitSockets", "RequestKitURLSession", "CZlib", "CEpoll",
+                "RequestKitDSL", "RequestKitSockets", "RequestKitURLSession", "CZlib", "CEpoll", "CAtomics",
                 .target(name: "CBrotli", condition: .when(platforms: [.linux])),
                 .target(name: "CZstd", condition: .when(platforms: [.linux])),
             ]),

@@ -8,19 +8,20 @@ import Foundation
 /// an interim one or the end of the stream is taken) belong to its ``HTTP1ConnectionStateMachine``; this class does
 /// the reading, writing, parsing and timing the machine's events and actions call for.
 ///
-/// Its state is guarded by `stateLock`, which every entry point takes: readiness, timers and the steps other
-/// threads hand the loop (``run(_:)``, ``cancel(_:)``, ``closeIdle()``, through `loop.execute`), and
-/// ``sendInline(_:)``, with which the awaiting task writes a request on an idle connection itself, so that a
-/// request on a kept-alive connection needs no wake-up of the loop before its response arrives, and
-/// ``pollForPromptResponse(_:)``, with which it may then read a prompt response itself too. Only the loop's
-/// thread touches the loop's timers and registrations. A job that ends is resumed after the lock is released: its
-/// task, woken at once, often writes its next request here.
+/// Its loop owns it: every step (readiness, timers, and what other threads hand the loop: ``run(_:)``,
+/// ``cancel(_:)``, ``closeIdle()``) runs on the loop's thread. The one exception is the fast path the pool chooses
+/// for a request on an idle connection while the loop waits: the connection is lent to the awaiting task
+/// (``HTTP1ConnectionOwnership``), which writes the request itself and may read a prompt response
+/// (``runInline(_:polls:)``), so that a request on a kept-alive connection needs no wake-up of the loop. The loop,
+/// finding it lent, leaves its steps for when it comes back; nobody waits. A job that ends is resumed once the
+/// connection is out of its owner's hands: its task, woken at once, often writes its next request here.
 final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
-    // Safe: every mutable field is only touched while holding `stateLock` (taken at each entry point, never twice:
-    // the lock is not recursive). No access to a
-    // field is held across a call that could reach it again (the byte stream, the job and the pool never call
-    // back into the connection), so the fields changed on every request skip the runtime's exclusivity checks
-    // (`@exclusivity(unchecked)`): they cost as much as the rest of those fields' handling.
+    // Safe: every mutable field is only touched by the connection's owner, the loop or the task it is lent to
+    // (``HTTP1ConnectionOwnership``, whose atomic handoffs order one owner's writes before the next one's reads);
+    // `deferredSteps` only on the loop's thread. No access to a field is held across a call that could reach it
+    // again (the byte stream, the job and the pool never call back into the connection), so the fields changed on
+    // every request skip the runtime's exclusivity checks (`@exclusivity(unchecked)`): they cost as much as the rest
+    // of those fields' handling.
 
     /// Makes the byte stream for a connected socket descriptor and the key it connects for (plain TCP, or TLS
     /// when the key has a TLS configuration).
@@ -36,10 +37,12 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
     let key: HTTP1ConnectionKey
     /// The loop that drives it.
     let loop: HTTP1EventLoop
-    private let stateLock = NSLock()
+    private let ownership = HTTP1ConnectionOwnership()
+    /// The loop's steps that came while the connection was lent, in order (only the loop touches them).
+    @exclusivity(unchecked) private var deferredSteps: [Step] = []
     private weak var pool: HTTP1ConnectionPool?
     private let connectTimeout: Double
-    /// How long, in nanoseconds, ``pollForPromptResponse(_:)`` looks for a response (0: never): about what waiting
+    /// How long, in nanoseconds, ``runInline(_:polls:)`` looks for a response (0: never): about what waiting
     /// costs instead (the loop woken by the response, then the awaiting task by the loop).
     private let pollWindow: UInt64
     private let makeStream: StreamFactory
@@ -90,10 +93,13 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
     /// Requests sent inline without polling since polling stopped; every ``promptRecheck``-th polls again, so that
     /// a server that was slow for a while (or whose answers the loop read late) is tried again.
     @exclusivity(unchecked) private var unpolledCount: UInt8 = 0
-    private var pollStats = (polls: 0, answered: 0)
+    /// How many times ``runInline(_:polls:)`` looked for a response, and how many responses it read.
+    private let polls = AtomicWord()
+    private let answered = AtomicWord()
 
-    /// Jobs ended while the state lock was held, resumed once it is released (``serialized(_:)``): a task resumed
-    /// under the lock often starts its next request on this connection at once, and would wait for the lock.
+    /// Jobs ended during a step, resumed once the connection is out of its owner's hands (``perform(_:)``,
+    /// ``runInline(_:polls:)``): a task resumed meanwhile often starts its next request on this connection at once,
+    /// and could not borrow it.
     @exclusivity(unchecked) private var finishedJob: (job: HTTP1Job, outcome: HTTP1Job.Outcome)?
     @exclusivity(unchecked) private var moreFinishedJobs: [(job: HTTP1Job, outcome: HTTP1Job.Outcome)] = []
 
@@ -118,30 +124,104 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
         buffer.deallocate()
     }
 
-    // MARK: Starting and ending
+    // MARK: Owning
 
-    /// Runs `body` holding the state lock: every entry point from the loop or another thread goes through it.
-    private func serialized(_ body: () -> Void) {
-        stateLock.lock()
-        body()
-        unlockAndResume()
+    /// A step of the loop's: each entry point from readiness, a timer or another thread, run on the loop's thread.
+    private enum Step {
+        case start(HTTP1Job)
+        case cancel(HTTP1Job)
+        case closeIdle
+        case readiness(readable: Bool, writable: Bool, descriptor: Int32)
+        /// Watches `descriptor` again for the readiness the connection waits for, when it is still the connection's:
+        /// the loop stopped watching it when its readiness came while the connection was lent.
+        case watchAgain(descriptor: Int32)
+        case drive
+        case fail(any Error)
+        case lookupEnded(Result<[HTTP1Socket.Address], HTTP1Socket.Failure>)
+        case lookupTimedOut
+        case connectAttemptTimedOut
+        case handshakeTimedOut
+        case scheduleTimeoutCheck(deadline: UInt64)
+        case checkTimeout
+        case resumePump(generation: Int)
+        case terminatePump(generation: Int)
+        /// Nothing of its own: the connection came back with steps the loop left, which run first.
+        case takeUpDeferred
     }
 
-    /// Releases the state lock, then resumes the jobs that ended while it was held.
-    private func unlockAndResume() {
-        guard let first = finishedJob else {
-            stateLock.unlock()
+    /// Runs `step` on the loop (the caller's thread): at once, after any steps left while the connection was lent,
+    /// unless it is lent now, when it waits for the connection to come back.
+    private func perform(_ step: Step) {
+        guard ownership.enterLoop() else {
+            if case .readiness(_, _, let watched) = step {
+                // Readiness would be reported again at once (the loop's watching is level-triggered): the loop stops
+                // watching the socket until the connection is back.
+                try? loop.setInterest([], for: watched)
+                deferredSteps.append(.watchAgain(descriptor: watched))
+            }
+            deferredSteps.append(step)
             return
         }
-        finishedJob = nil
-        var more: [(job: HTTP1Job, outcome: HTTP1Job.Outcome)] = []
-        swap(&more, &moreFinishedJobs)
-        stateLock.unlock()
-        first.job.finish(first.outcome)
-        for (job, outcome) in more { job.finish(outcome) }
+        if !deferredSteps.isEmpty {
+            let steps = deferredSteps
+            deferredSteps = []
+            for deferred in steps { handle(deferred) }
+        }
+        handle(step)
+        let finished = takeFinishedJobs()
+        ownership.leaveLoop()
+        resumeAll(finished)
     }
 
-    /// Ends `job` with `outcome` once the state lock is released.
+    private func handle(_ step: Step) {
+        switch step {
+        case .start(let job): start(job)
+        case .cancel(let job): cancelJob(job)
+        case .closeIdle: close()
+        case .readiness(let readable, let writable, _): handleReadiness(readable: readable, writable: writable)
+        case .watchAgain(let watched):
+            guard watched == descriptor, descriptor >= 0 else { return }
+            do {
+                try loop.setInterest(interest, for: descriptor)
+            } catch {
+                if pump != nil { failPump(error) } else if job != nil { fail(error) }
+            }
+        case .drive: drive()
+        case .fail(let error): fail(error)
+        case .lookupEnded(let result): lookupEnded(result)
+        case .lookupTimedOut: connectFailed(.timedOut)
+        case .connectAttemptTimedOut: connectAttemptTimedOut()
+        case .handshakeTimedOut: handshakeTimedOut()
+        case .scheduleTimeoutCheck(let deadline): scheduleTimeoutCheck(at: deadline)
+        case .checkTimeout: checkTimeout()
+        case .resumePump(let generation): resumePump(generation)
+        case .terminatePump(let generation): terminatePump(generation)
+        case .takeUpDeferred: return
+        }
+    }
+
+    /// Hands `step` to the loop, from any thread.
+    private func handToLoop(_ step: Step) {
+        loop.execute { [self] in perform(step) }
+    }
+
+    /// The jobs that ended during a step, to resume once the connection is out of its owner's hands.
+    private func takeFinishedJobs() -> [(job: HTTP1Job, outcome: HTTP1Job.Outcome)] {
+        guard let first = finishedJob else { return [] }
+        finishedJob = nil
+        var finished = [first]
+        if !moreFinishedJobs.isEmpty {
+            finished.append(contentsOf: moreFinishedJobs)
+            moreFinishedJobs = []
+        }
+        return finished
+    }
+
+    private func resumeAll(_ finished: [(job: HTTP1Job, outcome: HTTP1Job.Outcome)]) {
+        for (job, outcome) in finished { job.finish(outcome) }
+    }
+
+    /// Ends `job` with `outcome` once the connection is out of its owner's hands.
     private func resume(_ job: HTTP1Job, _ outcome: HTTP1Job.Outcome) {
         if job.record.isRecording, job.record.assigned != 0 { job.record.connection = facts }
         if finishedJob == nil {
@@ -151,19 +231,49 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
         }
     }
 
+    // MARK: Starting and ending
+
     /// Starts `job` on this connection (on the loop): reusing the open socket when it is still usable, connecting
     /// first otherwise.
     func run(_ job: HTTP1Job) {
-        serialized { start(job) }
+        perform(.start(job))
     }
 
-    /// Sends `job`'s request from the calling thread (the awaiting task's), when this connection is idle, open and
-    /// still usable: the request is written at once, and the loop, which watches the idle socket already, reads
-    /// the response when it arrives. Returns false, having changed nothing, when the loop must start the job
-    /// instead (``run(_:)``); a request that cannot be written whole, or fails, is handed to the loop to finish.
-    func sendInline(_ job: HTTP1Job) -> Bool {
-        stateLock.lock()
-        defer { unlockAndResume() }
+    /// How often a connection whose server answered late twice in a row polls all the same.
+    static let promptRecheck: UInt8 = 16
+
+    /// Sends `job`'s request from the calling thread (the awaiting task's) when the loop can lend this connection
+    /// and it is idle, open and still usable: the request is written at once, and the loop, which watches the idle
+    /// socket already, reads the response when it arrives. Returns false, having changed nothing, when the loop
+    /// must start the job instead (``run(_:)``); a request that cannot be written whole, or fails, is handed to the
+    /// loop to finish.
+    ///
+    /// When `polls`, the task then looks for the response itself for up to ``pollWindow``, reading it when it comes;
+    /// the loop reads it otherwise. Unless the server's last two answers on this connection both came later than the
+    /// window (then only on every ``promptRecheck``-th request): a slow server costs little polling, and one late
+    /// answer from a fast server stops nothing. (``HTTP1Transport/Configuration/responsePollWindow``.) The pool asks
+    /// for it only when this is the one request it has in flight: a sequential caller has nothing else to run
+    /// meanwhile, and the response then arrives without waking two threads, which on a loopback or data-centre
+    /// round trip halves the time per request. The reads do not block; the task keeps the connection no longer
+    /// than the window.
+    func runInline(_ job: HTTP1Job, polls: Bool) -> Bool {
+        guard ownership.lend() else { return false }
+        isOffLoop = true
+        let isSent = sendInline(job)
+        if isSent, polls, isReceiving(job), startsPolling() {
+            let deadline = sentAt &+ pollWindow
+            while receiveOffLoop(job), HTTP1EventLoop.now() < deadline {}
+            if self.job !== job { answered.add(1) }
+        }
+        isOffLoop = false
+        let finished = takeFinishedJobs()
+        if ownership.giveBack() { handToLoop(.takeUpDeferred) }
+        resumeAll(finished)
+        return isSent
+    }
+
+    /// The sending of ``runInline(_:polls:)``, the connection lent.
+    private func sendInline(_ job: HTTP1Job) -> Bool {
         guard phase == .idle, self.job == nil, stream != nil, interest == .readable, !job.wasCancelled,
             isUsableAfterIdle(knownReadable: false)
         else { return false }
@@ -177,59 +287,26 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
             try prepareSending(idleClockStart: job.idleClockStart)
             _ = try send()
             // Written whole: the socket is watched for reading already. Otherwise the loop waits for room.
-            if phase != .receivingHead { handToLoop { $0.drive() } }
+            if phase != .receivingHead { handToLoop(.drive) }
         } catch {
-            handToLoop { $0.fail(error) }
+            handToLoop(.fail(error))
         }
         return true
     }
 
-    /// How often a connection whose server answered late twice in a row polls all the same.
-    static let promptRecheck: UInt8 = 16
-
-    /// Looks for `job`'s response from the calling thread (the awaiting task's, right after ``sendInline(_:)``) for
-    /// up to ``pollWindow``, reading it when it comes; the loop reads it otherwise. Unless the server's last two
-    /// answers on this connection both came later than the window (then only on every ``promptRecheck``-th
-    /// request): a slow server costs little polling, and one late answer from a fast server stops nothing.
-    /// (``HTTP1Transport/Configuration/responsePollWindow``.)
-    ///
-    /// The pool asks for it only when this is the one request it has in flight: a sequential caller has nothing
-    /// else to run meanwhile, and the response then arrives without waking two threads, which on a loopback or
-    /// data-centre round trip halves the time per request. The reads do not block; the task is never held longer
-    /// than the window.
-    func pollForPromptResponse(_ job: HTTP1Job) {
-        stateLock.lock()
-        guard isReceiving(job), startsPolling() else {
-            unlockAndResume()
-            return
-        }
-        let deadline = sentAt &+ pollWindow
-        while true {
-            let looksAgain = receiveOffLoop(job)
-            if self.job !== job { pollStats.answered += 1 }
-            unlockAndResume()
-            guard looksAgain, HTTP1EventLoop.now() < deadline else { return }
-            stateLock.lock()
-            guard isReceiving(job) else {
-                unlockAndResume()
-                return
-            }
-        }
-    }
-
-    /// Whether `job` is this connection's and waits for its response (under the state lock).
+    /// Whether `job` is this connection's and waits for its response.
     private func isReceiving(_ job: HTTP1Job) -> Bool {
         self.job === job && (phase == .receivingHead || phase == .receivingBody)
     }
 
-    /// Whether ``pollForPromptResponse(_:)`` looks this time, counting it (under the state lock).
+    /// Whether ``runInline(_:polls:)`` looks this time, counting it.
     private func startsPolling() -> Bool {
         if lateAnswers >= 2 {
             unpolledCount += 1
             guard unpolledCount >= Self.promptRecheck else { return false }
         }
         unpolledCount = 0
-        pollStats.polls += 1
+        polls.add(1)
         return true
     }
 
@@ -238,8 +315,6 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
     /// taken over. What is the loop's is handed to it: readiness other than reading to wait for, a streamed body,
     /// and the socket's registration when it closes (``close()``).
     private func receiveOffLoop(_ job: HTTP1Job) -> Bool {
-        isOffLoop = true
-        defer { isOffLoop = false }
         do {
             while self.job === job {
                 let waitingFor: ByteStreamResult.Interest?
@@ -247,7 +322,7 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
                 case .receivingHead: waitingFor = try receiveHead()
                 case .receivingBody: waitingFor = try receiveBody()
                 default:
-                    handToLoop { $0.drive() }
+                    handToLoop(.drive)
                     return false
                 }
                 guard let waitingFor else { continue }
@@ -255,11 +330,11 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
                     if stream?.hasBufferedBytes == true { continue }
                     return true
                 }
-                handToLoop { $0.drive() }
+                handToLoop(.drive)
                 return false
             }
             // A streamed body goes on from bytes that may all be in the buffer already: the loop moves them.
-            if phase == .streaming { handToLoop { $0.drive() } }
+            if phase == .streaming { handToLoop(.drive) }
             return false
         } catch {
             // Failed here and now, as the loop would: a step that failed may have moved past bytes (a head whose
@@ -269,12 +344,9 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
         }
     }
 
-    /// How many times ``pollForPromptResponse(_:)`` looked for a response, and how many responses it read.
-    var pollCounts: (polls: Int, answered: Int) { stateLock.withLock { pollStats } }
-
-    /// Runs `step` on the loop, holding the state lock.
-    private func handToLoop(_ step: @escaping (HTTP1Connection) -> Void) {
-        loop.execute { [self] in serialized { step(self) } }
+    /// How many times ``runInline(_:polls:)`` looked for a response, and how many responses it read.
+    var pollCounts: (polls: Int, answered: Int) {
+        (Int(truncatingIfNeeded: polls.load()), Int(truncatingIfNeeded: answered.load()))
     }
 
     private func start(_ job: HTTP1Job) {
@@ -313,12 +385,12 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
 
     /// Cancels `job` when it is still this connection's: the connection closes.
     func cancel(_ job: HTTP1Job) {
-        serialized { cancelJob(job) }
+        perform(.cancel(job))
     }
 
     /// Closes an idle connection the pool let go of (on the loop).
     func closeIdle() {
-        serialized { close() }
+        perform(.closeIdle)
     }
 
     private func cancelJob(_ job: HTTP1Job) {
@@ -419,15 +491,14 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
         // A name lookup blocks: it runs on a short-lived thread of its own, never on the loop or the task pool.
         job?.record.lookupStart = HTTP1EventLoop.now()
         connectTimer = loop.schedule(after: connectTimeout) { [weak self] in
-            self?.serialized { self?.connectFailed(.timedOut) }
+            self?.perform(.lookupTimedOut)
         }
-        let loop = loop
         do {
             try DetachedThread.start(name: "RequestKit.DNS") { [self] in
                 let result = Result { () throws(HTTP1Socket.Failure) in
                     try HTTP1Socket.resolve(host: host, port: port)
                 }
-                loop.execute { self.serialized { self.lookupEnded(result) } }
+                self.handToLoop(.lookupEnded(result))
             }
         } catch {
             lookupEnded(.failure(.system(error)))
@@ -473,7 +544,7 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
                     connected()
                 } else {
                     connectTimer = loop.schedule(after: connectTimeout) { [weak self] in
-                        self?.serialized { self?.connectAttemptTimedOut() }
+                        self?.perform(.connectAttemptTimedOut)
                     }
                 }
                 return
@@ -550,8 +621,8 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
 
     // MARK: Driving
 
-    func descriptorIsReady(readable: Bool, writable: Bool) {
-        serialized { handleReadiness(readable: readable, writable: writable) }
+    func descriptorIsReady(_ descriptor: Int32, readable: Bool, writable: Bool) {
+        perform(.readiness(readable: readable, writable: writable, descriptor: descriptor))
     }
 
     private func handleReadiness(readable: Bool, writable: Bool) {
@@ -632,7 +703,7 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
         guard descriptor >= 0, new != interest else { return }
         if isOffLoop {
             // The registration is the loop's: it works out again what to wait for.
-            handToLoop { $0.drive() }
+            handToLoop(.drive)
             return
         }
         do {
@@ -652,7 +723,7 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
             // A handshake that stalls is bounded by the connect timeout, from when the socket connected.
             if connectTimer == nil {
                 connectTimer = loop.schedule(after: connectTimeout) { [weak self] in
-                    self?.serialized { self?.handshakeTimedOut() }
+                    self?.perform(.handshakeTimedOut)
                 }
             }
             return interest
@@ -890,10 +961,10 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
             let generation = pumpGeneration
             let loop = loop
             continuation.onDemand = { [weak self] in
-                loop.execute { self?.serialized { self?.resumePump(generation) } }
+                loop.execute { self?.perform(.resumePump(generation: generation)) }
             }
             continuation.onTermination = { [weak self] in
-                loop.execute { self?.serialized { self?.terminatePump(generation) } }
+                loop.execute { self?.perform(.terminatePump(generation: generation)) }
             }
             self.job = nil
             _ = machine.finalHeadParsed(Self.finalHead(head, isStreamed: true))
@@ -1068,13 +1139,13 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
         // A pending check that comes first re-checks then, from the latest activity.
         if let timerDeadline, timerDeadline <= deadline { return }
         guard loop.isCurrent else {
-            // From ``sendInline(_:)``: timers are the loop's.
-            handToLoop { $0.scheduleTimeoutCheck(at: deadline) }
+            // From the task the connection is lent to (``runInline(_:polls:)``): timers are the loop's.
+            handToLoop(.scheduleTimeoutCheck(deadline: deadline))
             return
         }
         if let timeoutTimer { loop.cancel(timeoutTimer) }
         timerDeadline = deadline
-        timeoutTimer = loop.schedule(at: deadline) { [weak self] in self?.serialized { self?.checkTimeout() } }
+        timeoutTimer = loop.schedule(at: deadline) { [weak self] in self?.perform(.checkTimeout) }
     }
 
     private func checkTimeout() {

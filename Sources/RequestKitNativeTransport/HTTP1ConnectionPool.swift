@@ -5,7 +5,7 @@ import Foundation
 /// The machine decides (which connection a request runs on, when a connection is opened, which waiter comes next,
 /// when waiters time out and idle connections close); this class holds the connection and job objects the
 /// machine's identifiers stand for, and does what it says: starts a job on its connection's loop (or lets the
-/// awaiting task write it, ``HTTP1Connection/sendInline(_:)``), fails a job, closes connections, arms the timer.
+/// awaiting task write it, ``HTTP1Connection/runInline(_:polls:)``), fails a job, closes connections, arms the timer.
 ///
 /// ```
 /// submit ──► machine.request ──► run on a connection / open one / wait (arm the timer)
@@ -67,7 +67,7 @@ final class HTTP1ConnectionPool: @unchecked Sendable {
     /// Runs `job` on a connection with room, a new one when its host is under the limit, or the next one released.
     ///
     /// - Parameter inline: Whether the caller (an awaiting task, never a loop) may write the request on an idle
-    ///   connection itself (``HTTP1Connection/sendInline(_:)``) instead of handing it to the connection's loop,
+    ///   connection itself (``HTTP1Connection/runInline(_:polls:)``) instead of handing it to the connection's loop,
     ///   which it does when that loop is waiting for readiness.
     func submit(_ job: HTTP1Job, inline: Bool = false) {
         if job.wasCancelled {
@@ -102,9 +102,10 @@ final class HTTP1ConnectionPool: @unchecked Sendable {
             guard let connection else { return job.finish(.failed(Self.lostConnection, wasReused: false)) }
             job.assign(connection)
             // Writing the request here saves waking a loop that waits; a busy loop takes the job as cheaply.
-            if inline, !connection.loop.isCurrent, connection.loop.isWaiting, connection.sendInline(job) {
-                // The only request in flight: its task has nothing else to do until the response comes.
-                if isAlone, pollWindow > 0 { connection.pollForPromptResponse(job) }
+            // The only request in flight looks for its response too: its task has nothing else to do until it comes.
+            if inline, !connection.loop.isCurrent, connection.loop.isWaiting,
+                connection.runInline(job, polls: isAlone && pollWindow > 0)
+            {
                 return
             }
             connection.loop.execute { connection.run(job) }

@@ -149,7 +149,7 @@ package final class HTTP1EventLoop: @unchecked Sendable {
             }
             selector.wait(timeout: hasQueued ? 0 : wait) { descriptor, readable, writable in
                 guard let registration = registrations[descriptor], !registration.interest.isEmpty else { return }
-                registration.handler.descriptorIsReady(readable: readable, writable: writable)
+                registration.handler.descriptorIsReady(descriptor, readable: readable, writable: writable)
             }
             lock.withLock { isWaitingForReadiness = false }
             for action in timers.due(at: Self.now()) { action() }

@@ -2,10 +2,10 @@
 ///
 /// ```swift
 /// final class Printer: HTTP1LoopHandler {
-///     func descriptorIsReady(readable: Bool, writable: Bool) { print(readable, writable) }
+///     func descriptorIsReady(_ descriptor: Int32, readable: Bool, writable: Bool) { print(descriptor, readable) }
 /// }
 /// ```
 package protocol HTTP1LoopHandler: AnyObject {
-    /// The descriptor is readable (or the peer closed it) and/or writable; called on the loop's thread.
-    func descriptorIsReady(readable: Bool, writable: Bool)
+    /// `descriptor` is readable (or the peer closed it) and/or writable; called on the loop's thread.
+    func descriptorIsReady(_ descriptor: Int32, readable: Bool, writable: Bool)
 }

@@ -34,7 +34,7 @@ final class Acceptor: HTTP1LoopHandler, @unchecked Sendable {
         }
     }
 
-    func descriptorIsReady(readable: Bool, writable: Bool) {
+    func descriptorIsReady(_ descriptor: Int32, readable: Bool, writable: Bool) {
         guard !isClosed else { return }
         if core.isStopped { return stopAccepting() }
         for _ in 0..<64 {

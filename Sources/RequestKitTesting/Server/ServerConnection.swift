@@ -98,7 +98,7 @@ final class ServerConnection: HTTP1LoopHandler, @unchecked Sendable {
         }
     }
 
-    func descriptorIsReady(readable: Bool, writable: Bool) {
+    func descriptorIsReady(_ descriptor: Int32, readable: Bool, writable: Bool) {
         switch phase {
         case .closed:
             return
