@@ -1,0 +1,152 @@
+import Foundation
+import Testing
+
+@testable import RequestKitNativeTransport
+
+/// Who holds a connection, handoff by handoff: the loop, or the awaiting task it is lent to. Each table is a script
+/// of calls and what each must return; one test runs the two sides on two threads and counts.
+@Suite("Connection ownership: the loop and the task it lends an idle connection to")
+struct HTTP1ConnectionOwnershipTests {
+    /// One call of a table, with what it must return.
+    enum Call {
+        case enterLoop(expect: Bool)
+        case leaveLoop
+        case lend(expect: Bool)
+        case giveBack(expectDeferred: Bool)
+    }
+
+    private static func run(_ calls: [Call], sourceLocation: SourceLocation = #_sourceLocation) {
+        let ownership = HTTP1ConnectionOwnership()
+        for (index, call) in calls.enumerated() {
+            let comment = Comment(rawValue: "call \(index + 1)")
+            switch call {
+            case .enterLoop(let expected):
+                #expect(ownership.enterLoop() == expected, comment, sourceLocation: sourceLocation)
+            case .leaveLoop:
+                ownership.leaveLoop()
+            case .lend(let expected):
+                #expect(ownership.lend() == expected, comment, sourceLocation: sourceLocation)
+            case .giveBack(let expected):
+                #expect(ownership.giveBack() == expected, comment, sourceLocation: sourceLocation)
+            }
+        }
+    }
+
+    @Test("The loop enters and leaves a connection nobody borrowed, step after step")
+    func loopAlone() {
+        Self.run([.enterLoop(expect: true), .leaveLoop, .enterLoop(expect: true), .leaveLoop])
+    }
+
+    @Test("A task cannot borrow the connection while the loop runs a step of it, and can once it left")
+    func noLendingDuringALoopStep() {
+        Self.run([
+            .enterLoop(expect: true), .lend(expect: false), .leaveLoop,
+            .lend(expect: true), .giveBack(expectDeferred: false),
+        ])
+    }
+
+    @Test("A second task cannot borrow a lent connection")
+    func oneBorrowerAtATime() {
+        Self.run([.lend(expect: true), .lend(expect: false), .giveBack(expectDeferred: false), .lend(expect: true)])
+    }
+
+    @Test("The loop's steps while lent wait: the task giving it back learns of them, once")
+    func loopStepsWaitForTheConnection() {
+        Self.run([
+            .lend(expect: true),
+            .enterLoop(expect: false), .enterLoop(expect: false),
+            .giveBack(expectDeferred: true),
+            // Until the loop has taken its steps up, nobody borrows it again…
+            .lend(expect: false),
+            // …and the loop's next entry takes them up.
+            .enterLoop(expect: true), .leaveLoop,
+            .lend(expect: true), .giveBack(expectDeferred: false),
+        ])
+    }
+
+    @Test("A task that borrowed the connection with no step waiting gives it back with none")
+    func nothingDeferred() {
+        Self.run([.lend(expect: true), .giveBack(expectDeferred: false), .enterLoop(expect: true), .leaveLoop])
+    }
+
+    @Test("Two threads, the loop's and a task's, never hold the connection at once")
+    func exclusiveUnderContention() async {
+        let counter = UnguardedCounter()
+        let ownership = SharedOwnership()
+        let rounds = 100_000
+        let (loopSteps, lentSteps) = await withCheckedContinuation {
+            (continuation: CheckedContinuation<(Int, Int), Never>) in
+            let results = TwoResults(continuation)
+            let loopSide = Thread {
+                var entered = 0
+                for _ in 0..<rounds {
+                    guard ownership.value.enterLoop() else { continue }
+                    counter.hold(adding: 1)
+                    entered += 1
+                    ownership.value.leaveLoop()
+                }
+                // Steps left while lent are taken up by a last entry once the task is done with it.
+                while !ownership.value.enterLoop() {}
+                ownership.value.leaveLoop()
+                results.set(first: entered)
+            }
+            let taskSide = Thread {
+                var lent = 0
+                for _ in 0..<rounds {
+                    guard ownership.value.lend() else { continue }
+                    counter.hold(adding: 1_000_000)
+                    lent += 1
+                    _ = ownership.value.giveBack()
+                }
+                results.set(second: lent)
+            }
+            loopSide.start()
+            taskSide.start()
+        }
+        #expect(loopSteps > 0)
+        #expect(counter.overlaps.load() == 0, "the two sides never held the connection at the same time")
+        #expect(counter.value == loopSteps + lentSteps * 1_000_000, "no increment was lost to a simultaneous holder")
+    }
+}
+
+/// An integer changed with no synchronisation of its own (only the connection's owner touches it), and a count of
+/// the times a holder found another one inside.
+private final class UnguardedCounter: @unchecked Sendable {
+    var value = 0
+    private let inside = AtomicWord()
+    let overlaps = AtomicWord()
+
+    func hold(adding amount: Int) {
+        if inside.add(1) != 1 { overlaps.add(1) }
+        for _ in 0..<8 { value += amount / 8 }
+        value += amount % 8
+        inside.add(UInt64.max)  // wraps: minus one
+    }
+}
+
+/// An ownership two threads share.
+private final class SharedOwnership: Sendable {
+    let value = HTTP1ConnectionOwnership()
+}
+
+/// Resumes a continuation with two threads' results, once both are in.
+private final class TwoResults: @unchecked Sendable {
+    private let lock = NSLock()
+    private var first: Int?
+    private var second: Int?
+    private let continuation: CheckedContinuation<(Int, Int), Never>
+
+    init(_ continuation: CheckedContinuation<(Int, Int), Never>) { self.continuation = continuation }
+
+    func set(first value: Int) { complete { $0.first = value } }
+    func set(second value: Int) { complete { $0.second = value } }
+
+    private func complete(_ change: (TwoResults) -> Void) {
+        let both: (Int, Int)? = lock.withLock {
+            change(self)
+            guard let first, let second else { return nil }
+            return (first, second)
+        }
+        if let both { continuation.resume(returning: both) }
+    }
+}
