@@ -28,10 +28,11 @@ extension Exchange {
             }
             return reported(result, request)
         }
-        switch cache.decision(for: cacheRequest) {
+        // One reading of the clock decides and dates the answer.
+        let now = cache.now
+        switch cache.decision(for: cacheRequest, at: now) {
         case .use(let stored, let status):
-            return reported(
-                deliver(stored.answer(to: cacheRequest, status: status, at: cache.now), sink: sink), request)
+            return reported(deliver(stored.answer(to: cacheRequest, status: status, at: now), sink: sink), request)
         case .unsatisfiable:
             var response = Response(status: HTTPStatus(code: 504), url: url)
             response.cacheStatus = .unsatisfied
@@ -133,7 +134,7 @@ extension Exchange {
 
     /// `response` delivered to `sink`: whole in memory (held to the request's body limit, as a network response
     /// is), or as a stream of its stored bytes.
-    private func deliver(_ response: Response, sink: ResponseSink) -> Result<Delivery, RequestError> {
+    private func deliver(_ response: consuming Response, sink: ResponseSink) -> Result<Delivery, RequestError> {
         switch sink {
         case .memory(let progress):
             let limit = responseLimits.maxBodyBytes
@@ -148,18 +149,19 @@ extension Exchange {
             }
             return .success(Delivery(response: response, body: nil))
         case .consumer:
+            let body = response.body
             var head = response
             head.body = Data()
-            return .success(Delivery(response: head, body: ResponseBodyStream(response.body)))
+            return .success(Delivery(response: head, body: ResponseBodyStream(body)))
         }
     }
 
     /// `result`, reported to the monitors with the response's ``Response/cacheStatus``.
     private func reported(
-        _ result: Result<Delivery, RequestError>, _ request: TransferRequest.Head
+        _ result: consuming Result<Delivery, RequestError>, _ request: TransferRequest.Head
     ) -> Result<Delivery, RequestError> {
         let monitors = self.monitors
-        guard !monitors.isEmpty, case .success(let delivery) = result else { return result }
+        guard !monitors.isEmpty, case .success(let delivery) = copy result else { return result }
         let urlRequest = request.urlRequest
         for monitor in monitors {
             monitor.cacheConsulted(urlRequest, status: delivery.response.cacheStatus, response: delivery.response)

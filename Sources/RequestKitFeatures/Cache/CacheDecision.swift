@@ -42,18 +42,17 @@ package enum CacheDecision: Sendable, Equatable {
             self = request.isOnlyIfCached ? .unsatisfiable : .forward
             return
         }
-        let response = stored.cacheControl
+        let response = stored.directives
         let freshness = Freshness(of: stored, at: now)
-        let requestControl = request.cacheControl
-        let mustValidate = response.contains("no-cache") || request.requiresValidation
-        let mustRevalidate = response.contains("must-revalidate")
+        let requestDirectives = request.directives
+        let mustValidate = response.noCache || requestDirectives.noCache
         if !mustValidate {
-            if Self.isAcceptable(freshness, to: requestControl) {
+            if Self.isAcceptable(freshness, to: requestDirectives) {
                 self = .use(stored, .hit)
                 return
             }
-            if !freshness.isFresh, !mustRevalidate, let maxStale = request.maxStale,
-                freshness.staleness <= maxStale, Self.isWithinMaxAge(freshness, requestControl)
+            if !freshness.isFresh, !response.mustRevalidate, let maxStale = request.maxStale,
+                freshness.staleness <= maxStale, Self.isWithinMaxAge(freshness, requestDirectives)
             {
                 self = .use(stored, .stale)
                 return
@@ -64,13 +63,12 @@ package enum CacheDecision: Sendable, Equatable {
             return
         }
         var options = ValidationOptions()
-        if !freshness.isFresh, !mustRevalidate {
-            if !mustValidate, case .valid(let seconds) = response.seconds("stale-while-revalidate") {
+        if !freshness.isFresh, !response.mustRevalidate {
+            if !mustValidate, case .valid(let seconds) = response.staleWhileRevalidate {
                 options.mayServeWhileRevalidating = freshness.staleness <= Double(seconds)
             }
-            for control in [response, requestControl] {
-                if case .valid(let seconds) = control.seconds("stale-if-error"), freshness.staleness <= Double(seconds)
-                {
+            for staleIfError in [response.staleIfError, requestDirectives.staleIfError] {
+                if case .valid(let seconds) = staleIfError, freshness.staleness <= Double(seconds) {
                     options.mayServeOnError = true
                 }
             }
@@ -87,17 +85,17 @@ package enum CacheDecision: Sendable, Equatable {
     }
 
     /// Whether a fresh response also meets the request's `max-age` and `min-fresh`.
-    private static func isAcceptable(_ freshness: Freshness, to control: CacheControl) -> Bool {
-        guard freshness.isFresh, isWithinMaxAge(freshness, control) else { return false }
-        switch control.seconds("min-fresh") {
+    private static func isAcceptable(_ freshness: Freshness, to directives: CacheDirectives) -> Bool {
+        guard freshness.isFresh, isWithinMaxAge(freshness, directives) else { return false }
+        switch directives.minFresh {
         case .valid(let seconds): return freshness.lifetime - freshness.age >= Double(seconds)
         case .invalid, .noValue: return false
         case .absent: return true
         }
     }
 
-    private static func isWithinMaxAge(_ freshness: Freshness, _ control: CacheControl) -> Bool {
-        switch control.seconds("max-age") {
+    private static func isWithinMaxAge(_ freshness: Freshness, _ directives: CacheDirectives) -> Bool {
+        switch directives.maxAge {
         case .valid(let seconds): return freshness.age <= Double(seconds)
         case .invalid, .noValue: return false
         case .absent: return true

@@ -1,7 +1,7 @@
 import Foundation
 
 /// A request as a ``ResponseCache`` sees it: the method, the URL without its fragment (the primary key, RFC 9111
-/// §4), the header fields, the request's `Cache-Control` directives and the ``CachePolicy`` rule.
+/// §4), the header fields, the request's `Cache-Control` directives (looked up once) and the ``CachePolicy`` rule.
 ///
 /// ```swift
 /// let request = CacheRequest(method: "GET", url: url, headers: ["Accept": "application/json"])
@@ -11,7 +11,8 @@ package struct CacheRequest: Sendable {
     let method: String
     package let url: URL
     let headers: HTTPHeaders
-    let cacheControl: CacheControl
+    /// The request's `Cache-Control` directives.
+    let directives: CacheDirectives
     let rule: CachePolicy.Rule
     /// The primary cache key: the URL without its fragment.
     package let key: String
@@ -21,7 +22,7 @@ package struct CacheRequest: Sendable {
         self.url = url
         self.headers = headers
         self.rule = rule
-        cacheControl = CacheControl(headers)
+        directives = CacheDirectives(headers)
         key = Self.key(for: url)
     }
 
@@ -88,7 +89,7 @@ package struct CacheRequest: Sendable {
     /// value or ``CachePolicy/Rule/returnCacheElseLoad``; nil when stale responses are not accepted.
     var maxStale: Double? {
         if rule == .returnCacheElseLoad || rule == .returnCacheDontLoad { return .infinity }
-        switch cacheControl.seconds("max-stale") {
+        switch directives.maxStale {
         case .absent, .invalid: return nil
         case .noValue: return .infinity
         case .valid(let seconds): return Double(seconds)
@@ -96,11 +97,11 @@ package struct CacheRequest: Sendable {
     }
 
     /// Whether the request forbids going to the network (`only-if-cached`, ``CachePolicy/Rule/returnCacheDontLoad``).
-    var isOnlyIfCached: Bool { rule == .returnCacheDontLoad || cacheControl.contains("only-if-cached") }
+    var isOnlyIfCached: Bool { rule == .returnCacheDontLoad || directives.onlyIfCached }
 
     /// Whether the request forbids storing its response (`no-store`).
-    var forbidsStoring: Bool { cacheControl.contains("no-store") }
+    var forbidsStoring: Bool { directives.noStore }
 
     /// Whether the request asks for a stored response to be validated first (`no-cache`).
-    var requiresValidation: Bool { cacheControl.contains("no-cache") }
+    var requiresValidation: Bool { directives.noCache }
 }

@@ -7,22 +7,28 @@ extension CachedResponse {
     /// a body for HEAD, the range asked for as a `206` (``ByteRange``), else the stored response. Its `Age` is the stored response's current age at `now`, in whole
     /// seconds (RFC 9111 §5.1).
     package func answer(to request: CacheRequest, status: CacheStatus, at now: Date) -> Response {
-        var response = self.response(status)
-        response.headers.set("Age", String(Int(min(Freshness.age(of: self, at: now), Double(Int32.max)))))
+        // The parts are settled first and the response made once: each copy of a `Response` retains and releases
+        // every field of it.
+        var headers = self.headers
+        headers.set("Age", Self.decimal(Int(min(Freshness.age(of: self, at: now), Double(Int32.max)))))
+        var code = self.status
+        var body = self.body
         if isNotModified(for: request) {
-            response.status = HTTPStatus(code: 304)
-            for name in Self.fieldsKeptOn304 { response.headers.remove(name) }
-            response.body = Data()
+            code = 304
+            for name in Self.fieldsKeptOn304 { headers.remove(name) }
+            body = Data()
         } else if let range = request.headers["Range"].flatMap({ ByteRange($0, length: body.count) }),
             self.status == 200
         {
-            response.status = HTTPStatus(code: 206)
-            response.headers.set("Content-Range", "bytes \(range.first)-\(range.last)/\(body.count)")
-            response.headers.remove("Content-Length")
-            response.body = request.method == "HEAD" ? Data() : body.subdata(in: range.first..<range.last + 1)
+            code = 206
+            headers.set("Content-Range", "bytes \(range.first)-\(range.last)/\(body.count)")
+            headers.remove("Content-Length")
+            body = request.method == "HEAD" ? Data() : body.subdata(in: range.first..<range.last + 1)
         } else if request.method == "HEAD" {
-            response.body = Data()
+            body = Data()
         }
+        var response = Response(status: HTTPStatus(code: code), headers: headers, body: body, url: url)
+        response.cacheStatus = status
         return response
     }
 
@@ -37,5 +43,25 @@ extension CachedResponse {
             let modified = fields.lastModified ?? fields.date
         else { return false }
         return modified <= since
+    }
+
+    /// `value` in decimal digits, written straight into the string's storage (an `Age` value is short, and
+    /// `String(_:)` goes through the generic conversion on every hit).
+    static func decimal(_ value: Int) -> String {
+        guard value >= 0 else { return String(value) }
+        var digits = 1
+        var rest = value / 10
+        while rest > 0 {
+            digits += 1
+            rest /= 10
+        }
+        return String(unsafeUninitializedCapacity: digits) { buffer in
+            var rest = value
+            for index in stride(from: digits - 1, through: 0, by: -1) {
+                buffer[index] = UInt8(ascii: "0") + UInt8(rest % 10)
+                rest /= 10
+            }
+            return digits
+        }
     }
 }

@@ -47,7 +47,8 @@ package struct CachedResponse: Sendable, Hashable {
     /// The values of the stored fields that freshness and validation read, parsed when the fields are set (an
     /// HTTP-date takes microseconds to parse; a hit must not pay for it).
     struct Fields: Sendable, Hashable {
-        let cacheControl: CacheControl
+        /// The `Cache-Control` directives, looked up once.
+        let directives: CacheDirectives
         /// `Date`, nil when absent or not a date.
         let date: Date?
         /// `Expires`: nil when absent, `.distantPast` when it is not a date (already expired, RFC 9111 §5.3).
@@ -58,7 +59,7 @@ package struct CachedResponse: Sendable, Hashable {
         let age: Double
 
         init(_ headers: HTTPHeaders) {
-            cacheControl = CacheControl(headers)
+            directives = CacheDirectives(headers)
             date = headers["Date"].flatMap { HTTPDateFormat.strictDate(from: $0) }
             let expiresValues = headers.values(for: "Expires")
             expires =
@@ -141,7 +142,7 @@ package struct CachedResponse: Sendable, Hashable {
     }
 
     /// The directives of the stored `Cache-Control`.
-    var cacheControl: CacheControl { fields.cacheControl }
+    var directives: CacheDirectives { fields.directives }
 
     /// The strong or weak entity tag, when there is one.
     package var entityTag: String? { headers["ETag"] }
@@ -159,13 +160,6 @@ package struct CachedResponse: Sendable, Hashable {
     var byteCount: Int {
         body.count + headers.reduce(0) { $0 + $1.name.utf8.count + $1.value.utf8.count + 4 }
             + (url?.absoluteString.utf8.count ?? 0) + Self.structureBytes
-    }
-
-    /// The response to hand to the caller, marked with `status`.
-    func response(_ status: CacheStatus) -> Response {
-        var response = Response(status: HTTPStatus(code: self.status), headers: headers, body: body, url: url)
-        response.cacheStatus = status
-        return response
     }
 
     /// The fields a `304 Not Modified` must not replace in a stored response (RFC 9111 §3.2): `Content-Length`, and

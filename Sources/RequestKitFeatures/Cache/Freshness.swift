@@ -40,14 +40,14 @@ struct Freshness: Sendable, Hashable {
     /// The freshness lifetime of `stored` (RFC 9111 §4.2.1).
     static func lifetime(of stored: CachedResponse) -> Double {
         let fields = stored.fields
-        switch fields.cacheControl.seconds("max-age") {
+        switch fields.directives.maxAge {
         case .valid(let seconds): return Double(seconds)
         case .invalid, .noValue: return 0
         case .absent: break
         }
         let date = fields.date ?? stored.responseTime
         if let expires = fields.expires { return max(0, expires.timeIntervalSince(date)) }
-        guard heuristicallyCacheable.contains(stored.status) || fields.cacheControl.contains("public"),
+        guard heuristicallyCacheable.contains(stored.status) || fields.directives.isPublic,
             let modified = fields.lastModified
         else { return 0 }
         return max(0, date.timeIntervalSince(modified) / 10)

@@ -118,8 +118,8 @@ public final class ResponseCache: Sendable {
         return origin.addingTimeInterval(Double(components.seconds) + Double(components.attoseconds) / 1e18)
     }
 
-    /// What to do with `request`.
-    package func decision(for request: CacheRequest) -> CacheDecision {
+    /// What to do with `request` at `now` (``now``, read once for a hit: the same moment dates its answer's `Age`).
+    package func decision(for request: CacheRequest, at now: Date) -> CacheDecision {
         CacheDecision(for: request, stored: store.variants(for: request.key), at: now)
     }
 

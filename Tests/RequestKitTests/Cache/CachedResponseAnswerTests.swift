@@ -1,0 +1,57 @@
+import Foundation
+import Testing
+
+@testable import RequestKit
+@testable import RequestKitFeatures
+
+@Suite("CachedResponse.answer: what a stored response gives a request")
+struct CachedResponseAnswerTests {
+    typealias F = CacheFixtures
+
+    @Test(
+        "Age is the current age in whole seconds, capped at 2^31 - 1",
+        arguments: [
+            (0.0, [(String, String)](), "0"), (7.9, [], "7"), (10, [], "10"), (12_345, [], "12345"),
+            (5, [("Age", "100")], "105"), (1e12, [], "2147483647"),
+        ])
+    func age(_ seconds: Double, _ fields: [(String, String)], _ expected: String) {
+        let answer = F.stored(fields).answer(to: F.request(), status: .hit, at: F.at(seconds))
+        #expect(answer.headers.values(for: "Age") == [expected])
+    }
+
+    @Test("The stored status, fields, body and URL are handed back, marked with the status given")
+    func storedResponse() {
+        let stored = F.stored([("Content-Type", "text/plain"), ("Age", "3"), ("ETag", "\"v1\"")])
+        let answer = stored.answer(to: F.request(), status: .stale, at: F.at(1))
+        #expect(answer.statusCode == 200 && answer.cacheStatus == .stale)
+        #expect(answer.headers.fields.map(\.name) == ["Content-Type", "Age", "ETag"])
+        #expect(answer.headers["Age"] == "4" && String(decoding: answer.body, as: UTF8.self) == "stored")
+        #expect(answer.url == F.url)
+        let head = stored.answer(to: F.request(method: "HEAD"), status: .hit, at: F.at(1))
+        #expect(head.statusCode == 200 && head.body.isEmpty && head.headers["Content-Type"] == "text/plain")
+    }
+
+    @Test("A request that already has it gets a 304 without a body or the fields a 304 must not carry")
+    func notModified() {
+        let stored = F.stored([("ETag", "\"v1\""), ("Content-Length", "6"), ("Content-Encoding", "gzip")])
+        let answer = stored.answer(to: F.request([("If-None-Match", "\"v1\"")]), status: .hit, at: F.at(1))
+        #expect(answer.statusCode == 304 && answer.body.isEmpty)
+        #expect(answer.headers["Content-Length"] == nil && answer.headers["Content-Encoding"] == nil)
+        #expect(answer.headers["ETag"] == "\"v1\"" && answer.headers["Age"] == "1")
+        let other = stored.answer(to: F.request([("If-None-Match", "\"v2\"")]), status: .hit, at: F.at(1))
+        #expect(other.statusCode == 200)
+    }
+
+    @Test("A range of a stored 200 is a 206 with its bytes and Content-Range")
+    func range() {
+        let stored = F.stored([("Content-Length", "6")])
+        let answer = stored.answer(to: F.request([("Range", "bytes=1-3")]), status: .hit, at: F.at(0))
+        #expect(answer.statusCode == 206 && String(decoding: answer.body, as: UTF8.self) == "tor")
+        #expect(answer.headers["Content-Range"] == "bytes 1-3/6" && answer.headers["Content-Length"] == nil)
+    }
+
+    @Test("Decimal text of an integer", arguments: [0, 5, 9, 10, 99, 100, 2_147_483_647, Int.max, -1, Int.min])
+    func decimal(_ value: Int) {
+        #expect(CachedResponse.decimal(value) == String(value))
+    }
+}
