@@ -97,11 +97,10 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
     private let polls = AtomicWord()
     private let answered = AtomicWord()
 
-    /// Jobs ended during a step, resumed once the connection is out of its owner's hands (``perform(_:)``,
+    /// Jobs ended during a step, resumed once the connection is out of its owner's hands (``perform(_:_:)``,
     /// ``runInline(_:polls:)``): a task resumed meanwhile often starts its next request on this connection at once,
     /// and could not borrow it.
-    @exclusivity(unchecked) private var finishedJob: (job: HTTP1Job, outcome: HTTP1Job.Outcome)?
-    @exclusivity(unchecked) private var moreFinishedJobs: [(job: HTTP1Job, outcome: HTTP1Job.Outcome)] = []
+    @exclusivity(unchecked) private var finished = FinishedJobs()
 
     init(
         id: HTTP1ConnectionPool.Machine.ConnectionID, key: HTTP1ConnectionKey, loop: HTTP1EventLoop,
@@ -149,28 +148,40 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
         case takeUpDeferred
     }
 
-    /// Runs `step` on the loop (the caller's thread): at once, after any steps left while the connection was lent,
-    /// unless it is lent now, when it waits for the connection to come back.
-    private func perform(_ step: Step) {
+    /// Runs `body` on the loop (the caller's thread): at once, after any steps left while the connection was lent,
+    /// unless it is lent now, when `step` (what `body` does) waits for the connection to come back.
+    @inline(__always)
+    private func perform(_ step: @autoclosure () -> Step, _ body: () -> Void) {
         guard ownership.enterLoop() else {
-            if case .readiness(_, _, let watched) = step {
-                // Readiness would be reported again at once (the loop's watching is level-triggered): the loop stops
-                // watching the socket until the connection is back.
-                try? loop.setInterest([], for: watched)
-                deferredSteps.append(.watchAgain(descriptor: watched))
-            }
-            deferredSteps.append(step)
+            deferStep(step())
             return
         }
-        if !deferredSteps.isEmpty {
-            let steps = deferredSteps
-            deferredSteps = []
-            for deferred in steps { handle(deferred) }
-        }
-        handle(step)
-        let finished = takeFinishedJobs()
+        if !deferredSteps.isEmpty { takeUpDeferredSteps() }
+        body()
+        let ended = finished.take()
         ownership.leaveLoop()
-        resumeAll(finished)
+        ended.resume()
+    }
+
+    /// Runs `step` on the loop (the caller's thread), as ``perform(_:_:)`` does.
+    private func perform(_ step: Step) {
+        perform(step) { handle(step) }
+    }
+
+    private func deferStep(_ step: Step) {
+        if case .readiness(_, _, let watched) = step {
+            // Readiness would be reported again at once (the loop's watching is level-triggered): the loop stops
+            // watching the socket until the connection is back.
+            try? loop.setInterest([], for: watched)
+            deferredSteps.append(.watchAgain(descriptor: watched))
+        }
+        deferredSteps.append(step)
+    }
+
+    private func takeUpDeferredSteps() {
+        let steps = deferredSteps
+        deferredSteps = []
+        for step in steps { handle(step) }
     }
 
     private func handle(_ step: Step) {
@@ -205,30 +216,34 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
         loop.execute { [self] in perform(step) }
     }
 
-    /// The jobs that ended during a step, to resume once the connection is out of its owner's hands.
-    private func takeFinishedJobs() -> [(job: HTTP1Job, outcome: HTTP1Job.Outcome)] {
-        guard let first = finishedJob else { return [] }
-        finishedJob = nil
-        var finished = [first]
-        if !moreFinishedJobs.isEmpty {
-            finished.append(contentsOf: moreFinishedJobs)
-            moreFinishedJobs = []
-        }
-        return finished
-    }
+    /// Jobs that ended, to resume together later: the first inline, so that the usual one costs no allocation.
+    private struct FinishedJobs {
+        private var first: (job: HTTP1Job, outcome: HTTP1Job.Outcome)?
+        private var more: [(job: HTTP1Job, outcome: HTTP1Job.Outcome)] = []
 
-    private func resumeAll(_ finished: [(job: HTTP1Job, outcome: HTTP1Job.Outcome)]) {
-        for (job, outcome) in finished { job.finish(outcome) }
+        mutating func append(_ job: HTTP1Job, _ outcome: HTTP1Job.Outcome) {
+            if first == nil { first = (job, outcome) } else { more.append((job, outcome)) }
+        }
+
+        /// The jobs so far, leaving none.
+        mutating func take() -> FinishedJobs {
+            guard first != nil else { return FinishedJobs() }
+            var taken = FinishedJobs()
+            swap(&taken, &self)
+            return taken
+        }
+
+        func resume() {
+            guard let first else { return }
+            first.job.finish(first.outcome)
+            for (job, outcome) in more { job.finish(outcome) }
+        }
     }
 
     /// Ends `job` with `outcome` once the connection is out of its owner's hands.
     private func resume(_ job: HTTP1Job, _ outcome: HTTP1Job.Outcome) {
         if job.record.isRecording, job.record.assigned != 0 { job.record.connection = facts }
-        if finishedJob == nil {
-            finishedJob = (job, outcome)
-        } else {
-            moreFinishedJobs.append((job, outcome))
-        }
+        finished.append(job, outcome)
     }
 
     // MARK: Starting and ending
@@ -236,7 +251,7 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
     /// Starts `job` on this connection (on the loop): reusing the open socket when it is still usable, connecting
     /// first otherwise.
     func run(_ job: HTTP1Job) {
-        perform(.start(job))
+        perform(.start(job)) { start(job) }
     }
 
     /// How often a connection whose server answered late twice in a row polls all the same.
@@ -266,9 +281,9 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
             if self.job !== job { answered.add(1) }
         }
         isOffLoop = false
-        let finished = takeFinishedJobs()
+        let ended = finished.take()
         if ownership.giveBack() { handToLoop(.takeUpDeferred) }
-        resumeAll(finished)
+        ended.resume()
         return isSent
     }
 
@@ -385,12 +400,12 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
 
     /// Cancels `job` when it is still this connection's: the connection closes.
     func cancel(_ job: HTTP1Job) {
-        perform(.cancel(job))
+        perform(.cancel(job)) { cancelJob(job) }
     }
 
     /// Closes an idle connection the pool let go of (on the loop).
     func closeIdle() {
-        perform(.closeIdle)
+        perform(.closeIdle) { close() }
     }
 
     private func cancelJob(_ job: HTTP1Job) {
@@ -622,7 +637,9 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
     // MARK: Driving
 
     func descriptorIsReady(_ descriptor: Int32, readable: Bool, writable: Bool) {
-        perform(.readiness(readable: readable, writable: writable, descriptor: descriptor))
+        perform(.readiness(readable: readable, writable: writable, descriptor: descriptor)) {
+            handleReadiness(readable: readable, writable: writable)
+        }
     }
 
     private func handleReadiness(readable: Bool, writable: Bool) {
@@ -1145,7 +1162,11 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
         }
         if let timeoutTimer { loop.cancel(timeoutTimer) }
         timerDeadline = deadline
-        timeoutTimer = loop.schedule(at: deadline) { [weak self] in self?.perform(.checkTimeout) }
+        timeoutTimer = loop.schedule(at: deadline) { [weak self] in self?.checkTimeoutOnLoop() }
+    }
+
+    private func checkTimeoutOnLoop() {
+        perform(.checkTimeout) { checkTimeout() }
     }
 
     private func checkTimeout() {
