@@ -30,19 +30,91 @@ package struct CachedResponse: Sendable, Hashable {
         return names
     }
 
-    var status: Int
+    /// The parts, in one object that every copy shares: a hit copies a stored response out of the store and into
+    /// its decision, and a copy retains the object once instead of each of the parts (headers, body, URL, varying
+    /// fields). A change makes a new object.
+    private var box: Box
+
+    /// What every copy of a stored response shares.
+    private final class Box: Sendable {
+        let parts: Parts
+
+        init(_ parts: Parts) { self.parts = parts }
+    }
+
+    /// The parts of a stored response.
+    private struct Parts: Sendable, Hashable {
+        var status: Int
+        var headers: HTTPHeaders {
+            didSet { fields = Fields(headers) }
+        }
+        var body: Data
+        var url: URL?
+        var requestTime: Date
+        var responseTime: Date
+        var varyingFields: [VaryingField]
+        private(set) var fields: Fields
+
+        init(
+            status: Int, headers: HTTPHeaders, body: Data, url: URL?, requestTime: Date, responseTime: Date,
+            varyingFields: [VaryingField]
+        ) {
+            self.status = status
+            self.headers = headers
+            self.body = body
+            self.url = url
+            self.requestTime = requestTime
+            self.responseTime = responseTime
+            self.varyingFields = varyingFields
+            fields = Fields(headers)
+        }
+    }
+
+    /// The stored parts with `change` made, in a new object (the old one may be shared).
+    private mutating func update(_ change: (inout Parts) -> Void) {
+        var parts = box.parts
+        change(&parts)
+        box = Box(parts)
+    }
+
+    var status: Int {
+        get { box.parts.status }
+        set { update { $0.status = newValue } }
+    }
     /// The stored fields; the values freshness reads from them are parsed once, when they are set.
     var headers: HTTPHeaders {
-        didSet { fields = Fields(headers) }
+        get { box.parts.headers }
+        set { update { $0.headers = newValue } }
     }
-    var body: Data
-    var url: URL?
-    var requestTime: Date
-    var responseTime: Date
+    var body: Data {
+        get { box.parts.body }
+        set { update { $0.body = newValue } }
+    }
+    var url: URL? {
+        get { box.parts.url }
+        set { update { $0.url = newValue } }
+    }
+    var requestTime: Date {
+        get { box.parts.requestTime }
+        set { update { $0.requestTime = newValue } }
+    }
+    var responseTime: Date {
+        get { box.parts.responseTime }
+        set { update { $0.responseTime = newValue } }
+    }
     /// The request's value of each field `Vary` names, lower-cased names in the order named; nil when absent.
-    var varyingFields: [VaryingField]
+    var varyingFields: [VaryingField] {
+        get { box.parts.varyingFields }
+        set { update { $0.varyingFields = newValue } }
+    }
     /// What freshness and validation read from ``headers``, parsed once.
-    private(set) var fields: Fields
+    var fields: Fields { box.parts.fields }
+
+    package static func == (lhs: CachedResponse, rhs: CachedResponse) -> Bool {
+        lhs.box === rhs.box || lhs.box.parts == rhs.box.parts
+    }
+
+    package func hash(into hasher: inout Hasher) { hasher.combine(box.parts) }
 
     /// The values of the stored fields that freshness and validation read, parsed when the fields are set (an
     /// HTTP-date takes microseconds to parse; a hit must not pay for it).
@@ -93,14 +165,10 @@ package struct CachedResponse: Sendable, Hashable {
         status: Int, headers: HTTPHeaders, body: Data, url: URL?, requestTime: Date, responseTime: Date,
         varyingFields: [VaryingField]
     ) {
-        self.status = status
-        self.headers = headers
-        self.body = body
-        self.url = url
-        self.requestTime = requestTime
-        self.responseTime = responseTime
-        self.varyingFields = varyingFields
-        fields = Fields(headers)
+        box = Box(
+            Parts(
+                status: status, headers: headers, body: body, url: url, requestTime: requestTime,
+                responseTime: responseTime, varyingFields: varyingFields))
     }
 
     /// `response` to `request` as stored.
