@@ -1,6 +1,6 @@
 import Foundation
 import RequestKit
-@_spi(Benchmarks) import RequestKitNativeTransport
+import RequestKitNativeTransport
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking

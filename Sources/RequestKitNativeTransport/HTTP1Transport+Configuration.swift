@@ -97,13 +97,13 @@ extension HTTP1Transport {
         public var responsePollWindow: Double = 0.0001
 
         /// Whether responses carry ``RequestMetrics``: always, except to measure what recording them costs (the
-        /// metrics benchmark), when the transport reads no clock and builds no attempt for them.
+        /// metrics benchmark), when the transport reads no clock and builds no attempt for them. Package-level: only
+        /// the benchmarks and tests turn it off.
         ///
         /// ```swift
-        /// @_spi(Benchmarks) import RequestKitNativeTransport
         /// let bare = HTTP1Transport { $0.recordsMetrics = false }
         /// ```
-        @_spi(Benchmarks) public var recordsMetrics = true
+        package var recordsMetrics = true
 
         /// The default configuration.
         ///

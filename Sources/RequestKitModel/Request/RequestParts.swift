@@ -16,7 +16,7 @@ public struct RequestParts: Sendable {
     /// The URL set by `Url`, absolute or (with a client's base URL) relative.
     public var url: URL?
     /// How many `Url` components applied; more than one is a problem.
-    public package(set) var urlCount = 0
+    package var urlCount = 0
     /// Path segments appended by `Path`, already percent-encoded.
     public var pathSegments: [String] = []
     /// Query items added by `Query`, in order, not yet encoded.

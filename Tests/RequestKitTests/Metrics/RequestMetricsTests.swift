@@ -3,7 +3,7 @@ import RequestKitTesting
 import Testing
 
 @testable import RequestKit
-@_spi(Benchmarks) @testable import RequestKitNativeTransport
+@testable import RequestKitNativeTransport
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
