@@ -11,14 +11,6 @@ extension RequestGroup {
     /// ```
     public var responses: Responses { Responses(group: self) }
 
-    /// The group's results as they complete; the same as ``responses``.
-    ///
-    /// ```swift
-    /// for try await (index, result) in group.results() { print(index, result) }
-    /// ```
-    /// - Returns: An asynchronous sequence of `(index, result)` pairs, in completion order.
-    public func results() -> Responses { responses }
-
     /// An asynchronous sequence of a group's `(index, result)` pairs, in the order the requests complete.
     ///
     /// ```swift

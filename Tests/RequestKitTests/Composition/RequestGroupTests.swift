@@ -275,7 +275,7 @@ struct RequestGroupTests {
         #expect(seen == ["1: error 404", "0: 200"])
     }
 
-    @Test("results() of a fail-fast group throws the first failure after delivering it", arguments: WireTransport.all)
+    @Test("responses of a fail-fast group throws the first failure after delivering it", arguments: WireTransport.all)
     func resultsFailFast(_ wire: WireTransport) async throws {
         let server = try TestServer()
         defer { server.stop() }
@@ -292,7 +292,7 @@ struct RequestGroupTests {
         }
         var indices: [Int] = []
         let error = try await #require(throws: RequestError.self) {
-            for try await (index, _) in group.results() { indices.append(index) }
+            for try await (index, _) in group.responses { indices.append(index) }
         }
         #expect(indices == [0, 1])
         #expect(error.statusCode == 503)
