@@ -342,7 +342,22 @@ final class ServerConnection: HTTP1LoopHandler, @unchecked Sendable {
         self.plan = plan
         body = TestResponseWriter.State(framing: plan.framing, discardsBody: plan.discardsBody)
         phase = .responding
-        guard let delay = response.delay else { return startBody() }
+        waitForRelease(response.hold, until: response.hold.map { .now + $0.longest }, then: response.delay)
+    }
+
+    /// Waits on loop timers while `hold` holds the response back (at most until `deadline`), then for `delay`, then
+    /// starts the body; a client that leaves meanwhile ends the response.
+    private func waitForRelease(_ hold: ResponseHold?, until deadline: ContinuousClock.Instant?, then delay: Duration?)
+    {
+        if let hold, let deadline, ContinuousClock.now < deadline, !hold.isReleased() {
+            if peerEnded { return finishResponse(.clientGone) }
+            waitTimer = loop.schedule(after: ResponseHold.checkInterval.timeInterval) { [self] in
+                waitTimer = nil
+                waitForRelease(hold, until: deadline, then: delay)
+            }
+            return
+        }
+        guard let delay else { return startBody() }
         if peerEnded { return finishResponse(.clientGone) }
         waitTimer = loop.schedule(after: delay.timeInterval) { [self] in
             waitTimer = nil

@@ -47,6 +47,8 @@ public struct TestResponse: Sendable {
     public var delay: Duration?
     /// The body as steps the server's event loop plays itself, for built-in routes; `nil` for every other body.
     var steps: BodySteps?
+    /// A wait, before ``delay``, until a condition holds (see ``held(longest:until:)``); `nil` for none.
+    var hold: ResponseHold?
 
     /// How a response body is produced and framed on the wire.
     ///
@@ -96,6 +98,7 @@ public struct TestResponse: Sendable {
         self.body = body
         self.delay = nil
         self.steps = nil
+        self.hold = nil
     }
 
     /// A copy of this response that the server sends only after waiting for `delay`.

@@ -1,7 +1,8 @@
 import Foundation
 import RequestKit
-import RequestKitTesting
 import Testing
+
+@testable import RequestKitTesting
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -40,11 +41,8 @@ struct InterceptorTests {
             return .text("ok")
         }
         server.route("/refresh", method: "POST") { _ in
-            let deadline = Date().addingTimeInterval(60)
-            while unauthorized.value < refreshAfterUnauthorized, Date() < deadline {
-                Thread.sleep(forTimeInterval: 0.005)
-            }
-            return (refreshStatus == 200 ? TestResponse.text("fresh") : .status(refreshStatus))
+            (refreshStatus == 200 ? TestResponse.text("fresh") : .status(refreshStatus))
+                .held(longest: .seconds(60)) { unauthorized.value >= refreshAfterUnauthorized }
                 .delayed(by: .milliseconds(refreshStatus == 200 ? 300 : 1000))
         }
         return server

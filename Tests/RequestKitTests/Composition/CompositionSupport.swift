@@ -31,17 +31,9 @@ final class InFlightGauge: @unchecked Sendable {
     }
     func leave() { lock.withLock { current -= 1 } }
     var peak: Int { lock.withLock { highest } }
-
-    /// Blocks the calling thread (a test server's connection thread, never a task) until the peak reaches
-    /// `target` or `timeout` passes.
-    func waitForPeak(_ target: Int, timeout: Duration) {
-        let clock = ContinuousClock()
-        let deadline = clock.now + timeout
-        while peak < target, clock.now < deadline { Thread.sleep(forTimeInterval: 0.002) }
-    }
 }
 
-/// A flag a test opens once, read by server routes on their own threads.
+/// A flag a test opens once, read by server routes on their own threads or by held responses on the server's loop.
 final class Gate: @unchecked Sendable {
     // Safe: every access to `opened` holds `lock`.
     private let lock = NSLock()

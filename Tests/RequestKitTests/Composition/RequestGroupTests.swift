@@ -1,31 +1,29 @@
 import Foundation
 import RequestKit
-import RequestKitTesting
 import Testing
+
+@testable import RequestKitTesting
 
 @Suite("RequestGroup: concurrent requests with a limit")
 struct RequestGroupTests {
-    /// A server whose `/slow` route records how many requests it holds at once, and holds each until `limit`
-    /// have been in flight together (at most 30 s), then 50 ms more, so a client that sends more than `limit` at
-    /// once is caught however slowly a busy machine starts its requests.
-    private func slowServer(limit: Int) throws -> (TestServer, InFlightGauge) {
+    /// A server whose `/slow` route holds each request until `limit` have been in flight together (at most 30 s),
+    /// then 50 ms more, so a client that sends more than `limit` at once is caught however slowly a busy machine
+    /// starts its requests. The server's loop holds them, not its threads; `stats.peakActiveRequests` counts them.
+    private func slowServer(limit: Int) throws -> TestServer {
         let server = try TestServer()
-        let gauge = InFlightGauge()
-        server.route("/slow") { _ in
-            gauge.enter()
-            defer { gauge.leave() }
-            gauge.waitForPeak(limit, timeout: .seconds(30))
-            Thread.sleep(forTimeInterval: 0.05)
-            return .text("done")
+        server.route("/slow") { [weak server] _ in
+            TestResponse.text("done")
+                .held(longest: .seconds(30)) { [weak server] in (server?.stats.peakActiveRequests ?? limit) >= limit }
+                .delayed(by: .milliseconds(50))
         }
-        return (server, gauge)
+        return server
     }
 
     @Test(
         "The server never handles more requests at once than the limit, and handles exactly the limit",
         arguments: WireTransport.all)
     func concurrencyLimit(_ wire: WireTransport) async throws {
-        let (server, gauge) = try slowServer(limit: 4)
+        let server = try slowServer(limit: 4)
         defer { server.stop() }
         let group = RequestGroup(maxConcurrent: 4) {
             for index in 0..<10 {
@@ -37,7 +35,6 @@ struct RequestGroupTests {
         let results = try await group.send()
         #expect(results.compactMap { try? $0.get().string() } == Array(repeating: "done", count: 10))
         #expect(server.requests.map { $0.queryValue("i") ?? "" }.sorted() == (0..<10).map(String.init).sorted())
-        #expect(gauge.peak == 4)
         #expect(server.stats.peakActiveRequests == 4)
     }
 
@@ -58,11 +55,7 @@ struct RequestGroupTests {
         let server = try TestServer()
         defer { server.stop() }
         let gate = Gate()
-        server.route("/held") { _ in
-            let deadline = Date().addingTimeInterval(40)
-            while !gate.isOpen, Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
-            return .text("released")
-        }
+        server.route("/held") { _ in TestResponse.text("released").held(longest: .seconds(40)) { gate.isOpen } }
         let group = RequestGroup {
             for _ in 0..<8 {
                 Request {
@@ -84,7 +77,7 @@ struct RequestGroupTests {
 
     @Test("The default limit is 4 requests at once", arguments: WireTransport.all)
     func defaultLimit(_ wire: WireTransport) async throws {
-        let (server, gauge) = try slowServer(limit: 4)
+        let server = try slowServer(limit: 4)
         defer { server.stop() }
         let group = RequestGroup {
             for _ in 0..<8 {
@@ -95,7 +88,7 @@ struct RequestGroupTests {
         }
         #expect(group.maxConcurrent == 4)
         _ = try await group.send()
-        #expect(gauge.peak == 4)
+        #expect(server.stats.peakActiveRequests == 4)
         #expect(server.stats.requestCount == 8)
     }
 
@@ -183,12 +176,9 @@ struct RequestGroupTests {
         // The failure comes only once both slow requests are in (the server has all three), so that both are in
         // flight when it does, however slowly a loaded machine gets them there.
         server.route("/fail-later") { [weak server] _ in
-            let clock = ContinuousClock()
-            let deadline = clock.now + .seconds(60)
-            while let server, server.stats.requestCount < 3, clock.now < deadline {
-                Thread.sleep(forTimeInterval: 0.01)
+            TestResponse.status(500).held(longest: .seconds(60)) { [weak server] in
+                (server?.stats.requestCount ?? 3) >= 3
             }
-            return TestResponse.status(500)
         }
         // Slow enough that only a cancellation can end them within the wait below, on any machine.
         server.route("/slow") { _ in TestResponse.text("late").delayed(by: .seconds(300)) }
@@ -251,11 +241,7 @@ struct RequestGroupTests {
         defer { server.stop() }
         // The first request is answered only once the second's result has been seen, however busy the machine.
         let gate = Gate()
-        server.route("/held") { _ in
-            let deadline = Date().addingTimeInterval(40)
-            while !gate.isOpen, Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
-            return .text("released")
-        }
+        server.route("/held") { _ in TestResponse.text("released").held(longest: .seconds(40)) { gate.isOpen } }
         let group = RequestGroup {
             Request {
                 Url(server.url("/held")); Using(wire.transport)
