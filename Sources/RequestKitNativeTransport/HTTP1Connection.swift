@@ -218,11 +218,21 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
 
     /// Jobs that ended, to resume together later: the first inline, so that the usual one costs no allocation.
     private struct FinishedJobs {
-        private var first: (job: HTTP1Job, outcome: HTTP1Job.Outcome)?
-        private var more: [(job: HTTP1Job, outcome: HTTP1Job.Outcome)] = []
+        // A struct rather than a tuple: an optional tuple is handled through run-time metadata.
+        private struct Finished {
+            let job: HTTP1Job
+            let outcome: HTTP1Job.Outcome
+        }
+
+        private var first: Finished?
+        private var more: [Finished] = []
 
         mutating func append(_ job: HTTP1Job, _ outcome: HTTP1Job.Outcome) {
-            if first == nil { first = (job, outcome) } else { more.append((job, outcome)) }
+            if first == nil {
+                first = Finished(job: job, outcome: outcome)
+            } else {
+                more.append(Finished(job: job, outcome: outcome))
+            }
         }
 
         /// The jobs so far, leaving none.
@@ -236,7 +246,7 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
         func resume() {
             guard let first else { return }
             first.job.finish(first.outcome)
-            for (job, outcome) in more { job.finish(outcome) }
+            for finished in more { finished.job.finish(finished.outcome) }
         }
     }
 
