@@ -53,7 +53,7 @@ extension Exchange {
                 if let cache { await cachedTransfer(request, body: body, sink: sink, cache: cache) } else {
                     await transfer(request, body: body, sink: sink)
                 }
-            switch transferred {
+            switch consume transferred {
             case .success(let delivered): delivery = delivered
             case .failure(let error): return .failure(Self.prepending(earlier, to: error, traceparent: traceparent))
             }

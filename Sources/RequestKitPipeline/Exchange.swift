@@ -49,7 +49,11 @@ struct Exchange: Sendable {
         // One attempt, nothing to adapt, report or decide: the loop of `runAttempts` without its bookkeeping, and
         // without its frame (a task keeps what its deepest calls took until it ends; an event stream is held long).
         let (request, explicitCookies) = withJarCookies(.built(built))
-        return try await follow(request, explicitCookies: explicitCookies, sink: sink).get()
+        // Switched on, not `get()`: the delivery moves out of the result instead of being copied.
+        switch await follow(request, explicitCookies: explicitCookies, sink: sink) {
+        case .success(let delivery): return delivery
+        case .failure(let error): throw error
+        }
     }
 
     /// ``run(sink:)`` with interceptors, monitors or a retry policy: each attempt adapted, reported and decided.
