@@ -18,12 +18,21 @@ package struct CacheRequest: Sendable {
     package let key: String
 
     package init(method: String, url: URL, headers: HTTPHeaders, rule: CachePolicy.Rule = .useProtocol) {
-        self.method = method.uppercased()
+        self.method = Self.uppercased(method)
         self.url = url
         self.headers = headers
         self.rule = rule
         directives = CacheDirectives(headers)
         key = Self.key(for: url)
+    }
+
+    /// `method` in upper case: as it is when it is ASCII without a lower-case letter (the usual case, which
+    /// `uppercased()` would copy), else `uppercased()`.
+    static func uppercased(_ method: String) -> String {
+        let isUpperCaseASCII = method.utf8.allSatisfy {
+            $0 < 0x80 && !($0 >= UInt8(ascii: "a") && $0 <= UInt8(ascii: "z"))
+        }
+        return isUpperCaseASCII ? method : method.uppercased()
     }
 
     /// The primary key of `url`: the absolute URL without a fragment.

@@ -10,7 +10,8 @@ extension CachedResponse {
         // The parts are settled first and the response made once: each copy of a `Response` retains and releases
         // every field of it.
         var headers = self.headers
-        headers.set("Age", Self.decimal(Int(min(Freshness.age(of: self, at: now), Double(Int32.max)))))
+        let age = Self.decimal(Int(min(Freshness.age(of: self, at: now), Double(Int32.max))))
+        if fields.hasAge { headers.set("Age", age) } else { headers.add("Age", age) }
         var code = self.status
         var body = self.body
         if isNotModified(for: request) {
@@ -27,7 +28,11 @@ extension CachedResponse {
         } else if request.method == "HEAD" {
             body = Data()
         }
-        var response = Response(status: HTTPStatus(code: code), headers: headers, body: body, url: url)
+        // Set one by one: the memberwise initialiser copies the response it makes once more.
+        var response = Response(status: HTTPStatus(code: code))
+        response.headers = headers
+        response.body = body
+        response.url = url
         response.cacheStatus = status
         return response
     }

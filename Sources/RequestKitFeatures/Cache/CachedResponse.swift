@@ -129,6 +129,8 @@ package struct CachedResponse: Sendable, Hashable {
         let lastModified: Date?
         /// `Age` in seconds: 0 when absent or not a non-negative integer.
         let age: Double
+        /// Whether there is an `Age` field (an answer replaces it; without one, its own is appended).
+        let hasAge: Bool
 
         init(_ headers: HTTPHeaders) {
             directives = CacheDirectives(headers)
@@ -141,7 +143,9 @@ package struct CachedResponse: Sendable, Hashable {
                     ? HTTPDateFormat.strictDate(from: expiresValues[0]) ?? .distantPast
                     : .distantPast
             lastModified = headers["Last-Modified"].flatMap { HTTPDateFormat.strictDate(from: $0) }
-            age = headers["Age"].map(Self.age(from:)) ?? 0
+            let ageValue = headers["Age"]
+            age = ageValue.map(Self.age(from:)) ?? 0
+            hasAge = ageValue != nil
         }
 
         /// An `Age` value in seconds: its first element's digits, before any parameter (`7200, 0` is 7200;

@@ -31,6 +31,16 @@ struct CachedResponseAnswerTests {
         #expect(head.statusCode == 200 && head.body.isEmpty && head.headers["Content-Type"] == "text/plain")
     }
 
+    @Test("Without a stored Age field the answer's comes last; a stored one is replaced where it stands, once")
+    func agePosition() {
+        let plain = F.stored([("Content-Type", "text/plain"), ("ETag", "\"v1\"")])
+        let answer = plain.answer(to: F.request(), status: .hit, at: F.at(2))
+        #expect(answer.headers.fields.map(\.name) == ["Content-Type", "ETag", "Age"] && answer.headers["Age"] == "2")
+        let twice = F.stored([("age", "10"), ("Content-Type", "text/plain"), ("Age", "20")])
+        let replaced = twice.answer(to: F.request(), status: .hit, at: F.at(2))
+        #expect(replaced.headers.fields.map(\.name) == ["Age", "Content-Type"] && replaced.headers["Age"] == "12")
+    }
+
     @Test("A request that already has it gets a 304 without a body or the fields a 304 must not carry")
     func notModified() {
         let stored = F.stored([("ETag", "\"v1\""), ("Content-Length", "6"), ("Content-Encoding", "gzip")])
