@@ -35,12 +35,13 @@ public struct RequestError: Error, Sendable, CustomStringConvertible, CustomDebu
         get { storage.fields.request }
         set { uniqueStorage().fields.request = newValue }
     }
-    /// The error body decoded into the type the caller named, when it decoded.
+    /// The error body decoded into the type the caller named, when it decoded; users read it with
+    /// ``errorBody(as:)``.
     ///
     /// Kept out of the shared storage on purpose: it keeps the error passed by address. With a reference alone
     /// inside, the error is passed by value, and the Swift 6.3 compiler crashes on a closure that throws it typed
     /// (`{ index, response throws(RequestError) in … }`).
-    public package(set) var decodedErrorBody: (any Sendable)?
+    package var decodedErrorBody: (any Sendable)?
     /// Extra context, such as the type being decoded or the limit that was exceeded.
     public var detail: String? { storage.fields.detail }
     /// For a ``Kind/transport`` error, why the connection could not be made or was lost, when that is known.
