@@ -6,7 +6,7 @@ import FoundationNetworking
 #endif
 
 /// Requests per second of the full request path over https, `HTTP1Transport` (native TLS) against URLSession,
-/// sequential and with 16 concurrent tasks, against `REQUESTKIT_BENCH_HTTPS_URL` (nginx with TLS serving 118 bytes:
+/// sequential and with 16 and 64 concurrent tasks, and of `HTTP1Transport.send` called directly (the DSL's cost), against `REQUESTKIT_BENCH_HTTPS_URL` (nginx with TLS serving 118 bytes:
 /// see `Scripts/start-nginx-tls.sh`); then the cost of a new connection (TCP and TLS handshake, one request, close)
 /// against `curl` doing the same in one process, each connection anew (`Connection: close`).
 func runHTTPSBenchmarks() {
@@ -24,26 +24,32 @@ func runHTTPSBenchmarks() {
         $0.maxConnectionsPerHost = 64
         $0.tls = TLSConfiguration(additionalRoots: [.file(authority)])
     }
-    let transports: [(String, any Transport)] = [
-        ("URLSession", URLSessionTransport(configuration: configuration)), ("HTTP1 (native TLS)", native),
+    // The last contender calls the transport itself, without the request pipeline: the DSL's overhead is the ratio
+    // of "HTTP1 (native TLS)" to it, measured below in alternating slices too.
+    let transports: [(String, any Transport, Bool)] = [
+        ("URLSession", URLSessionTransport(configuration: configuration), false), ("HTTP1 (native TLS)", native, false),
+        ("HTTP1 (native TLS) direct", native, true),
     ]
+    let modes = [("sequential", 1, 1_000), ("16 tasks", 16, 125), ("64 tasks", 64, 50)]
     print("\nHTTPS: GET \(url.absoluteString) through Request { … }.send(), medians of \(rounds) rounds")
     var results: [String: [TransportSample]] = [:]
     for round in 0...rounds {
-        for (name, transport) in transports {
-            let sequential = TransportSample.measure(url, transport, direct: false, tasks: 1, requestsPerTask: 1_000)
-            let concurrent = TransportSample.measure(url, transport, direct: false, tasks: 16, requestsPerTask: 125)
-            if round > 0 {
-                results["\(name) sequential", default: []].append(sequential)
-                results["\(name) 16 tasks", default: []].append(concurrent)
+        // The DSL and the direct call swap places each round, so neither always runs first.
+        let order = round.isMultiple(of: 2) ? transports : [transports[0], transports[2], transports[1]]
+        for (name, transport, direct) in order {
+            for (mode, tasks, perTask) in modes {
+                let sample = TransportSample.measure(
+                    url, transport, direct: direct, tasks: tasks, requestsPerTask: perTask)
+                // Round 0 warms connections and code paths up and is not counted.
+                if round > 0 { results["\(name) \(mode)", default: []].append(sample) }
             }
         }
     }
     print("| transport | mode | requests/s | CPU µs/request | vs URLSession |")
     print("|---|---|---|---|---|")
-    for mode in ["sequential", "16 tasks"] {
+    for (mode, _, _) in modes {
         let baseline = TransportSample.median(results["URLSession \(mode)"] ?? [])
-        for (name, _) in transports {
+        for (name, _, _) in transports {
             let median = TransportSample.median(results["\(name) \(mode)"] ?? [])
             let ratio = baseline.requestsPerSecond > 0 ? median.requestsPerSecond / baseline.requestsPerSecond : 0
             print(
@@ -51,6 +57,8 @@ func runHTTPSBenchmarks() {
                     + "\(formatted(median.cpuMicrosecondsPerRequest)) | \(formatted(ratio, decimals: 2))× |")
         }
     }
+    let slices = max(1, Int(environment["REQUESTKIT_BENCH_SLICES"] ?? "") ?? 60)
+    printPipelineRatios(url, native, name: "HTTP1 (native TLS)", rounds: rounds, slices: slices)
     measureNewConnections(url, native: native, authority: authority, rounds: rounds)
 }
 

@@ -58,11 +58,20 @@ func runTransportBenchmarks() {
                     + "\(formatted(median.cpuMicrosecondsPerRequest)) | \(formatted(ratio, decimals: 2))× |")
         }
     }
-    // The pipeline's cost is the ratio of the DSL to the transport called directly. Loopback rates drift by tens of
-    // percent from one second to the next (and sequential rates are bimodal: whether nginx answers inside the
-    // transport's polling window), so the two are measured in fine alternation rather than in separate rounds:
-    // `slices` each way per round (60 unless REQUESTKIT_BENCH_SLICES says otherwise), the order swapped from slice to
-    // slice, times summed.
+    printPipelineRatios(url, http1, name: "HTTP1", rounds: rounds, slices: slices)
+    for (threads, connections) in [(1, 1), (2, 16), (2, 64)] {
+        if let rate = wrkRequestsPerSecond(url, threads: threads, connections: connections) {
+            print("| wrk -t\(threads) -c\(connections) | ceiling | \(formatted(rate, decimals: 0)) | | |")
+        }
+    }
+}
+
+/// Prints the pipeline's cost over `transport`: the ratio of the DSL's rate to the transport's called directly,
+/// sequentially and with 16 and 64 tasks. Loopback rates drift by tens of percent from one second to the next (and
+/// sequential rates are bimodal: whether the server answers inside the transport's polling window), so the two are
+/// measured in fine alternation rather than in separate rounds: `slices` each way per round, the order swapped from
+/// slice to slice, times summed.
+func printPipelineRatios(_ url: URL, _ transport: HTTP1Transport, name: String, rounds: Int, slices: Int) {
     for (mode, tasks, perTask) in [("sequential", 1, 200), ("16 tasks", 16, 50), ("64 tasks", 64, 20)] {
         var ratios: [Double] = []
         for _ in 0..<rounds {
@@ -71,7 +80,7 @@ func runTransportBenchmarks() {
             for slice in 0..<slices {
                 for direct in slice.isMultiple(of: 2) ? [false, true] : [true, false] {
                     let sample = TransportSample.measure(
-                        url, http1, direct: direct, tasks: tasks, requestsPerTask: perTask)
+                        url, transport, direct: direct, tasks: tasks, requestsPerTask: perTask)
                     let seconds = Double(tasks * perTask) / max(sample.requestsPerSecond, 1)
                     if direct { directSeconds += seconds } else { pipelineSeconds += seconds }
                 }
@@ -81,15 +90,10 @@ func runTransportBenchmarks() {
         ratios.sort()
         if !ratios.isEmpty {
             print(
-                "DSL over HTTP1 ÷ HTTP1Transport.send, \(mode) in alternating slices: "
+                "DSL over \(name) ÷ HTTP1Transport.send, \(mode) in alternating slices: "
                     + "\(formatted(ratios[ratios.count / 2], decimals: 3))× (median of \(ratios.count) rounds of "
                     + "\(slices) slices each way; "
                     + "range \(formatted(ratios[0], decimals: 3))–\(formatted(ratios[ratios.count - 1], decimals: 3)))")
-        }
-    }
-    for (threads, connections) in [(1, 1), (2, 16), (2, 64)] {
-        if let rate = wrkRequestsPerSecond(url, threads: threads, connections: connections) {
-            print("| wrk -t\(threads) -c\(connections) | ceiling | \(formatted(rate, decimals: 0)) | | |")
         }
     }
 }

@@ -4,7 +4,7 @@
 //
 //   AHCBenchmarks transport   # GET $REQUESTKIT_BENCH_URL: 2,000 sequential, 4,000 from 16 tasks, 6,400 from 64
 //   AHCBenchmarks https       # GET $REQUESTKIT_BENCH_HTTPS_URL, $REQUESTKIT_BENCH_CA added to the trust roots:
-//                             # 1,000 sequential, 2,000 from 16 tasks
+//                             # 1,000 sequential, 2,000 from 16 tasks, 3,200 from 64
 //
 // Each mode runs a warm-up round and then REQUESTKIT_BENCH_ROUNDS rounds (default 5); the medians are printed as
 // `| AsyncHTTPClient | <mode> | <requests/s> | <CPU µs/request> |`, with every round's figures after them.
@@ -145,7 +145,8 @@ if suites.contains("https") {
         tls.additionalTrustRoots = [.file(authority)]
         let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration(tls: tls))
         await run(
-            "HTTPS", client, url, rounds: rounds, modes: [("sequential", 1, 1_000), ("16 tasks", 16, 125)])
+            "HTTPS", client, url, rounds: rounds,
+            modes: [("sequential", 1, 1_000), ("16 tasks", 16, 125), ("64 tasks", 64, 50)])
         await shutDown(client)
     } else {
         print("\nhttps: skipped (eval \"$(bash Scripts/start-nginx-tls.sh)\" first)")
