@@ -1,8 +1,8 @@
 import Foundation
-import RequestKitTesting
 import Testing
 
 @testable import RequestKit
+@testable import RequestKitTesting
 
 /// ``ResponseLimits/maxLineBytes``: what reading a stream as text may hold while it waits for a line or an event
 /// to end.
@@ -32,21 +32,26 @@ struct LineLimitTests {
         }
     }
 
-    /// A route that sends `first`, then `next()` every few milliseconds until the client leaves (at most 300 s).
+    /// A route that sends `first`, then `next()` every few milliseconds until the client leaves (at most 300 s),
+    /// played by the server's loop.
     private static func routeEndless(
         on server: TestServer, at path: String, type: String, first: String, next: @escaping @Sendable () -> String
     ) {
         server.route(path) { _ in
-            TestResponse(
-                headers: [("Content-Type", type)],
-                body: .stream { writer in
-                    try writer.write(first)
-                    let deadline = ContinuousClock.now + .seconds(300)
-                    while ContinuousClock.now < deadline {
-                        try writer.write(next())
-                        try writer.sleep(for: .milliseconds(5))
+            TestResponse.stepped(headers: [("Content-Type", type)]) {
+                let deadline = ContinuousClock.now + .seconds(300)
+                var startedFirst = false
+                var pausesNext = true
+                return AnyIterator {
+                    guard startedFirst else {
+                        startedFirst = true
+                        return .write(Data(first.utf8))
                     }
-                })
+                    guard ContinuousClock.now < deadline else { return nil }
+                    pausesNext.toggle()
+                    return pausesNext ? .pause(.milliseconds(5)) : .write(Data(next().utf8))
+                }
+            }
         }
     }
 

@@ -1,9 +1,9 @@
 import Foundation
-import RequestKitTesting
 import Testing
 
 @testable import RequestKit
 @testable import RequestKitNativeTransport
+@testable import RequestKitTesting
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -191,23 +191,33 @@ struct RequestMetricsTests {
     func streamed() async throws {
         let server = try TestServer()
         defer { server.stop() }
-        // The body's second half waits until the test has looked at the metrics.
-        let release = DispatchSemaphore(value: 0)
+        // The body's second half waits (on the server's loop) until the test has looked at the metrics.
+        let release = Gate()
         server.route("/halves") { _ in
-            TestResponse(
-                headers: [("Content-Length", "3000")],
-                body: .stream { writer in
-                    try writer.write(Data(repeating: 0x61, count: 1500))
-                    try writer.flush()
-                    _ = release.wait(timeout: .now() + 120)
-                    try writer.write(Data(repeating: 0x62, count: 1500))
-                })
+            TestResponse.stepped(headers: [("Content-Length", "3000")]) {
+                let deadline = ContinuousClock.now + .seconds(120)
+                var halvesWritten = 0
+                return AnyIterator {
+                    switch halvesWritten {
+                    case 0:
+                        halvesWritten = 1
+                        return .write(Data(repeating: 0x61, count: 1500))
+                    case 1 where !release.isOpen && ContinuousClock.now < deadline:
+                        return .pause(.milliseconds(5))
+                    case 1:
+                        halvesWritten = 2
+                        return .write(Data(repeating: 0x62, count: 1500))
+                    default:
+                        return nil
+                    }
+                }
+            }
         }
         let streaming = try await Request {
             Url(server.url("/halves")); Using(HTTP1Transport())
         }.stream()
         #expect(streaming.metrics.attempts.first?.end == nil)
-        release.signal()
+        release.open()
         #expect(streaming.metrics.attempts.first?.firstResponseByte != nil)
         var count = 0
         for try await chunk in streaming { count += chunk.count }

@@ -13,19 +13,13 @@ struct PipelinePoolWaitTests {
         let server = try transport.server()
         defer { server.stop() }
         PipelineRoutes.final(on: server, at: "/target")
+        // A byte a second keeps the holder's idle timeout from closing the connection, however long a starved
+        // machine takes to send the second request; the server's loop plays the chunks, so the stream holds no thread.
         server.route("/hold") { _ in
             TestResponse(
                 headers: [("Content-Type", "text/plain")],
-                body: .stream { writer in
-                    try writer.write(Data("held".utf8))
-                    // A byte a second keeps the holder's idle timeout from closing the connection, however long a
-                    // starved machine takes to send the second request.
-                    let deadline = ContinuousClock.now + .seconds(300)
-                    while ContinuousClock.now < deadline {
-                        try writer.sleep(for: .seconds(1))
-                        try writer.write(Data(".".utf8))
-                    }
-                })
+                body: .chunked(
+                    [Data("held".utf8)] + Array(repeating: Data(".".utf8), count: 300), interval: .seconds(1)))
         }
         let limited = transport.limited(toConnectionsPerHost: 1)
         let holder = Task {

@@ -1,7 +1,8 @@
 import Foundation
 import RequestKit
-import RequestKitTesting
 import Testing
+
+@testable import RequestKitTesting
 
 @Suite("Downloads to a file")
 struct DownloadTests {
@@ -32,13 +33,11 @@ struct DownloadTests {
         let server = try transport.server()
         defer { server.stop() }
         server.route("/cut") { _ in
-            TestResponse(
-                headers: [("Content-Length", "1000000")],
-                body: .stream { writer in
-                    try writer.write(Data(repeating: 7, count: 300_000))
-                    try writer.sleep(for: .milliseconds(50))
-                    writer.close()
-                })
+            TestResponse.stepped(headers: [("Content-Length", "1000000")]) {
+                AnyIterator(
+                    [BodyStep.write(Data(repeating: 7, count: 300_000)), .pause(.milliseconds(50)), .close]
+                        .makeIterator())
+            }
         }
         let folder = try TemporaryFile(contents: Data("previous contents".utf8), name: "keep.bin")
         defer { folder.remove() }

@@ -1,7 +1,8 @@
 import Foundation
 import RequestKit
-import RequestKitTesting
 import Testing
+
+@testable import RequestKitTesting
 
 @Suite("Streaming responses on the wire")
 struct StreamingResponseTests {
@@ -64,15 +65,11 @@ struct StreamingResponseTests {
     func cancellation(_ transport: WireTransport) async throws {
         let server = try transport.server()
         defer { server.stop() }
+        // A tick every 20 ms for five minutes, played by the server's loop: only the cancellation ends it.
         server.route("/forever") { _ in
             TestResponse(
                 headers: [("Content-Type", "text/plain")],
-                body: .stream { writer in
-                    while true {
-                        try writer.write("tick\n")
-                        try writer.sleep(for: .milliseconds(20))
-                    }
-                })
+                body: .chunked(Array(repeating: Data("tick\n".utf8), count: 15_000), interval: .milliseconds(20)))
         }
         let firstLine = AsyncStream<String>.makeStream()
         let task = Task {
@@ -112,13 +109,9 @@ struct StreamingResponseTests {
         let server = try transport.server()
         defer { server.stop() }
         server.route("/cut") { _ in
-            TestResponse(
-                headers: [("Content-Length", "100")],
-                body: .stream { writer in
-                    try writer.write("partial")
-                    try writer.sleep(for: .milliseconds(50))
-                    writer.close()
-                })
+            TestResponse.stepped(headers: [("Content-Length", "100")]) {
+                AnyIterator([BodyStep.write(Data("partial".utf8)), .pause(.milliseconds(50)), .close].makeIterator())
+            }
         }
         let response = try await Request {
             Url(server.url("/cut"))
