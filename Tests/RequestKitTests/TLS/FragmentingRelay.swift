@@ -7,6 +7,8 @@ import Glibc
 import Musl
 #endif
 
+@testable import RequestKit
+
 /// A loopback TCP relay between a client and a server on 127.0.0.1 that forwards the client's bytes as they come and
 /// the server's bytes in pieces of seeded random sizes (1 byte up to 4 KB, small pieces often, a short pause after
 /// each so that the client reads them apart), optionally ending the client's connection after a given number of the
@@ -35,11 +37,33 @@ final class FragmentingRelay: @unchecked Sendable {
         var records = 0
     }
 
-    // Safe: `stats`, `connections`, `pauseStart`, `pauseEnd` and `isPauseReleased` are only touched while holding `lock`; the other stored properties are set
-    // once in the initializer.
+    /// One client's connection and its own to the server, with the state of the server's stream so far.
+    private struct Link {
+        let client: Int32
+        let upstream: Int32
+        let index: UInt64
+        var generator: SplitMix64
+        var framing = RecordFraming()
+        var forwarded = 0
+        var lastActivity = ContinuousClock.now
+    }
+
+    /// What ``forward(_:from:)`` and ``relayUpstream(_:)`` leave of a link.
+    private enum LinkFate {
+        case open
+        case ended
+    }
+
+    /// How long a link may see no byte either way before the relay ends it.
+    private static let idleLimit: Duration = .seconds(20)
+
+    // Safe: `stats`, `connections`, `isStopped`, `pauseStart`, `pauseEnd` and `isPauseReleased` are only touched
+    // while holding `lock`; `buffer` only on the relay's thread; the other stored properties are set once in the
+    // initializer.
     private let lock = NSLock()
     private var stats = Stats()
     private var connections: [Int32] = []
+    private var isStopped = false
     private let listener: Int32
     private let upstreamPort: Int
     private let seed: UInt64
@@ -48,6 +72,7 @@ final class FragmentingRelay: @unchecked Sendable {
     private var pauseStart: ContinuousClock.Instant?
     private var pauseEnd: ContinuousClock.Instant?
     private var isPauseReleased = false
+    private var buffer = [UInt8](repeating: 0, count: 16 * 1024)
     /// The port the relay listens on.
     let port: Int
 
@@ -87,6 +112,9 @@ final class FragmentingRelay: @unchecked Sendable {
     }
 
     /// Starts a relay to `upstreamPort` on 127.0.0.1; with a `cutoff`, each connection to the client ends there.
+    ///
+    /// One thread serves the listener and every connection, and ends once the relay is stopped and its connections
+    /// are closed.
     init(upstreamPort: Int, seed: UInt64, cutoff: Cutoff? = nil, pause: Pause? = nil) throws {
         self.upstreamPort = upstreamPort
         self.seed = seed
@@ -107,13 +135,21 @@ final class FragmentingRelay: @unchecked Sendable {
         }
         listener = descriptor
         port = Int(UInt16(bigEndian: address.sin_port))
-        Thread.detachNewThread { [self] in acceptLoop() }
+        do {
+            try DetachedThread.start(name: "RequestKitTests.relay") { [self] in serve() }
+        } catch {
+            _ = close(descriptor)
+            throw error
+        }
     }
 
     /// Closes the listener and every connection still open, and ends a pause.
     func stop() {
-        _ = shutdown(listener, Int32(SHUT_RDWR))
         lock.withLock {
+            // The relay's thread closes the listener once it sees `isStopped`: shut it down only before that.
+            guard !isStopped else { return }
+            isStopped = true
+            _ = shutdown(listener, Int32(SHUT_RDWR))
             isPauseReleased = true
             for connection in connections { _ = shutdown(connection, Int32(SHUT_RDWR)) }
         }
@@ -127,115 +163,159 @@ final class FragmentingRelay: @unchecked Sendable {
         return address
     }
 
-    private func acceptLoop() {
-        while true {
-            let client = accept(listener, nil, nil)
-            guard client >= 0 else { break }
-            let upstream = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-            var address = Self.loopback(port: upstreamPort)
-            let connected = withUnsafePointer(to: &address) { pointer in
-                pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { socketAddress in
-                    connect(upstream, socketAddress, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
-                }
-            }
-            guard upstream >= 0, connected else {
-                if upstream >= 0 { _ = close(upstream) }
-                _ = close(client)
+    /// Accepts connections and relays every one of them, on the relay's one thread, until the relay is stopped and
+    /// every connection has ended.
+    private func serve() {
+        var isListening = true
+        var links: [Link] = []
+        while isListening || !links.isEmpty {
+            if isListening, lock.withLock({ isStopped }) {
+                isListening = false
+                _ = close(listener)
                 continue
             }
-            var noDelay: Int32 = 1
-            _ = setsockopt(client, Int32(IPPROTO_TCP), TCP_NODELAY, &noDelay, socklen_t(MemoryLayout<Int32>.size))
-            let index = lock.withLock {
-                stats.connections += 1
-                connections.append(contentsOf: [client, upstream])
-                return stats.connections
+            var descriptors: [pollfd] = []
+            if isListening { descriptors.append(pollfd(fd: listener, events: Int16(POLLIN), revents: 0)) }
+            for link in links {
+                descriptors.append(pollfd(fd: link.client, events: Int16(POLLIN), revents: 0))
+                descriptors.append(pollfd(fd: link.upstream, events: Int16(POLLIN), revents: 0))
             }
-            Thread.detachNewThread { [self] in
-                relay(client: client, upstream: upstream, connectionIndex: UInt64(index))
-                lock.withLock {
-                    connections.removeAll { $0 == client || $0 == upstream }
-                    _ = close(client)
-                    _ = close(upstream)
+            // A second at most, to see the relay stopped and links gone idle.
+            guard poll(&descriptors, nfds_t(descriptors.count), 1_000) >= 0 || errno == EINTR else { break }
+            let offset = isListening ? 1 : 0
+            var remaining: [Link] = []
+            for (position, var link) in links.enumerated() {
+                let clientReady = descriptors[offset + position * 2].revents != 0
+                let upstreamReady = descriptors[offset + position * 2 + 1].revents != 0
+                var fate = LinkFate.open
+                if clientReady { fate = forward(&link, from: link.client) }
+                if fate == .open, upstreamReady { fate = relayUpstream(&link) }
+                if fate == .open, !clientReady, !upstreamReady, link.lastActivity.duration(to: .now) >= Self.idleLimit {
+                    fate = .ended
+                }
+                if fate == .open {
+                    remaining.append(link)
+                } else {
+                    end(link)
                 }
             }
+            if isListening, descriptors[0].revents != 0, let link = acceptLink() { remaining.append(link) }
+            links = remaining
         }
-        _ = close(listener)
+        for link in links { end(link) }
+        if isListening { _ = close(listener) }
     }
 
-    /// Copies bytes both ways until either side ends, the cutoff is reached or nothing moves for 20 seconds.
-    private func relay(client: Int32, upstream: Int32, connectionIndex: UInt64) {
-        var generator = SplitMix64(state: seed &* 0x100 &+ connectionIndex)
-        var framing = RecordFraming()
-        var forwarded = 0
-        var buffer = [UInt8](repeating: 0, count: 16 * 1024)
-        var descriptors = [
-            pollfd(fd: client, events: Int16(POLLIN), revents: 0),
-            pollfd(fd: upstream, events: Int16(POLLIN), revents: 0),
-        ]
-        while poll(&descriptors, 2, 20_000) > 0 {
-            if descriptors[0].revents != 0 {
-                let count = recv(client, &buffer, buffer.count, 0)
-                guard count > 0, Self.sendAll(upstream, buffer[0..<count]) else { return }
-            }
-            if descriptors[1].revents != 0 {
-                let count = recv(upstream, &buffer, buffer.count, 0)
-                guard count > 0 else { return }
-                var start = 0
-                while start < count {
-                    var size = Self.pieceSize(using: &generator, framing: framing)
-                    size = min(size, count - start)
-                    var truncate = false
-                    switch cutoff {
-                    case .afterBytes(let limit) where forwarded + size >= limit:
-                        size = limit - forwarded
-                        truncate = true
-                    case .insideRecordHeader(let record, let offset):
-                        let candidate = buffer[start..<(start + size)]
-                        if let distance = framing.distance(toByte: offset, ofHeader: record, within: candidate) {
-                            size = distance
-                            truncate = true
-                        }
-                    default: break
-                    }
-                    var pausesAfter = false
-                    if let pause, connectionIndex == 1, lock.withLock({ pauseStart == nil }),
-                        let distance = framing.distance(
-                            toByte: pause.offset, ofHeader: pause.record, within: buffer[start..<(start + size)])
-                    {
-                        size = distance
-                        pausesAfter = true
-                    }
-                    let piece = buffer[start..<(start + size)]
-                    guard Self.sendAll(client, piece) else { return }
-                    let recordsBefore = framing.recordsStarted
-                    framing.advance(over: piece)
-                    forwarded += size
-                    start += size
-                    lock.withLock {
-                        stats.forwardedBytes += size
-                        stats.pieces += 1
-                        stats.records += framing.recordsStarted - recordsBefore
-                        if framing.isInsideHeader { stats.piecesEndingInsideRecordHeader += 1 }
-                        if truncate { stats.truncatedConnections += 1 }
-                    }
-                    if truncate {
-                        _ = shutdown(client, Int32(SHUT_RDWR))
-                        return
-                    }
-                    if pausesAfter, let pause {
-                        let started = lock.withLock {
-                            pauseStart = .now
-                            return ContinuousClock.now
-                        }
-                        while !lock.withLock({ isPauseReleased }), started.duration(to: .now) < pause.longest {
-                            usleep(2_000)
-                        }
-                        lock.withLock { pauseEnd = .now }
-                    }
-                    usleep(20)
-                }
+    /// Accepts a client and connects to the server for it; `nil` when either fails.
+    private func acceptLink() -> Link? {
+        let client = accept(listener, nil, nil)
+        guard client >= 0 else { return nil }
+        let upstream = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = Self.loopback(port: upstreamPort)
+        let connected = withUnsafePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { socketAddress in
+                connect(upstream, socketAddress, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
             }
         }
+        guard upstream >= 0, connected else {
+            if upstream >= 0 { _ = close(upstream) }
+            _ = close(client)
+            return nil
+        }
+        var noDelay: Int32 = 1
+        _ = setsockopt(client, Int32(IPPROTO_TCP), TCP_NODELAY, &noDelay, socklen_t(MemoryLayout<Int32>.size))
+        let index = lock.withLock {
+            stats.connections += 1
+            connections.append(contentsOf: [client, upstream])
+            if isStopped {
+                _ = shutdown(client, Int32(SHUT_RDWR))
+                _ = shutdown(upstream, Int32(SHUT_RDWR))
+            }
+            return UInt64(stats.connections)
+        }
+        return Link(
+            client: client, upstream: upstream, index: index,
+            generator: SplitMix64(state: seed &* 0x100 &+ index))
+    }
+
+    /// Closes both sockets of a link.
+    private func end(_ link: Link) {
+        lock.withLock {
+            connections.removeAll { $0 == link.client || $0 == link.upstream }
+            _ = close(link.client)
+            _ = close(link.upstream)
+        }
+    }
+
+    /// Copies what the client sent to the server as it comes.
+    private func forward(_ link: inout Link, from client: Int32) -> LinkFate {
+        let count = recv(client, &buffer, buffer.count, 0)
+        guard count > 0, Self.sendAll(link.upstream, buffer[0..<count]) else { return .ended }
+        link.lastActivity = .now
+        return .open
+    }
+
+    /// Copies what the server sent to the client in pieces, up to the cutoff and around the pause.
+    private func relayUpstream(_ link: inout Link) -> LinkFate {
+        let count = recv(link.upstream, &buffer, buffer.count, 0)
+        guard count > 0 else { return .ended }
+        link.lastActivity = .now
+        var start = 0
+        while start < count {
+            var size = Self.pieceSize(using: &link.generator, framing: link.framing)
+            size = min(size, count - start)
+            var truncate = false
+            switch cutoff {
+            case .afterBytes(let limit) where link.forwarded + size >= limit:
+                size = limit - link.forwarded
+                truncate = true
+            case .insideRecordHeader(let record, let offset):
+                let candidate = buffer[start..<(start + size)]
+                if let distance = link.framing.distance(toByte: offset, ofHeader: record, within: candidate) {
+                    size = distance
+                    truncate = true
+                }
+            default: break
+            }
+            var pausesAfter = false
+            if let pause, link.index == 1, lock.withLock({ pauseStart == nil }),
+                let distance = link.framing.distance(
+                    toByte: pause.offset, ofHeader: pause.record, within: buffer[start..<(start + size)])
+            {
+                size = distance
+                pausesAfter = true
+            }
+            let piece = buffer[start..<(start + size)]
+            guard Self.sendAll(link.client, piece) else { return .ended }
+            let recordsBefore = link.framing.recordsStarted
+            link.framing.advance(over: piece)
+            link.forwarded += size
+            start += size
+            let framing = link.framing
+            lock.withLock {
+                stats.forwardedBytes += size
+                stats.pieces += 1
+                stats.records += framing.recordsStarted - recordsBefore
+                if framing.isInsideHeader { stats.piecesEndingInsideRecordHeader += 1 }
+                if truncate { stats.truncatedConnections += 1 }
+            }
+            if truncate {
+                _ = shutdown(link.client, Int32(SHUT_RDWR))
+                return .ended
+            }
+            if pausesAfter, let pause {
+                let started = lock.withLock {
+                    pauseStart = .now
+                    return ContinuousClock.now
+                }
+                while !lock.withLock({ isPauseReleased }), started.duration(to: .now) < pause.longest {
+                    usleep(2_000)
+                }
+                lock.withLock { pauseEnd = .now }
+            }
+            usleep(20)
+        }
+        return .open
     }
 
     /// A quarter of the time a piece that ends 1 to 4 bytes into the next record header (when the stream is between
