@@ -45,15 +45,21 @@ enum TLSStreamDriver {
     /// How long any single wait may take before the exchange fails: generous, for a busy machine.
     static let waitLimit: Int32 = 30_000
 
+    /// The exchanges that run at once, each on a thread of its own; the TLS suites' other tests wait for a turn
+    /// (before connecting, so no server waits for them meanwhile) rather than start a thread each.
+    private static let exchanges = AsyncLimiter(limit: 4)
+
     /// Sends `GET path` to `127.0.0.1:port` over TLS, verifying the server as `host`.
     static func get(
         _ path: String, port: Int, host: String = "127.0.0.1", configuration: TLSConfiguration,
         readBufferSize: Int = 16 * 1024
     ) async throws -> TLSExchange {
-        try await offThePool {
-            try exchange(
-                "GET", path, body: Data(), port: port, host: host, configuration: configuration,
-                readBufferSize: readBufferSize)
+        try await exchanges.run {
+            try await offThePool {
+                try exchange(
+                    "GET", path, body: Data(), port: port, host: host, configuration: configuration,
+                    readBufferSize: readBufferSize)
+            }
         }
     }
 
@@ -61,10 +67,12 @@ enum TLSStreamDriver {
     static func post(
         _ path: String, body: Data, port: Int, configuration: TLSConfiguration
     ) async throws -> TLSExchange {
-        try await offThePool {
-            try exchange(
-                "POST", path, body: body, port: port, host: "127.0.0.1", configuration: configuration,
-                readBufferSize: 16 * 1024)
+        try await exchanges.run {
+            try await offThePool {
+                try exchange(
+                    "POST", path, body: body, port: port, host: "127.0.0.1", configuration: configuration,
+                    readBufferSize: 16 * 1024)
+            }
         }
     }
 
