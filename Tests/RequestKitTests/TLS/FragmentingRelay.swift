@@ -15,6 +15,8 @@ import Musl
 /// server's bytes. It follows the TLS record framing of the server's stream to count the pieces that end inside a
 /// record header.
 ///
+/// Every relay of the process is served by one thread (``RelayLoop``), which ends no sooner than the process.
+///
 /// ```swift
 /// let relay = try FragmentingRelay(upstreamPort: server.port, seed: 7, cutoff: 1_000)
 /// defer { relay.stop() }
@@ -37,34 +39,17 @@ final class FragmentingRelay: @unchecked Sendable {
         var records = 0
     }
 
-    /// One client's connection and its own to the server, with the state of the server's stream so far.
-    private struct Link {
-        let client: Int32
-        let upstream: Int32
-        let index: UInt64
-        var generator: SplitMix64
-        var framing = RecordFraming()
-        var forwarded = 0
-        var lastActivity = ContinuousClock.now
-    }
-
-    /// What ``forward(_:from:)`` and ``relayUpstream(_:)`` leave of a link.
-    private enum LinkFate {
-        case open
-        case ended
-    }
-
     /// How long a link may see no byte either way before the relay ends it.
-    private static let idleLimit: Duration = .seconds(20)
+    static let idleLimit: Duration = .seconds(20)
 
     // Safe: `stats`, `connections`, `isStopped`, `pauseStart`, `pauseEnd` and `isPauseReleased` are only touched
-    // while holding `lock`; `buffer` only on the relay's thread; the other stored properties are set once in the
-    // initializer.
+    // while holding `lock`; the other stored properties are set once in the initializer.
     private let lock = NSLock()
     private var stats = Stats()
     private var connections: [Int32] = []
     private var isStopped = false
-    private let listener: Int32
+    /// The listening socket; only ``RelayLoop`` closes it, once it sees the relay stopped.
+    let listener: Int32
     private let upstreamPort: Int
     private let seed: UInt64
     private let cutoff: Cutoff?
@@ -72,7 +57,6 @@ final class FragmentingRelay: @unchecked Sendable {
     private var pauseStart: ContinuousClock.Instant?
     private var pauseEnd: ContinuousClock.Instant?
     private var isPauseReleased = false
-    private var buffer = [UInt8](repeating: 0, count: 16 * 1024)
     /// The port the relay listens on.
     let port: Int
 
@@ -86,6 +70,9 @@ final class FragmentingRelay: @unchecked Sendable {
 
     /// Ends the ``Pause`` (now, or at once when it begins later).
     func endPause() { lock.withLock { isPauseReleased = true } }
+
+    /// Whether ``stop()`` has been called.
+    var isStoppedNow: Bool { lock.withLock { isStopped } }
 
     /// Where the relay stops forwarding the server's bytes, in the first connection only, until ``endPause()``.
     struct Pause: Sendable {
@@ -112,9 +99,6 @@ final class FragmentingRelay: @unchecked Sendable {
     }
 
     /// Starts a relay to `upstreamPort` on 127.0.0.1; with a `cutoff`, each connection to the client ends there.
-    ///
-    /// One thread serves the listener and every connection, and ends once the relay is stopped and its connections
-    /// are closed.
     init(upstreamPort: Int, seed: UInt64, cutoff: Cutoff? = nil, pause: Pause? = nil) throws {
         self.upstreamPort = upstreamPort
         self.seed = seed
@@ -136,7 +120,7 @@ final class FragmentingRelay: @unchecked Sendable {
         listener = descriptor
         port = Int(UInt16(bigEndian: address.sin_port))
         do {
-            try DetachedThread.start(name: "RequestKitTests.relay") { [self] in serve() }
+            try RelayLoop.shared.add(self)
         } catch {
             _ = close(descriptor)
             throw error
@@ -146,7 +130,7 @@ final class FragmentingRelay: @unchecked Sendable {
     /// Closes the listener and every connection still open, and ends a pause.
     func stop() {
         lock.withLock {
-            // The relay's thread closes the listener once it sees `isStopped`: shut it down only before that.
+            // The loop closes the listener once it sees `isStopped`: shut it down only before that.
             guard !isStopped else { return }
             isStopped = true
             _ = shutdown(listener, Int32(SHUT_RDWR))
@@ -163,51 +147,8 @@ final class FragmentingRelay: @unchecked Sendable {
         return address
     }
 
-    /// Accepts connections and relays every one of them, on the relay's one thread, until the relay is stopped and
-    /// every connection has ended.
-    private func serve() {
-        var isListening = true
-        var links: [Link] = []
-        while isListening || !links.isEmpty {
-            if isListening, lock.withLock({ isStopped }) {
-                isListening = false
-                _ = close(listener)
-                continue
-            }
-            var descriptors: [pollfd] = []
-            if isListening { descriptors.append(pollfd(fd: listener, events: Int16(POLLIN), revents: 0)) }
-            for link in links {
-                descriptors.append(pollfd(fd: link.client, events: Int16(POLLIN), revents: 0))
-                descriptors.append(pollfd(fd: link.upstream, events: Int16(POLLIN), revents: 0))
-            }
-            // A second at most, to see the relay stopped and links gone idle.
-            guard poll(&descriptors, nfds_t(descriptors.count), 1_000) >= 0 || errno == EINTR else { break }
-            let offset = isListening ? 1 : 0
-            var remaining: [Link] = []
-            for (position, var link) in links.enumerated() {
-                let clientReady = descriptors[offset + position * 2].revents != 0
-                let upstreamReady = descriptors[offset + position * 2 + 1].revents != 0
-                var fate = LinkFate.open
-                if clientReady { fate = forward(&link, from: link.client) }
-                if fate == .open, upstreamReady { fate = relayUpstream(&link) }
-                if fate == .open, !clientReady, !upstreamReady, link.lastActivity.duration(to: .now) >= Self.idleLimit {
-                    fate = .ended
-                }
-                if fate == .open {
-                    remaining.append(link)
-                } else {
-                    end(link)
-                }
-            }
-            if isListening, descriptors[0].revents != 0, let link = acceptLink() { remaining.append(link) }
-            links = remaining
-        }
-        for link in links { end(link) }
-        if isListening { _ = close(listener) }
-    }
-
     /// Accepts a client and connects to the server for it; `nil` when either fails.
-    private func acceptLink() -> Link? {
+    func acceptLink() -> RelayLink? {
         let client = accept(listener, nil, nil)
         guard client >= 0 else { return nil }
         let upstream = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
@@ -233,13 +174,13 @@ final class FragmentingRelay: @unchecked Sendable {
             }
             return UInt64(stats.connections)
         }
-        return Link(
-            client: client, upstream: upstream, index: index,
+        return RelayLink(
+            relay: self, client: client, upstream: upstream, index: index,
             generator: SplitMix64(state: seed &* 0x100 &+ index))
     }
 
     /// Closes both sockets of a link.
-    private func end(_ link: Link) {
+    func end(_ link: RelayLink) {
         lock.withLock {
             connections.removeAll { $0 == link.client || $0 == link.upstream }
             _ = close(link.client)
@@ -247,30 +188,46 @@ final class FragmentingRelay: @unchecked Sendable {
         }
     }
 
-    /// Copies what the client sent to the server as it comes.
-    private func forward(_ link: inout Link, from client: Int32) -> LinkFate {
-        let count = recv(client, &buffer, buffer.count, 0)
-        guard count > 0, Self.sendAll(link.upstream, buffer[0..<count]) else { return .ended }
+    /// Copies what the client sent to the server as it comes; `false` when the link has ended.
+    func forwardFromClient(_ link: inout RelayLink, buffer: inout [UInt8]) -> Bool {
+        let count = recv(link.client, &buffer, buffer.count, 0)
+        guard count > 0, Self.sendAll(link.upstream, buffer[0..<count]) else { return false }
         link.lastActivity = .now
-        return .open
+        return true
     }
 
-    /// Copies what the server sent to the client in pieces, up to the cutoff and around the pause.
-    private func relayUpstream(_ link: inout Link) -> LinkFate {
+    /// Reads what the server sent and copies it to the client; `false` when the link has ended.
+    func forwardFromServer(_ link: inout RelayLink, buffer: inout [UInt8]) -> Bool {
         let count = recv(link.upstream, &buffer, buffer.count, 0)
-        guard count > 0 else { return .ended }
+        guard count > 0 else { return false }
         link.lastActivity = .now
-        var start = 0
-        while start < count {
+        link.pending = buffer[0..<count]
+        return forwardPending(&link)
+    }
+
+    /// Whether a paused link may go on (the pause was ended, or lasted its longest); records the end of the pause.
+    func resumes(_ link: RelayLink) -> Bool {
+        guard let pausedSince = link.pausedSince, let pause else { return true }
+        let released = lock.withLock { isPauseReleased } || pausedSince.duration(to: .now) >= pause.longest
+        if released { lock.withLock { pauseEnd = .now } }
+        return released
+    }
+
+    /// Copies the server's bytes that wait in `link.pending` to the client in pieces, up to the cutoff, stopping at
+    /// the pause (the rest stays pending); `false` when the link has ended.
+    func forwardPending(_ link: inout RelayLink) -> Bool {
+        link.pausedSince = nil
+        while !link.pending.isEmpty {
+            let bytes = link.pending
             var size = Self.pieceSize(using: &link.generator, framing: link.framing)
-            size = min(size, count - start)
+            size = min(size, bytes.count)
             var truncate = false
             switch cutoff {
             case .afterBytes(let limit) where link.forwarded + size >= limit:
                 size = limit - link.forwarded
                 truncate = true
             case .insideRecordHeader(let record, let offset):
-                let candidate = buffer[start..<(start + size)]
+                let candidate = bytes.prefix(size)
                 if let distance = link.framing.distance(toByte: offset, ofHeader: record, within: candidate) {
                     size = distance
                     truncate = true
@@ -280,17 +237,17 @@ final class FragmentingRelay: @unchecked Sendable {
             var pausesAfter = false
             if let pause, link.index == 1, lock.withLock({ pauseStart == nil }),
                 let distance = link.framing.distance(
-                    toByte: pause.offset, ofHeader: pause.record, within: buffer[start..<(start + size)])
+                    toByte: pause.offset, ofHeader: pause.record, within: bytes.prefix(size))
             {
                 size = distance
                 pausesAfter = true
             }
-            let piece = buffer[start..<(start + size)]
-            guard Self.sendAll(link.client, piece) else { return .ended }
+            let piece = bytes.prefix(size)
+            guard Self.sendAll(link.client, piece) else { return false }
             let recordsBefore = link.framing.recordsStarted
             link.framing.advance(over: piece)
             link.forwarded += size
-            start += size
+            link.pending = bytes.dropFirst(size)
             let framing = link.framing
             lock.withLock {
                 stats.forwardedBytes += size
@@ -301,21 +258,17 @@ final class FragmentingRelay: @unchecked Sendable {
             }
             if truncate {
                 _ = shutdown(link.client, Int32(SHUT_RDWR))
-                return .ended
+                return false
             }
-            if pausesAfter, let pause {
-                let started = lock.withLock {
-                    pauseStart = .now
-                    return ContinuousClock.now
-                }
-                while !lock.withLock({ isPauseReleased }), started.duration(to: .now) < pause.longest {
-                    usleep(2_000)
-                }
-                lock.withLock { pauseEnd = .now }
+            if pausesAfter {
+                let now = ContinuousClock.now
+                lock.withLock { pauseStart = now }
+                link.pausedSince = now
+                return true
             }
             usleep(20)
         }
-        return .open
+        return true
     }
 
     /// A quarter of the time a piece that ends 1 to 4 bytes into the next record header (when the stream is between
@@ -339,6 +292,137 @@ final class FragmentingRelay: @unchecked Sendable {
             offset += sent
         }
         return true
+    }
+}
+
+/// One client's connection through a ``FragmentingRelay`` and the relay's own to the server, with the state of the
+/// server's stream so far.
+struct RelayLink {
+    let relay: FragmentingRelay
+    let client: Int32
+    let upstream: Int32
+    let index: UInt64
+    var generator: SplitMix64
+    var framing = RecordFraming()
+    var forwarded = 0
+    var lastActivity = ContinuousClock.now
+    /// The server's bytes read and not yet sent to the client (held during a pause).
+    var pending: ArraySlice<UInt8> = []
+    /// When the link's pause began; nil while it is not paused.
+    var pausedSince: ContinuousClock.Instant?
+}
+
+/// The one thread that serves every ``FragmentingRelay`` of the process, with poll(2): it accepts each relay's
+/// connections and copies their bytes both ways, so that relays running at once in parallel tests take one thread
+/// between them, not two or more each.
+///
+/// ```swift
+/// try RelayLoop.shared.add(relay)
+/// ```
+final class RelayLoop: @unchecked Sendable {
+    /// The loop of the process, whose thread starts with the first relay.
+    static let shared = RelayLoop()
+
+    // Safe: `added` and `isRunning` are only touched while holding `condition`; `wakeUp` is set once; `relays`,
+    // `links` and `buffer` only on the loop's thread.
+    private let condition = NSCondition()
+    private var added: [FragmentingRelay] = []
+    private var isRunning = false
+    /// A pipe whose read end the loop polls, written to when a relay is added.
+    private let wakeUp: (read: Int32, write: Int32)
+    private var relays: [FragmentingRelay] = []
+    private var links: [RelayLink] = []
+    private var buffer = [UInt8](repeating: 0, count: 16 * 1024)
+
+    private init() {
+        var descriptors: [Int32] = [-1, -1]
+        if pipe(&descriptors) == 0 {
+            for descriptor in descriptors { _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) | O_NONBLOCK) }
+        }
+        wakeUp = (descriptors[0], descriptors[1])
+    }
+
+    /// Serves `relay` from now on, starting the loop's thread if it has none.
+    ///
+    /// - Throws: `POSIXError` when the system refuses the thread.
+    func add(_ relay: FragmentingRelay) throws {
+        let starts = condition.withLock {
+            added.append(relay)
+            condition.signal()
+            defer { isRunning = true }
+            return !isRunning
+        }
+        if starts {
+            do {
+                try DetachedThread.start(name: "RequestKitTests.relays") { [self] in run() }
+            } catch {
+                condition.withLock {
+                    isRunning = false
+                    added.removeAll { $0 === relay }
+                }
+                throw error
+            }
+        } else {
+            var byte: UInt8 = 1
+            _ = write(wakeUp.write, &byte, 1)
+        }
+    }
+
+    private func run() {
+        while true {
+            condition.withLock {
+                while added.isEmpty, relays.isEmpty, links.isEmpty { condition.wait() }
+                relays.append(contentsOf: added)
+                added.removeAll()
+            }
+            relays.removeAll { relay in
+                guard relay.isStoppedNow else { return false }
+                _ = close(relay.listener)
+                return true
+            }
+            var descriptors = [pollfd(fd: wakeUp.read, events: Int16(POLLIN), revents: 0)]
+            for relay in relays { descriptors.append(pollfd(fd: relay.listener, events: Int16(POLLIN), revents: 0)) }
+            let linksStart = descriptors.count
+            for link in links {
+                // A paused link is not read either way until its pause ends, as a relay stuck mid-stream would not.
+                let events = link.pausedSince == nil ? Int16(POLLIN) : 0
+                descriptors.append(pollfd(fd: link.client, events: events, revents: 0))
+                descriptors.append(pollfd(fd: link.upstream, events: events, revents: 0))
+            }
+            // Paused links are looked at every 2 ms; otherwise a second at most, to end links gone idle.
+            let timeout: Int32 = links.contains { $0.pausedSince != nil } ? 2 : 1_000
+            guard poll(&descriptors, nfds_t(descriptors.count), timeout) >= 0 || errno == EINTR else { continue }
+            if descriptors[0].revents != 0 {
+                var bytes = [UInt8](repeating: 0, count: 64)
+                while read(wakeUp.read, &bytes, bytes.count) > 0 {}
+            }
+            var remaining: [RelayLink] = []
+            for (position, var link) in links.enumerated() {
+                let clientReady = descriptors[linksStart + position * 2].revents != 0
+                let upstreamReady = descriptors[linksStart + position * 2 + 1].revents != 0
+                var isOpen = true
+                if link.pausedSince != nil {
+                    if link.relay.resumes(link) { isOpen = link.relay.forwardPending(&link) }
+                } else {
+                    if clientReady { isOpen = link.relay.forwardFromClient(&link, buffer: &buffer) }
+                    if isOpen, upstreamReady { isOpen = link.relay.forwardFromServer(&link, buffer: &buffer) }
+                    if isOpen, !clientReady, !upstreamReady,
+                        link.lastActivity.duration(to: .now) >= FragmentingRelay.idleLimit
+                    {
+                        isOpen = false
+                    }
+                }
+                if isOpen {
+                    remaining.append(link)
+                } else {
+                    link.relay.end(link)
+                }
+            }
+            for (position, relay) in relays.enumerated() where descriptors[1 + position].revents != 0 {
+                if let link = relay.acceptLink() { remaining.append(link) }
+            }
+            links = remaining
+        }
     }
 }
 
