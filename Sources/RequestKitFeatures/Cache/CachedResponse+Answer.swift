@@ -28,13 +28,7 @@ extension CachedResponse {
         } else if request.method == "HEAD" {
             body = Data()
         }
-        // Set one by one: the memberwise initialiser copies the response it makes once more.
-        var response = Response(status: HTTPStatus(code: code))
-        response.headers = headers
-        response.body = body
-        response.url = url
-        response.cacheStatus = status
-        return response
+        return Response(status: HTTPStatus(code: code), headers: headers, body: body, url: url, cacheStatus: status)
     }
 
     /// Whether the request's `If-None-Match` or `If-Modified-Since` says it already has this response.

@@ -49,6 +49,23 @@ public struct Response: Sendable, CustomStringConvertible, CustomDebugStringConv
         self.url = url
     }
 
+    /// A response with its ``cacheStatus``, made in one step from parts it takes over: a cache's answer, which made
+    /// through the public initialiser and then marked was copied whole once more.
+    ///
+    /// ```swift
+    /// let answer = Response(status: .ok, headers: headers, body: body, url: url, cacheStatus: .hit)
+    /// ```
+    package init(
+        status: HTTPStatus, headers: consuming HTTPHeaders, body: consuming Data, url: consuming URL?,
+        cacheStatus: CacheStatus
+    ) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+        self.url = url
+        self.cacheStatus = cacheStatus
+    }
+
     /// The numeric status code.
     public var statusCode: Int { status.code }
 
