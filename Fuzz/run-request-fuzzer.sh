@@ -18,7 +18,8 @@ mkdir -p "$corpus" "$out"
 mapfile -t sources < <(find "$root"/Sources/RequestKit "$root"/Sources/RequestKit[A-Z]* -name '*.swift' \
     -not -path '*/RequestKitTesting/*' -not -name Layers.swift -not -name RequestKit.swift | sort)
 swiftc -sanitize=fuzzer,address -parse-as-library -O -swift-version 6 -module-name RequestKit -package-name RequestKit \
-    -I "$root/Sources/CZlib" -lz -I "$root/Sources/CEpoll" -I "$root/Sources/COpenSSL" -lssl -lcrypto \
+    -I "$root/Sources/CZlib" -lz -I "$root/Sources/CEpoll" -I "$root/Sources/CAtomics" \
+    -I "$root/Sources/COpenSSL" -lssl -lcrypto \
     -I "$root/Sources/CBrotli" -lbrotlidec -lbrotlienc -I "$root/Sources/CZstd" -lzstd \
     "${sources[@]}" "$root/Fuzz/RequestBuilding/main.swift" -o "$binary"
 
