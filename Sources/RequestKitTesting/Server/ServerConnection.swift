@@ -342,18 +342,25 @@ final class ServerConnection: HTTP1LoopHandler, @unchecked Sendable {
         self.plan = plan
         body = TestResponseWriter.State(framing: plan.framing, discardsBody: plan.discardsBody)
         phase = .responding
-        waitForRelease(response.hold, until: response.hold.map { .now + $0.longest }, then: response.delay)
+        waitForRelease(
+            response.hold, until: response.hold.map { .now + $0.longest },
+            checkingAfter: ResponseHold.firstCheckInterval,
+            then: response.delay)
     }
 
-    /// Waits on loop timers while `hold` holds the response back (at most until `deadline`), then for `delay`, then
-    /// starts the body; a client that leaves meanwhile ends the response.
-    private func waitForRelease(_ hold: ResponseHold?, until deadline: ContinuousClock.Instant?, then delay: Duration?)
-    {
+    /// Waits on loop timers while `hold` holds the response back (at most until `deadline`, asking again after
+    /// `interval`, then twice as long each time up to a limit), then for `delay`, then starts the body; a client that
+    /// leaves meanwhile ends the response.
+    private func waitForRelease(
+        _ hold: ResponseHold?, until deadline: ContinuousClock.Instant?, checkingAfter interval: Duration,
+        then delay: Duration?
+    ) {
         if let hold, let deadline, ContinuousClock.now < deadline, !hold.isReleased() {
             if peerEnded { return finishResponse(.clientGone) }
-            waitTimer = loop.schedule(after: ResponseHold.checkInterval.timeInterval) { [self] in
+            let next = min(interval * 2, ResponseHold.longestCheckInterval)
+            waitTimer = loop.schedule(after: interval.timeInterval) { [self] in
                 waitTimer = nil
-                waitForRelease(hold, until: deadline, then: delay)
+                waitForRelease(hold, until: deadline, checkingAfter: next, then: delay)
             }
             return
         }
