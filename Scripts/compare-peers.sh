@@ -7,6 +7,7 @@
 #   bash Scripts/compare-peers.sh                    # 3 pairs, REQUESTKIT_BENCH_ROUNDS=5 rounds per run
 #   PAIRS=5 REQUESTKIT_BENCH_ROUNDS=7 bash Scripts/compare-peers.sh
 #   SUITES=transport bash Scripts/compare-peers.sh   # or SUITES=https
+#   REQUESTKIT_BENCHMARKS=/path/to/Benchmarks bash Scripts/compare-peers.sh   # a release build made elsewhere
 #
 # The raw output of every run goes to $REQUESTKIT_COMPARE_LOGS (default .build-compare/<date>). URLSession on Linux
 # trusts only libcurl's CA bundle, so when run as root with `unshare` available the https runs of RequestKit see the
@@ -24,9 +25,13 @@ mkdir -p "$logs"
 
 echo "== building the AsyncHTTPClient peer" >&2
 peer="$(bash Scripts/build-peer-ahc.sh | tail -1)"
-echo "== building RequestKit's Benchmarks (release)" >&2
-swift build -c release --product Benchmarks >&2
-requestkit="$(swift build -c release --show-bin-path)/Benchmarks"
+if [ -n "${REQUESTKIT_BENCHMARKS:-}" ]; then
+    requestkit="$REQUESTKIT_BENCHMARKS" # a release build made elsewhere (a clean clone, for instance)
+else
+    echo "== building RequestKit's Benchmarks (release)" >&2
+    swift build -c release --product Benchmarks >&2
+    requestkit="$(swift build -c release --show-bin-path)/Benchmarks"
+fi
 
 pids=()
 trap 'kill "${pids[@]}" 2>/dev/null || true' EXIT
