@@ -15,7 +15,7 @@ import Musl
 /// server's bytes. It follows the TLS record framing of the server's stream to count the pieces that end inside a
 /// record header.
 ///
-/// Every relay of the process is served by one thread (``RelayLoop``), which ends no sooner than the process.
+/// Every relay of the process is served by one thread (``RelayLoop``), which waits, parked, while there is none.
 ///
 /// ```swift
 /// let relay = try FragmentingRelay(upstreamPort: server.port, seed: 7, cutoff: 1_000)
