@@ -11,6 +11,7 @@ pointer" record (the symbols ending in `Tu`): a 32-bit relative address, then th
 
 Needs `nm` and `readelf` (binutils) and `swift demangle`; Linux (ELF) only.
 """
+import re
 import struct
 import subprocess
 import sys
@@ -50,7 +51,8 @@ def main():
     records = []
     for line in symbols.splitlines():
         fields = line.split()
-        if len(fields) == 3 and fields[2].endswith("Tu") and "10RequestKit" in fields[2]:
+        # Every layer's module: RequestKit, RequestKitModel, RequestKitSending, ...
+        if len(fields) == 3 and fields[2].endswith("Tu") and re.search(r"\d+RequestKit", fields[2]):
             raw = read(int(fields[0], 16), 8)
             if raw is not None and len(raw) == 8:
                 records.append((struct.unpack("<iI", raw)[1], fields[2]))
