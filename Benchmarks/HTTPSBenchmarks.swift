@@ -30,33 +30,10 @@ func runHTTPSBenchmarks() {
         ("URLSession", URLSessionTransport(configuration: configuration), false), ("HTTP1 (native TLS)", native, false),
         ("HTTP1 (native TLS) direct", native, true),
     ]
-    let modes = [("sequential", 1, 1_000), ("16 tasks", 16, 125), ("64 tasks", 64, 50)]
     print("\nHTTPS: GET \(url.absoluteString) through Request { … }.send(), medians of \(rounds) rounds")
-    var results: [String: [TransportSample]] = [:]
-    for round in 0...rounds {
-        // The DSL and the direct call swap places each round, so neither always runs first.
-        let order = round.isMultiple(of: 2) ? transports : [transports[0], transports[2], transports[1]]
-        for (name, transport, direct) in order {
-            for (mode, tasks, perTask) in modes {
-                let sample = TransportSample.measure(
-                    url, transport, direct: direct, tasks: tasks, requestsPerTask: perTask)
-                // Round 0 warms connections and code paths up and is not counted.
-                if round > 0 { results["\(name) \(mode)", default: []].append(sample) }
-            }
-        }
-    }
-    print("| transport | mode | requests/s | CPU µs/request | vs URLSession |")
-    print("|---|---|---|---|---|")
-    for (mode, _, _) in modes {
-        let baseline = TransportSample.median(results["URLSession \(mode)"] ?? [])
-        for (name, _, _) in transports {
-            let median = TransportSample.median(results["\(name) \(mode)"] ?? [])
-            let ratio = baseline.requestsPerSecond > 0 ? median.requestsPerSecond / baseline.requestsPerSecond : 0
-            print(
-                "| \(name) | \(mode) | \(formatted(median.requestsPerSecond, decimals: 0)) | "
-                    + "\(formatted(median.cpuMicrosecondsPerRequest)) | \(formatted(ratio, decimals: 2))× |")
-        }
-    }
+    printContenders(
+        url, transports, modes: [("sequential", 1, 1_000), ("16 tasks", 16, 125), ("64 tasks", 64, 50)],
+        rounds: rounds)
     let slices = max(1, Int(environment["REQUESTKIT_BENCH_SLICES"] ?? "") ?? 60)
     printPipelineRatios(url, native, name: "HTTP1 (native TLS)", rounds: rounds, slices: slices)
     measureNewConnections(url, native: native, authority: authority, rounds: rounds)

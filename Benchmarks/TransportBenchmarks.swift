@@ -28,40 +28,48 @@ func runTransportBenchmarks() {
         ("HTTP1 direct", http1, true),
     ]
     print("\nTransport: GET \(url.absoluteString), medians of \(rounds) rounds")
+    printContenders(
+        url, transports, modes: [("sequential", 1, 2_000), ("16 tasks", 16, 250), ("64 tasks", 64, 100)],
+        rounds: rounds)
+    printPipelineRatios(url, http1, name: "HTTP1", rounds: rounds, slices: slices)
+    for (threads, connections) in [(1, 1), (2, 16), (2, 64)] {
+        if let rate = wrkRequestsPerSecond(url, threads: threads, connections: connections) {
+            print("| wrk -t\(threads) -c\(connections) | ceiling | \(formatted(rate, decimals: 0)) | | |")
+        }
+    }
+}
+
+/// Measures each contender (a name, a transport, and whether it is called directly rather than through the DSL) in
+/// each mode (a name, the tasks, the requests per task), `rounds` times after a warm-up round, and prints the
+/// medians against the first contender's. The last two (the DSL and the direct call) swap places each round, so
+/// neither always runs first.
+func printContenders(
+    _ url: URL, _ contenders: [(String, any Transport, Bool)], modes: [(String, Int, Int)], rounds: Int
+) {
     var results: [String: [TransportSample]] = [:]
     for round in 0...rounds {
-        // The DSL and the direct call swap places each round, so neither always runs first.
-        let order = round.isMultiple(of: 2) ? transports : [transports[0], transports[2], transports[1]]
+        var order = contenders
+        if !round.isMultiple(of: 2), order.count >= 2 { order.swapAt(order.count - 2, order.count - 1) }
         for (name, transport, direct) in order {
-            let sequential = TransportSample.measure(
-                url, transport, direct: direct, tasks: 1, requestsPerTask: 2_000)
-            let concurrent = TransportSample.measure(
-                url, transport, direct: direct, tasks: 16, requestsPerTask: 250)
-            let wide = TransportSample.measure(url, transport, direct: direct, tasks: 64, requestsPerTask: 100)
-            // Round 0 warms connections and code paths up and is not counted.
-            if round > 0 {
-                results["\(name) sequential", default: []].append(sequential)
-                results["\(name) 16 tasks", default: []].append(concurrent)
-                results["\(name) 64 tasks", default: []].append(wide)
+            for (mode, tasks, perTask) in modes {
+                let sample = TransportSample.measure(
+                    url, transport, direct: direct, tasks: tasks, requestsPerTask: perTask)
+                // Round 0 warms connections and code paths up and is not counted.
+                if round > 0 { results["\(name) \(mode)", default: []].append(sample) }
             }
         }
     }
-    print("| transport | mode | requests/s | CPU µs/request | vs URLSession |")
+    let baselineName = contenders.first?.0 ?? ""
+    print("| transport | mode | requests/s | CPU µs/request | vs \(baselineName) |")
     print("|---|---|---|---|---|")
-    for mode in ["sequential", "16 tasks", "64 tasks"] {
-        let baseline = TransportSample.median(results["URLSession \(mode)"] ?? [])
-        for (name, _, _) in transports {
+    for (mode, _, _) in modes {
+        let baseline = TransportSample.median(results["\(baselineName) \(mode)"] ?? [])
+        for (name, _, _) in contenders {
             let median = TransportSample.median(results["\(name) \(mode)"] ?? [])
             let ratio = baseline.requestsPerSecond > 0 ? median.requestsPerSecond / baseline.requestsPerSecond : 0
             print(
                 "| \(name) | \(mode) | \(formatted(median.requestsPerSecond, decimals: 0)) | "
                     + "\(formatted(median.cpuMicrosecondsPerRequest)) | \(formatted(ratio, decimals: 2))× |")
-        }
-    }
-    printPipelineRatios(url, http1, name: "HTTP1", rounds: rounds, slices: slices)
-    for (threads, connections) in [(1, 1), (2, 16), (2, 64)] {
-        if let rate = wrkRequestsPerSecond(url, threads: threads, connections: connections) {
-            print("| wrk -t\(threads) -c\(connections) | ceiling | \(formatted(rate, decimals: 0)) | | |")
         }
     }
 }

@@ -191,11 +191,11 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
         case .closeIdle: close()
         case .readiness(let readable, let writable, _): handleReadiness(readable: readable, writable: writable)
         case .watchAgain(let watched):
-            guard watched == descriptor, descriptor >= 0 else { return }
+            guard watched == descriptor else { return }
             do {
                 try loop.setInterest(interest, for: descriptor)
             } catch {
-                if pump != nil { failPump(error) } else if job != nil { fail(error) }
+                watchingRefused(error)
             }
         case .drive: drive()
         case .fail(let error): fail(error)
@@ -737,9 +737,13 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
             try loop.setInterest(new, for: descriptor)
             interest = new
         } catch {
-            // The system refused to watch the socket: nothing could wake the job, so it ends now.
-            if pump != nil { failPump(error) } else if job != nil { fail(error) }
+            watchingRefused(error)
         }
+    }
+
+    /// The system refused to watch the socket: nothing could wake the job (or the streamed body), so it ends now.
+    private func watchingRefused(_ error: any Error) {
+        if pump != nil { failPump(error) } else if job != nil { fail(error) }
     }
 
     /// One handshake step; nil once the stream is ready (then the request is sent).

@@ -1,4 +1,3 @@
-import Foundation
 import Testing
 
 @testable import RequestKitNativeTransport
@@ -70,44 +69,39 @@ struct HTTP1ConnectionOwnershipTests {
     }
 
     @Test("Two threads, the loop's and a task's, never hold the connection at once")
-    func exclusiveUnderContention() async {
+    func exclusiveUnderContention() async throws {
         let counter = UnguardedCounter()
         let ownership = SharedOwnership()
         let taskDone = SharedWord()
         let rounds = 100_000
-        let (loopSteps, lentSteps) = await withCheckedContinuation {
-            (continuation: CheckedContinuation<(Int, Int), Never>) in
-            let results = TwoResults(continuation)
-            let loopSide = Thread {
-                var entered = 0
-                var attempts = 0
-                // The loop keeps trying until the task is done too (on a loaded machine one side may run alone for
-                // a while), and a last entry takes up the steps left while the connection was lent.
-                while attempts < rounds || taskDone.load() == 0 {
-                    attempts += 1
-                    guard ownership.value.enterLoop() else { continue }
-                    counter.hold(adding: 1)
-                    entered += 1
-                    ownership.value.leaveLoop()
-                }
-                while !ownership.value.enterLoop() {}
+        async let loopSide = offThePool {
+            var entered = 0
+            var attempts = 0
+            // The loop keeps trying until the task is done too (on a loaded machine one side may run alone for a
+            // while), and a last entry takes up the steps left while the connection was lent.
+            while attempts < rounds || taskDone.load() == 0 {
+                attempts += 1
+                guard ownership.value.enterLoop() else { continue }
+                counter.hold(adding: 1)
+                entered += 1
                 ownership.value.leaveLoop()
-                results.set(first: entered)
             }
-            let taskSide = Thread {
-                var lent = 0
-                for _ in 0..<rounds {
-                    guard ownership.value.lend() else { continue }
-                    counter.hold(adding: 1_000_000)
-                    lent += 1
-                    _ = ownership.value.giveBack()
-                }
-                taskDone.store(1)
-                results.set(second: lent)
-            }
-            loopSide.start()
-            taskSide.start()
+            while !ownership.value.enterLoop() {}
+            ownership.value.leaveLoop()
+            return entered
         }
+        async let taskSide = offThePool {
+            var lent = 0
+            for _ in 0..<rounds {
+                guard ownership.value.lend() else { continue }
+                counter.hold(adding: 1_000_000)
+                lent += 1
+                _ = ownership.value.giveBack()
+            }
+            taskDone.store(1)
+            return lent
+        }
+        let (loopSteps, lentSteps) = try await (loopSide, taskSide)
         #expect(counter.overlaps.load() == 0, "the two sides never held the connection at the same time")
         #expect(counter.value == loopSteps + lentSteps * 1_000_000, "no increment was lost to a simultaneous holder")
     }
@@ -138,26 +132,4 @@ private final class SharedWord: Sendable {
 /// An ownership two threads share.
 private final class SharedOwnership: Sendable {
     let value = HTTP1ConnectionOwnership()
-}
-
-/// Resumes a continuation with two threads' results, once both are in.
-private final class TwoResults: @unchecked Sendable {
-    private let lock = NSLock()
-    private var first: Int?
-    private var second: Int?
-    private let continuation: CheckedContinuation<(Int, Int), Never>
-
-    init(_ continuation: CheckedContinuation<(Int, Int), Never>) { self.continuation = continuation }
-
-    func set(first value: Int) { complete { $0.first = value } }
-    func set(second value: Int) { complete { $0.second = value } }
-
-    private func complete(_ change: (TwoResults) -> Void) {
-        let both: (Int, Int)? = lock.withLock {
-            change(self)
-            guard let first, let second else { return nil }
-            return (first, second)
-        }
-        if let both { continuation.resume(returning: both) }
-    }
 }
