@@ -30,19 +30,28 @@ extension HTTP1Transport {
         if !sendsItself(httpURL) { return try await configuration.secureTransport.stream(request) }
         let route = proxySelection.isEmpty ? nil : try await proxyRoute(for: request, to: httpURL)
         let (job, body) = try streamingJob(for: request, to: httpURL, route: route)
-        guard case .head(let head) = try await perform(job, url: httpURL.url) else {
+        let outcome = try await perform(job, url: httpURL.url)
+        return try Self.streamingResponse(outcome, of: job, body: body, url: httpURL.url)
+    }
+
+    /// The response `job`'s `outcome` streams into `body`. Out of line, like ``streamingJob(for:to:route:)``.
+    @inline(never)
+    private static func streamingResponse(
+        _ outcome: HTTP1Job.Outcome, of job: HTTP1Job, body: ResponseBodyStream, url: URL
+    ) throws(RequestError) -> StreamingResponse {
+        guard case .head(let head) = outcome else {
             throw RequestError.transport(URLError(.unknown), detail: "the connection returned no response")
         }
-        var response = Self.response(head, url: httpURL.url)
+        var response = response(head, url: url)
         if let refusal = ProxyServer.refusal(of: response, on: job.key) {
             // The proxy's answer is the error: its body is not read, and its connection closes.
             body.makeAsyncIterator().terminate()
-            throw Self.withMetrics(refusal, of: job, url: httpURL.url)
+            throw withMetrics(refusal, of: job, url: url)
         }
         // The body's end completes it (``StreamingResponse/metrics``).
         if job.record.isRecording {
             response.metrics.attempts = [
-                job.finishedRecord.attempt(url: httpURL.url, status: response.status, bodyBytes: nil, end: nil)
+                job.finishedRecord.attempt(url: url, status: response.status, bodyBytes: nil, end: nil)
             ]
         }
         return StreamingResponse(head: response, body: body)
@@ -50,6 +59,7 @@ extension HTTP1Transport {
 
     /// The job that streams `request`'s response, and the body stream its consumer reads. Made apart from
     /// ``stream(_:)``, whose frame the awaiting task keeps while the head is awaited, so that frame stays small.
+    @inline(never)
     private func streamingJob(
         for request: TransferRequest, to httpURL: HTTPURL, route: HTTP1ProxyRoute?
     ) throws(RequestError) -> (HTTP1Job, ResponseBodyStream) {
