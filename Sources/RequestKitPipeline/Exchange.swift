@@ -43,7 +43,7 @@ struct Exchange: Sendable {
     /// Inlined into the callers of ``RequestExecutor``, like the hop it runs.
     @inline(__always)
     func run(sink: ResponseSink) async throws(RequestError) -> Delivery {
-        guard !parts.hasOptions || (interceptors.isEmpty && monitors.isEmpty && retryPolicy.maxAttempts <= 1) else {
+        guard !parts.hasOptions || !needsAttempts else {
             return try await runAttempts(sink: sink)
         }
         // One attempt, nothing to adapt, report or decide: the loop of `runAttempts` without its bookkeeping, and
@@ -54,6 +54,13 @@ struct Exchange: Sendable {
         case .success(let delivery): return delivery
         case .failure(let error): throw error
         }
+    }
+
+    /// Whether an interceptor, a monitor or a retry policy takes part: then every attempt is adapted, reported and
+    /// decided. Out of line, so that the options read stay out of the frame of ``run(sink:)``'s callers.
+    @inline(never)
+    private var needsAttempts: Bool {
+        !interceptors.isEmpty || !monitors.isEmpty || retryPolicy.maxAttempts > 1
     }
 
     /// ``run(sink:)`` with interceptors, monitors or a retry policy: each attempt adapted, reported and decided.
@@ -153,8 +160,6 @@ struct Exchange: Sendable {
     ) async -> Result<Delivery, RequestError> {
         do {
             try Task.checkCancellation()
-            let uploadProgress = self.uploadProgress
-            let responseLimits = self.responseLimits
             switch sink {
             case .memory(let progress):
                 let transfer = TransferRequest(
@@ -243,6 +248,7 @@ struct Exchange: Sendable {
 
     /// `request` with the jar's cookies added, and the `Cookie` header it had before (the request's own cookies,
     /// which a redirect to the same origin keeps). A built request stays one.
+    @inline(never)
     private func withJarCookies(
         _ request: TransferRequest.Head
     ) -> (TransferRequest.Head, explicitCookies: String?) {

@@ -41,6 +41,15 @@ package enum RequestExecutor {
         } onCancel: {
             exchange.cancel()
         }.get()
+        return streamingResponse(delivery, of: parts, started: started)
+    }
+
+    /// The stream of `delivery`, held to `parts`' line limit and total deadline. Out of line: the caller of
+    /// ``stream(_:bufferLimit:)`` keeps that function's frame for as long as it holds the stream.
+    @inline(never)
+    private static func streamingResponse(
+        _ delivery: Delivery, of parts: RequestParts, started: Duration
+    ) -> StreamingResponse {
         var body = delivery.body ?? ResponseBodyStream(Data())
         body.maxLineBytes = parts[option: ResponseLimitsKey.self].maxLineBytes
         if let deadline = parts.resourceTimeout {
