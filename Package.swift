@@ -19,6 +19,9 @@ let package = Package(
         // and URLSession decodes br itself), so the dependency and every use of them are Linux-only.
         .systemLibrary(name: "CBrotli", path: "Sources/CBrotli", providers: [.apt(["libbrotli-dev"])]),
         .systemLibrary(name: "CZstd", path: "Sources/CZstd", providers: [.apt(["libzstd-dev"])]),
+        // The system nghttp2, for HTTP/2's framing, HPACK and stream states on Linux: Debian's libnghttp2-dev. The
+        // connections, the pool and every policy around them are RequestKit's (RequestKitHTTP2).
+        .systemLibrary(name: "CNghttp2", path: "Sources/CNghttp2", providers: [.apt(["libnghttp2-dev"])]),
         // epoll and eventfd for HTTP1Transport's event loop on Linux (the Glibc module does not export them); an
         // empty module on Apple platforms, which use kqueue from Darwin.
         .systemLibrary(name: "CEpoll", path: "Sources/CEpoll"),
@@ -44,6 +47,9 @@ let package = Package(
         .target(
             name: "RequestKitSockets",
             dependencies: ["RequestKitModel", .target(name: "COpenSSL", condition: .when(platforms: [.linux]))]),
+        .target(
+            name: "RequestKitHTTP2",
+            dependencies: ["RequestKitModel", .target(name: "CNghttp2", condition: .when(platforms: [.linux]))]),
         .target(
             name: "RequestKitNativeTransport",
             dependencies: [
@@ -81,7 +87,9 @@ let package = Package(
             dependencies: [
                 "RequestKit", "RequestKitTesting", "RequestKitJSON", "RequestKitModel", "RequestKitDSL",
                 "RequestKitFeatures", "RequestKitURLSession", "RequestKitSockets", "RequestKitNativeTransport",
-                "RequestKitSending", .target(name: "COpenSSL", condition: .when(platforms: [.linux])),
+                "RequestKitSending", "RequestKitHTTP2",
+                .target(name: "COpenSSL", condition: .when(platforms: [.linux])),
+                .target(name: "CNghttp2", condition: .when(platforms: [.linux])),
             ],
             exclude: ["Replay/Cassettes", "Proxy/Data"]),
         .testTarget(name: "InteropTests", dependencies: ["RequestKit"]),

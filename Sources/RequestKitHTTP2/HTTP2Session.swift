@@ -1,0 +1,314 @@
+#if canImport(CNghttp2)
+import CNghttp2
+import Foundation
+
+/// The client side of one HTTP/2 connection, without I/O: the bytes the server sent go in (``receive(_:)``), and what
+/// they mean comes out as ``Output`` values; the bytes to write wait in ``outgoing()``. Framing, HPACK and the stream
+/// states are the system nghttp2's; what each ending means (a retry, a failure), the limits and the flow control the
+/// consumer drives are decided here.
+///
+/// Confined to one thread (the connection's event loop): it is not `Sendable`.
+///
+/// ```swift
+/// let session = try HTTP2Session(settings: HTTP2Settings())
+/// let stream = try session.request(head, body: nil)
+/// socket.write(session.outgoing())             // the preface, SETTINGS and the request
+/// for output in session.receive(bytesRead) {   // what the server answered
+///     if case .head(stream, let status, _) = output { print(status) }
+/// }
+/// ```
+package final class HTTP2Session {
+    /// What the bytes received meant, in order.
+    package enum Output: Hashable, Sendable {
+        /// An interim (1xx) response on `stream`; the final one follows.
+        case informational(stream: Int32, status: Int, headers: HTTPHeaders)
+        /// The final response head on `stream`.
+        case head(stream: Int32, status: Int, headers: HTTPHeaders)
+        /// A piece of `stream`'s body. Give its bytes back with ``HTTP2Session/consumed(_:on:)`` once read.
+        case data(stream: Int32, Data)
+        /// The fields the server sent after `stream`'s body.
+        case trailers(stream: Int32, HTTPHeaders)
+        /// `stream`'s response is complete.
+        case end(stream: Int32)
+        /// The server did not process `stream` (it refused it, or went away below it): its request may be sent again,
+        /// on another connection, whatever its method.
+        case retry(stream: Int32)
+        /// `stream` ended without its whole response.
+        case failed(stream: Int32, HTTP2StreamFailure)
+        /// The server is going away: no new streams; streams up to `lastStreamID` go on.
+        case goingAway(lastStreamID: Int32, code: HTTP2ErrorCode)
+        /// The server answered the connection's PING.
+        case pingAnswered
+        /// The connection is over: nothing more will be read or written (after ``HTTP2Session/outgoing()`` is
+        /// written). `failure` is nil when it ended cleanly.
+        case closed(HTTP2ConnectionFailure?)
+    }
+
+    /// Why a request could not be started on this connection.
+    package enum Refusal: Error, Hashable, Sendable {
+        /// The connection is going away or closed: use another.
+        case connectionUnavailable
+        /// The server's `MAX_CONCURRENT_STREAMS` is reached: wait for a stream to end, or use another connection.
+        case noStreamAvailable
+        /// nghttp2 refused the request's head: the text says why.
+        case invalidRequest(String)
+    }
+
+    private let session: OpaquePointer
+    private let events: HTTP2SessionEvents
+    private let settings: HTTP2Settings
+    /// Whether ``Output/closed(_:)`` was reported.
+    private var isClosed = false
+    /// Bytes made and not yet taken by ``outgoing()``.
+    private var pending: [UInt8] = []
+
+    /// A session that has queued the connection preface and its `SETTINGS` (push off, the stream window and header
+    /// list limit of `settings`).
+    ///
+    /// - Throws: ``HTTP2ConnectionFailure/protocolViolation(_:_:)`` when nghttp2 cannot make the session.
+    package init(settings: HTTP2Settings) throws(HTTP2ConnectionFailure) {
+        self.settings = settings
+        let events = HTTP2SessionEvents(maxHeaderListBytes: settings.maxHeaderListBytes)
+        self.events = events
+        var callbacks: OpaquePointer?
+        var option: OpaquePointer?
+        guard nghttp2_session_callbacks_new(&callbacks) == 0, let callbacks,
+            nghttp2_option_new(&option) == 0, let option
+        else {
+            throw .protocolViolation(.internalError, "nghttp2 could not allocate a session")
+        }
+        defer {
+            nghttp2_session_callbacks_del(callbacks)
+            nghttp2_option_del(option)
+        }
+        HTTP2SessionEvents.install(on: callbacks)
+        // The consumer's reads open the windows (``consumed(_:on:)``), so a slow reader slows the server down.
+        nghttp2_option_set_no_auto_window_update(option, 1)
+        nghttp2_option_set_peer_max_concurrent_streams(option, UInt32(clamping: settings.assumedMaxConcurrentStreams))
+        nghttp2_option_set_max_settings(option, settings.maxSettingsEntries)
+        nghttp2_option_set_max_outbound_ack(option, settings.maxPendingAcknowledgements)
+        nghttp2_option_set_max_continuations(option, settings.maxContinuationFrames)
+        var made: OpaquePointer?
+        let context = Unmanaged.passUnretained(events).toOpaque()
+        guard nghttp2_session_client_new2(&made, callbacks, context, option) == 0, let made else {
+            throw .protocolViolation(.internalError, "nghttp2 could not allocate a session")
+        }
+        session = made
+        var entries = [
+            nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_ENABLE_PUSH.rawValue), value: 0),
+            nghttp2_settings_entry(
+                settings_id: Int32(NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE.rawValue),
+                value: UInt32(clamping: min(settings.streamWindow, Int(Int32.max)))),
+            nghttp2_settings_entry(
+                settings_id: Int32(NGHTTP2_SETTINGS_MAX_HEADER_LIST_SIZE.rawValue),
+                value: UInt32(clamping: settings.maxHeaderListBytes)),
+        ]
+        let submitted = nghttp2_submit_settings(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), &entries, entries.count)
+        let window = nghttp2_session_set_local_window_size(
+            session, UInt8(NGHTTP2_FLAG_NONE.rawValue), 0, Int32(clamping: settings.connectionWindow))
+        guard submitted == 0, window == 0 else {
+            nghttp2_session_del(session)
+            throw .protocolViolation(.internalError, "nghttp2 refused the connection's settings")
+        }
+    }
+
+    deinit {
+        nghttp2_session_del(session)
+    }
+
+    // MARK: Requests
+
+    /// Starts a request: its head, then `body` if there is one (sent as the stream's flow control allows). Returns
+    /// the stream's id.
+    ///
+    /// - Throws: ``Refusal`` when the connection cannot take the stream.
+    package func request(_ head: HTTP2RequestHead, body: Data?) throws(Refusal) -> Int32 {
+        guard canOpenStream else {
+            throw isAvailable ? .noStreamAvailable : .connectionUnavailable
+        }
+        let stream = Self.withFields(head.fields) { fields -> Int32 in
+            guard let body else {
+                return nghttp2_submit_request(session, nil, fields.baseAddress, fields.count, nil, nil)
+            }
+            var provider = nghttp2_data_provider()
+            provider.read_callback = HTTP2SessionEvents.readBody
+            let stream = nghttp2_submit_request(session, nil, fields.baseAddress, fields.count, &provider, nil)
+            if stream > 0 { events.bodies[stream] = PendingBody(bytes: body) }
+            return stream
+        }
+        guard stream > 0 else {
+            let reason = String(cString: nghttp2_strerror(stream))
+            throw stream == NGHTTP2_ERR_STREAM_ID_NOT_AVAILABLE.rawValue
+                ? .connectionUnavailable : .invalidRequest(reason)
+        }
+        events.open.insert(stream)
+        return stream
+    }
+
+    /// Resets `stream` with `CANCEL`: its response is no longer wanted. Nothing more is reported for it.
+    package func cancel(_ stream: Int32) {
+        guard events.open.remove(stream) != nil else { return }
+        events.bodies[stream] = nil
+        _ = nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), stream, NGHTTP2_CANCEL.rawValue)
+    }
+
+    /// Tells the server that `count` bytes of `stream`'s body were read: they open its windows again (with a
+    /// `WINDOW_UPDATE` once enough were read).
+    package func consumed(_ count: Int, on stream: Int32) {
+        guard count > 0 else { return }
+        _ = nghttp2_session_consume(session, stream, count)
+    }
+
+    /// Sends a PING; ``Output/pingAnswered`` reports its acknowledgement.
+    package func ping() {
+        _ = nghttp2_submit_ping(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), nil)
+    }
+
+    /// Ends the connection politely: `GOAWAY` with `NO_ERROR`, and no new streams.
+    package func goAway() {
+        _ = nghttp2_session_terminate_session(session, NGHTTP2_NO_ERROR.rawValue)
+    }
+
+    // MARK: State
+
+    /// The streams started and not yet ended.
+    package var openStreamCount: Int { events.open.count }
+
+    /// The most streams the server allows at once (its `MAX_CONCURRENT_STREAMS`; ``HTTP2Settings/assumedMaxConcurrentStreams``
+    /// until it says).
+    package var maxConcurrentStreams: Int {
+        Int(nghttp2_session_get_remote_settings(session, NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS))
+    }
+
+    /// Whether the connection may still start streams: it is open and the server is not going away.
+    package var isAvailable: Bool { !isClosed && !events.isGoingAway && nghttp2_session_want_read(session) != 0 }
+
+    /// Whether a request can start now.
+    package var canOpenStream: Bool { isAvailable && openStreamCount < maxConcurrentStreams }
+
+    /// Whether the server's `SETTINGS` arrived: until then the number of streams it allows is assumed.
+    package var hasServerSettings: Bool { events.hasServerSettings }
+
+    // MARK: Bytes
+
+    /// Takes what the server sent and returns what it meant. After a ``Output/closed(_:)``, nothing more is read.
+    package func receive(_ bytes: UnsafeRawBufferPointer) -> [Output] {
+        guard !isClosed else { return [] }
+        var offset = 0
+        while offset < bytes.count {
+            guard let start = bytes.baseAddress?.advanced(by: offset).assumingMemoryBound(to: UInt8.self) else { break }
+            let read = nghttp2_session_mem_recv(session, start, bytes.count - offset)
+            if read < 0 {
+                return finish(failure(of: Int32(clamping: read)))
+            }
+            if read == 0 { break }
+            offset += read
+        }
+        // What the bytes call for is written now (acknowledgements, resets, GOAWAY): the streams it ends are
+        // reported with the rest.
+        flush()
+        return takeOutputs()
+    }
+
+    /// The connection's byte stream ended (the peer closed it, or reading failed).
+    package func receivedEnd() -> [Output] {
+        guard !isClosed else { return [] }
+        let hadStreams = !events.open.isEmpty
+        return finish(events.sentGoAway ?? events.receivedGoAwayFailure ?? (hadStreams ? .closed : nil))
+    }
+
+    /// The bytes to write next, empty when there are none.
+    package func outgoing() -> [UInt8] {
+        flush()
+        defer { pending = [] }
+        return pending
+    }
+
+    /// Moves what nghttp2 has to send into ``pending``.
+    private func flush() {
+        while true {
+            var chunk: UnsafePointer<UInt8>?
+            let count = nghttp2_session_mem_send(session, &chunk)
+            guard count > 0, let chunk else { return }
+            pending.append(contentsOf: UnsafeBufferPointer(start: chunk, count: count))
+        }
+    }
+
+    /// Whether the connection has ended: nghttp2 wants neither to read nor to write (after a `GOAWAY` both ways, or
+    /// a protocol error).
+    package var isFinished: Bool {
+        isClosed || (nghttp2_session_want_read(session) == 0 && nghttp2_session_want_write(session) == 0)
+    }
+
+    // MARK: Ending
+
+    /// The outputs collected so far, with the connection's end when nghttp2 is done with it.
+    private func takeOutputs() -> [Output] {
+        var outputs = events.take()
+        if let sent = events.sentGoAway {
+            outputs += finish(sent)
+        } else if nghttp2_session_want_read(session) == 0, nghttp2_session_want_write(session) == 0 {
+            outputs += finish(events.receivedGoAwayFailure)
+        }
+        return outputs
+    }
+
+    /// Ends the connection: every open stream fails with `failure` (or the connection's loss), and ``Output/closed(_:)``
+    /// ends the outputs.
+    private func finish(_ failure: HTTP2ConnectionFailure?) -> [Output] {
+        guard !isClosed else { return events.take() }
+        isClosed = true
+        var outputs = events.take()
+        let lost = failure ?? .closed
+        for stream in events.open.sorted() {
+            outputs.append(.failed(stream: stream, .connectionLost(lost)))
+        }
+        events.open.removeAll()
+        events.bodies.removeAll()
+        outputs.append(.closed(failure))
+        return outputs
+    }
+
+    /// The failure a negative result of `nghttp2_session_mem_recv` means.
+    private func failure(of code: Int32) -> HTTP2ConnectionFailure {
+        let reason = String(cString: nghttp2_strerror(code))
+        if code == NGHTTP2_ERR_FLOODED.rawValue { return .flooded(reason) }
+        return events.sentGoAway ?? .protocolViolation(.protocolError, events.lastError ?? reason)
+    }
+
+    /// Calls `body` with `fields` as nghttp2's name-value pairs, which point into one buffer for the call's length.
+    private static func withFields<T>(
+        _ fields: [HTTPHeader], _ body: (UnsafeMutableBufferPointer<nghttp2_nv>) -> T
+    ) -> T {
+        var bytes: [UInt8] = []
+        var spans: [(name: Range<Int>, value: Range<Int>)] = []
+        spans.reserveCapacity(fields.count)
+        for field in fields {
+            let nameStart = bytes.count
+            bytes.append(contentsOf: field.name.utf8)
+            let valueStart = bytes.count
+            bytes.append(contentsOf: field.value.utf8)
+            spans.append((nameStart..<valueStart, valueStart..<bytes.count))
+        }
+        // One byte more, so that the buffer has an address even when every field is empty.
+        bytes.append(0)
+        return bytes.withUnsafeMutableBufferPointer { buffer in
+            var pairs = spans.map { span in
+                nghttp2_nv(
+                    name: buffer.baseAddress.map { $0 + span.name.lowerBound },
+                    value: buffer.baseAddress.map {
+                        $0 + span.value.lowerBound
+                    }, namelen: span.name.count, valuelen: span.value.count,
+                    flags: UInt8(NGHTTP2_NV_FLAG_NONE.rawValue))
+            }
+            return pairs.withUnsafeMutableBufferPointer { body($0) }
+        }
+    }
+}
+
+/// A request body waiting to be sent, and how much of it was.
+struct PendingBody {
+    let bytes: Data
+    var sent = 0
+}
+#endif

@@ -1,0 +1,238 @@
+#if canImport(CNghttp2)
+import CNghttp2
+import Foundation
+
+/// What nghttp2's callbacks report while an ``HTTP2Session`` reads, turned into ``HTTP2Session/Output`` values, and
+/// the per-stream state those need. The callbacks are C functions: they find this object through nghttp2's user data.
+final class HTTP2SessionEvents {
+    private let maxHeaderListBytes: Int
+    private var outputs: [HTTP2Session.Output] = []
+    /// The streams started and not yet ended (nor cancelled).
+    var open: Set<Int32> = []
+    /// Request bodies still being sent, by stream.
+    var bodies: [Int32: PendingBody] = [:]
+    /// The header block being received on each stream, and its size as the header list limit counts it.
+    private var blocks: [Int32: (fields: [HTTPHeader], bytes: Int)] = [:]
+    /// The streams whose final response head arrived.
+    private var answered: Set<Int32> = []
+    /// The streams reset for a header list over the limit.
+    private var oversized: Set<Int32> = []
+    private(set) var isGoingAway = false
+    private var lastStreamID = Int32.max
+    private(set) var hasServerSettings = false
+    /// The server's `GOAWAY` when its code was not `NO_ERROR`.
+    private(set) var receivedGoAwayFailure: HTTP2ConnectionFailure?
+    /// The connection's own `GOAWAY` after the server broke the protocol.
+    private(set) var sentGoAway: HTTP2ConnectionFailure?
+    /// nghttp2's last description of something the server got wrong.
+    private(set) var lastError: String?
+
+    init(maxHeaderListBytes: Int) {
+        self.maxHeaderListBytes = maxHeaderListBytes
+    }
+
+    /// The outputs collected since the last call.
+    func take() -> [HTTP2Session.Output] {
+        defer { outputs.removeAll(keepingCapacity: true) }
+        return outputs
+    }
+
+    // MARK: Events
+
+    private func beganHeaders(on stream: Int32) {
+        blocks[stream] = ([], 0)
+    }
+
+    /// A field of the block on `stream`; false when the block is over the limit (the stream is then reset).
+    private func header(
+        _ name: UnsafeBufferPointer<UInt8>, _ value: UnsafeBufferPointer<UInt8>, on stream: Int32
+    ) -> Bool {
+        guard var block = blocks[stream] else { return true }
+        // RFC 9113, 6.5.2: a field counts its name, its value and 32 bytes.
+        block.bytes += name.count + value.count + 32
+        guard block.bytes <= maxHeaderListBytes else {
+            blocks[stream] = nil
+            oversized.insert(stream)
+            return false
+        }
+        block.fields.append(
+            HTTPHeader(name: String(decoding: name, as: UTF8.self), value: String(decoding: value, as: UTF8.self)))
+        blocks[stream] = block
+        return true
+    }
+
+    private func receivedHeaders(on stream: Int32, endsStream: Bool) {
+        guard let block = blocks.removeValue(forKey: stream), open.contains(stream) else { return }
+        if answered.contains(stream) {
+            outputs.append(.trailers(stream: stream, HTTPHeaders(block.fields.filter { !$0.name.hasPrefix(":") })))
+        } else {
+            // nghttp2 checked the block: a response head has exactly one valid `:status`.
+            let status = block.fields.first { $0.name == ":status" }.flatMap { Int($0.value) } ?? 0
+            let headers = HTTPHeaders(block.fields.filter { !$0.name.hasPrefix(":") })
+            if (100..<200).contains(status) {
+                outputs.append(.informational(stream: stream, status: status, headers: headers))
+            } else {
+                answered.insert(stream)
+                outputs.append(.head(stream: stream, status: status, headers: headers))
+            }
+        }
+        if endsStream { ended(stream) }
+    }
+
+    private func receivedData(_ bytes: UnsafeBufferPointer<UInt8>, on stream: Int32) {
+        guard open.contains(stream) else { return }
+        outputs.append(.data(stream: stream, Data(buffer: bytes)))
+    }
+
+    private func ended(_ stream: Int32) {
+        guard open.remove(stream) != nil else { return }
+        forget(stream)
+        outputs.append(.end(stream: stream))
+    }
+
+    private func closed(_ stream: Int32, code: HTTP2ErrorCode) {
+        defer { forget(stream) }
+        guard open.remove(stream) != nil else { return }
+        if oversized.contains(stream) {
+            outputs.append(.failed(stream: stream, .headerListTooLarge(limit: maxHeaderListBytes)))
+        } else if !answered.contains(stream), code == .refusedStream || (isGoingAway && stream > lastStreamID) {
+            // RFC 9113, 8.7: the server did not process it.
+            outputs.append(.retry(stream: stream))
+        } else {
+            outputs.append(.failed(stream: stream, .reset(code)))
+        }
+    }
+
+    private func forget(_ stream: Int32) {
+        bodies[stream] = nil
+        blocks[stream] = nil
+        answered.remove(stream)
+        oversized.remove(stream)
+    }
+
+    private func receivedGoAway(lastStreamID: Int32, code: HTTP2ErrorCode, detail: String) {
+        isGoingAway = true
+        self.lastStreamID = min(self.lastStreamID, lastStreamID)
+        if code != .noError { receivedGoAwayFailure = .goAway(code, detail) }
+        outputs.append(.goingAway(lastStreamID: lastStreamID, code: code))
+    }
+
+    private func sentGoAway(code: HTTP2ErrorCode) {
+        guard code != .noError, sentGoAway == nil else { return }
+        sentGoAway = .protocolViolation(code, lastError ?? "the connection sent GOAWAY")
+    }
+
+    /// Copies the next bytes of `stream`'s body into `buffer`; whether they were the last.
+    private func readBody(
+        of stream: Int32, into buffer: UnsafeMutableBufferPointer<UInt8>
+    ) -> (count: Int, isLast: Bool) {
+        guard var body = bodies[stream] else { return (0, true) }
+        let count = min(buffer.count, body.bytes.count - body.sent)
+        if count > 0 {
+            let start = body.bytes.index(body.bytes.startIndex, offsetBy: body.sent)
+            body.bytes.copyBytes(to: buffer, from: start..<(start + count))
+        }
+        body.sent += count
+        let isLast = body.sent >= body.bytes.count
+        bodies[stream] = isLast ? nil : body
+        return (count, isLast)
+    }
+
+    // MARK: nghttp2's callbacks
+
+    /// Sets the callbacks that report to the session's events.
+    static func install(on callbacks: OpaquePointer) {
+        nghttp2_session_callbacks_set_on_begin_headers_callback(callbacks) { _, frame, context in
+            guard let frame, let events = events(context) else { return 0 }
+            if UInt32(frame.pointee.hd.type) == NGHTTP2_HEADERS.rawValue {
+                events.beganHeaders(on: frame.pointee.hd.stream_id)
+            }
+            return 0
+        }
+        nghttp2_session_callbacks_set_on_header_callback(callbacks) {
+            _, frame, name, nameLength, value, valueLength, _, context in
+            guard let frame, let events = events(context) else { return 0 }
+            let accepted = events.header(
+                UnsafeBufferPointer(start: name, count: nameLength),
+                UnsafeBufferPointer(start: value, count: valueLength),
+                on: frame.pointee.hd.stream_id)
+            return accepted ? 0 : NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE.rawValue
+        }
+        nghttp2_session_callbacks_set_on_frame_recv_callback(callbacks) { _, frame, context in
+            guard let frame, let events = events(context) else { return 0 }
+            let header = frame.pointee.hd
+            let endsStream = has(NGHTTP2_FLAG_END_STREAM, header.flags)
+            switch UInt32(header.type) {
+            case NGHTTP2_HEADERS.rawValue:
+                events.receivedHeaders(on: header.stream_id, endsStream: endsStream)
+            case NGHTTP2_DATA.rawValue:
+                if endsStream { events.ended(header.stream_id) }
+            case NGHTTP2_GOAWAY.rawValue:
+                let goAway = frame.pointee.goaway
+                let detail =
+                    goAway.opaque_data.map {
+                        String(
+                            decoding: UnsafeBufferPointer(start: $0, count: min(goAway.opaque_data_len, 256)),
+                            as: UTF8.self)
+                    } ?? ""
+                events.receivedGoAway(
+                    lastStreamID: goAway.last_stream_id, code: HTTP2ErrorCode(rawValue: goAway.error_code),
+                    detail: detail)
+            case NGHTTP2_SETTINGS.rawValue:
+                if !has(NGHTTP2_FLAG_ACK, header.flags) { events.hasServerSettings = true }
+            case NGHTTP2_PING.rawValue:
+                if has(NGHTTP2_FLAG_ACK, header.flags) { events.outputs.append(.pingAnswered) }
+            default:
+                break
+            }
+            return 0
+        }
+        nghttp2_session_callbacks_set_on_data_chunk_recv_callback(callbacks) {
+            session, _, stream, data, length, context in
+            guard let events = events(context) else { return 0 }
+            if events.open.contains(stream) {
+                events.receivedData(UnsafeBufferPointer(start: data, count: length), on: stream)
+            } else {
+                // A stream nobody reads any more: its bytes still count against the connection's window.
+                _ = nghttp2_session_consume_connection(session, length)
+            }
+            return 0
+        }
+        nghttp2_session_callbacks_set_on_stream_close_callback(callbacks) { _, stream, code, context in
+            events(context)?.closed(stream, code: HTTP2ErrorCode(rawValue: code))
+            return 0
+        }
+        nghttp2_session_callbacks_set_on_frame_send_callback(callbacks) { _, frame, context in
+            guard let frame, let events = events(context) else { return 0 }
+            if UInt32(frame.pointee.hd.type) == NGHTTP2_GOAWAY.rawValue {
+                events.sentGoAway(code: HTTP2ErrorCode(rawValue: frame.pointee.goaway.error_code))
+            }
+            return 0
+        }
+        nghttp2_session_callbacks_set_error_callback2(callbacks) { _, _, message, length, context in
+            guard let message, let events = events(context) else { return 0 }
+            events.lastError = String(decoding: UnsafeRawBufferPointer(start: message, count: length), as: UTF8.self)
+            return 0
+        }
+    }
+
+    /// nghttp2's reader of a request body: the bytes the stream's flow control allows now.
+    static let readBody: nghttp2_data_source_read_callback = { _, stream, buffer, length, flags, _, context in
+        guard let buffer, let events = events(context) else { return Int(NGHTTP2_ERR_CALLBACK_FAILURE.rawValue) }
+        let (count, isLast) = events.readBody(
+            of: stream, into: UnsafeMutableBufferPointer(start: buffer, count: length))
+        if isLast { flags?.pointee |= NGHTTP2_DATA_FLAG_EOF.rawValue }
+        return count
+    }
+}
+
+/// The events of the session whose user data is `context`.
+private func events(_ context: UnsafeMutableRawPointer?) -> HTTP2SessionEvents? {
+    context.map { Unmanaged<HTTP2SessionEvents>.fromOpaque($0).takeUnretainedValue() }
+}
+
+/// Whether a frame's `flags` have `flag`.
+private func has(_ flag: nghttp2_flag, _ flags: UInt8) -> Bool {
+    UInt32(flags) & flag.rawValue != 0
+}
+#endif

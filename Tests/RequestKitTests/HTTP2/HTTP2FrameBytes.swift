@@ -1,0 +1,55 @@
+#if canImport(CNghttp2)
+/// HTTP/2 frames written byte by byte (RFC 9113, section 4.1), for servers that break the protocol on purpose.
+enum HTTP2FrameBytes {
+    static let data: UInt8 = 0x0
+    static let headers: UInt8 = 0x1
+    static let rstStream: UInt8 = 0x3
+    static let settings: UInt8 = 0x4
+    static let ping: UInt8 = 0x6
+    static let goAway: UInt8 = 0x7
+    static let continuation: UInt8 = 0x9
+    static let endStream: UInt8 = 0x1
+    static let endHeaders: UInt8 = 0x4
+
+    /// A frame: its 9-byte header, then `payload`.
+    static func frame(_ type: UInt8, flags: UInt8 = 0, stream: UInt32 = 0, payload: [UInt8] = []) -> [UInt8] {
+        let length = UInt32(payload.count)
+        return [
+            UInt8(truncatingIfNeeded: length >> 16), UInt8(truncatingIfNeeded: length >> 8),
+            UInt8(truncatingIfNeeded: length), type, flags,
+        ]
+            + bigEndian(stream & 0x7fff_ffff) + payload
+    }
+
+    /// A `SETTINGS` frame with `entries` (id, value): the server's preface when it is the first.
+    static func settingsFrame(_ entries: [(UInt16, UInt32)] = []) -> [UInt8] {
+        frame(
+            settings,
+            payload: entries.flatMap {
+                [UInt8(truncatingIfNeeded: $0.0 >> 8), UInt8(truncatingIfNeeded: $0.0)] + bigEndian($0.1)
+            })
+    }
+
+    /// A `HEADERS` frame on `stream` carrying `block` whole.
+    static func headersFrame(stream: UInt32, block: [UInt8], endStream: Bool = false) -> [UInt8] {
+        frame(headers, flags: endHeaders | (endStream ? Self.endStream : 0), stream: stream, payload: block)
+    }
+
+    /// `:status: 200`, from HPACK's static table.
+    static let status200: [UInt8] = [0x88]
+
+    /// A field as an HPACK literal without indexing, its name and value as they are (each shorter than 127 bytes).
+    static func literal(_ name: String, _ value: String) -> [UInt8] {
+        let name = Array(name.utf8)
+        let value = Array(value.utf8)
+        return [0x00, UInt8(name.count)] + name + [UInt8(value.count)] + value
+    }
+
+    private static func bigEndian(_ value: UInt32) -> [UInt8] {
+        [
+            UInt8(truncatingIfNeeded: value >> 24), UInt8(truncatingIfNeeded: value >> 16),
+            UInt8(truncatingIfNeeded: value >> 8), UInt8(truncatingIfNeeded: value),
+        ]
+    }
+}
+#endif

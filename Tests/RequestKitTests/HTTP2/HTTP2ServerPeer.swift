@@ -1,0 +1,170 @@
+#if canImport(CNghttp2)
+import CNghttp2
+import Foundation
+@testable import RequestKitHTTP2
+
+/// The server side of an HTTP/2 connection in memory (nghttp2's server session), for tests of ``HTTP2Session``: it
+/// records the requests it receives and answers as a test tells it to. No socket: ``exchange(with:)`` carries the
+/// bytes between the two sides.
+final class HTTP2ServerPeer {
+    /// A request as the server received it.
+    struct Received: Equatable {
+        var fields: [HTTPHeader] = []
+        var body = Data()
+        var ended = false
+        var resetCode: UInt32?
+    }
+
+    private(set) var requests: [Int32: Received] = [:]
+    private var bodies: [Int32: (bytes: Data, sent: Int, trailers: [HTTPHeader])] = [:]
+    private var session: OpaquePointer?
+
+    /// A server that sends its `SETTINGS` (with `settings`, as nghttp2 settings ids and values) first.
+    init(settings: [(Int32, UInt32)] = []) {
+        var callbacks: OpaquePointer?
+        nghttp2_session_callbacks_new(&callbacks)
+        defer { nghttp2_session_callbacks_del(callbacks) }
+        nghttp2_session_callbacks_set_on_header_callback(callbacks) {
+            _, frame, name, nameLength, value, valueLength, _, context in
+            guard let frame, let peer = peer(context) else { return 0 }
+            let field = HTTPHeader(
+                name: String(decoding: UnsafeBufferPointer(start: name, count: nameLength), as: UTF8.self),
+                value: String(decoding: UnsafeBufferPointer(start: value, count: valueLength), as: UTF8.self))
+            peer.requests[frame.pointee.hd.stream_id, default: Received()].fields.append(field)
+            return 0
+        }
+        nghttp2_session_callbacks_set_on_data_chunk_recv_callback(callbacks) { _, _, stream, data, length, context in
+            peer(context)?.requests[stream, default: Received()].body.append(
+                Data(buffer: UnsafeBufferPointer(start: data, count: length)))
+            return 0
+        }
+        nghttp2_session_callbacks_set_on_frame_recv_callback(callbacks) { _, frame, context in
+            guard let frame, let peer = peer(context) else { return 0 }
+            let header = frame.pointee.hd
+            if UInt32(header.flags) & NGHTTP2_FLAG_END_STREAM.rawValue != 0 {
+                peer.requests[header.stream_id, default: Received()].ended = true
+            }
+            if UInt32(header.type) == NGHTTP2_RST_STREAM.rawValue {
+                peer.requests[header.stream_id, default: Received()].resetCode = frame.pointee.rst_stream.error_code
+            }
+            return 0
+        }
+        var made: OpaquePointer?
+        nghttp2_session_server_new(&made, callbacks, Unmanaged.passUnretained(self).toOpaque())
+        session = made
+        var entries = settings.map { nghttp2_settings_entry(settings_id: $0.0, value: $0.1) }
+        nghttp2_submit_settings(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), &entries, entries.count)
+    }
+
+    deinit { nghttp2_session_del(session) }
+
+    /// Answers `stream` with `status`, `headers`, then `body` (when given) and `trailers` (when given).
+    func respond(
+        _ stream: Int32, status: Int, headers: [HTTPHeader] = [], body: Data? = nil, trailers: [HTTPHeader] = []
+    ) {
+        let fields = [HTTPHeader(name: ":status", value: String(status))] + headers
+        if let body {
+            bodies[stream] = (body, 0, trailers)
+            var provider = nghttp2_data_provider()
+            provider.read_callback = { session, stream, buffer, length, flags, _, context in
+                guard let buffer, let peer = peer(context), var body = peer.bodies[stream] else { return 0 }
+                let count = min(length, body.bytes.count - body.sent)
+                body.bytes.copyBytes(
+                    to: UnsafeMutableBufferPointer(start: buffer, count: count), from: body.sent..<(body.sent + count))
+                body.sent += count
+                peer.bodies[stream] = body
+                if body.sent == body.bytes.count {
+                    flags?.pointee |= NGHTTP2_DATA_FLAG_EOF.rawValue
+                    if !body.trailers.isEmpty {
+                        flags?.pointee |= NGHTTP2_DATA_FLAG_NO_END_STREAM.rawValue
+                        withPairs(body.trailers) {
+                            _ = nghttp2_submit_trailer(session, stream, $0.baseAddress, $0.count)
+                        }
+                    }
+                }
+                return count
+            }
+            withPairs(fields) { _ = nghttp2_submit_response(session, stream, $0.baseAddress, $0.count, &provider) }
+        } else {
+            withPairs(fields) { _ = nghttp2_submit_response(session, stream, $0.baseAddress, $0.count, nil) }
+        }
+    }
+
+    /// Sends an interim response on `stream` (a 1xx head without an end).
+    func inform(_ stream: Int32, status: Int) {
+        withPairs([HTTPHeader(name: ":status", value: String(status))]) {
+            _ = nghttp2_submit_headers(
+                session, UInt8(NGHTTP2_FLAG_NONE.rawValue), stream, nil, $0.baseAddress, $0.count, nil)
+        }
+    }
+
+    /// Resets `stream` with `code`.
+    func reset(_ stream: Int32, code: HTTP2ErrorCode) {
+        nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), stream, code.rawValue)
+    }
+
+    /// Sends `GOAWAY` with `lastStreamID` and `code`.
+    func goAway(lastStreamID: Int32, code: HTTP2ErrorCode) {
+        nghttp2_submit_goaway(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), lastStreamID, code.rawValue, nil, 0)
+    }
+
+    /// Takes the client's bytes.
+    func receive(_ bytes: [UInt8]) {
+        bytes.withUnsafeBufferPointer { buffer in
+            guard let start = buffer.baseAddress else { return }
+            _ = nghttp2_session_mem_recv(session, start, buffer.count)
+        }
+    }
+
+    /// The server's bytes to send.
+    func outgoing() -> [UInt8] {
+        var bytes: [UInt8] = []
+        while true {
+            var chunk: UnsafePointer<UInt8>?
+            let count = nghttp2_session_mem_send(session, &chunk)
+            guard count > 0, let chunk else { break }
+            bytes.append(contentsOf: UnsafeBufferPointer(start: chunk, count: count))
+        }
+        return bytes
+    }
+
+    /// Carries bytes both ways until neither side has any to send; returns what the client made of them.
+    func exchange(with client: HTTP2Session) -> [HTTP2Session.Output] {
+        var outputs: [HTTP2Session.Output] = []
+        while true {
+            let fromClient = client.outgoing()
+            receive(fromClient)
+            let fromServer = outgoing()
+            if fromClient.isEmpty, fromServer.isEmpty { return outputs }
+            outputs += fromServer.withUnsafeBytes { client.receive($0) }
+        }
+    }
+}
+
+private func peer(_ context: UnsafeMutableRawPointer?) -> HTTP2ServerPeer? {
+    context.map { Unmanaged<HTTP2ServerPeer>.fromOpaque($0).takeUnretainedValue() }
+}
+
+/// Calls `body` with `fields` as nghttp2 name-value pairs, pointing into one buffer for the call's length.
+private func withPairs(_ fields: [HTTPHeader], _ body: (UnsafeMutableBufferPointer<nghttp2_nv>) -> Void) {
+    var bytes: [UInt8] = []
+    var spans: [(name: Range<Int>, value: Range<Int>)] = []
+    for field in fields {
+        let nameStart = bytes.count
+        bytes += field.name.utf8
+        let valueStart = bytes.count
+        bytes += field.value.utf8
+        spans.append((nameStart..<valueStart, valueStart..<bytes.count))
+    }
+    bytes.append(0)
+    bytes.withUnsafeMutableBufferPointer { buffer in
+        guard let base = buffer.baseAddress else { return }
+        var pairs = spans.map {
+            nghttp2_nv(
+                name: base + $0.name.lowerBound, value: base + $0.value.lowerBound, namelen: $0.name.count,
+                valuelen: $0.value.count, flags: UInt8(NGHTTP2_NV_FLAG_NONE.rawValue))
+        }
+        pairs.withUnsafeMutableBufferPointer { body($0) }
+    }
+}
+#endif
