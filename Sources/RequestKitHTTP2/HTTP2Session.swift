@@ -118,11 +118,11 @@ package final class HTTP2Session {
 
     // MARK: Requests
 
-    /// Starts a request: its head, then `body` if there is one (sent as the stream's flow control allows). Returns
-    /// the stream's id.
+    /// Starts a request: its head, then `body` if there is one, read as the stream's flow control allows (a file is
+    /// read a window at a time, never whole). Returns the stream's id.
     ///
     /// - Throws: ``Refusal`` when the connection cannot take the stream.
-    package func request(_ head: HTTP2RequestHead, body: Data?) throws(Refusal) -> Int32 {
+    package func request(_ head: HTTP2RequestHead, body: HTTP2RequestBody?) throws(Refusal) -> Int32 {
         guard canOpenStream else {
             throw isAvailable ? .noStreamAvailable : .connectionUnavailable
         }
@@ -133,7 +133,7 @@ package final class HTTP2Session {
             var provider = nghttp2_data_provider()
             provider.read_callback = HTTP2SessionEvents.readBody
             let stream = nghttp2_submit_request(session, nil, fields.baseAddress, fields.count, &provider, nil)
-            if stream > 0 { events.bodies[stream] = PendingBody(bytes: body) }
+            if stream > 0 { events.bodies[stream] = body }
             return stream
         }
         guard stream > 0 else {
@@ -306,9 +306,4 @@ package final class HTTP2Session {
     }
 }
 
-/// A request body waiting to be sent, and how much of it was.
-struct PendingBody {
-    let bytes: Data
-    var sent = 0
-}
 #endif

@@ -10,7 +10,9 @@ final class HTTP2SessionEvents {
     /// The streams started and not yet ended (nor cancelled).
     var open: Set<Int32> = []
     /// Request bodies still being sent, by stream.
-    var bodies: [Int32: PendingBody] = [:]
+    var bodies: [Int32: HTTP2RequestBody] = [:]
+    /// Why a stream's body could not be read, for the streams reset for it.
+    private var unreadable: [Int32: String] = [:]
     /// The header block being received on each stream, and its size as the header list limit counts it.
     private var blocks: [Int32: (fields: [HTTPHeader], bytes: Int)] = [:]
     /// The streams whose final response head arrived.
@@ -93,7 +95,9 @@ final class HTTP2SessionEvents {
     private func closed(_ stream: Int32, code: HTTP2ErrorCode) {
         defer { forget(stream) }
         guard open.remove(stream) != nil else { return }
-        if oversized.contains(stream) {
+        if let reason = unreadable[stream] {
+            outputs.append(.failed(stream: stream, .requestBodyUnreadable(reason)))
+        } else if oversized.contains(stream) {
             outputs.append(.failed(stream: stream, .headerListTooLarge(limit: maxHeaderListBytes)))
         } else if !answered.contains(stream), code == .refusedStream || (isGoingAway && stream > lastStreamID) {
             // RFC 9113, 8.7: the server did not process it.
@@ -108,6 +112,7 @@ final class HTTP2SessionEvents {
         blocks[stream] = nil
         answered.remove(stream)
         oversized.remove(stream)
+        unreadable[stream] = nil
     }
 
     private func receivedGoAway(lastStreamID: Int32, code: HTTP2ErrorCode, detail: String) {
@@ -122,20 +127,28 @@ final class HTTP2SessionEvents {
         sentGoAway = .protocolViolation(code, lastError ?? "the connection sent GOAWAY")
     }
 
-    /// Copies the next bytes of `stream`'s body into `buffer`; whether they were the last.
+    /// Copies the next bytes of `stream`'s body into `buffer`: their count and whether they were the last; nil when
+    /// the body cannot be read (the stream is then reset, and fails with the reason).
     private func readBody(
         of stream: Int32, into buffer: UnsafeMutableBufferPointer<UInt8>
-    ) -> (count: Int, isLast: Bool) {
+    ) -> (
+        count: Int, isLast: Bool
+    )? {
         guard var body = bodies[stream] else { return (0, true) }
-        let count = min(buffer.count, body.bytes.count - body.sent)
-        if count > 0 {
-            let start = body.bytes.index(body.bytes.startIndex, offsetBy: body.sent)
-            body.bytes.copyBytes(to: buffer, from: start..<(start + count))
+        do {
+            let (block, isLast) = try body.next(upTo: buffer.count)
+            // A reader never returns more than asked for; a block that would not fit is an error, not a truncation.
+            guard block.count <= buffer.count else {
+                unreadable[stream] = "the request body's reader returned more bytes than asked for"
+                return nil
+            }
+            _ = block.copyBytes(to: buffer)
+            bodies[stream] = isLast ? nil : body
+            return (block.count, isLast)
+        } catch {
+            unreadable[stream] = error.description
+            return nil
         }
-        body.sent += count
-        let isLast = body.sent >= body.bytes.count
-        bodies[stream] = isLast ? nil : body
-        return (count, isLast)
     }
 
     // MARK: nghttp2's callbacks
@@ -219,8 +232,13 @@ final class HTTP2SessionEvents {
     /// nghttp2's reader of a request body: the bytes the stream's flow control allows now.
     static let readBody: nghttp2_data_source_read_callback = { _, stream, buffer, length, flags, _, context in
         guard let buffer, let events = events(context) else { return Int(NGHTTP2_ERR_CALLBACK_FAILURE.rawValue) }
-        let (count, isLast) = events.readBody(
-            of: stream, into: UnsafeMutableBufferPointer(start: buffer, count: length))
+        guard
+            let (count, isLast) = events.readBody(
+                of: stream, into: UnsafeMutableBufferPointer(start: buffer, count: length))
+        else {
+            // nghttp2 resets the stream; its close reports why.
+            return Int(NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE.rawValue)
+        }
         if isLast { flags?.pointee |= NGHTTP2_DATA_FLAG_EOF.rawValue }
         return count
     }

@@ -14,12 +14,15 @@ package enum HTTP2StreamFailure: Error, Hashable, Sendable, CustomStringConverti
     case headerListTooLarge(limit: Int)
     /// The connection ended while the stream was open and possibly processed: the request may have had its effect.
     case connectionLost(HTTP2ConnectionFailure)
+    /// The request's body could not be read (the reason says why); the stream was reset.
+    case requestBodyUnreadable(String)
 
     package var description: String {
         switch self {
         case .reset(let code): "the server reset the stream (\(code))"
         case .headerListTooLarge(let limit): "the response's header list is larger than \(limit) bytes"
         case .connectionLost(let failure): "the connection ended before the response did: \(failure)"
+        case .requestBodyUnreadable(let reason): "the request body could not be read: \(reason)"
         }
     }
 }

@@ -84,10 +84,43 @@ struct HTTP2SessionTests {
         let client = try Self.client()
         let server = HTTP2ServerPeer()
         let body = Data((0..<200_000).map { UInt8(truncatingIfNeeded: $0 * 7) })
-        let stream = try client.request(Self.head, body: body)
+        let stream = try client.request(Self.head, body: .bytes(body))
         _ = server.exchange(with: client)
         #expect(server.requests[stream]?.body == body)
         #expect(server.requests[stream]?.ended == true)
+    }
+
+    @Test("A file body is read as the windows allow and arrives whole")
+    func fileUpload() throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("h2-upload-\(UUID().uuidString)")
+        let body = Data((0..<300_000).map { UInt8(truncatingIfNeeded: $0 * 13) })
+        try body.write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let client = try Self.client()
+        let server = HTTP2ServerPeer()
+        let stream = try client.request(Self.head, body: .reader(try RequestBody(file: file).makeReader()))
+        _ = server.exchange(with: client)
+        #expect(server.requests[stream]?.body == body)
+        #expect(server.requests[stream]?.ended == true)
+    }
+
+    @Test("A body that cannot be read fails its stream with the reason and resets it")
+    func unreadableBody() throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("h2-gone-\(UUID().uuidString)")
+        try Data("soon gone".utf8).write(to: file)
+        let reader = try RequestBody(file: file).makeReader()
+        try FileManager.default.removeItem(at: file)
+        let client = try Self.client()
+        let server = HTTP2ServerPeer()
+        let stream = try client.request(Self.head, body: .reader(reader))
+        let outputs = server.exchange(with: client)
+        guard case .failed(stream, .requestBodyUnreadable(let reason))? = outputs.first, outputs.count == 1 else {
+            Issue.record("expected the stream to fail for its body, got \(outputs)")
+            return
+        }
+        #expect(reason.contains(file.path))
+        #expect(server.requests[stream]?.resetCode != nil)
+        #expect(client.isAvailable)
     }
 
     @Test("Interim responses come before the final one")
