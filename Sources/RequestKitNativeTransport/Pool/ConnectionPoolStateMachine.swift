@@ -16,6 +16,11 @@
 /// let next = pool.released(c0, isReusable: true, now: 1)                        // .run(request 2, on: c0)
 /// ```
 ///
+/// A connection may learn its protocol only once it is open (TLS's ALPN chooses between HTTP/2 and HTTP/1.1): a
+/// request that `negotiates` does not open a second connection to a host while one is negotiating and the host may
+/// multiplex, so a burst to a new HTTP/2 host opens one connection, not one per request
+/// (``negotiated(_:capacity:now:)`` then starts them on it, and opens more only when it is full).
+///
 /// Times are nanoseconds on one monotonic clock that the owner reads; the machine never reads a clock itself.
 struct ConnectionPoolStateMachine<Key: Hashable & Sendable>: Sendable {
     /// Limits and timeouts.
@@ -89,6 +94,33 @@ struct ConnectionPoolStateMachine<Key: Hashable & Sendable>: Sendable {
         var inUse: Int
         /// When the connection last became idle.
         var idleSince: UInt64
+        /// Whether it is open but its protocol (and so its capacity) is not known yet.
+        var isNegotiating = false
+        /// Whether it takes no new requests (its server is going away); it closes once its last one ends.
+        var isDraining = false
+    }
+
+    /// What a host's connections turned out to speak.
+    enum HostProtocol: Sendable, Equatable {
+        /// Not known yet: no connection to it negotiated.
+        case unknown
+        /// One request at a time per connection (HTTP/1.1).
+        case serial
+        /// Many requests per connection (HTTP/2).
+        case multiplexed
+    }
+
+    /// What to do once a connection knows its protocol, or failed before it did.
+    struct NegotiationAction: Sendable, Equatable {
+        /// Waiting requests to run on the connection.
+        var run: [RequestID] = []
+        /// New connections to open (already counted), each with the waiting request it runs.
+        var create: [Pair] = []
+
+        struct Pair: Sendable, Equatable {
+            let connection: ConnectionID
+            let request: RequestID
+        }
     }
 
     private struct Waiter: Sendable {
@@ -101,6 +133,10 @@ struct ConnectionPoolStateMachine<Key: Hashable & Sendable>: Sendable {
         var connections: Set<ConnectionID> = []
         /// Connections with room for another request, most recently freed last.
         var available: [ConnectionID] = []
+        /// What its connections speak.
+        var kind = HostProtocol.unknown
+        /// Its connections whose protocol is not known yet.
+        var negotiating = 0
         /// Requests waiting for room, in arrival order from `waitersStart` on.
         var waiters: [Waiter] = []
         var waitersStart = 0
@@ -156,16 +192,20 @@ struct ConnectionPoolStateMachine<Key: Hashable & Sendable>: Sendable {
     // MARK: Events
 
     /// A request for `key`: it runs on a connection with room (the most recently freed), on a new connection while
-    /// the host is under its limit, or waits until `deadline`.
-    mutating func request(_ id: RequestID, key: Key, deadline: UInt64?, now: UInt64) -> RequestAction {
+    /// the host is under its limit, or waits until `deadline`. A request that `negotiates` (its connection learns its
+    /// protocol once open) waits while another connection to a host that may multiplex is negotiating.
+    mutating func request(
+        _ id: RequestID, key: Key, deadline: UInt64?, now: UInt64, negotiates: Bool = false
+    ) -> RequestAction {
         if isShutDown { return .fail(.shutdown) }
         if let connection = hosts[key]?.available.last {
             let isAlone = take(connection)
             return .run(on: connection, isAlone: isAlone)
         }
         let host = hosts[key, default: Host()]
-        if host.connections.count < configuration.maxConnectionsPerHost {
-            let connection = open(key, now: now)
+        let awaitsProtocol = negotiates && host.kind != .serial && host.negotiating > 0
+        if !awaitsProtocol, host.connections.count < configuration.maxConnectionsPerHost {
+            let connection = open(key, now: now, negotiates: negotiates && host.kind != .serial)
             take(connection)
             return .createConnection(connection)
         }
@@ -178,6 +218,9 @@ struct ConnectionPoolStateMachine<Key: Hashable & Sendable>: Sendable {
     mutating func released(_ id: ConnectionID, isReusable: Bool, now: UInt64) -> ReleaseAction {
         guard var connection = connections[id] else { return .none(armTimer: nil) }
         let key = connection.key
+        if connection.isDraining {
+            return releasedDraining(id, now: now)
+        }
         if connection.inUse >= connection.capacity { hosts[key]?.available.append(id) }
         connection.inUse = max(0, connection.inUse - 1)
         if connection.inUse == 0 { busyConnectionCount -= 1 }
@@ -231,6 +274,50 @@ struct ConnectionPoolStateMachine<Key: Hashable & Sendable>: Sendable {
             started.append(waiter.id)
         }
         return started
+    }
+
+    /// Connection `id` learned its protocol: it carries `capacity` requests at once (1 for HTTP/1.1; an HTTP/2
+    /// server's `MAX_CONCURRENT_STREAMS`). The host's kind is known from now on. Waiters take its room in order; those
+    /// left over open connections of their own up to the host's limit: one each on an HTTP/1.1 host, one for the next
+    /// of them on an HTTP/2 host (which negotiates in turn).
+    mutating func negotiated(_ id: ConnectionID, capacity: Int, now: UInt64) -> NegotiationAction {
+        guard var connection = connections[id], connection.isNegotiating else { return NegotiationAction() }
+        let key = connection.key
+        connection.isNegotiating = false
+        connections[id] = connection
+        hosts[key]?.negotiating -= 1
+        hosts[key]?.kind = capacity > 1 ? .multiplexed : .serial
+        var action = NegotiationAction(run: capacityChanged(id, to: capacity))
+        action.create = openForWaiters(key, now: now)
+        return action
+    }
+
+    /// Connection `id` closed before it learned its protocol (it could not be opened, or its handshake failed): it
+    /// is forgotten, and a waiter that was waiting for it opens a connection of its own.
+    mutating func negotiationFailed(_ id: ConnectionID, now: UInt64) -> NegotiationAction {
+        guard let connection = connections[id] else { return NegotiationAction() }
+        let key = connection.key
+        remove(id)
+        var action = NegotiationAction()
+        action.create = openForWaiters(key, now: now)
+        dropHostIfUnused(key)
+        return action
+    }
+
+    /// Connection `id`'s server is going away: it takes no new requests and closes once its last one ends
+    /// (``released(_:isReusable:now:)`` then answers ``ReleaseAction/close``). Returns whether it is idle now: then
+    /// close it at once.
+    mutating func goingAway(_ id: ConnectionID) -> Bool {
+        guard var connection = connections[id] else { return false }
+        connection.isDraining = true
+        connections[id] = connection
+        if let index = hosts[connection.key]?.available.lastIndex(of: id) {
+            hosts[connection.key]?.available.remove(at: index)
+        }
+        guard connection.inUse == 0 else { return false }
+        remove(id)
+        dropHostIfUnused(connection.key)
+        return true
     }
 
     /// A waiting request was cancelled: true when it was waiting (it now leaves the queue; fail it as cancelled),
@@ -313,10 +400,49 @@ struct ConnectionPoolStateMachine<Key: Hashable & Sendable>: Sendable {
 
     // MARK: Bookkeeping
 
-    private mutating func open(_ key: Key, now: UInt64) -> ConnectionID {
+    /// A request ended on draining connection `id`: it closes once it carries none, and its room goes to no one;
+    /// a waiter opens a connection of its own.
+    private mutating func releasedDraining(_ id: ConnectionID, now: UInt64) -> ReleaseAction {
+        guard var connection = connections[id] else { return .none(armTimer: nil) }
+        let key = connection.key
+        connection.inUse = max(0, connection.inUse - 1)
+        if connection.inUse == 0 { busyConnectionCount -= 1 }
+        connections[id] = connection
+        guard connection.inUse == 0 else { return .none(armTimer: nil) }
+        remove(id)
+        if !isShutDown, hosts[key].map({ $0.connections.count < configuration.maxConnectionsPerHost }) == true,
+            let waiter = hosts[key]?.popWaiter()
+        {
+            let fresh = open(key, now: now, negotiates: hosts[key]?.kind == .multiplexed)
+            take(fresh)
+            // The draining connection closes itself once its last request ended (its server is going away).
+            return .createConnection(fresh, for: waiter.id)
+        }
+        dropHostIfUnused(key)
+        return .close
+    }
+
+    /// Opens connections for `key`'s waiters while the host is under its limit and no connection to it negotiates a
+    /// protocol that may multiplex.
+    private mutating func openForWaiters(_ key: Key, now: UInt64) -> [NegotiationAction.Pair] {
+        var created: [NegotiationAction.Pair] = []
+        while !isShutDown, let host = hosts[key], host.waitingCount > 0,
+            host.connections.count < configuration.maxConnectionsPerHost,
+            host.kind == .serial || host.negotiating == 0,
+            let waiter = hosts[key]?.popWaiter()
+        {
+            let fresh = open(key, now: now, negotiates: host.kind != .serial)
+            take(fresh)
+            created.append(NegotiationAction.Pair(connection: fresh, request: waiter.id))
+        }
+        return created
+    }
+
+    private mutating func open(_ key: Key, now: UInt64, negotiates: Bool = false) -> ConnectionID {
         let id = ConnectionID(nextConnection)
         nextConnection += 1
-        connections[id] = Connection(key: key, capacity: 1, inUse: 0, idleSince: now)
+        connections[id] = Connection(key: key, capacity: 1, inUse: 0, idleSince: now, isNegotiating: negotiates)
+        if negotiates { hosts[key, default: Host()].negotiating += 1 }
         hosts[key, default: Host()].connections.insert(id)
         hosts[key, default: Host()].available.append(id)
         return id
@@ -339,6 +465,7 @@ struct ConnectionPoolStateMachine<Key: Hashable & Sendable>: Sendable {
     private mutating func remove(_ id: ConnectionID) {
         guard let connection = connections.removeValue(forKey: id) else { return }
         if connection.inUse > 0 { busyConnectionCount -= 1 }
+        if connection.isNegotiating { hosts[connection.key]?.negotiating -= 1 }
         hosts[connection.key]?.connections.remove(id)
         if let index = hosts[connection.key]?.available.lastIndex(of: id) {
             hosts[connection.key]?.available.remove(at: index)

@@ -23,7 +23,19 @@ struct ConnectionPoolStateMachineTests {
         case closed(Int)
         case capacity(Int, to: Int, expect: [Int])
         case closeIdle(expect: [Int])
+        /// A request whose connection learns its protocol once open (https offering HTTP/2).
+        case negotiating(Int, key: String, deadline: UInt64?, now: UInt64, expect: Machine.RequestAction)
+        /// Connection learned its protocol: it carries `capacity` requests; `run` start on it, `create` open
+        /// (connection, request).
+        case negotiated(Int, capacity: Int, now: UInt64, run: [Int], create: [(Int, Int)])
+        case negotiationFailed(Int, now: UInt64, create: [(Int, Int)])
+        case goingAway(Int, expectIdle: Bool)
         case shutdown(failing: [Int], closing: [Int])
+    }
+
+    private static func negotiation(run: [Int], create: [(Int, Int)]) -> Machine.NegotiationAction {
+        Machine.NegotiationAction(
+            run: run.map(R.init), create: create.map { .init(connection: C($0.0), request: R($0.1)) })
     }
 
     @discardableResult
@@ -51,6 +63,17 @@ struct ConnectionPoolStateMachineTests {
             case .capacity(let id, let capacity, let expected):
                 let started = machine.capacityChanged(C(id), to: capacity)
                 #expect(started == expected.map(R.init), comment, sourceLocation: sourceLocation)
+            case .negotiating(let id, let key, let deadline, let now, let expected):
+                let action = machine.request(R(id), key: key, deadline: deadline, now: now, negotiates: true)
+                #expect(action == expected, comment, sourceLocation: sourceLocation)
+            case .negotiated(let id, let capacity, let now, let run, let create):
+                let action = machine.negotiated(C(id), capacity: capacity, now: now)
+                #expect(action == negotiation(run: run, create: create), comment, sourceLocation: sourceLocation)
+            case .negotiationFailed(let id, let now, let create):
+                let action = machine.negotiationFailed(C(id), now: now)
+                #expect(action == negotiation(run: [], create: create), comment, sourceLocation: sourceLocation)
+            case .goingAway(let id, let expectIdle):
+                #expect(machine.goingAway(C(id)) == expectIdle, comment, sourceLocation: sourceLocation)
             case .closeIdle(let expected):
                 let closing = machine.closeIdleConnections()
                 #expect(Set(closing) == Set(expected.map(C.init)), comment, sourceLocation: sourceLocation)
@@ -307,5 +330,117 @@ struct ConnectionPoolStateMachineTests {
         }
         #expect(order == Array(1...10_000))
         #expect(machine.waitingCount(for: "a") == 0)
+    }
+
+    // MARK: Connections that learn their protocol (HTTP/2 or HTTP/1.1) once open
+
+    @Test("A burst to a new host opens one connection and waits for its protocol; HTTP/2 runs them all on it")
+    func burstWaitsForProtocol() {
+        Self.run(
+            [
+                .negotiating(1, key: "a", deadline: nil, now: 0, expect: .createConnection(C(0))),
+                .negotiating(2, key: "a", deadline: nil, now: 0, expect: .wait(armTimer: nil)),
+                .negotiating(3, key: "a", deadline: nil, now: 0, expect: .wait(armTimer: nil)),
+                .negotiating(4, key: "a", deadline: nil, now: 0, expect: .wait(armTimer: nil)),
+                .negotiated(0, capacity: 100, now: 1, run: [2, 3, 4], create: []),
+                .negotiating(5, key: "a", deadline: nil, now: 2, expect: .run(on: C(0), isAlone: false)),
+            ], maxPerHost: 16)
+    }
+
+    @Test("When the server picks HTTP/1.1, the waiters open connections of their own up to the host's limit")
+    func burstFallsBackToHTTP1() {
+        Self.run(
+            [
+                .negotiating(1, key: "a", deadline: nil, now: 0, expect: .createConnection(C(0))),
+                .negotiating(2, key: "a", deadline: nil, now: 0, expect: .wait(armTimer: nil)),
+                .negotiating(3, key: "a", deadline: nil, now: 0, expect: .wait(armTimer: nil)),
+                .negotiating(4, key: "a", deadline: nil, now: 0, expect: .wait(armTimer: nil)),
+                .negotiated(0, capacity: 1, now: 1, run: [], create: [(1, 2), (2, 3)]),
+                // The host is known to speak HTTP/1.1: no more waiting for a protocol.
+                .released(1, isReusable: true, now: 2, expect: .run(R(4), on: C(1))),
+            ], maxPerHost: 3)
+    }
+
+    @Test("A full HTTP/2 connection makes the pool open another, which negotiates in turn")
+    func fullConnectionOpensAnother() {
+        Self.run(
+            [
+                .negotiating(1, key: "a", deadline: nil, now: 0, expect: .createConnection(C(0))),
+                .negotiated(0, capacity: 2, now: 1, run: [], create: []),
+                .negotiating(2, key: "a", deadline: nil, now: 1, expect: .run(on: C(0), isAlone: false)),
+                .negotiating(3, key: "a", deadline: nil, now: 1, expect: .createConnection(C(1))),
+                .negotiating(4, key: "a", deadline: 9, now: 1, expect: .wait(armTimer: 9)),
+                .negotiated(1, capacity: 2, now: 2, run: [4], create: []),
+                // Both full and the host at its limit: the next waits for a stream to end.
+                .negotiating(5, key: "a", deadline: nil, now: 3, expect: .wait(armTimer: nil)),
+                .released(0, isReusable: true, now: 4, expect: .run(R(5), on: C(0))),
+            ], maxPerHost: 2)
+    }
+
+    @Test("A connection that fails before it negotiates hands its waiters a connection of their own")
+    func negotiationFailure() {
+        Self.run(
+            [
+                .negotiating(1, key: "a", deadline: nil, now: 0, expect: .createConnection(C(0))),
+                .negotiating(2, key: "a", deadline: nil, now: 0, expect: .wait(armTimer: nil)),
+                .negotiating(3, key: "a", deadline: nil, now: 0, expect: .wait(armTimer: nil)),
+                .negotiationFailed(0, now: 1, create: [(1, 2)]),
+                .negotiated(1, capacity: 100, now: 2, run: [3], create: []),
+            ], maxPerHost: 4)
+    }
+
+    @Test("A waiter waiting for a protocol still has its own deadline")
+    func negotiationWaiterTimesOut() {
+        Self.run([
+            .negotiating(1, key: "a", deadline: nil, now: 0, expect: .createConnection(C(0))),
+            .negotiating(2, key: "a", deadline: 5, now: 0, expect: .wait(armTimer: 5)),
+            .timer(deadline: 5, now: 5, expect: .init(expired: [R(2)], closing: [], armTimer: nil)),
+            .negotiated(0, capacity: 100, now: 6, run: [], create: []),
+        ])
+    }
+
+    @Test("Requests that do not negotiate (plain http) never wait for a protocol")
+    func plainRequestsDoNotWait() {
+        Self.run([
+            .negotiating(1, key: "a", deadline: nil, now: 0, expect: .createConnection(C(0))),
+            .request(2, key: "a", deadline: nil, now: 0, expect: .createConnection(C(1))),
+        ])
+    }
+
+    @Test("A connection whose server goes away takes no new requests and closes after its last one")
+    func goingAway() {
+        Self.run(
+            [
+                .negotiating(1, key: "a", deadline: nil, now: 0, expect: .createConnection(C(0))),
+                .negotiated(0, capacity: 10, now: 1, run: [], create: []),
+                .negotiating(2, key: "a", deadline: nil, now: 1, expect: .run(on: C(0), isAlone: false)),
+                .goingAway(0, expectIdle: false),
+                .negotiating(3, key: "a", deadline: nil, now: 2, expect: .createConnection(C(1))),
+                .released(0, isReusable: true, now: 3, expect: .none(armTimer: nil)),
+                .released(0, isReusable: true, now: 4, expect: .close),
+                .closeIdle(expect: []),
+            ], maxPerHost: 2)
+    }
+
+    @Test("A draining connection's last request hands a waiter a new connection")
+    func goingAwayWithWaiters() {
+        Self.run(
+            [
+                .negotiating(1, key: "a", deadline: nil, now: 0, expect: .createConnection(C(0))),
+                .negotiated(0, capacity: 1, now: 1, run: [], create: []),
+                .negotiating(2, key: "a", deadline: nil, now: 1, expect: .wait(armTimer: nil)),
+                .goingAway(0, expectIdle: false),
+                .released(0, isReusable: true, now: 2, expect: .createConnection(C(1), for: R(2))),
+            ], maxPerHost: 1)
+    }
+
+    @Test("An idle connection whose server goes away is closed at once")
+    func goingAwayIdle() {
+        Self.run([
+            .request(1, key: "a", deadline: nil, now: 0, expect: .createConnection(C(0))),
+            .released(0, isReusable: true, now: 1, expect: .none(armTimer: 101)),
+            .goingAway(0, expectIdle: true),
+            .request(2, key: "a", deadline: nil, now: 2, expect: .createConnection(C(1))),
+        ])
     }
 }
