@@ -43,8 +43,10 @@ final class LocalNginx {
     }
 
     /// Starts nginx with `directives` in its `http` block and `locations` in its one server, and returns once it
-    /// answers (recording an issue when it has not within 10 seconds).
-    func start(directives: String = "", locations: String = "") async throws {
+    /// answers (recording an issue when it has not within 10 seconds). `listen` adds parameters to the server's
+    /// `listen` line: `"http2"` makes it speak HTTP/2 alone, with prior knowledge (h2c), and it is then ready once it
+    /// accepts a connection.
+    func start(directives: String = "", locations: String = "", listen: String = "") async throws {
         let configuration = """
             daemon off;
             worker_processes 1;
@@ -55,7 +57,7 @@ final class LocalNginx {
                 client_body_temp_path \(directory.path)/tmp;
                 \(directives)
                 server {
-                    listen 127.0.0.1:\(port);
+                    listen 127.0.0.1:\(port) \(listen);
                     root \(root.path);
                     \(locations)
                 }
@@ -70,6 +72,17 @@ final class LocalNginx {
         try process.run()
         self.process = process
         let url = try #require(URL(string: "\(base)/"))
+        if listen.contains("http2") {
+            let port = port
+            for _ in 0..<100 {
+                if (try? await offThePool { _ = try BlockingHTTPConnection(port: port, timeout: .seconds(1)) }) != nil {
+                    return
+                }
+                try await Task.sleep(for: .milliseconds(100))
+            }
+            Issue.record("nginx did not accept connections on port \(port)")
+            return
+        }
         for _ in 0..<100 {
             if (try? await Request({
                 Url(url); Using(HTTP1Transport.shared)

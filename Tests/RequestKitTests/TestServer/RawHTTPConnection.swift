@@ -160,6 +160,13 @@ final class BlockingHTTPConnection: @unchecked Sendable {
         return true
     }
 
+    /// The bytes buffered, or those of one receive when none are: nil at end of stream or on timeout.
+    func readAvailable() -> Data? {
+        if buffer.isEmpty, !fill() { return nil }
+        defer { buffer.removeAll() }
+        return Data(buffer)
+    }
+
     /// Reads everything until the server closes the connection (or the read timeout passes).
     func readToEnd() -> Data {
         while fill() {}
