@@ -92,6 +92,9 @@ public struct TLSConfiguration: Sendable, Hashable {
     /// #endif
     /// ```
     public var insecureSkipVerificationForLocalDevelopmentOnly: Bool
+    /// The application protocols offered by ALPN, most preferred first: `http/1.1` alone until a transport speaks
+    /// HTTP/2 over the connections it makes (`["h2", "http/1.1"]` offers both). Each name is 1 to 255 bytes.
+    package var applicationProtocols = ["http/1.1"]
 
     /// Creates a configuration; the defaults trust the system's roots and verify everything.
     ///
@@ -138,5 +141,6 @@ public struct TLSConfiguration: Sendable, Hashable {
         hasher.combine(pinnedPublicKeys.count)
         hasher.combine(clientCertificate != nil)
         hasher.combine(insecureSkipVerificationForLocalDevelopmentOnly)
+        hasher.combine(applicationProtocols.count)
     }
 }

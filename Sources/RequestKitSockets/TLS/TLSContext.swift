@@ -27,7 +27,8 @@ final class TLSContext: @unchecked Sendable {
         let description: String
     }
 
-    /// Sets up an `SSL_CTX` for clients: TLS 1.2 minimum, ALPN `http/1.1`, the configured trust and identity.
+    /// Sets up an `SSL_CTX` for clients: TLS 1.2 minimum, ALPN offering the configuration's protocols, the configured
+    /// trust and identity.
     ///
     /// - Throws: ``Problem`` when a PEM cannot be read or the client key does not match its certificate.
     init(configuration: TLSConfiguration) throws {
@@ -42,7 +43,14 @@ final class TLSContext: @unchecked Sendable {
                 throw Problem(description: "OpenSSL refused TLS 1.2 as the minimum version")
             }
             requestkit_SSL_CTX_set_client_stream_options(context)
-            let protocols: [UInt8] = [8] + Array("http/1.1".utf8)
+            var protocols: [UInt8] = []
+            for name in configuration.applicationProtocols {
+                let bytes = Array(name.utf8)
+                guard (1...255).contains(bytes.count) else {
+                    throw Problem(description: "an ALPN protocol name must be 1 to 255 bytes, not \(bytes.count)")
+                }
+                protocols += [UInt8(bytes.count)] + bytes
+            }
             guard SSL_CTX_set_alpn_protos(context, protocols, UInt32(protocols.count)) == 0 else {
                 throw Problem(description: "OpenSSL refused the ALPN protocol list")
             }

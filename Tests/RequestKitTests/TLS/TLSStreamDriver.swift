@@ -132,7 +132,7 @@ enum TLSStreamDriver {
     }
 
     /// Calls `step` until it moves bytes or reaches the end of the stream (0), polling for the readiness it asks for.
-    private static func drive(_ stream: TLSByteStream, _ step: () throws -> ByteStreamResult) throws -> Int {
+    static func drive(_ stream: TLSByteStream, _ step: () throws -> ByteStreamResult) throws -> Int {
         while true {
             switch try step() {
             case .transferred(let count): return count
@@ -149,7 +149,7 @@ enum TLSStreamDriver {
     }
 
     /// A non-blocking TCP socket connected to `127.0.0.1:port`.
-    private static func connect(port: Int) throws -> Int32 {
+    static func connect(port: Int) throws -> Int32 {
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard descriptor >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
         _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) | O_NONBLOCK)
