@@ -88,8 +88,10 @@ struct ConnectionPoolStateMachine<Key: Hashable & Sendable>: Sendable {
         var armTimer: UInt64?
     }
 
+    /// A connection's numbers; its key is its host's (``hosts``), so that a change copies no key.
     private struct Connection: Sendable {
-        let key: Key
+        /// Its host's slot in ``hosts``.
+        let host: Int
         var capacity: Int
         var inUse: Int
         /// When the connection last became idle.
@@ -129,6 +131,7 @@ struct ConnectionPoolStateMachine<Key: Hashable & Sendable>: Sendable {
     }
 
     private struct Host: Sendable {
+        let key: Key
         /// Connections open or opening to this key.
         var connections: Set<ConnectionID> = []
         /// Connections with room for another request, most recently freed last.
@@ -158,8 +161,55 @@ struct ConnectionPoolStateMachine<Key: Hashable & Sendable>: Sendable {
         }
     }
 
+    /// The hosts, each in a slot its connections refer to by number: a request looks its key up once, and what
+    /// follows (taking a connection, releasing it) goes by the slot, without hashing the key again.
+    private struct HostTable: Sendable {
+        private var slots: [Host?] = []
+        private var free: [Int] = []
+        private var index: [Key: Int] = [:]
+
+        /// The slot of `key`'s host, if it has one.
+        func slot(of key: Key) -> Int? { index[key] }
+
+        /// The host in `slot`.
+        subscript(slot slot: Int) -> Host? {
+            // Borrowed and changed in place: a get and a set would copy the host (its key, its arrays) every time.
+            _read { yield slots[slot] }
+            _modify { yield &slots[slot] }
+        }
+
+        /// `key`'s host.
+        subscript(key: Key) -> Host? { index[key].flatMap { slots[$0] } }
+
+        /// The slots that hold a host.
+        var occupied: [Int] { slots.indices.filter { slots[$0] != nil } }
+
+        /// The slot of `key`'s host, made when it has none.
+        mutating func slotMaking(_ key: Key) -> Int {
+            if let slot = index[key] { return slot }
+            let slot: Int
+            if let reused = free.popLast() {
+                slot = reused
+                slots[slot] = Host(key: key)
+            } else {
+                slot = slots.count
+                slots.append(Host(key: key))
+            }
+            index[key] = slot
+            return slot
+        }
+
+        /// Forgets the host in `slot`.
+        mutating func remove(_ slot: Int) {
+            guard let host = slots[slot] else { return }
+            index[host.key] = nil
+            slots[slot] = nil
+            free.append(slot)
+        }
+    }
+
     let configuration: Configuration
-    private var hosts: [Key: Host] = [:]
+    private var hosts = HostTable()
     private var connections: [ConnectionID: Connection] = [:]
     private var nextConnection = 0
     /// Connections carrying at least one request, over all hosts.
@@ -187,7 +237,7 @@ struct ConnectionPoolStateMachine<Key: Hashable & Sendable>: Sendable {
     func waitingCount(for key: Key) -> Int { hosts[key]?.waitingCount ?? 0 }
 
     /// The key a connection serves.
-    func key(of connection: ConnectionID) -> Key? { connections[connection]?.key }
+    func key(of connection: ConnectionID) -> Key? { connections[connection].flatMap { hosts[slot: $0.host]?.key } }
 
     // MARK: Events
 
@@ -198,18 +248,20 @@ struct ConnectionPoolStateMachine<Key: Hashable & Sendable>: Sendable {
         _ id: RequestID, key: Key, deadline: UInt64?, now: UInt64, negotiates: Bool = false
     ) -> RequestAction {
         if isShutDown { return .fail(.shutdown) }
-        if let connection = hosts[key]?.available.last {
+        let slot = hosts.slot(of: key)
+        if let slot, let connection = hosts[slot: slot]?.available.last {
             let isAlone = take(connection)
             return .run(on: connection, isAlone: isAlone)
         }
-        let host = hosts[key, default: Host()]
-        let awaitsProtocol = negotiates && host.kind != .serial && host.negotiating > 0
-        if !awaitsProtocol, host.connections.count < configuration.maxConnectionsPerHost {
-            let connection = open(key, now: now, negotiates: negotiates && host.kind != .serial)
+        let kind = slot.flatMap { hosts[slot: $0]?.kind } ?? .unknown
+        let awaitsProtocol = negotiates && kind != .serial && (slot.flatMap { hosts[slot: $0]?.negotiating } ?? 0) > 0
+        let count = slot.flatMap { hosts[slot: $0]?.connections.count } ?? 0
+        if !awaitsProtocol, count < configuration.maxConnectionsPerHost {
+            let connection = open(key, now: now, negotiates: negotiates && kind != .serial)
             take(connection)
             return .createConnection(connection)
         }
-        hosts[key, default: Host()].waiters.append(Waiter(id: id, deadline: deadline))
+        hosts[slot: hosts.slotMaking(key)]?.waiters.append(Waiter(id: id, deadline: deadline))
         return .wait(armTimer: deadline.flatMap { arm($0) })
     }
 
@@ -217,32 +269,33 @@ struct ConnectionPoolStateMachine<Key: Hashable & Sendable>: Sendable {
     /// when this one closed), or the connection goes idle.
     mutating func released(_ id: ConnectionID, isReusable: Bool, now: UInt64) -> ReleaseAction {
         guard var connection = connections[id] else { return .none(armTimer: nil) }
-        let key = connection.key
+        let slot = connection.host
         if connection.isDraining {
             return releasedDraining(id, now: now)
         }
-        if connection.inUse >= connection.capacity { hosts[key]?.available.append(id) }
+        if connection.inUse >= connection.capacity { hosts[slot: slot]?.available.append(id) }
         connection.inUse = max(0, connection.inUse - 1)
         if connection.inUse == 0 { busyConnectionCount -= 1 }
         connection.idleSince = now
         connections[id] = connection
         if !isReusable { remove(id) }
-        if !isShutDown, let waiter = hosts[key]?.popWaiter() {
+        if !isShutDown, let waiter = hosts[slot: slot]?.popWaiter() {
             if isReusable {
                 take(id)
                 return .run(waiter.id, on: id)
             }
+            guard let key = hosts[slot: slot]?.key else { return .none(armTimer: nil) }
             let fresh = open(key, now: now)
             take(fresh)
             return .createConnection(fresh, for: waiter.id)
         }
         guard isReusable else {
-            dropHostIfUnused(key)
+            dropHostIfUnused(slot)
             return .none(armTimer: nil)
         }
         if isShutDown, connection.inUse == 0 {
             remove(id)
-            dropHostIfUnused(key)
+            dropHostIfUnused(slot)
             return .close
         }
         return .none(armTimer: connection.inUse == 0 ? arm(now &+ configuration.idleTimeout) : nil)
@@ -252,23 +305,23 @@ struct ConnectionPoolStateMachine<Key: Hashable & Sendable>: Sendable {
     mutating func closed(_ id: ConnectionID) {
         guard let connection = connections[id] else { return }
         remove(id)
-        dropHostIfUnused(connection.key)
+        dropHostIfUnused(connection.host)
     }
 
     /// An open connection can now carry `capacity` requests at once (an HTTP/2 server's setting): waiters for its
     /// key take the room it gained, in order. Returns the requests to run on it.
     mutating func capacityChanged(_ id: ConnectionID, to capacity: Int) -> [RequestID] {
         guard var connection = connections[id] else { return [] }
-        let key = connection.key
+        let slot = connection.host
         let hadRoom = connection.inUse < connection.capacity
         connection.capacity = max(1, capacity)
         connections[id] = connection
         let hasRoom = connection.inUse < connection.capacity
-        if hadRoom, !hasRoom { hosts[key]?.available.removeAll { $0 == id } }
-        if !hadRoom, hasRoom { hosts[key]?.available.append(id) }
+        if hadRoom, !hasRoom { hosts[slot: slot]?.available.removeAll { $0 == id } }
+        if !hadRoom, hasRoom { hosts[slot: slot]?.available.append(id) }
         var started: [RequestID] = []
         while let current = connections[id], current.inUse < current.capacity, !isShutDown,
-            let waiter = hosts[key]?.popWaiter()
+            let waiter = hosts[slot: slot]?.popWaiter()
         {
             take(id)
             started.append(waiter.id)
@@ -282,13 +335,13 @@ struct ConnectionPoolStateMachine<Key: Hashable & Sendable>: Sendable {
     /// of them on an HTTP/2 host (which negotiates in turn).
     mutating func negotiated(_ id: ConnectionID, capacity: Int, now: UInt64) -> NegotiationAction {
         guard var connection = connections[id], connection.isNegotiating else { return NegotiationAction() }
-        let key = connection.key
+        let slot = connection.host
         connection.isNegotiating = false
         connections[id] = connection
-        hosts[key]?.negotiating -= 1
-        hosts[key]?.kind = capacity > 1 ? .multiplexed : .serial
+        hosts[slot: slot]?.negotiating -= 1
+        hosts[slot: slot]?.kind = capacity > 1 ? .multiplexed : .serial
         var action = NegotiationAction(run: capacityChanged(id, to: capacity))
-        action.create = openForWaiters(key, now: now)
+        action.create = openForWaiters(slot, now: now)
         return action
     }
 
@@ -296,11 +349,11 @@ struct ConnectionPoolStateMachine<Key: Hashable & Sendable>: Sendable {
     /// is forgotten, and a waiter that was waiting for it opens a connection of its own.
     mutating func negotiationFailed(_ id: ConnectionID, now: UInt64) -> NegotiationAction {
         guard let connection = connections[id] else { return NegotiationAction() }
-        let key = connection.key
+        let slot = connection.host
         remove(id)
         var action = NegotiationAction()
-        action.create = openForWaiters(key, now: now)
-        dropHostIfUnused(key)
+        action.create = openForWaiters(slot, now: now)
+        dropHostIfUnused(slot)
         return action
     }
 
@@ -311,23 +364,23 @@ struct ConnectionPoolStateMachine<Key: Hashable & Sendable>: Sendable {
         guard var connection = connections[id] else { return false }
         connection.isDraining = true
         connections[id] = connection
-        if let index = hosts[connection.key]?.available.lastIndex(of: id) {
-            hosts[connection.key]?.available.remove(at: index)
+        if let index = hosts[slot: connection.host]?.available.lastIndex(of: id) {
+            hosts[slot: connection.host]?.available.remove(at: index)
         }
         guard connection.inUse == 0 else { return false }
         remove(id)
-        dropHostIfUnused(connection.key)
+        dropHostIfUnused(connection.host)
         return true
     }
 
     /// A waiting request was cancelled: true when it was waiting (it now leaves the queue; fail it as cancelled),
     /// false when it holds a connection already (its connection handles the cancellation).
     mutating func cancelled(_ id: RequestID, key: Key) -> Bool {
-        guard var host = hosts[key],
+        guard let slot = hosts.slot(of: key), var host = hosts[slot: slot],
             let index = host.waiters[host.waitersStart...].firstIndex(where: { $0.id == id })
         else { return false }
         host.waiters.remove(at: index)
-        hosts[key] = host
+        hosts[slot: slot] = host
         return true
     }
 
@@ -339,8 +392,8 @@ struct ConnectionPoolStateMachine<Key: Hashable & Sendable>: Sendable {
         timerDeadline = nil
         var action = TimerAction()
         var soonest: UInt64?
-        for key in Array(hosts.keys) {
-            guard var host = hosts[key] else { continue }
+        for slot in hosts.occupied {
+            guard var host = hosts[slot: slot] else { continue }
             if host.waitingCount > 0 {
                 var kept: [Waiter] = []
                 kept.reserveCapacity(host.waitingCount)
@@ -367,10 +420,10 @@ struct ConnectionPoolStateMachine<Key: Hashable & Sendable>: Sendable {
                     soonest = min(soonest ?? .max, expiry)
                 }
             }
-            hosts[key] = host
+            hosts[slot: slot] = host
             for id in closing { remove(id) }
             action.closing += closing
-            dropHostIfUnused(key)
+            dropHostIfUnused(slot)
         }
         action.armTimer = soonest.flatMap { arm($0) }
         return action
@@ -380,9 +433,9 @@ struct ConnectionPoolStateMachine<Key: Hashable & Sendable>: Sendable {
     mutating func closeIdleConnections() -> [ConnectionID] {
         let idle = idleConnections
         for id in idle {
-            let key = connections[id]?.key
+            let slot = connections[id]?.host
             remove(id)
-            if let key { dropHostIfUnused(key) }
+            if let slot { dropHostIfUnused(slot) }
         }
         return idle
     }
@@ -392,8 +445,8 @@ struct ConnectionPoolStateMachine<Key: Hashable & Sendable>: Sendable {
     mutating func shutdown() -> (failing: [RequestID], closing: [ConnectionID]) {
         isShutDown = true
         var failing: [RequestID] = []
-        for key in Array(hosts.keys) {
-            while let waiter = hosts[key]?.popWaiter() { failing.append(waiter.id) }
+        for slot in hosts.occupied {
+            while let waiter = hosts[slot: slot]?.popWaiter() { failing.append(waiter.id) }
         }
         return (failing, closeIdleConnections())
     }
@@ -404,34 +457,34 @@ struct ConnectionPoolStateMachine<Key: Hashable & Sendable>: Sendable {
     /// a waiter opens a connection of its own.
     private mutating func releasedDraining(_ id: ConnectionID, now: UInt64) -> ReleaseAction {
         guard var connection = connections[id] else { return .none(armTimer: nil) }
-        let key = connection.key
+        let slot = connection.host
         connection.inUse = max(0, connection.inUse - 1)
         if connection.inUse == 0 { busyConnectionCount -= 1 }
         connections[id] = connection
         guard connection.inUse == 0 else { return .none(armTimer: nil) }
         remove(id)
-        if !isShutDown, hosts[key].map({ $0.connections.count < configuration.maxConnectionsPerHost }) == true,
-            let waiter = hosts[key]?.popWaiter()
+        if !isShutDown, let host = hosts[slot: slot], host.connections.count < configuration.maxConnectionsPerHost,
+            let waiter = hosts[slot: slot]?.popWaiter()
         {
-            let fresh = open(key, now: now, negotiates: hosts[key]?.kind == .multiplexed)
+            let fresh = open(host.key, now: now, negotiates: host.kind == .multiplexed)
             take(fresh)
             // The draining connection closes itself once its last request ended (its server is going away).
             return .createConnection(fresh, for: waiter.id)
         }
-        dropHostIfUnused(key)
+        dropHostIfUnused(slot)
         return .close
     }
 
-    /// Opens connections for `key`'s waiters while the host is under its limit and no connection to it negotiates a
+    /// Opens connections for the waiters of the host in `slot` while it is under its limit and no connection to it negotiates a
     /// protocol that may multiplex.
-    private mutating func openForWaiters(_ key: Key, now: UInt64) -> [NegotiationAction.Pair] {
+    private mutating func openForWaiters(_ slot: Int, now: UInt64) -> [NegotiationAction.Pair] {
         var created: [NegotiationAction.Pair] = []
-        while !isShutDown, let host = hosts[key], host.waitingCount > 0,
+        while !isShutDown, let host = hosts[slot: slot], host.waitingCount > 0,
             host.connections.count < configuration.maxConnectionsPerHost,
             host.kind == .serial || host.negotiating == 0,
-            let waiter = hosts[key]?.popWaiter()
+            let waiter = hosts[slot: slot]?.popWaiter()
         {
-            let fresh = open(key, now: now, negotiates: host.kind != .serial)
+            let fresh = open(host.key, now: now, negotiates: host.kind != .serial)
             take(fresh)
             created.append(NegotiationAction.Pair(connection: fresh, request: waiter.id))
         }
@@ -441,40 +494,41 @@ struct ConnectionPoolStateMachine<Key: Hashable & Sendable>: Sendable {
     private mutating func open(_ key: Key, now: UInt64, negotiates: Bool = false) -> ConnectionID {
         let id = ConnectionID(nextConnection)
         nextConnection += 1
-        connections[id] = Connection(key: key, capacity: 1, inUse: 0, idleSince: now, isNegotiating: negotiates)
-        if negotiates { hosts[key, default: Host()].negotiating += 1 }
-        hosts[key, default: Host()].connections.insert(id)
-        hosts[key, default: Host()].available.append(id)
+        let slot = hosts.slotMaking(key)
+        connections[id] = Connection(host: slot, capacity: 1, inUse: 0, idleSince: now, isNegotiating: negotiates)
+        if negotiates { hosts[slot: slot]?.negotiating += 1 }
+        hosts[slot: slot]?.connections.insert(id)
+        hosts[slot: slot]?.available.append(id)
         return id
     }
 
     /// One more request on `id`, which has room; returns whether it is now the only request in flight.
     @discardableResult
     private mutating func take(_ id: ConnectionID) -> Bool {
-        guard var connection = connections[id] else { return false }
-        if connection.inUse == 0 { busyConnectionCount += 1 }
-        connection.inUse += 1
-        connections[id] = connection
-        if connection.inUse >= connection.capacity, let index = hosts[connection.key]?.available.lastIndex(of: id) {
-            hosts[connection.key]?.available.remove(at: index)
+        guard let connection = connections[id] else { return false }
+        let inUse = connection.inUse + 1
+        if inUse == 1 { busyConnectionCount += 1 }
+        connections[id]?.inUse = inUse
+        if inUse >= connection.capacity, let index = hosts[slot: connection.host]?.available.lastIndex(of: id) {
+            hosts[slot: connection.host]?.available.remove(at: index)
         }
-        return busyConnectionCount == 1 && connection.inUse == 1
+        return busyConnectionCount == 1 && inUse == 1
     }
 
     /// Forgets a connection; one still carrying requests no longer counts as busy.
     private mutating func remove(_ id: ConnectionID) {
         guard let connection = connections.removeValue(forKey: id) else { return }
         if connection.inUse > 0 { busyConnectionCount -= 1 }
-        if connection.isNegotiating { hosts[connection.key]?.negotiating -= 1 }
-        hosts[connection.key]?.connections.remove(id)
-        if let index = hosts[connection.key]?.available.lastIndex(of: id) {
-            hosts[connection.key]?.available.remove(at: index)
+        if connection.isNegotiating { hosts[slot: connection.host]?.negotiating -= 1 }
+        hosts[slot: connection.host]?.connections.remove(id)
+        if let index = hosts[slot: connection.host]?.available.lastIndex(of: id) {
+            hosts[slot: connection.host]?.available.remove(at: index)
         }
     }
 
-    private mutating func dropHostIfUnused(_ key: Key) {
-        guard let host = hosts[key], host.connections.isEmpty, host.waitingCount == 0 else { return }
-        hosts[key] = nil
+    private mutating func dropHostIfUnused(_ slot: Int) {
+        guard let host = hosts[slot: slot], host.connections.isEmpty, host.waitingCount == 0 else { return }
+        hosts.remove(slot)
     }
 
     /// Arms the timer for `deadline` when nothing sooner is armed: the deadline to arm, or nil.
