@@ -1,18 +1,14 @@
 /// Character rules from RFC 9110 and RFC 3986, shared by every component that validates or encodes.
 package enum HTTPSyntax {
-    /// Whether `byte` is a `tchar`: the characters allowed in methods and header names.
+    /// Whether `byte` is a `tchar`: the characters allowed in methods and header names. Inlinable: the response
+    /// parser calls it for every byte of every header name.
+    @inlinable
     package static func isTokenByte(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-            UInt8(ascii: "0")...UInt8(ascii: "9"):
-            return true
-        case UInt8(ascii: "!"), UInt8(ascii: "#"), UInt8(ascii: "$"), UInt8(ascii: "%"), UInt8(ascii: "&"),
-            UInt8(ascii: "'"), UInt8(ascii: "*"), UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "."),
-            UInt8(ascii: "^"), UInt8(ascii: "_"), UInt8(ascii: "`"), UInt8(ascii: "|"), UInt8(ascii: "~"):
-            return true
-        default:
-            return false
-        }
+        // One bit per byte value below 128, set for "!#$%&'*+-.^_`|~", digits and letters (RFC 9110, 5.6.2).
+        let below64: UInt64 = 0x03FF_6CFA_0000_0000
+        let from64: UInt64 = 0x57FF_FFFF_C7FF_FFFE
+        if byte < 64 { return below64 >> byte & 1 == 1 }
+        return byte < 128 && from64 >> (byte - 64) & 1 == 1
     }
 
     /// Whether two strings are equal with ASCII letters compared case-insensitively, as header names and tokens
@@ -23,7 +19,9 @@ package enum HTTPSyntax {
         first.utf8.count == second.utf8.count && equalsIgnoringCase(first.utf8, second.utf8)
     }
 
-    /// Whether two byte sequences are equal with ASCII letters compared case-insensitively.
+    /// Whether two byte sequences are equal with ASCII letters compared case-insensitively. Inlinable, so that each
+    /// module's callers get it specialised for their types rather than calling it through witness tables.
+    @inlinable
     package static func equalsIgnoringCase<A: Collection<UInt8>, B: Collection<UInt8>>(_ a: A, _ b: B) -> Bool {
         guard a.count == b.count else { return false }
         // Contiguous bytes (native strings, buffers) are compared in place; others one element at a time.
@@ -43,7 +41,8 @@ package enum HTTPSyntax {
         return true
     }
 
-    private static func equalsIgnoringCase(bytes a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Bool
+    @usableFromInline
+    static func equalsIgnoringCase(bytes a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Bool
     {
         guard a.count == b.count else { return false }
         for index in 0..<a.count where !equalsIgnoringCase(a[index], b[index]) { return false }
@@ -51,7 +50,8 @@ package enum HTTPSyntax {
     }
 
     /// Whether two bytes are equal, ASCII letters compared case-insensitively.
-    private static func equalsIgnoringCase(_ x: UInt8, _ y: UInt8) -> Bool {
+    @usableFromInline
+    static func equalsIgnoringCase(_ x: UInt8, _ y: UInt8) -> Bool {
         guard x != y else { return true }
         let folded = x | 0x20
         return folded == y | 0x20 && folded >= 0x61 && folded <= 0x7A
