@@ -42,8 +42,7 @@ package enum HTTPSyntax {
     }
 
     @usableFromInline
-    static func equalsIgnoringCase(bytes a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Bool
-    {
+    static func equalsIgnoringCase(bytes a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Bool {
         guard a.count == b.count else { return false }
         for index in 0..<a.count where !equalsIgnoringCase(a[index], b[index]) { return false }
         return true
