@@ -6,6 +6,10 @@ struct Delivery: Sendable {
     var response: Response
     var body: ResponseBodyStream?
 
+    /// The response, moved out of the delivery, which ends: `delivery.response` copied it (retaining each of its
+    /// parts) and then destroyed the delivery with the original.
+    consuming func takeResponse() -> Response { response }
+
     /// The bytes of a response that is not passed on (a followed redirect, a retried attempt) are read, up to
     /// 64 KiB, so the connection can be reused; a longer body is dropped, which closes the connection.
     func discard() async {

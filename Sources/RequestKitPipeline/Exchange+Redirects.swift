@@ -67,7 +67,7 @@ extension Exchange {
             {
                 cookieJar.store(delivery.response.cookies, from: url)
             }
-            guard Self.isRedirect(delivery.response.statusCode) else { return .success(delivery) }
+            guard Self.isRedirect(delivery.response.statusCode) else { return .success(consume delivery) }
             switch await redirect(
                 delivery, of: request.urlRequest, firstURL: first.url, explicitCookies: explicitCookies,
                 count: count + 1)

@@ -57,10 +57,13 @@ struct Exchange: Sendable {
     }
 
     /// Whether an interceptor, a monitor or a retry policy takes part: then every attempt is adapted, reported and
-    /// decided. Out of line, so that the options read stay out of the frame of ``run(sink:)``'s callers.
+    /// decided. Out of line, so that the options read stay out of the frame of ``run(sink:)``'s callers. An option
+    /// nobody set is at its default (no interceptor, no monitor, one attempt) and is not read.
     @inline(never)
     private var needsAttempts: Bool {
-        !interceptors.isEmpty || !monitors.isEmpty || retryPolicy.maxAttempts > 1
+        (parts.hasOption(InterceptorsKey.self) && !interceptors.isEmpty)
+            || (parts.hasOption(EventMonitorsKey.self) && !monitors.isEmpty)
+            || (parts.hasOption(RetryPolicyKey.self) && retryPolicy.maxAttempts > 1)
     }
 
     /// ``run(sink:)`` with interceptors, monitors or a retry policy: each attempt adapted, reported and decided.

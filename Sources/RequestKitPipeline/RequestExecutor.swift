@@ -13,7 +13,7 @@ package enum RequestExecutor {
     @inline(__always)
     package static func send(_ parts: consuming RequestParts) async throws(RequestError) -> Response {
         let sink = ResponseSink.memory(progress: parts[option: DownloadProgressKey.self])
-        return try await run(consume parts, sink: sink).response
+        return try await run(consume parts, sink: sink).takeResponse()
     }
 
     /// Builds and sends `parts`, returning at the response head with the body still streaming. The total

@@ -35,7 +35,7 @@ package enum CacheDecision: Sendable, Equatable {
         }
     }
 
-    init(for request: CacheRequest, stored variants: [CachedResponse], at now: Date) {
+    init(for request: borrowing CacheRequest, stored variants: [CachedResponse], at now: Date) {
         guard request.rule != .reloadIgnoringCache,
             let stored = variants.first(where: { $0.matches(request) }), Self.canAnswerRange(of: request, from: stored)
         else {

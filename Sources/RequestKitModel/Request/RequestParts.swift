@@ -63,6 +63,18 @@ public struct RequestParts: Sendable {
     /// Whether any option is set: a request with none has every option at its default.
     package var hasOptions: Bool { !options.isEmpty }
 
+    /// Whether a component set the option of `key`: one nobody set reads as its default, so a caller whose test
+    /// holds for the default need not read (or copy) the value.
+    package func hasOption(_ key: Any.Type) -> Bool {
+        let identifier = ObjectIdentifier(key)
+        var index = 0
+        while index < options.count {
+            if options[index].key == identifier { return true }
+            index += 1
+        }
+        return false
+    }
+
     /// A typed option stored with the request, for components and features that need their own settings.
     ///
     /// ```swift

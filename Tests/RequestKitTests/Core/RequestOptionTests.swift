@@ -16,6 +16,15 @@ struct RequestOptionTests {
         #expect(parts[option: Count.self] == 1 && parts[option: Name.self] == "none" && parts[option: Limit.self] == 5)
     }
 
+    @Test("Whether an option is set: by its key alone, whatever its value, nil included")
+    func hasOption() {
+        var parts = RequestParts()
+        #expect(!parts.hasOption(Count.self) && !parts.hasOption(Limit.self))
+        parts[option: Count.self] = 1
+        parts[option: Limit.self] = nil
+        #expect(parts.hasOption(Count.self) && parts.hasOption(Limit.self) && !parts.hasOption(Name.self))
+    }
+
     @Test("Each key keeps its own value; setting a key again replaces its value")
     func setAndReplace() {
         var parts = RequestParts()
