@@ -160,6 +160,8 @@ extension Exchange {
     private func reported(
         _ result: consuming Result<Delivery, RequestError>, _ request: TransferRequest.Head
     ) -> Result<Delivery, RequestError> {
+        // Read only when set: the default, no monitor, costs a copy of the shared empty list.
+        guard parts.hasOption(EventMonitorsKey.self) else { return result }
         let monitors = self.monitors
         guard !monitors.isEmpty, case .success(let delivery) = copy result else { return result }
         let urlRequest = request.urlRequest

@@ -32,7 +32,21 @@ struct CacheDirectives: Sendable, Hashable {
     let isPublic: Bool
 
     /// No directives: what a message without `Cache-Control` has.
-    static let none = CacheDirectives(CacheControl([String]()))
+    static let none = CacheDirectives()
+
+    /// No directives, made in place: a message without `Cache-Control` (most requests) does not read a global.
+    private init() {
+        maxAge = .absent
+        minFresh = .absent
+        maxStale = .absent
+        staleWhileRevalidate = .absent
+        staleIfError = .absent
+        noCache = false
+        noStore = false
+        mustRevalidate = false
+        onlyIfCached = false
+        isPublic = false
+    }
 
     /// The directives `control` holds.
     init(_ control: CacheControl) {
@@ -51,7 +65,7 @@ struct CacheDirectives: Sendable, Hashable {
     /// The directives of `headers`' `Cache-Control` fields; ``none`` without one, parsing nothing.
     init(_ headers: HTTPHeaders) {
         guard headers.contains("Cache-Control") else {
-            self = .none
+            self.init()
             return
         }
         self.init(CacheControl(headers))

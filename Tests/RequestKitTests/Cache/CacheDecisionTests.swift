@@ -78,6 +78,12 @@ struct CacheDecisionTests {
         #expect(Self.kind(CacheDecision(for: F.request(rule: rule), stored: [stored], at: F.at(seconds))) == expected)
     }
 
+    @Test("The method is compared in upper case", arguments: ["GET", "get", "HEAD", "Head", "POST", "pOsT", "PATCH"])
+    func methodInUpperCase(_ method: String) throws {
+        let url = try #require(URL(string: "http://h/a"))
+        #expect(CacheRequest(method: method, url: url, headers: HTTPHeaders()).method == method.uppercased())
+    }
+
     @Test(
         "The primary key is the URL without its fragment",
         arguments: [

@@ -33,6 +33,7 @@ struct CacheDirectivesTests {
     func fromHeaders() {
         #expect(CacheDirectives(["Accept": "text/plain"] as HTTPHeaders) == .none)
         #expect(CacheDirectives.none.maxAge == .absent && !CacheDirectives.none.noCache)
+        #expect(CacheDirectives.none == CacheDirectives(CacheControl([String]())))
         let headers = HTTPHeaders([
             HTTPHeader(name: "cache-control", value: "max-age=60"),
             HTTPHeader(name: "Cache-Control", value: "max-age=5, no-cache"),
