@@ -61,6 +61,8 @@ package final class HTTP2Session {
     private var isClosed = false
     /// Bytes made and not yet taken by ``outgoing()``.
     private var pending: [UInt8] = []
+    /// Where the frames in what the server sends begin and end.
+    private var frames = HTTP2FrameBoundaries()
 
     /// A session that has queued the connection preface and its `SETTINGS` (push off, the stream window and header
     /// list limit of `settings`).
@@ -193,19 +195,32 @@ package final class HTTP2Session {
 
     /// Takes what the server sent and returns what it meant. After a ``Output/closed(_:)``, nothing more is read.
     package func receive(_ bytes: UnsafeRawBufferPointer) -> [Output] {
-        guard !isClosed else { return [] }
+        guard !isClosed, let base = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return [] }
         var offset = 0
         while offset < bytes.count {
-            guard let start = bytes.baseAddress?.advanced(by: offset).assumingMemoryBound(to: UInt8.self) else { break }
-            let read = nghttp2_session_mem_recv(session, start, bytes.count - offset)
-            if read < 0 {
-                return finish(failure(of: Int32(clamping: read)))
+            // One frame at a time, each followed by what it calls for (acknowledgements, resets, GOAWAY), so that
+            // the streams a frame ends are reported before the next frame is read: what the session reports depends
+            // on the bytes alone, not on how the reads split them.
+            let count = frames.bytesToFrameEnd(of: bytes, from: offset)
+            let read = nghttp2_session_mem_recv(session, base + offset, count)
+            if read < 0 { return finish(failure(of: Int32(clamping: read))) }
+            guard read == count else { return finish(failure(of: NGHTTP2_ERR_PROTO.rawValue)) }
+            offset += count
+            if frames.isAtBoundary {
+                flush()
+                if events.sentGoAway != nil { break }
+                // A server that sends PING or SETTINGS frames faster than their acknowledgements are written (it
+                // does not read them) would make them pile up here without end.
+                if events.acknowledgementsUnwritten > settings.maxPendingAcknowledgements {
+                    _ = nghttp2_session_terminate_session(session, NGHTTP2_ENHANCE_YOUR_CALM.rawValue)
+                    flush()
+                    return finish(
+                        .flooded(
+                            "more than \(settings.maxPendingAcknowledgements) acknowledgements of PING and SETTINGS "
+                                + "frames waited to be written"))
+                }
             }
-            if read == 0 { break }
-            offset += read
         }
-        // What the bytes call for is written now (acknowledgements, resets, GOAWAY): the streams it ends are
-        // reported with the rest.
         flush()
         return takeOutputs()
     }
@@ -220,6 +235,7 @@ package final class HTTP2Session {
     /// The bytes to write next, empty when there are none.
     package func outgoing() -> [UInt8] {
         flush()
+        events.acknowledgementsUnwritten = 0
         defer { pending = [] }
         return pending
     }

@@ -28,6 +28,9 @@ final class HTTP2SessionEvents {
     private(set) var sentGoAway: HTTP2ConnectionFailure?
     /// nghttp2's last description of something the server got wrong.
     private(set) var lastError: String?
+    /// The acknowledgements of the server's PING and SETTINGS frames made since the connection's bytes were last
+    /// taken for writing.
+    var acknowledgementsUnwritten = 0
 
     init(maxHeaderListBytes: Int) {
         self.maxHeaderListBytes = maxHeaderListBytes
@@ -217,8 +220,13 @@ final class HTTP2SessionEvents {
         }
         nghttp2_session_callbacks_set_on_frame_send_callback(callbacks) { _, frame, context in
             guard let frame, let events = events(context) else { return 0 }
-            if UInt32(frame.pointee.hd.type) == NGHTTP2_GOAWAY.rawValue {
+            let type = UInt32(frame.pointee.hd.type)
+            if type == NGHTTP2_GOAWAY.rawValue {
                 events.sentGoAway(code: HTTP2ErrorCode(rawValue: frame.pointee.goaway.error_code))
+            } else if type == NGHTTP2_PING.rawValue || type == NGHTTP2_SETTINGS.rawValue,
+                has(NGHTTP2_FLAG_ACK, frame.pointee.hd.flags)
+            {
+                events.acknowledgementsUnwritten += 1
             }
             return 0
         }

@@ -446,6 +446,52 @@ struct HTTP2SessionTests {
         #expect(!outputs.contains { if case .head = $0 { true } else { false } })
     }
 
+    @Test("What the session reports depends on the bytes alone, not on how the reads split them")
+    func readsSplitAnywhere() throws {
+        // A stream error (a response head without :status) and then a connection error (a frame too large): read at
+        // once or a byte at a time, the stream's reset is reported before the connection's end.
+        var bytes = HTTP2FrameBytes.settingsFrame()
+        bytes += HTTP2FrameBytes.frame(HTTP2FrameBytes.ping, payload: Array("abcdefgh".utf8))
+        bytes += HTTP2FrameBytes.headersFrame(stream: 3, block: HTTP2FrameBytes.literal("x-a", "b"))
+        bytes += HTTP2FrameBytes.frame(HTTP2FrameBytes.data, stream: 1, payload: Array(repeating: 0, count: 16_385))
+        var reports: [[HTTP2Session.Output]] = []
+        for piece in [bytes.count, 1, 7] {
+            let client = try Self.client()
+            for _ in 0..<2 { _ = try client.request(Self.head, body: nil) }
+            _ = client.outgoing()
+            var outputs: [HTTP2Session.Output] = []
+            for start in stride(from: 0, to: bytes.count, by: piece) {
+                outputs += Self.feed(client, Array(bytes[start..<min(bytes.count, start + piece)]))
+            }
+            reports.append(outputs)
+        }
+        #expect(reports[0].first == .failed(stream: 3, .reset(.protocolError)))
+        #expect(reports[1] == reports[0])
+        #expect(reports[2] == reports[0])
+    }
+
+    @Test("Frame boundaries are found across reads that split headers and payloads anywhere")
+    func frameBoundaries() {
+        let frames =
+            HTTP2FrameBytes.settingsFrame() + HTTP2FrameBytes.frame(0x0, stream: 1, payload: [1, 2, 3])
+            + HTTP2FrameBytes.settingsFrame([(4, 65_535)])
+        for piece in 1...frames.count {
+            var boundaries = HTTP2FrameBoundaries()
+            var ends: [Int] = []
+            var position = 0
+            for start in stride(from: 0, to: frames.count, by: piece) {
+                let chunk = Array(frames[start..<min(frames.count, start + piece)])
+                var offset = 0
+                while offset < chunk.count {
+                    offset += chunk.withUnsafeBytes { boundaries.bytesToFrameEnd(of: $0, from: offset) }
+                    if boundaries.isAtBoundary { ends.append(position + offset) }
+                }
+                position += chunk.count
+            }
+            #expect(ends == [9, 21, 36], "reads of \(piece) bytes")
+        }
+    }
+
     @Test("A server preface that is not SETTINGS ends the connection")
     func badPreface() throws {
         let client = try Self.client()
