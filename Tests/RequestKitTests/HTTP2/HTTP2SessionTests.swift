@@ -17,6 +17,16 @@ struct HTTP2SessionTests {
         return try HTTP2Session(settings: settings)
     }
 
+    /// A client with one request started and its bytes taken, as if written: the server's bytes come next.
+    private static func clientWithStream(
+        _ configure: (inout HTTP2Settings) -> Void = { _ in }
+    ) throws -> (HTTP2Session, Int32) {
+        let client = try client(configure)
+        let stream = try client.request(head, body: nil)
+        _ = client.outgoing()
+        return (client, stream)
+    }
+
     /// What `session` makes of `bytes` from the server.
     private static func feed(_ session: HTTP2Session, _ bytes: [UInt8]) -> [HTTP2Session.Output] {
         bytes.withUnsafeBytes { session.receive($0) }
@@ -276,9 +286,7 @@ struct HTTP2SessionTests {
 
     @Test("GOAWAY with an error code fails the streams it cuts and reports the code")
     func goAwayWithError() throws {
-        let client = try Self.client()
-        let stream = try client.request(Self.head, body: nil)
-        _ = client.outgoing()
+        let (client, stream) = try Self.clientWithStream()
         var bytes = HTTP2FrameBytes.settingsFrame()
         bytes += HTTP2FrameBytes.headersFrame(stream: UInt32(stream), block: HTTP2FrameBytes.status200)
         bytes += HTTP2FrameBytes.frame(
@@ -355,9 +363,7 @@ struct HTTP2SessionTests {
 
     @Test("A frame larger than the allowed frame size ends the connection with FRAME_SIZE_ERROR")
     func oversizedFrame() throws {
-        let client = try Self.client()
-        let stream = try client.request(Self.head, body: nil)
-        _ = client.outgoing()
+        let (client, stream) = try Self.clientWithStream()
         var bytes = HTTP2FrameBytes.settingsFrame()
         bytes += HTTP2FrameBytes.headersFrame(stream: UInt32(stream), block: HTTP2FrameBytes.status200)
         bytes += HTTP2FrameBytes.frame(
@@ -374,9 +380,7 @@ struct HTTP2SessionTests {
 
     @Test("A response header with a forbidden byte resets its stream with PROTOCOL_ERROR")
     func forbiddenHeaderBytes() throws {
-        let client = try Self.client()
-        let stream = try client.request(Self.head, body: nil)
-        _ = client.outgoing()
+        let (client, stream) = try Self.clientWithStream()
         var bytes = HTTP2FrameBytes.settingsFrame()
         bytes += HTTP2FrameBytes.headersFrame(
             stream: UInt32(stream), block: HTTP2FrameBytes.status200 + HTTP2FrameBytes.literal("x-evil", "a\r\nb"))
@@ -425,9 +429,7 @@ struct HTTP2SessionTests {
 
     @Test("A header block in more CONTINUATION frames than allowed ends the connection")
     func continuationFlood() throws {
-        let client = try Self.client { $0.maxContinuationFrames = 8 }
-        let stream = try client.request(Self.head, body: nil)
-        _ = client.outgoing()
+        let (client, stream) = try Self.clientWithStream { $0.maxContinuationFrames = 8 }
         var bytes = HTTP2FrameBytes.settingsFrame()
         bytes += HTTP2FrameBytes.frame(
             HTTP2FrameBytes.headers, stream: UInt32(stream), payload: HTTP2FrameBytes.status200)
