@@ -166,11 +166,6 @@ package final class HTTP2Session {
         _ = nghttp2_submit_ping(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), nil)
     }
 
-    /// Ends the connection politely: `GOAWAY` with `NO_ERROR`, and no new streams.
-    package func goAway() {
-        _ = nghttp2_session_terminate_session(session, NGHTTP2_NO_ERROR.rawValue)
-    }
-
     // MARK: State
 
     /// The streams started and not yet ended.
@@ -252,8 +247,11 @@ package final class HTTP2Session {
 
     /// Whether the connection has ended: nghttp2 wants neither to read nor to write (after a `GOAWAY` both ways, or
     /// a protocol error).
-    package var isFinished: Bool {
-        isClosed || (nghttp2_session_want_read(session) == 0 && nghttp2_session_want_write(session) == 0)
+    package var isFinished: Bool { isClosed || isDoneForNghttp2 }
+
+    /// Whether nghttp2 wants neither to read nor to write.
+    private var isDoneForNghttp2: Bool {
+        nghttp2_session_want_read(session) == 0 && nghttp2_session_want_write(session) == 0
     }
 
     // MARK: Ending
@@ -263,7 +261,7 @@ package final class HTTP2Session {
         var outputs = events.take()
         if let sent = events.sentGoAway {
             outputs += finish(sent)
-        } else if nghttp2_session_want_read(session) == 0, nghttp2_session_want_write(session) == 0 {
+        } else if isDoneForNghttp2 {
             outputs += finish(events.receivedGoAwayFailure)
         }
         return outputs
@@ -292,10 +290,9 @@ package final class HTTP2Session {
         return events.sentGoAway ?? .protocolViolation(.protocolError, events.lastError ?? reason)
     }
 
-    /// Calls `body` with `fields` as nghttp2's name-value pairs, which point into one buffer for the call's length.
-    private static func withFields<T>(
-        _ fields: [HTTPHeader], _ body: (UnsafeMutableBufferPointer<nghttp2_nv>) -> T
-    ) -> T {
+    /// Calls `body` with `fields` as nghttp2's name-value pairs, which point into one buffer for the call's length
+    /// (nghttp2 copies them).
+    static func withFields<T>(_ fields: [HTTPHeader], _ body: (UnsafeMutableBufferPointer<nghttp2_nv>) -> T) -> T {
         var bytes: [UInt8] = []
         var spans: [(name: Range<Int>, value: Range<Int>)] = []
         spans.reserveCapacity(fields.count)
@@ -309,13 +306,11 @@ package final class HTTP2Session {
         // One byte more, so that the buffer has an address even when every field is empty.
         bytes.append(0)
         return bytes.withUnsafeMutableBufferPointer { buffer in
+            let base = buffer.baseAddress
             var pairs = spans.map { span in
                 nghttp2_nv(
-                    name: buffer.baseAddress.map { $0 + span.name.lowerBound },
-                    value: buffer.baseAddress.map {
-                        $0 + span.value.lowerBound
-                    }, namelen: span.name.count, valuelen: span.value.count,
-                    flags: UInt8(NGHTTP2_NV_FLAG_NONE.rawValue))
+                    name: base.map { $0 + span.name.lowerBound }, value: base.map { $0 + span.value.lowerBound },
+                    namelen: span.name.count, valuelen: span.value.count, flags: UInt8(NGHTTP2_NV_FLAG_NONE.rawValue))
             }
             return pairs.withUnsafeMutableBufferPointer { body($0) }
         }

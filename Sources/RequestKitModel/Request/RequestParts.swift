@@ -65,7 +65,7 @@ public struct RequestParts: Sendable {
 
     /// Whether a component set the option of `key`: one nobody set reads as its default, so a caller whose test
     /// holds for the default need not read (or copy) the value.
-    package func hasOption(_ key: Any.Type) -> Bool {
+    package func hasOption<Key: RequestOptionKey>(_ key: Key.Type) -> Bool {
         let identifier = ObjectIdentifier(key)
         var index = 0
         while index < options.count {

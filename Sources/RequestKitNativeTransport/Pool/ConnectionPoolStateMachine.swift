@@ -138,6 +138,9 @@ struct ConnectionPoolStateMachine<Key: Hashable & Sendable>: Sendable {
         var available: [ConnectionID] = []
         /// What its connections speak.
         var kind = HostProtocol.unknown
+        /// Whether its connections learn their protocol once open (its requests said so): until the host is known to
+        /// speak HTTP/1.1, each new connection negotiates.
+        var negotiates = false
         /// Its connections whose protocol is not known yet.
         var negotiating = 0
         /// Requests waiting for room, in arrival order from `waitersStart` on.
@@ -257,7 +260,7 @@ struct ConnectionPoolStateMachine<Key: Hashable & Sendable>: Sendable {
         let awaitsProtocol = negotiates && kind != .serial && (slot.flatMap { hosts[slot: $0]?.negotiating } ?? 0) > 0
         let count = slot.flatMap { hosts[slot: $0]?.connections.count } ?? 0
         if !awaitsProtocol, count < configuration.maxConnectionsPerHost {
-            let connection = open(key, now: now, negotiates: negotiates && kind != .serial)
+            let connection = open(key, now: now, negotiates: negotiates)
             take(connection)
             return .createConnection(connection)
         }
@@ -466,7 +469,7 @@ struct ConnectionPoolStateMachine<Key: Hashable & Sendable>: Sendable {
         if !isShutDown, let host = hosts[slot: slot], host.connections.count < configuration.maxConnectionsPerHost,
             let waiter = hosts[slot: slot]?.popWaiter()
         {
-            let fresh = open(host.key, now: now, negotiates: host.kind == .multiplexed)
+            let fresh = open(host.key, now: now)
             take(fresh)
             // The draining connection closes itself once its last request ended (its server is going away).
             return .createConnection(fresh, for: waiter.id)
@@ -475,8 +478,8 @@ struct ConnectionPoolStateMachine<Key: Hashable & Sendable>: Sendable {
         return .close
     }
 
-    /// Opens connections for the waiters of the host in `slot` while it is under its limit and no connection to it negotiates a
-    /// protocol that may multiplex.
+    /// Opens connections for the waiters of the host in `slot` while it is under its limit and no connection to it
+    /// negotiates a protocol that may multiplex.
     private mutating func openForWaiters(_ slot: Int, now: UInt64) -> [NegotiationAction.Pair] {
         var created: [NegotiationAction.Pair] = []
         while !isShutDown, let host = hosts[slot: slot], host.waitingCount > 0,
@@ -484,19 +487,23 @@ struct ConnectionPoolStateMachine<Key: Hashable & Sendable>: Sendable {
             host.kind == .serial || host.negotiating == 0,
             let waiter = hosts[slot: slot]?.popWaiter()
         {
-            let fresh = open(host.key, now: now, negotiates: host.kind != .serial)
+            let fresh = open(host.key, now: now)
             take(fresh)
             created.append(NegotiationAction.Pair(connection: fresh, request: waiter.id))
         }
         return created
     }
 
+    /// Opens a connection to `key`, which negotiates its protocol when the host's requests do (`negotiates`: this
+    /// request says so) and the host is not known to speak HTTP/1.1.
     private mutating func open(_ key: Key, now: UInt64, negotiates: Bool = false) -> ConnectionID {
         let id = ConnectionID(nextConnection)
         nextConnection += 1
         let slot = hosts.slotMaking(key)
-        connections[id] = Connection(host: slot, capacity: 1, inUse: 0, idleSince: now, isNegotiating: negotiates)
-        if negotiates { hosts[slot: slot]?.negotiating += 1 }
+        if negotiates { hosts[slot: slot]?.negotiates = true }
+        let isNegotiating = hosts[slot: slot].map { $0.negotiates && $0.kind != .serial } ?? false
+        connections[id] = Connection(host: slot, capacity: 1, inUse: 0, idleSince: now, isNegotiating: isNegotiating)
+        if isNegotiating { hosts[slot: slot]?.negotiating += 1 }
         hosts[slot: slot]?.connections.insert(id)
         hosts[slot: slot]?.available.append(id)
         return id

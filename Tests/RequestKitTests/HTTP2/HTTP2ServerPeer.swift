@@ -77,22 +77,26 @@ final class HTTP2ServerPeer {
                     flags?.pointee |= NGHTTP2_DATA_FLAG_EOF.rawValue
                     if !body.trailers.isEmpty {
                         flags?.pointee |= NGHTTP2_DATA_FLAG_NO_END_STREAM.rawValue
-                        withPairs(body.trailers) {
+                        HTTP2Session.withFields(body.trailers) {
                             _ = nghttp2_submit_trailer(session, stream, $0.baseAddress, $0.count)
                         }
                     }
                 }
                 return count
             }
-            withPairs(fields) { _ = nghttp2_submit_response(session, stream, $0.baseAddress, $0.count, &provider) }
+            HTTP2Session.withFields(fields) {
+                _ = nghttp2_submit_response(session, stream, $0.baseAddress, $0.count, &provider)
+            }
         } else {
-            withPairs(fields) { _ = nghttp2_submit_response(session, stream, $0.baseAddress, $0.count, nil) }
+            HTTP2Session.withFields(fields) {
+                _ = nghttp2_submit_response(session, stream, $0.baseAddress, $0.count, nil)
+            }
         }
     }
 
     /// Sends an interim response on `stream` (a 1xx head without an end).
     func inform(_ stream: Int32, status: Int) {
-        withPairs([HTTPHeader(name: ":status", value: String(status))]) {
+        HTTP2Session.withFields([HTTPHeader(name: ":status", value: String(status))]) {
             _ = nghttp2_submit_headers(
                 session, UInt8(NGHTTP2_FLAG_NONE.rawValue), stream, nil, $0.baseAddress, $0.count, nil)
         }
@@ -145,26 +149,4 @@ private func peer(_ context: UnsafeMutableRawPointer?) -> HTTP2ServerPeer? {
     context.map { Unmanaged<HTTP2ServerPeer>.fromOpaque($0).takeUnretainedValue() }
 }
 
-/// Calls `body` with `fields` as nghttp2 name-value pairs, pointing into one buffer for the call's length.
-private func withPairs(_ fields: [HTTPHeader], _ body: (UnsafeMutableBufferPointer<nghttp2_nv>) -> Void) {
-    var bytes: [UInt8] = []
-    var spans: [(name: Range<Int>, value: Range<Int>)] = []
-    for field in fields {
-        let nameStart = bytes.count
-        bytes += field.name.utf8
-        let valueStart = bytes.count
-        bytes += field.value.utf8
-        spans.append((nameStart..<valueStart, valueStart..<bytes.count))
-    }
-    bytes.append(0)
-    bytes.withUnsafeMutableBufferPointer { buffer in
-        guard let base = buffer.baseAddress else { return }
-        var pairs = spans.map {
-            nghttp2_nv(
-                name: base + $0.name.lowerBound, value: base + $0.value.lowerBound, namelen: $0.name.count,
-                valuelen: $0.value.count, flags: UInt8(NGHTTP2_NV_FLAG_NONE.rawValue))
-        }
-        pairs.withUnsafeMutableBufferPointer { body($0) }
-    }
-}
 #endif

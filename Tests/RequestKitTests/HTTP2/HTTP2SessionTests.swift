@@ -27,6 +27,17 @@ struct HTTP2SessionTests {
         return (client, stream)
     }
 
+    /// A client whose one request the in-memory server has received: the server's answer comes next.
+    private static func requestSentToPeer(
+        _ configure: (inout HTTP2Settings) -> Void = { _ in }
+    ) throws -> (HTTP2Session, HTTP2ServerPeer, Int32) {
+        let client = try client(configure)
+        let server = HTTP2ServerPeer()
+        let stream = try client.request(head, body: nil)
+        _ = server.exchange(with: client)
+        return (client, server, stream)
+    }
+
     /// What `session` makes of `bytes` from the server.
     private static func feed(_ session: HTTP2Session, _ bytes: [UInt8]) -> [HTTP2Session.Output] {
         bytes.withUnsafeBytes { session.receive($0) }
@@ -43,10 +54,7 @@ struct HTTP2SessionTests {
 
     @Test("A GET gets its head, its body and its end, in that order")
     func getRoundTrip() throws {
-        let client = try Self.client()
-        let server = HTTP2ServerPeer()
-        let stream = try client.request(Self.head, body: nil)
-        _ = server.exchange(with: client)
+        let (client, server, stream) = try Self.requestSentToPeer()
         server.respond(
             stream, status: 200, headers: [HTTPHeader(name: "content-type", value: "application/json")],
             body: Data("[]".utf8))
@@ -135,10 +143,7 @@ struct HTTP2SessionTests {
 
     @Test("Interim responses come before the final one")
     func informational() throws {
-        let client = try Self.client()
-        let server = HTTP2ServerPeer()
-        let stream = try client.request(Self.head, body: nil)
-        _ = server.exchange(with: client)
+        let (client, server, stream) = try Self.requestSentToPeer()
         server.inform(stream, status: 103)
         server.respond(stream, status: 204)
         #expect(
@@ -150,10 +155,7 @@ struct HTTP2SessionTests {
 
     @Test("Trailers come after the body")
     func trailers() throws {
-        let client = try Self.client()
-        let server = HTTP2ServerPeer()
-        let stream = try client.request(Self.head, body: nil)
-        _ = server.exchange(with: client)
+        let (client, server, stream) = try Self.requestSentToPeer()
         server.respond(
             stream, status: 200, body: Data("ok".utf8), trailers: [HTTPHeader(name: "grpc-status", value: "0")])
         #expect(
@@ -230,10 +232,7 @@ struct HTTP2SessionTests {
 
     @Test("REFUSED_STREAM before any response means the request may be sent again")
     func refusedStream() throws {
-        let client = try Self.client()
-        let server = HTTP2ServerPeer()
-        let stream = try client.request(Self.head, body: nil)
-        _ = server.exchange(with: client)
+        let (client, server, stream) = try Self.requestSentToPeer()
         server.reset(stream, code: .refusedStream)
         #expect(server.exchange(with: client) == [.retry(stream: stream)])
     }
@@ -242,10 +241,7 @@ struct HTTP2SessionTests {
 
     @Test("A reset after the head is a failure naming the code, not a retry")
     func resetAfterHead() throws {
-        let client = try Self.client()
-        let server = HTTP2ServerPeer()
-        let stream = try client.request(Self.head, body: nil)
-        _ = server.exchange(with: client)
+        let (client, server, stream) = try Self.requestSentToPeer()
         server.inform(stream, status: 100)
         _ = server.exchange(with: client)
         server.reset(stream, code: .internalError)
@@ -269,10 +265,7 @@ struct HTTP2SessionTests {
 
     @Test("The connection ending mid-response fails the open streams and closes the session")
     func endedMidResponse() throws {
-        let client = try Self.client()
-        let server = HTTP2ServerPeer()
-        let stream = try client.request(Self.head, body: nil)
-        _ = server.exchange(with: client)
+        let (client, _, stream) = try Self.requestSentToPeer()
         #expect(client.receivedEnd() == [.failed(stream: stream, .connectionLost(.closed)), .closed(.closed)])
         #expect(client.isFinished)
         #expect(Self.feed(client, HTTP2FrameBytes.settingsFrame()) == [])
@@ -304,10 +297,7 @@ struct HTTP2SessionTests {
 
     @Test("A consumer that does not read holds the server to the stream's window; reading opens it again")
     func slowConsumer() throws {
-        let client = try Self.client { $0.streamWindow = 16_384 }
-        let server = HTTP2ServerPeer()
-        let stream = try client.request(Self.head, body: nil)
-        _ = server.exchange(with: client)
+        let (client, server, stream) = try Self.requestSentToPeer { $0.streamWindow = 16_384 }
         let body = Data(repeating: 0x61, count: 100_000)
         server.respond(stream, status: 200, body: body)
         let first = Self.body(server.exchange(with: client), stream: stream)
@@ -325,10 +315,7 @@ struct HTTP2SessionTests {
 
     @Test("A cancelled stream is reset with CANCEL and reports nothing more")
     func cancel() throws {
-        let client = try Self.client()
-        let server = HTTP2ServerPeer()
-        let stream = try client.request(Self.head, body: nil)
-        _ = server.exchange(with: client)
+        let (client, server, stream) = try Self.requestSentToPeer()
         client.cancel(stream)
         _ = server.exchange(with: client)
         #expect(server.requests[stream]?.resetCode == HTTP2ErrorCode.cancel.rawValue)
@@ -350,10 +337,7 @@ struct HTTP2SessionTests {
 
     @Test("A header list over the limit resets its stream with a typed failure")
     func headerListLimit() throws {
-        let client = try Self.client { $0.maxHeaderListBytes = 1_024 }
-        let server = HTTP2ServerPeer()
-        let stream = try client.request(Self.head, body: nil)
-        _ = server.exchange(with: client)
+        let (client, server, stream) = try Self.requestSentToPeer { $0.maxHeaderListBytes = 1_024 }
         let fields = (0..<40).map { HTTPHeader(name: "x-filler-\($0)", value: String(repeating: "v", count: 40)) }
         server.respond(stream, status: 200, headers: fields)
         #expect(server.exchange(with: client) == [.failed(stream: stream, .headerListTooLarge(limit: 1_024))])

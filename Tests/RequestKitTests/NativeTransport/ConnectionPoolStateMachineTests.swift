@@ -389,6 +389,20 @@ struct ConnectionPoolStateMachineTests {
             ], maxPerHost: 4)
     }
 
+    @Test("A connection opened in place of a closed one to an HTTP/2 host negotiates too, and its waiters run on it")
+    func replacementNegotiates() {
+        Self.run(
+            [
+                .negotiating(1, key: "a", deadline: nil, now: 0, expect: .createConnection(C(0))),
+                .negotiated(0, capacity: 2, now: 1, run: [], create: []),
+                .negotiating(2, key: "a", deadline: nil, now: 1, expect: .run(on: C(0), isAlone: false)),
+                .negotiating(3, key: "a", deadline: nil, now: 1, expect: .wait(armTimer: nil)),
+                .released(0, isReusable: false, now: 2, expect: .createConnection(C(1), for: R(3))),
+                .negotiating(4, key: "a", deadline: nil, now: 2, expect: .wait(armTimer: nil)),
+                .negotiated(1, capacity: 2, now: 3, run: [4], create: []),
+            ], maxPerHost: 1)
+    }
+
     @Test("A waiter waiting for a protocol still has its own deadline")
     func negotiationWaiterTimesOut() {
         Self.run([
