@@ -53,9 +53,10 @@ let package = Package(
         .target(
             name: "RequestKitNativeTransport",
             dependencies: [
-                "RequestKitDSL", "RequestKitSockets", "RequestKitURLSession", "CZlib", "CEpoll", "CAtomics",
-                .target(name: "CBrotli", condition: .when(platforms: [.linux])),
+                "RequestKitDSL", "RequestKitSockets", "RequestKitURLSession", "RequestKitHTTP2", "CZlib", "CEpoll",
+                "CAtomics", .target(name: "CBrotli", condition: .when(platforms: [.linux])),
                 .target(name: "CZstd", condition: .when(platforms: [.linux])),
+                .target(name: "CNghttp2", condition: .when(platforms: [.linux])),
             ]),
         .target(name: "RequestKitPipeline", dependencies: ["RequestKitFeatures", "RequestKitNativeTransport"]),
         .target(name: "RequestKitSending", dependencies: ["RequestKitDSL", "RequestKitPipeline"]),

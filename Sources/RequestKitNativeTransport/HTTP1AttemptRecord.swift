@@ -97,7 +97,7 @@ struct HTTP1AttemptRecord: Sendable {
         attempt.bodyBytesReceived = bodyBytes
         attempt.isReusedConnection = isReused
         if let connection {
-            attempt.networkProtocol = "http/1.1"
+            attempt.networkProtocol = connection.networkProtocol
             attempt.tls = connection.tls
             attempt.localAddress = connection.localAddress
             attempt.remoteAddress = connection.remoteAddress
@@ -123,15 +123,28 @@ final class HTTP1ConnectionFacts: Sendable {
     let localAddress: String?
     let remoteAddress: String?
     let tls: RequestMetrics.TLS?
+    /// The protocol the connection speaks, as ALPN names it (`"http/1.1"`, `"h2"`).
+    let networkProtocol: String
 
-    init(localAddress: String?, remoteAddress: String?, tls: RequestMetrics.TLS? = nil) {
+    init(
+        localAddress: String?, remoteAddress: String?, tls: RequestMetrics.TLS? = nil,
+        networkProtocol: String = "http/1.1"
+    ) {
         self.localAddress = localAddress
         self.remoteAddress = remoteAddress
         self.tls = tls
+        self.networkProtocol = networkProtocol
     }
 
     /// These facts with what the TLS handshake negotiated.
     func negotiated(_ tls: RequestMetrics.TLS?) -> HTTP1ConnectionFacts {
-        HTTP1ConnectionFacts(localAddress: localAddress, remoteAddress: remoteAddress, tls: tls)
+        HTTP1ConnectionFacts(
+            localAddress: localAddress, remoteAddress: remoteAddress, tls: tls, networkProtocol: networkProtocol)
+    }
+
+    /// These facts for a connection that speaks `networkProtocol`.
+    func speaking(_ networkProtocol: String) -> HTTP1ConnectionFacts {
+        HTTP1ConnectionFacts(
+            localAddress: localAddress, remoteAddress: remoteAddress, tls: tls, networkProtocol: networkProtocol)
     }
 }

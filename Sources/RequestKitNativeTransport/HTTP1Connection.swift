@@ -461,7 +461,7 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
         machine.jobEnded(isKept: isReusable)
         timeoutNanoseconds = nil
         if isReusable { setInterest(.readable) }
-        pool.release(self, isReusable: isReusable)
+        pool.release(.http1(self), isReusable: isReusable)
     }
 
     /// Ends the job with `outcome`, returning the connection to the pool.
@@ -658,7 +658,7 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
             // Readable while idle: the server closed the connection (or sent bytes nobody asked for).
             if readable, job == nil, !isUsableAfterIdle(knownReadable: true) {
                 close()
-                pool?.discard(self)
+                pool?.discard(.http1(self))
             }
         case .connecting:
             if writable { connectAttemptEnded() }
@@ -766,10 +766,50 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
                 job?.record.handshakeEnd = HTTP1EventLoop.now()
                 facts = facts?.negotiated(stream.negotiatedTLS)
             }
+            if let pool, pool.negotiates(key) {
+                #if canImport(CNghttp2)
+                if key.isSecure ? stream.negotiatedApplicationProtocol == "h2" : true {
+                    try handOverToHTTP2(stream, pool: pool)
+                    return nil
+                }
+                #endif
+                pool.negotiatedHTTP1(self)
+            }
             try prepareSending()
             return nil
         }
     }
+
+    #if canImport(CNghttp2)
+    /// The server speaks HTTP/2 (it chose `h2` in the TLS handshake, or the policy says it speaks h2c): an
+    /// ``HTTP2Connection`` takes the socket, the job and this connection's place in the pool, and this one is done.
+    private func handOverToHTTP2(_ stream: any ByteStream, pool: HTTP1ConnectionPool) throws {
+        guard let job else { throw HTTP1ExchangeFailure.closedBeforeResponse(nil) }
+        let handed = descriptor
+        loop.deregister(handed)
+        for timer in [connectTimer, timeoutTimer].compactMap({ $0 }) { loop.cancel(timer) }
+        let successor: HTTP2Connection
+        do {
+            successor = try HTTP2Connection(
+                id: id, key: key, loop: loop, pool: pool, stream: stream, limits: job.limits,
+                facts: facts?.speaking("h2"))
+        } catch {
+            close()
+            throw error
+        }
+        // Nothing of the socket is this connection's any more.
+        self.stream = nil
+        descriptor = -1
+        interest = []
+        connectTimer = nil
+        timeoutTimer = nil
+        timerDeadline = nil
+        timeoutNanoseconds = nil
+        self.job = nil
+        machine.closed()
+        successor.takeOver(job)
+    }
+    #endif
 
     private func handshakeTimedOut() {
         connectTimer = nil

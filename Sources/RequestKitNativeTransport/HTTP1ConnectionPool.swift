@@ -23,7 +23,7 @@ final class HTTP1ConnectionPool: @unchecked Sendable {
 
     private let lock = NSLock()
     @exclusivity(unchecked) private var machine: Machine
-    @exclusivity(unchecked) private var connections: [Machine.ConnectionID: HTTP1Connection] = [:]
+    @exclusivity(unchecked) private var connections: [Machine.ConnectionID: PooledConnection] = [:]
     @exclusivity(unchecked) private var waiting: [Machine.RequestID: HTTP1Job] = [:]
     @exclusivity(unchecked) private var nextRequest = 0
     /// The most connections busy at once since the pool last trimmed the heap (``HeapTrim``).
@@ -36,11 +36,15 @@ final class HTTP1ConnectionPool: @unchecked Sendable {
     private let group: HTTP1EventLoopGroup
     /// Makes the byte stream of a newly connected socket: the one place where plain TCP could become TLS.
     private let makeStream: HTTP1Connection.StreamFactory
+    /// Where connections speak HTTP/2.
+    let http2: HTTP2Policy
 
     init(
         group: HTTP1EventLoopGroup, maxConnectionsPerHost: Int, idleTimeout: Double, connectTimeout: Double,
-        bufferSize: Int, pollWindow: UInt64, makeStream: @escaping HTTP1Connection.StreamFactory
+        bufferSize: Int, pollWindow: UInt64, http2: HTTP2Policy = .disabled,
+        makeStream: @escaping HTTP1Connection.StreamFactory
     ) {
+        self.http2 = http2
         self.pollWindow = pollWindow
         self.group = group
         self.connectTimeout = connectTimeout
@@ -52,7 +56,7 @@ final class HTTP1ConnectionPool: @unchecked Sendable {
     }
 
     deinit {
-        for connection in connections.values { connection.loop.execute { connection.closeIdle() } }
+        for connection in connections.values { connection.closeIdle() }
     }
 
     /// The loop that runs the pool's timer.
@@ -62,7 +66,26 @@ final class HTTP1ConnectionPool: @unchecked Sendable {
     var idleCount: Int { lock.withLock { machine.idleCount } }
 
     /// The connections open and idle, over all hosts.
-    var idleConnections: [HTTP1Connection] { lock.withLock { machine.idleConnections.compactMap { connections[$0] } } }
+    var idleConnections: [HTTP1Connection] {
+        lock.withLock {
+            machine.idleConnections.compactMap {
+                guard case .http1(let connection) = connections[$0] else { return nil }
+                return connection
+            }
+        }
+    }
+
+    /// Whether a connection to `key` may learn once open that it speaks HTTP/2: TLS that offers `h2`, or plain TCP to
+    /// a server the policy says speaks h2c.
+    func negotiates(_ key: HTTP1ConnectionKey) -> Bool {
+        #if canImport(CNghttp2)
+        if key.isSecure { return http2.offersOverTLS }
+        return http2.usesPriorKnowledge && key.proxy == nil
+            && http2.speaksPriorKnowledge(host: key.host, port: key.port)
+        #else
+        return false
+        #endif
+    }
 
     /// Runs `job` on a connection with room, a new one when its host is under the limit, or the next one released.
     ///
@@ -77,14 +100,15 @@ final class HTTP1ConnectionPool: @unchecked Sendable {
         let now = HTTP1EventLoop.now()
         let deadline = job.idleDeadline
         let action: Machine.RequestAction
-        var connection: HTTP1Connection?
+        var connection: PooledConnection?
+        let negotiates = negotiates(job.key)
         do {
             lock.lock()
             defer { lock.unlock() }
             nextRequest &+= 1
             let id = Machine.RequestID(nextRequest)
             job.poolID = id
-            action = machine.request(id, key: job.key, deadline: deadline, now: now)
+            action = machine.request(id, key: job.key, deadline: deadline, now: now, negotiates: negotiates)
             peakBusy = max(peakBusy, machine.busyConnectionCount)
             switch action {
             case .run(let target, _):
@@ -101,17 +125,18 @@ final class HTTP1ConnectionPool: @unchecked Sendable {
         case .run(_, let isAlone):
             guard let connection else { return job.finish(.failed(Self.lostConnection, wasReused: false)) }
             job.assign(connection)
+            guard case .http1(let serial) = connection else { return connection.run(job) }
             // Writing the request here saves waking a loop that waits; a busy loop takes the job as cheaply.
             // The only request in flight looks for its response too: its task has nothing else to do until it comes.
-            if inline, !connection.loop.isCurrent, connection.loop.isWaiting,
-                connection.runInline(job, polls: isAlone && pollWindow > 0)
+            if inline, !serial.loop.isCurrent, serial.loop.isWaiting,
+                serial.runInline(job, polls: isAlone && pollWindow > 0)
             {
                 return
             }
-            connection.loop.execute { connection.run(job) }
+            serial.loop.execute { serial.run(job) }
         case .createConnection(let target):
             let fresh = makeConnection(target, key: job.key)
-            job.assign(fresh)
+            job.assign(.http1(fresh))
             fresh.loop.execute { fresh.run(job) }
         case .wait(let armTimer):
             if let armTimer { arm(armTimer) }
@@ -131,7 +156,7 @@ final class HTTP1ConnectionPool: @unchecked Sendable {
         let connection = HTTP1Connection(
             id: id, key: key, loop: group.next(), pool: self, bufferSize: bufferSize, connectTimeout: connectTimeout,
             pollWindow: pollWindow, makeStream: makeStream)
-        lock.withLock { connections[id] = connection }
+        lock.withLock { connections[id] = .http1(connection) }
         return connection
     }
 
@@ -146,9 +171,9 @@ final class HTTP1ConnectionPool: @unchecked Sendable {
 
     /// Returns a connection once a job on it ended, from any thread: kept for the next job when `isReusable`,
     /// dropped otherwise (it is closed already). A waiting job gets it, or a replacement, at once.
-    func release(_ connection: HTTP1Connection, isReusable: Bool) {
+    func release(_ connection: PooledConnection, isReusable: Bool) {
         let now = HTTP1EventLoop.now()
-        var next: (job: HTTP1Job, connection: HTTP1Connection)?
+        var next: (job: HTTP1Job, connection: PooledConnection)?
         var waiter: HTTP1Job?
         var burstEnded = false
         let action: Machine.ReleaseAction = lock.withLock {
@@ -177,21 +202,21 @@ final class HTTP1ConnectionPool: @unchecked Sendable {
         case .none(let armTimer):
             if let armTimer { arm(armTimer) }
         case .close:
-            connection.loop.execute { connection.closeIdle() }
+            connection.closeIdle()
         case .run:
             guard let next else { return }
             next.job.assign(next.connection)
-            next.connection.loop.execute { next.connection.run(next.job) }
+            next.connection.run(next.job)
         case .createConnection(let target, _):
             let fresh = makeConnection(target, key: connection.key)
-            guard let waiter else { return release(fresh, isReusable: false) }
-            waiter.assign(fresh)
+            guard let waiter else { return release(.http1(fresh), isReusable: false) }
+            waiter.assign(.http1(fresh))
             fresh.loop.execute { fresh.run(waiter) }
         }
     }
 
     /// Forgets a connection that closed while idle (the server hung up), or that could not be opened.
-    func discard(_ connection: HTTP1Connection) {
+    func discard(_ connection: PooledConnection) {
         lock.withLock {
             machine.closed(connection.id)
             connections[connection.id] = nil
@@ -221,22 +246,83 @@ final class HTTP1ConnectionPool: @unchecked Sendable {
     /// Fails the waiting jobs whose deadline passed and closes connections idle for too long.
     private func timerFired(_ deadline: UInt64) {
         let now = HTTP1EventLoop.now()
-        let (expired, closing, armTimer): ([HTTP1Job], [HTTP1Connection], UInt64?) = lock.withLock {
+        let (expired, closing, armTimer): ([HTTP1Job], [PooledConnection], UInt64?) = lock.withLock {
             let action = machine.timerFired(deadline: deadline, now: now)
             let expired = action.expired.compactMap { waiting.removeValue(forKey: $0) }
             let closing = action.closing.compactMap { connections.removeValue(forKey: $0) }
             return (expired, closing, action.armTimer)
         }
         for job in expired { job.finish(.poolWaitTimedOut) }
-        for connection in closing { connection.loop.execute { connection.closeIdle() } }
+        for connection in closing { connection.closeIdle() }
         if let armTimer { arm(armTimer) }
     }
 
     /// Closes every idle connection now.
     func closeIdleConnections() {
-        let idle: [HTTP1Connection] = lock.withLock {
+        let idle: [PooledConnection] = lock.withLock {
             machine.closeIdleConnections().compactMap { connections.removeValue(forKey: $0) }
         }
-        for connection in idle { connection.loop.execute { connection.closeIdle() } }
+        for connection in idle { connection.closeIdle() }
+    }
+
+    // MARK: Negotiation
+
+    /// An HTTP/1.1 connection learned, once open, that it speaks HTTP/1.1: the waiters left over open connections of
+    /// their own.
+    func negotiatedHTTP1(_ connection: HTTP1Connection) {
+        negotiated(.http1(connection), capacity: 1, replacing: false)
+    }
+
+    #if canImport(CNghttp2)
+    /// `connection` takes over from the HTTP/1.1 connection that opened its socket and learned it speaks HTTP/2:
+    /// its job and its place in the pool. Waiters run on it up to `capacity` streams at once.
+    func switchedToHTTP2(_ connection: HTTP2Connection, capacity: Int) {
+        negotiated(.http2(connection), capacity: capacity, replacing: true)
+    }
+
+    /// An HTTP/2 connection's server changed how many streams it allows at once: waiters take the room it gained.
+    func capacityChanged(_ connection: HTTP2Connection, to capacity: Int) {
+        let started: [HTTP1Job] = lock.withLock {
+            machine.capacityChanged(connection.id, to: capacity).compactMap { waiting.removeValue(forKey: $0) }
+        }
+        for job in started {
+            job.assign(.http2(connection))
+            connection.run(job)
+        }
+    }
+
+    /// An HTTP/2 connection's server is going away: the connection takes no new requests. Returns whether it carries
+    /// none now, when it closes at once.
+    func goingAway(_ connection: HTTP2Connection) -> Bool {
+        lock.withLock {
+            let isIdle = machine.goingAway(connection.id)
+            if isIdle { connections[connection.id] = nil }
+            return isIdle
+        }
+    }
+    #endif
+
+    /// Carries out what a connection's learning its protocol calls for: waiters to run on it, connections to open.
+    private func negotiated(_ connection: PooledConnection, capacity: Int, replacing: Bool) {
+        let now = HTTP1EventLoop.now()
+        var created: [(Machine.ConnectionID, HTTP1Job)] = []
+        let started: [HTTP1Job] = lock.withLock {
+            if replacing, connections[connection.id] != nil { connections[connection.id] = connection }
+            let action = machine.negotiated(connection.id, capacity: capacity, now: now)
+            for pair in action.create {
+                guard let job = waiting.removeValue(forKey: pair.request) else { continue }
+                created.append((pair.connection, job))
+            }
+            return action.run.compactMap { waiting.removeValue(forKey: $0) }
+        }
+        for job in started {
+            job.assign(connection)
+            connection.run(job)
+        }
+        for (id, job) in created {
+            let fresh = makeConnection(id, key: connection.key)
+            job.assign(.http1(fresh))
+            fresh.loop.execute { fresh.run(job) }
+        }
     }
 }

@@ -87,6 +87,10 @@ final class HTTP1Job: @unchecked Sendable {
             ? idleClockStart &+ UInt64(idleTimeout * 1e9) : nil
     }
 
+    /// How many times an HTTP/2 server said it did not process the request (it refused the stream, or went away
+    /// below it), each time sent again on another connection; only the connection running the job touches it.
+    @exclusivity(unchecked) var refusals = 0
+
     /// Whether the request has already been sent again after a kept-alive connection closed before responding.
     var hasRetried: Bool {
         get { lock.withLock { retried } }
@@ -97,7 +101,7 @@ final class HTTP1Job: @unchecked Sendable {
     private var continuation: CheckedContinuation<Outcome, Never>?
     private var isFinished = false
     private var isCancelled = false
-    private var connection: HTTP1Connection?
+    private var connection: PooledConnection?
     private var retried = false
 
     init(
@@ -144,7 +148,7 @@ final class HTTP1Job: @unchecked Sendable {
     }
 
     /// Notes the connection the job runs on, for cancellation.
-    func assign(_ connection: HTTP1Connection) {
+    func assign(_ connection: PooledConnection) {
         lock.withLock { self.connection = connection }
     }
 
@@ -162,14 +166,14 @@ final class HTTP1Job: @unchecked Sendable {
 
     /// Cancels the job from any thread: it leaves the pool's queue, or its connection closes.
     func cancel() {
-        let running: HTTP1Connection?? = lock.withLock {
+        let running: PooledConnection?? = lock.withLock {
             guard !isFinished, !isCancelled else { return .none }
             isCancelled = true
             return .some(connection)
         }
         guard case .some(let connection) = running else { return }
         if let connection {
-            connection.loop.execute { connection.cancel(self) }
+            connection.cancel(self)
         } else if pool.removeWaiter(self) {
             finish(.cancelled)
         }

@@ -95,6 +95,14 @@ extension HTTP1Transport {
         /// configuration.responsePollWindow = 0  // always wait for the loop
         /// ```
         public var responsePollWindow: Double = 0.0001
+        /// Where the transport speaks HTTP/2: over `https` when the server picks it (``HTTP2Policy/negotiated``, the
+        /// default), also to plain `http` servers known to speak it (``HTTP2Policy/priorKnowledge``), or nowhere
+        /// (``HTTP2Policy/disabled``). Where the system's nghttp2 is missing (Apple platforms), HTTP/1.1 everywhere.
+        ///
+        /// ```swift
+        /// configuration.http2 = .disabled
+        /// ```
+        public var http2 = HTTP2Policy.negotiated
 
         /// Whether responses carry ``RequestMetrics``: always, except to measure what recording them costs (the
         /// metrics benchmark), when the transport reads no clock and builds no attempt for them. Package-level: only

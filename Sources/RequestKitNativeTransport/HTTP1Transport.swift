@@ -63,7 +63,11 @@ public final class HTTP1Transport: Transport {
     public init(configuration: Configuration = Configuration()) {
         self.configuration = configuration
         self.limits = configuration.limits
-        self.tlsSettings = HTTP1TLSSettings(configuration.tls)
+        var tls = configuration.tls
+        #if canImport(CNghttp2)
+        if configuration.http2.offersOverTLS { tls.applicationProtocols = ["h2", "http/1.1"] }
+        #endif
+        self.tlsSettings = HTTP1TLSSettings(tls)
         self.proxySelection = ProxySelection(configuration.proxy, environment: ProcessInfo.processInfo.environment)
         self.poolOrFailure = Result { () throws(POSIXError) in
             HTTP1ConnectionPool(
@@ -71,7 +75,7 @@ public final class HTTP1Transport: Transport {
                 maxConnectionsPerHost: configuration.maxConnectionsPerHost,
                 idleTimeout: configuration.idleConnectionTimeout, connectTimeout: configuration.connectTimeout,
                 bufferSize: max(64 * 1024, configuration.maxResponseHeadBytes),
-                pollWindow: configuration.responsePollNanoseconds,
+                pollWindow: configuration.responsePollNanoseconds, http2: configuration.http2,
                 makeStream: { descriptor, key in try HTTP1Transport.makeStream(descriptor: descriptor, key: key) })
         }
     }

@@ -337,7 +337,9 @@ struct ConnectionPoolStateMachine<Key: Hashable & Sendable>: Sendable {
     /// left over open connections of their own up to the host's limit: one each on an HTTP/1.1 host, one for the next
     /// of them on an HTTP/2 host (which negotiates in turn).
     mutating func negotiated(_ id: ConnectionID, capacity: Int, now: UInt64) -> NegotiationAction {
-        guard var connection = connections[id], connection.isNegotiating else { return NegotiationAction() }
+        guard var connection = connections[id] else { return NegotiationAction() }
+        // One that was not expected to negotiate (its host was thought to speak HTTP/1.1) changes its capacity alone.
+        guard connection.isNegotiating else { return NegotiationAction(run: capacityChanged(id, to: capacity)) }
         let slot = connection.host
         connection.isNegotiating = false
         connections[id] = connection

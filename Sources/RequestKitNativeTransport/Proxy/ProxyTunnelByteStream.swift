@@ -190,6 +190,8 @@ final class ProxyTunnelByteStream: ByteStream {
     /// in the clear to the proxy (TLS to an `https` proxy is the proxy's, not the origin's).
     var negotiatedTLS: RequestMetrics.TLS? { key.tls == nil ? nil : carrier?.negotiatedTLS }
 
+    var negotiatedApplicationProtocol: String? { key.tls == nil ? nil : carrier?.negotiatedApplicationProtocol }
+
     func close() {
         carrier?.close()
         proxyTLS?.close()

@@ -49,9 +49,16 @@ package protocol ByteStream: AnyObject {
 
     /// What the TLS handshake negotiated, once it is done; nil on a plain stream.
     var negotiatedTLS: RequestMetrics.TLS? { get }
+
+    /// The application protocol the TLS handshake's ALPN chose (`"h2"`, `"http/1.1"`), once it is done; nil when
+    /// the server chose none, and on a plain stream.
+    var negotiatedApplicationProtocol: String? { get }
 }
 
 extension ByteStream {
     /// A plain stream negotiates nothing.
     package var negotiatedTLS: RequestMetrics.TLS? { nil }
+
+    /// A plain stream negotiates no application protocol.
+    package var negotiatedApplicationProtocol: String? { nil }
 }

@@ -161,7 +161,7 @@ package final class TLSByteStream: ByteStream {
     var isSessionResumed: Bool { SSL_session_reused(ssl) == 1 }
 
     /// The protocol ALPN selected (`"http/1.1"`), or `nil` when the server chose none.
-    var negotiatedApplicationProtocol: String? {
+    package var negotiatedApplicationProtocol: String? {
         var data: UnsafePointer<UInt8>?
         var length: UInt32 = 0
         SSL_get0_alpn_selected(ssl, &data, &length)

@@ -1,0 +1,73 @@
+/// A connection of the pool: HTTP/1.1, one request at a time, or HTTP/2, many at once. An enum rather than a
+/// protocol: the pool's fast path (``HTTP1Connection/runInline(_:polls:)``) is HTTP/1.1's alone, and a switch costs
+/// less than a dynamic call on every request.
+///
+/// ```swift
+/// pool.release(.http1(connection), isReusable: true)
+/// ```
+enum PooledConnection: Sendable {
+    case http1(HTTP1Connection)
+    #if canImport(CNghttp2)
+    case http2(HTTP2Connection)
+    #endif
+
+    /// The connection's identifier in the pool's machine.
+    var id: HTTP1ConnectionPool.Machine.ConnectionID {
+        switch self {
+        case .http1(let connection): connection.id
+        #if canImport(CNghttp2)
+        case .http2(let connection): connection.id
+        #endif
+        }
+    }
+
+    /// The host and port it goes to.
+    var key: HTTP1ConnectionKey {
+        switch self {
+        case .http1(let connection): connection.key
+        #if canImport(CNghttp2)
+        case .http2(let connection): connection.key
+        #endif
+        }
+    }
+
+    /// The loop that drives it.
+    var loop: HTTP1EventLoop {
+        switch self {
+        case .http1(let connection): connection.loop
+        #if canImport(CNghttp2)
+        case .http2(let connection): connection.loop
+        #endif
+        }
+    }
+
+    /// Starts `job` on it, on its loop.
+    func run(_ job: HTTP1Job) {
+        switch self {
+        case .http1(let connection): connection.loop.execute { connection.run(job) }
+        #if canImport(CNghttp2)
+        case .http2(let connection): connection.loop.execute { connection.run(job) }
+        #endif
+        }
+    }
+
+    /// Cancels `job` if it still runs on it, on its loop.
+    func cancel(_ job: HTTP1Job) {
+        switch self {
+        case .http1(let connection): connection.loop.execute { connection.cancel(job) }
+        #if canImport(CNghttp2)
+        case .http2(let connection): connection.loop.execute { connection.cancel(job) }
+        #endif
+        }
+    }
+
+    /// Closes it once the pool has let it go, on its loop.
+    func closeIdle() {
+        switch self {
+        case .http1(let connection): connection.loop.execute { connection.closeIdle() }
+        #if canImport(CNghttp2)
+        case .http2(let connection): connection.loop.execute { connection.closeIdle() }
+        #endif
+        }
+    }
+}

@@ -1,0 +1,163 @@
+#if canImport(CNghttp2) && os(Linux)
+import Foundation
+import RequestKitTesting
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Testing
+@testable import RequestKitNativeTransport
+
+/// The transport over HTTP/2 against nginx from Debian (`http2` on its TLS listener, and h2c with prior knowledge):
+/// what is negotiated, how many connections a burst takes, and the responses' bytes.
+@Suite("HTTP/2 through the transport against nginx", .enabled(if: LocalNginx.isInstalled))
+struct HTTP2TransportTests {
+    /// nginx on TLS with `http2`, logging each request's connection number and protocol to `access.log`.
+    private static func startNginx(maxConcurrentStreams: Int = 128, extra: String = "") async throws -> LocalNginx {
+        let nginx = try LocalNginx()
+        let certificate = nginx.directory.appendingPathComponent("valid.pem")
+        let key = nginx.directory.appendingPathComponent("valid-key.pem")
+        try Data(TestCertificate.valid.certificatePEM.utf8).write(to: certificate)
+        try Data(TestCertificate.valid.privateKeyPEM.utf8).write(to: key)
+        try Data("over h2\n".utf8).write(to: nginx.root.appendingPathComponent("hello.txt"))
+        try Data(repeating: 0x61, count: 300_000).write(to: nginx.root.appendingPathComponent("large.bin"))
+        let log = nginx.directory.appendingPathComponent("access.log")
+        try await nginx.start(
+            directives: """
+                ssl_certificate \(certificate.path); ssl_certificate_key \(key.path);
+                log_format connections '$connection $server_protocol $request_uri';
+                access_log \(log.path) connections;
+                http2_max_concurrent_streams \(maxConcurrentStreams);
+                \(extra)
+                """,
+            listen: "ssl http2")
+        return nginx
+    }
+
+    private static func transport(
+        _ configure: (inout HTTP1Transport.Configuration) -> Void = { _ in }
+    ) -> HTTP1Transport {
+        HTTP1Transport { configuration in
+            configuration.tls = TLSConfiguration(additionalRoots: [.data(Data(TestCertificate.authorityPEM.utf8))])
+            configure(&configuration)
+        }
+    }
+
+    /// The access log's lines for requests whose URI starts with `prefix`: (connection number, protocol).
+    private static func logged(_ nginx: LocalNginx, prefix: String) throws -> [(connection: String, protocol: String)] {
+        let text = try String(contentsOf: nginx.directory.appendingPathComponent("access.log"), encoding: .utf8)
+        return text.split(separator: "\n").compactMap { line in
+            let parts = line.split(separator: " ")
+            guard parts.count == 3, parts[2].hasPrefix(prefix) else { return nil }
+            return (String(parts[0]), String(parts[1]))
+        }
+    }
+
+    @Test("https negotiates HTTP/2 by default: the file's bytes, and metrics that say h2")
+    func negotiatesByDefault() async throws {
+        let nginx = try await Self.startNginx()
+        defer { nginx.stop() }
+        let transport = Self.transport()
+        let response = try await transport.send(
+            TransferRequest(URLRequest(url: URL(string: "https://127.0.0.1:\(nginx.port)/hello.txt?one")!)))
+        #expect(response.status.code == 200)
+        #expect(response.body == Data("over h2\n".utf8))
+        #expect(response.headers["Content-Length"] == "8")
+        #expect(response.metrics.attempts.last?.networkProtocol == "h2")
+        #expect(try Self.logged(nginx, prefix: "/hello.txt?one").map(\.protocol) == ["HTTP/2.0"])
+    }
+
+    @Test("HTTP/2 turned off, the same server is spoken to over HTTP/1.1")
+    func disabled() async throws {
+        let nginx = try await Self.startNginx()
+        defer { nginx.stop() }
+        let transport = Self.transport { $0.http2 = .disabled }
+        let response = try await transport.send(
+            TransferRequest(URLRequest(url: URL(string: "https://127.0.0.1:\(nginx.port)/hello.txt?off")!)))
+        #expect(response.body == Data("over h2\n".utf8))
+        #expect(response.metrics.attempts.last?.networkProtocol == "http/1.1")
+        #expect(try Self.logged(nginx, prefix: "/hello.txt?off").map(\.protocol) == ["HTTP/1.1"])
+    }
+
+    @Test("64 requests at once to a new host take one connection, every response whole")
+    func burstTakesOneConnection() async throws {
+        let nginx = try await Self.startNginx()
+        defer { nginx.stop() }
+        let transport = Self.transport()
+        let port = nginx.port
+        let bodies = try await withThrowingTaskGroup(of: Int.self) { group in
+            for index in 0..<64 {
+                group.addTask {
+                    let url = URL(string: "https://127.0.0.1:\(port)/large.bin?burst=\(index)")!
+                    return try await transport.send(TransferRequest(URLRequest(url: url))).body.count
+                }
+            }
+            return try await group.reduce(into: [Int]()) { $0.append($1) }
+        }
+        #expect(bodies == Array(repeating: 300_000, count: 64))
+        let lines = try Self.logged(nginx, prefix: "/large.bin?burst=")
+        #expect(lines.count == 64)
+        #expect(Set(lines.map(\.connection)).count == 1)
+        #expect(Set(lines.map(\.protocol)) == ["HTTP/2.0"])
+    }
+
+    @Test("A server that allows 4 streams at once gets a second connection under load, never more than the limit")
+    func secondConnectionUnderLoad() async throws {
+        let nginx = try await Self.startNginx(maxConcurrentStreams: 4)
+        defer { nginx.stop() }
+        let transport = Self.transport { $0.maxConnectionsPerHost = 3 }
+        let port = nginx.port
+        // One request first: the pool learns the server's limit before the burst.
+        _ = try await transport.send(
+            TransferRequest(URLRequest(url: URL(string: "https://127.0.0.1:\(port)/hello.txt?warm")!)))
+        let bodies = try await withThrowingTaskGroup(of: Int.self) { group in
+            for index in 0..<40 {
+                group.addTask {
+                    let url = URL(string: "https://127.0.0.1:\(port)/large.bin?load=\(index)")!
+                    return try await transport.send(TransferRequest(URLRequest(url: url))).body.count
+                }
+            }
+            return try await group.reduce(into: [Int]()) { $0.append($1) }
+        }
+        #expect(bodies == Array(repeating: 300_000, count: 40))
+        let connections = Set(try Self.logged(nginx, prefix: "/large.bin?load=").map(\.connection))
+        #expect(connections.count > 1)
+        #expect(connections.count <= 3)
+    }
+
+    @Test("h2c with prior knowledge: plain http to a server named in the policy speaks HTTP/2")
+    func priorKnowledge() async throws {
+        let nginx = try LocalNginx()
+        defer { nginx.stop() }
+        try Data("plain h2\n".utf8).write(to: nginx.root.appendingPathComponent("plain.txt"))
+        let log = nginx.directory.appendingPathComponent("access.log")
+        try await nginx.start(
+            directives:
+                "log_format connections '$connection $server_protocol $request_uri'; access_log \(log.path) connections;",
+            listen: "http2")
+        let transport = HTTP1Transport { $0.http2 = .priorKnowledge(for: ["127.0.0.1:\(nginx.port)"]) }
+        let response = try await transport.send(
+            TransferRequest(URLRequest(url: URL(string: "http://127.0.0.1:\(nginx.port)/plain.txt?h2c")!)))
+        #expect(response.body == Data("plain h2\n".utf8))
+        #expect(response.metrics.attempts.last?.networkProtocol == "h2")
+        #expect(try Self.logged(nginx, prefix: "/plain.txt?h2c").map(\.protocol) == ["HTTP/2.0"])
+    }
+
+    @Test("A streamed body over HTTP/2 arrives whole, read at the consumer's pace")
+    func streamed() async throws {
+        let nginx = try await Self.startNginx()
+        defer { nginx.stop() }
+        let transport = Self.transport()
+        var request = TransferRequest(
+            URLRequest(url: URL(string: "https://127.0.0.1:\(nginx.port)/large.bin?streamed")!))
+        request.bufferLimit = 16 * 1024
+        let response = try await transport.stream(request)
+        var total = 0
+        for try await piece in response.body {
+            #expect(piece.allSatisfy { $0 == 0x61 })
+            total += piece.count
+        }
+        #expect(response.head.status.code == 200)
+        #expect(total == 300_000)
+    }
+}
+#endif
