@@ -25,6 +25,10 @@ let suites: [(name: String, summary: String, run: () -> Void)] = [
         "https", "native https against URLSession, and new-connection cost against curl (see BENCHMARKS.md)",
         runHTTPSBenchmarks
     ),
+    (
+        "h2", "HTTP/2: native through the DSL and directly, 1 to 256 tasks, against h2load (see BENCHMARKS.md)",
+        runHTTP2Benchmarks
+    ),
     ("limits", "peak memory under hostile bodies, 100,000 requests and 1 GiB downloads", runLimitsBenchmarks),
     ("threads", "threads and timeouts of 1,000 requests to a server that never answers", runThreadBenchmarks),
     ("connections", "threads and memory with 10,000 event streams held open", runConnectionsBenchmarks),

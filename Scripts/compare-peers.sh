@@ -6,7 +6,7 @@
 #
 #   bash Scripts/compare-peers.sh                    # 3 pairs, REQUESTKIT_BENCH_ROUNDS=5 rounds per run
 #   PAIRS=5 REQUESTKIT_BENCH_ROUNDS=7 bash Scripts/compare-peers.sh
-#   SUITES=transport bash Scripts/compare-peers.sh   # or SUITES=https
+#   SUITES=transport bash Scripts/compare-peers.sh   # or SUITES=https, or SUITES=h2 (nginx with http2 over TLS)
 #   REQUESTKIT_BENCHMARKS=/path/to/Benchmarks bash Scripts/compare-peers.sh   # a release build made elsewhere
 #
 # The raw output of every run goes to $REQUESTKIT_COMPARE_LOGS (default .build-compare/<date>). URLSession on Linux
@@ -39,7 +39,9 @@ eval "$(bash Scripts/start-nginx.sh)"
 pids+=("$REQUESTKIT_NGINX_PID")
 eval "$(bash Scripts/start-nginx-tls.sh)"
 pids+=("$REQUESTKIT_NGINX_TLS_PID")
-echo "nginx at $REQUESTKIT_BENCH_URL and $REQUESTKIT_BENCH_HTTPS_URL" >&2
+eval "$(HTTP2=1 bash Scripts/start-nginx-tls.sh)"
+pids+=("$REQUESTKIT_NGINX_H2_PID")
+echo "nginx at $REQUESTKIT_BENCH_URL, $REQUESTKIT_BENCH_HTTPS_URL and (h2) $REQUESTKIT_BENCH_H2_URL" >&2
 
 bundle_mount=()
 if [ "$(id -u)" = 0 ] && command -v unshare >/dev/null && [ -f /etc/ssl/certs/ca-certificates.crt ]; then
@@ -89,8 +91,9 @@ def load(path):
     first = open(path, encoding="utf-8").readline().split()
     return first[2] if len(first) > 2 else "?"
 
-contender = {"transport": "HTTP1", "https": "HTTP1 (native TLS)"}
-modes = {"transport": ["sequential", "16 tasks", "64 tasks"], "https": ["sequential", "16 tasks", "64 tasks"]}
+contender = {"transport": "HTTP1", "https": "HTTP1 (native TLS)", "h2": "HTTP/2 (native)"}
+modes = {"transport": ["sequential", "16 tasks", "64 tasks"], "https": ["sequential", "16 tasks", "64 tasks"],
+         "h2": ["sequential", "16 tasks", "64 tasks", "256 tasks"]}
 print("\nRequestKit (Request { … }.send() over HTTP1Transport) ÷ AsyncHTTPClient, paired by run; medians of "
       "each run's rounds")
 for suite in suites:

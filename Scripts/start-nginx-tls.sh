@@ -7,9 +7,23 @@
 #                                                # REQUESTKIT_NGINX_TLS_PID
 #   swift run -c release Benchmarks https
 #   kill "$REQUESTKIT_NGINX_TLS_PID"
+#
+# With HTTP2=1 it speaks HTTP/2 as well (`http2` on the listener: ALPN picks h2 for a client that offers it), in a
+# directory of its own, and prints REQUESTKIT_BENCH_H2_URL and REQUESTKIT_NGINX_H2_PID instead (plus
+# REQUESTKIT_BENCH_CA), for `Benchmarks h2`.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
+http2="${HTTP2:-0}"
 dir="$root/.build-nginx-tls"
+listen_options="ssl"
+url_variable=REQUESTKIT_BENCH_HTTPS_URL
+pid_variable=REQUESTKIT_NGINX_TLS_PID
+if [ "$http2" = 1 ]; then
+    dir="$root/.build-nginx-h2"
+    listen_options="ssl http2"
+    url_variable=REQUESTKIT_BENCH_H2_URL
+    pid_variable=REQUESTKIT_NGINX_H2_PID
+fi
 fixtures="$root/Sources/RequestKitTesting/Server/TLSFixtures"
 mkdir -p "$dir/www" "$dir/logs"
 
@@ -39,7 +53,7 @@ http {
     ssl_session_cache shared:SSL:1m;
     ssl_session_tickets on;
     server {
-        listen 127.0.0.1:$port ssl;
+        listen 127.0.0.1:$port $listen_options;
         ssl_certificate $fixtures/valid.pem;
         ssl_certificate_key $fixtures/valid-key.pem;
         root $dir/www;
@@ -51,9 +65,9 @@ CONF
 
 for _ in $(seq 1 50); do
     if curl -sf --cacert "$fixtures/ca.pem" "https://127.0.0.1:$port/todo.json" -o /dev/null 2>/dev/null; then
-        echo "export REQUESTKIT_BENCH_HTTPS_URL=https://127.0.0.1:$port/todo.json"
+        echo "export $url_variable=https://127.0.0.1:$port/todo.json"
         echo "export REQUESTKIT_BENCH_CA=$fixtures/ca.pem"
-        echo "export REQUESTKIT_NGINX_TLS_PID=$(cat "$dir/nginx.pid")"
+        echo "export $pid_variable=$(cat "$dir/nginx.pid")"
         exit 0
     fi
     sleep 0.1

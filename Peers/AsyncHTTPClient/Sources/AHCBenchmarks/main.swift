@@ -5,6 +5,8 @@
 //   AHCBenchmarks transport   # GET $REQUESTKIT_BENCH_URL: 2,000 sequential, 4,000 from 16 tasks, 6,400 from 64
 //   AHCBenchmarks https       # GET $REQUESTKIT_BENCH_HTTPS_URL, $REQUESTKIT_BENCH_CA added to the trust roots:
 //                             # 1,000 sequential, 2,000 from 16 tasks, 3,200 from 64
+//   AHCBenchmarks h2          # GET $REQUESTKIT_BENCH_H2_URL (nginx with http2: AsyncHTTPClient negotiates h2):
+//                             # 1,000 sequential, 4,000 from 16 tasks, 6,400 from 64, 10,240 from 256
 //
 // Each mode runs a warm-up round and then REQUESTKIT_BENCH_ROUNDS rounds (default 5); the medians are printed as
 // `| AsyncHTTPClient | <mode> | <requests/s> | <CPU µs/request> |`, with every round's figures after them.
@@ -120,9 +122,9 @@ let environment = ProcessInfo.processInfo.environment
 let rounds = Int(environment["REQUESTKIT_BENCH_ROUNDS"] ?? "") ?? 5
 let arguments = Set(CommandLine.arguments.dropFirst())
 let suites = arguments.isEmpty ? ["transport", "https"] : arguments
-let unknown = suites.subtracting(["transport", "https"])
+let unknown = suites.subtracting(["transport", "https", "h2"])
 guard unknown.isEmpty else {
-    print("usage: AHCBenchmarks [transport] [https]   (unknown: \(unknown.sorted().joined(separator: ", ")))")
+    print("usage: AHCBenchmarks [transport] [https] [h2]   (unknown: \(unknown.sorted().joined(separator: ", ")))")
     exit(2)
 }
 
@@ -150,5 +152,20 @@ if suites.contains("https") {
         await shutDown(client)
     } else {
         print("\nhttps: skipped (eval \"$(bash Scripts/start-nginx-tls.sh)\" first)")
+    }
+}
+
+if suites.contains("h2") {
+    if let url = environment["REQUESTKIT_BENCH_H2_URL"], let authority = environment["REQUESTKIT_BENCH_CA"] {
+        // The same client as the https suite: over TLS AsyncHTTPClient offers h2 and uses it when the server picks it.
+        var tls = TLSConfiguration.makeClientConfiguration()
+        tls.additionalTrustRoots = [.file(authority)]
+        let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration(tls: tls))
+        await run(
+            "HTTP/2", client, url, rounds: rounds,
+            modes: [("sequential", 1, 1_000), ("16 tasks", 16, 250), ("64 tasks", 64, 100), ("256 tasks", 256, 40)])
+        await shutDown(client)
+    } else {
+        print("\nh2: skipped (eval \"$(HTTP2=1 bash Scripts/start-nginx-tls.sh)\" first)")
     }
 }
