@@ -50,6 +50,10 @@ final class HTTP2Connection: HTTP1LoopHandler, @unchecked Sendable {
     /// The stream limit the pool was last told.
     private var announcedCapacity: Int
     private var isClosed = false
+    /// Whether a ``flush()`` is queued on the loop: the streams started meanwhile go out in one write.
+    private var isFlushQueued = false
+    /// Streams started whose first bytes the socket has not taken yet, for their metrics' `requestSent`.
+    private var unsent: [(id: Int32, exchange: HTTP2Exchange)] = []
     private var timer: HTTP1LoopTimer?
     private var timerDeadline: UInt64?
 
@@ -187,8 +191,8 @@ final class HTTP2Connection: HTTP1LoopHandler, @unchecked Sendable {
         startedCount += 1
         let exchange = HTTP2Exchange(job: job, now: HTTP1EventLoop.now())
         streams[streamID] = exchange
-        flush()
-        if job.record.isRecording { exchange.job.record.sendEnd = HTTP1EventLoop.now() }
+        if job.record.isRecording { unsent.append((streamID, exchange)) }
+        queueFlush()
         armTimer(for: exchange)
     }
 
@@ -222,13 +226,24 @@ final class HTTP2Connection: HTTP1LoopHandler, @unchecked Sendable {
             case .transferred(let count):
                 let outputs = session.receive(UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
                 handle(outputs)
-                flush()
             case .endOfStream:
                 return handle(session.receivedEnd())
             case .wouldBlock:
                 if stream.hasBufferedBytes { continue }
-                return
+                // What the frames read call for (acknowledgements, window updates, new streams) in one write.
+                return flush()
             }
+        }
+    }
+
+    /// Queues one ``flush()`` behind what the loop has queued already: the requests handed to the loop together go
+    /// out in one write (one TLS record, one system call) rather than one each.
+    private func queueFlush() {
+        guard !isFlushQueued else { return }
+        isFlushQueued = true
+        loop.execute { [self] in
+            isFlushQueued = false
+            flush()
         }
     }
 
@@ -265,6 +280,12 @@ final class HTTP2Connection: HTTP1LoopHandler, @unchecked Sendable {
         }
         outgoing.removeAll(keepingCapacity: true)
         outgoingOffset = 0
+        if !unsent.isEmpty {
+            let now = HTTP1EventLoop.now()
+            // Only while the stream is open: an ended job's record is its task's.
+            for (id, exchange) in unsent where streams[id] === exchange { exchange.job.record.sendEnd = now }
+            unsent.removeAll(keepingCapacity: true)
+        }
         setInterest(.readable)
     }
 
