@@ -425,6 +425,14 @@ enum DocumentedCode {
 
     // README.md, block 31
     static func snippetREADME31() async throws {
+        let internal = HTTP1Transport { $0.http2 = .priorKnowledge(for: ["127.0.0.1:8080"]) }  // h2c to that server
+        let classic = HTTP1Transport { $0.http2 = .disabled }                                  // HTTP/1.1 everywhere
+        _ = internal
+        _ = classic
+    }
+
+    // README.md, block 32
+    static func snippetREADME32() async throws {
         let proxied = HTTP1Transport {
             let password = ProcessInfo.processInfo.environment["PROXY_PASSWORD"] ?? ""
             $0.proxy = .http(host: "proxy.internal", port: 3128, credentials: .init(user: "ci", password: password),
@@ -718,6 +726,24 @@ enum DocumentedCode {
                 }
             await updates.wait()
         }
+    }
+
+    // Sources/RequestKit/RequestKit.docc/NativeTransport.md, block 1
+    static func snippetNativeTransport1() async throws {
+        let response = try await Request {
+            Url("https://api.example.com/todos/1")
+            Using(HTTP1Transport.shared)
+        }.send()
+        print(response.metrics.attempts.last?.networkProtocol ?? "")  // "h2" when the server picked HTTP/2
+        _ = response
+    }
+
+    // Sources/RequestKit/RequestKit.docc/NativeTransport.md, block 2
+    static func snippetNativeTransport2() async throws {
+        let classic = HTTP1Transport { $0.http2 = .disabled }
+        let sidecar = HTTP1Transport { $0.http2 = .priorKnowledge(for: ["127.0.0.1:15001"]) }
+        _ = classic
+        _ = sidecar
     }
 
     // Sources/RequestKit/RequestKit.docc/ReadingJSON.md, block 1
@@ -1681,6 +1707,10 @@ let transport = HTTP1Transport {
 }
 """#),
     DocumentedSnippet(document: "README.md", index: 31, code: #"""
+let internal = HTTP1Transport { $0.http2 = .priorKnowledge(for: ["127.0.0.1:8080"]) }  // h2c to that server
+let classic = HTTP1Transport { $0.http2 = .disabled }                                  // HTTP/1.1 everywhere
+"""#),
+    DocumentedSnippet(document: "README.md", index: 32, code: #"""
 let proxied = HTTP1Transport {
     let password = ProcessInfo.processInfo.environment["PROXY_PASSWORD"] ?? ""
     $0.proxy = .http(host: "proxy.internal", port: 3128, credentials: .init(user: "ci", password: password),
@@ -1978,6 +2008,17 @@ func follow(_ job: Request) async {
         }
     await updates.wait()
 }
+"""#),
+    DocumentedSnippet(document: "Sources/RequestKit/RequestKit.docc/NativeTransport.md", index: 1, code: #"""
+let response = try await Request {
+    Url("https://api.example.com/todos/1")
+    Using(HTTP1Transport.shared)
+}.send()
+print(response.metrics.attempts.last?.networkProtocol ?? "")  // "h2" when the server picked HTTP/2
+"""#),
+    DocumentedSnippet(document: "Sources/RequestKit/RequestKit.docc/NativeTransport.md", index: 2, code: #"""
+let classic = HTTP1Transport { $0.http2 = .disabled }
+let sidecar = HTTP1Transport { $0.http2 = .priorKnowledge(for: ["127.0.0.1:15001"]) }
 """#),
     DocumentedSnippet(document: "Sources/RequestKit/RequestKit.docc/ReadingJSON.md", index: 1, code: #"""
 func parseDocuments() throws {
