@@ -425,9 +425,9 @@ enum DocumentedCode {
 
     // README.md, block 31
     static func snippetREADME31() async throws {
-        let internal = HTTP1Transport { $0.http2 = .priorKnowledge(for: ["127.0.0.1:8080"]) }  // h2c to that server
+        let sidecar = HTTP1Transport { $0.http2 = .priorKnowledge(for: ["127.0.0.1:8080"]) }   // h2c to that server
         let classic = HTTP1Transport { $0.http2 = .disabled }                                  // HTTP/1.1 everywhere
-        _ = internal
+        _ = sidecar
         _ = classic
     }
 
@@ -1707,7 +1707,7 @@ let transport = HTTP1Transport {
 }
 """#),
     DocumentedSnippet(document: "README.md", index: 31, code: #"""
-let internal = HTTP1Transport { $0.http2 = .priorKnowledge(for: ["127.0.0.1:8080"]) }  // h2c to that server
+let sidecar = HTTP1Transport { $0.http2 = .priorKnowledge(for: ["127.0.0.1:8080"]) }   // h2c to that server
 let classic = HTTP1Transport { $0.http2 = .disabled }                                  // HTTP/1.1 everywhere
 """#),
     DocumentedSnippet(document: "README.md", index: 32, code: #"""
