@@ -38,13 +38,18 @@ final class HTTP1ConnectionPool: @unchecked Sendable {
     private let makeStream: HTTP1Connection.StreamFactory
     /// Where connections speak HTTP/2.
     let http2: HTTP2Policy
+    /// How long an HTTP/2 connection stays idle before a PING checks it, in nanoseconds (nil: never).
+    let http2PingInterval: UInt64?
 
     init(
         group: HTTP1EventLoopGroup, maxConnectionsPerHost: Int, idleTimeout: Double, connectTimeout: Double,
-        bufferSize: Int, pollWindow: UInt64, http2: HTTP2Policy = .disabled,
+        bufferSize: Int, pollWindow: UInt64, http2: HTTP2Policy = .disabled, http2PingInterval: Double = 0,
         makeStream: @escaping HTTP1Connection.StreamFactory
     ) {
         self.http2 = http2
+        self.http2PingInterval =
+            http2PingInterval.isFinite && http2PingInterval > 0
+            ? UInt64(min(http2PingInterval, 86_400) * 1e9) : nil
         self.pollWindow = pollWindow
         self.group = group
         self.connectTimeout = connectTimeout
@@ -74,6 +79,18 @@ final class HTTP1ConnectionPool: @unchecked Sendable {
             }
         }
     }
+
+    #if canImport(CNghttp2)
+    /// The HTTP/2 connections open, over all hosts.
+    var http2Connections: [HTTP2Connection] {
+        lock.withLock {
+            connections.values.compactMap {
+                guard case .http2(let connection) = $0 else { return nil }
+                return connection
+            }
+        }
+    }
+    #endif
 
     /// Whether a connection to `key` may learn once open that it speaks HTTP/2: TLS that offers `h2`, or plain TCP to
     /// a server the policy says speaks h2c.

@@ -103,6 +103,14 @@ extension HTTP1Transport {
         /// configuration.http2 = .disabled
         /// ```
         public var http2 = HTTP2Policy.negotiated
+        /// How long, in seconds, an HTTP/2 connection stays idle in the pool before a `PING` checks that its server
+        /// is still there; a server that has not answered when the same time has passed again is taken for gone,
+        /// and the connection closes before a request is sent on it. 30 by default; 0 never checks.
+        ///
+        /// ```swift
+        /// configuration.http2PingInterval = 10
+        /// ```
+        public var http2PingInterval: Double = 30
 
         /// Whether responses carry ``RequestMetrics``: always, except to measure what recording them costs (the
         /// metrics benchmark), when the transport reads no clock and builds no attempt for them. Package-level: only

@@ -76,6 +76,7 @@ public final class HTTP1Transport: Transport {
                 idleTimeout: configuration.idleConnectionTimeout, connectTimeout: configuration.connectTimeout,
                 bufferSize: max(64 * 1024, configuration.maxResponseHeadBytes),
                 pollWindow: configuration.responsePollNanoseconds, http2: configuration.http2,
+                http2PingInterval: configuration.http2PingInterval,
                 makeStream: { descriptor, key in try HTTP1Transport.makeStream(descriptor: descriptor, key: key) })
         }
     }

@@ -56,6 +56,14 @@ final class HTTP2Connection: HTTP1LoopHandler, @unchecked Sendable {
     private var unsent: [(id: Int32, exchange: HTTP2Exchange)] = []
     private var timer: HTTP1LoopTimer?
     private var timerDeadline: UInt64?
+    /// How long the connection stays idle before a PING checks that the server is still there (nil: never).
+    private let pingInterval: UInt64?
+    /// The liveness timer: a PING when it fires with the connection idle, or the end of the wait for its answer.
+    private var pingTimer: HTTP1LoopTimer?
+    /// Whether a liveness PING waits for its answer.
+    private var isAwaitingPing = false
+    /// How many liveness PINGs the server answered (read from any thread).
+    let pingsAnswered = AtomicWord()
 
     /// How many times a request the servers said they never processed is sent again before it fails.
     static let maxRefusals = 5
@@ -67,6 +75,7 @@ final class HTTP2Connection: HTTP1LoopHandler, @unchecked Sendable {
         id: HTTP1ConnectionPool.Machine.ConnectionID, key: HTTP1ConnectionKey, loop: HTTP1EventLoop,
         pool: HTTP1ConnectionPool, stream: any ByteStream, limits: HTTP1Limits, facts: HTTP1ConnectionFacts?
     ) throws(RequestError) {
+        pingInterval = pool.http2PingInterval
         self.id = id
         self.key = key
         self.loop = loop
@@ -175,6 +184,7 @@ final class HTTP2Connection: HTTP1LoopHandler, @unchecked Sendable {
             switch error {
             case .noStreamAvailable:
                 queued.append(job)
+                if let deadline = job.idleDeadline { arm(deadline) }
             case .connectionUnavailable:
                 sendElsewhere(job)
             case .invalidRequest(let reason):
@@ -323,7 +333,7 @@ final class HTTP2Connection: HTTP1LoopHandler, @unchecked Sendable {
             case .goingAway:
                 wentAway()
             case .pingAnswered:
-                continue
+                pingAnswered()
             case .closed(let failure):
                 closed(failure, error: error)
             }
@@ -334,6 +344,11 @@ final class HTTP2Connection: HTTP1LoopHandler, @unchecked Sendable {
             pool?.capacityChanged(self, to: announcedCapacity)
         }
         startQueued()
+        if !isClosed, !session.isAvailable, streams.isEmpty, queued.isEmpty {
+            close()
+            pool?.discard(.http2(self))
+        }
+        armPingIfIdle()
     }
 
     private func headArrived(on streamID: Int32, status: Int, headers: HTTPHeaders) {
@@ -559,9 +574,10 @@ final class HTTP2Connection: HTTP1LoopHandler, @unchecked Sendable {
     /// Gives one stream's room back to the pool (its request ended, or went elsewhere): kept when `isReusable`.
     private func release(isReusable: Bool) {
         pool?.release(.http2(self), isReusable: isReusable)
+        armPingIfIdle()
     }
 
-    /// Closes the socket and stops the timer; nothing more is read or written.
+    /// Closes the socket and stops the timers; nothing more is read or written.
     private func close() {
         guard !isClosed else { return }
         isClosed = true
@@ -572,6 +588,42 @@ final class HTTP2Connection: HTTP1LoopHandler, @unchecked Sendable {
         if let timer { loop.cancel(timer) }
         timer = nil
         timerDeadline = nil
+        if let pingTimer { loop.cancel(pingTimer) }
+        pingTimer = nil
+    }
+
+    // MARK: Liveness
+
+    /// Arms the liveness timer when the connection has gone idle: a PING after ``pingInterval`` checks that the
+    /// server is still there before a request relies on the connection.
+    private func armPingIfIdle() {
+        guard let pingInterval, pingTimer == nil, !isClosed, streams.isEmpty, queued.isEmpty else { return }
+        pingTimer = loop.schedule(at: HTTP1EventLoop.now() &+ pingInterval) { [weak self] in self?.pingTimerFired() }
+    }
+
+    /// Sends a PING if the connection is still idle; if the last one is still unanswered, the server is gone: the
+    /// connection closes, and the pool forgets it.
+    private func pingTimerFired() {
+        pingTimer = nil
+        guard !isClosed, let pingInterval, streams.isEmpty, queued.isEmpty else { return }
+        if isAwaitingPing {
+            close()
+            pool?.discard(.http2(self))
+            return
+        }
+        isAwaitingPing = true
+        session.ping()
+        flush()
+        // The answer has as long again to come.
+        pingTimer = loop.schedule(at: HTTP1EventLoop.now() &+ pingInterval) { [weak self] in self?.pingTimerFired() }
+    }
+
+    private func pingAnswered() {
+        guard isAwaitingPing else { return }
+        isAwaitingPing = false
+        _ = pingsAnswered.add(1)
+        if let pingTimer { loop.cancel(pingTimer) }
+        pingTimer = nil
     }
 
     // MARK: Timeouts
@@ -605,6 +657,22 @@ final class HTTP2Connection: HTTP1LoopHandler, @unchecked Sendable {
             }
         }
         for streamID in expired { abandon(streamID, failing: HTTP1Socket.Failure.timedOut) }
+        // A job waiting for a stream waits within its idle timeout, as it would in the pool's queue.
+        var waiting: [HTTP1Job] = []
+        for job in queued {
+            guard let deadline = job.idleDeadline else {
+                waiting.append(job)
+                continue
+            }
+            if deadline <= now {
+                release(isReusable: !isClosed)
+                job.finish(.poolWaitTimedOut)
+            } else {
+                waiting.append(job)
+                soonest = min(soonest ?? .max, deadline)
+            }
+        }
+        queued = waiting
         if let soonest { arm(soonest) }
     }
 }

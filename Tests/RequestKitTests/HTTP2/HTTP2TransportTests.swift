@@ -142,6 +142,49 @@ struct HTTP2TransportTests {
         #expect(try Self.logged(nginx, prefix: "/plain.txt?h2c").map(\.protocol) == ["HTTP/2.0"])
     }
 
+    @Test("An idle HTTP/2 connection is checked with PINGs the server answers, and carries the next request")
+    func idlePings() async throws {
+        let nginx = try await Self.startNginx()
+        defer { nginx.stop() }
+        let transport = Self.transport { $0.http2PingInterval = 0.02 }
+        let url = URL(string: "https://127.0.0.1:\(nginx.port)/hello.txt?ping")!
+        _ = try await transport.send(TransferRequest(URLRequest(url: url)))
+        let connections = try transport.pool().http2Connections
+        try #require(connections.count == 1)
+        // The answers are counted, not timed: wait (up to 500 looks) until the server has answered three.
+        for _ in 0..<500 where connections[0].pingsAnswered.load() < 3 {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        #expect(connections[0].pingsAnswered.load() >= 3)
+        let second = try await transport.send(TransferRequest(URLRequest(url: url)))
+        #expect(second.metrics.attempts.last?.isReusedConnection == true)
+        #expect(Set(try Self.logged(nginx, prefix: "/hello.txt?ping").map(\.connection)).count == 1)
+    }
+
+    @Test("An idle HTTP/2 connection whose server stopped answering fails its PING and is dropped before reuse")
+    func silentServerDropped() async throws {
+        let server = try FreezingHTTP2Server()
+        defer { server.stop() }
+        let transport = HTTP1Transport {
+            $0.http2 = .priorKnowledge(for: ["127.0.0.1:\(server.port)"])
+            $0.http2PingInterval = 0.02
+        }
+        let url = URL(string: "http://127.0.0.1:\(server.port)/first")!
+        let first = try await transport.send(TransferRequest(URLRequest(url: url)))
+        #expect(first.body == Data("ok".utf8))
+        // The silent connection is dropped once its PING goes unanswered: wait (up to 500 looks) until it is.
+        for _ in 0..<500 where try !transport.pool().http2Connections.isEmpty {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        #expect(try transport.pool().http2Connections.isEmpty)
+        var request = URLRequest(url: URL(string: "http://127.0.0.1:\(server.port)/second")!)
+        request.timeoutInterval = 5
+        let second = try await transport.send(TransferRequest(request))
+        #expect(second.body == Data("ok".utf8))
+        #expect(second.metrics.attempts.last?.isReusedConnection == false)
+        #expect(server.acceptedCount == 2)
+    }
+
     @Test("A streamed body over HTTP/2 arrives whole, read at the consumer's pace")
     func streamed() async throws {
         let nginx = try await Self.startNginx()
