@@ -361,6 +361,20 @@ struct ConnectionPoolStateMachineTests {
             ], maxPerHost: 3)
     }
 
+    @Test("A connection not expected to negotiate that turns out to speak HTTP/2 takes its waiters up to its capacity")
+    func unexpectedHTTP2TakesWaiters() {
+        Self.run(
+            [
+                // Plain requests (no negotiation): the host opens one connection each, up to its limit of 1.
+                .request(1, key: "a", deadline: nil, now: 0, expect: .createConnection(C(0))),
+                .request(2, key: "a", deadline: nil, now: 0, expect: .wait(armTimer: nil)),
+                .request(3, key: "a", deadline: nil, now: 0, expect: .wait(armTimer: nil)),
+                // Its server speaks HTTP/2 after all: its room grows, and the waiters run on it in order.
+                .negotiated(0, capacity: 10, now: 1, run: [2, 3], create: []),
+                .request(4, key: "a", deadline: nil, now: 2, expect: .run(on: C(0), isAlone: false)),
+            ], maxPerHost: 1)
+    }
+
     @Test("A full HTTP/2 connection makes the pool open another, which negotiates in turn")
     func fullConnectionOpensAnother() {
         Self.run(
