@@ -87,8 +87,9 @@ final class HTTP1Job: @unchecked Sendable {
             ? idleClockStart &+ UInt64(idleTimeout * 1e9) : nil
     }
 
-    /// How many times an HTTP/2 server said it did not process the request (it refused the stream, or went away
-    /// below it), each time sent again on another connection; only the connection running the job touches it.
+    /// How many times in a row an HTTP/2 connection that served nothing said it did not process the request (it
+    /// refused the stream, or went away below it), each time sent again on another connection; only the connection
+    /// running the job touches it.
     @exclusivity(unchecked) var refusals = 0
 
     /// Whether the request has already been sent again after a kept-alive connection closed before responding.

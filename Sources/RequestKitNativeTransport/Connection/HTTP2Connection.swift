@@ -65,8 +65,13 @@ final class HTTP2Connection: HTTP1LoopHandler, @unchecked Sendable {
     /// How many liveness PINGs the server answered (read from any thread).
     let pingsAnswered = AtomicWord()
 
-    /// How many times a request the servers said they never processed is sent again before it fails.
+    /// How many times in a row a request is sent again after connections that served nothing refused it, before it
+    /// fails. A refusal by a connection that served other requests (a server that goes away every N requests) does
+    /// not count: the server is making progress, and the request's own deadline bounds the wait.
     static let maxRefusals = 5
+    /// Whether the server took on any stream of this connection: a response head came, or it went away naming a last
+    /// stream it processed.
+    private var hasServedAny = false
 
     /// A connection over `stream`, whose handshake is done; it writes the connection preface when it takes over.
     ///
@@ -312,11 +317,18 @@ final class HTTP2Connection: HTTP1LoopHandler, @unchecked Sendable {
     // MARK: What the server sent
 
     private func handle(_ outputs: [HTTP2Session.Output], lostWith error: (any Error)? = nil) {
+        // A GOAWAY is read before the refusals it makes: whether the connection served any stream decides whether
+        // they count.
+        if !hasServedAny, outputs.contains(where: { if case .goingAway(let last, _) = $0 { last > 0 } else { false } })
+        {
+            hasServedAny = true
+        }
         for output in outputs {
             switch output {
             case .informational:
                 continue
             case .head(let streamID, let status, let headers):
+                hasServedAny = true
                 headArrived(on: streamID, status: status, headers: headers)
             case .data(let streamID, let bytes):
                 dataArrived(bytes, on: streamID)
@@ -470,14 +482,15 @@ final class HTTP2Connection: HTTP1LoopHandler, @unchecked Sendable {
         guard let exchange = streams.removeValue(forKey: streamID) else { return }
         let job = exchange.job
         release(isReusable: !isClosed && session.isAvailable)
-        guard !exchange.isDelivered, job.refusals < Self.maxRefusals else {
+        guard !exchange.isDelivered, hasServedAny || job.refusals < Self.maxRefusals else {
             return fail(
                 exchange,
                 with: RequestError.transport(
                     HTTP2StreamFailure.reset(.refusedStream),
-                    detail: "the server did not process the request, \(job.refusals + 1) times in a row"))
+                    detail: "the server did not process the request on \(job.refusals + 1) connections in a row that "
+                        + "served nothing"))
         }
-        job.refusals += 1
+        job.refusals = hasServedAny ? 0 : job.refusals + 1
         job.idleClockStart = HTTP1EventLoop.now()
         job.record.restart()
         job.pool.submit(job)

@@ -185,6 +185,67 @@ struct HTTP2TransportTests {
         #expect(server.acceptedCount == 2)
     }
 
+    @Test("nginx going away every 5 requests: 60 requests at once all answered, on new connections, as sent once")
+    func goAwayRetried() async throws {
+        let nginx = try await Self.startNginx(extra: "keepalive_requests 5;")
+        defer { nginx.stop() }
+        let transport = Self.transport()
+        let port = nginx.port
+        let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+            for index in 0..<60 {
+                group.addTask {
+                    let url = URL(string: "https://127.0.0.1:\(port)/hello.txt?away=\(index)")!
+                    let response = try await transport.send(TransferRequest(URLRequest(url: url)))
+                    #expect(response.body == Data("over h2\n".utf8))
+                    return response.status.code
+                }
+            }
+            return try await group.reduce(into: [Int]()) { $0.append($1) }
+        }
+        #expect(statuses == Array(repeating: 200, count: 60))
+        let lines = try Self.logged(nginx, prefix: "/hello.txt?away=")
+        // Each request reached nginx once: those it went away before were not processed, and were sent again.
+        #expect(lines.count == 60)
+        #expect(Set(lines.map(\.connection)).count >= 12)
+    }
+
+    @Test("Uploads over HTTP/2 (h2c to nghttpd): a body from memory and a 1 MB file, echoed back byte for byte")
+    func uploads() async throws {
+        let server = try await Nghttpd.start(arguments: ["--echo-upload", "--window-bits=14"])
+        defer { server.stop() }
+        let transport = HTTP1Transport { $0.http2 = .priorKnowledge }
+        let url = URL(string: "http://127.0.0.1:\(server.port)/echo")!
+        let small = Data("name=ada&lang=swift".utf8)
+        let echoed = try await Request {
+            Url(url); Method(.post); Body(small, contentType: .formURLEncoded); Using(transport)
+        }.send()
+        #expect(echoed.statusCode == 200)
+        #expect(echoed.body == small)
+        #expect(echoed.metrics.attempts.last?.networkProtocol == "h2")
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("h2-upload-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: file) }
+        let large = Data((0..<1_000_000).map { UInt8(truncatingIfNeeded: $0 &* 31) })
+        try large.write(to: file)
+        let fromFile = try await Request {
+            Url(url); Method(.put); Body(file: file); Using(transport)
+        }.send()
+        #expect(fromFile.statusCode == 200)
+        #expect(fromFile.body == large)
+    }
+
+    @Test("A gzip body over HTTP/2 is decoded as over HTTP/1.1")
+    func gzip() async throws {
+        let nginx = try await Self.startNginx(
+            extra: "gzip on; gzip_min_length 0; gzip_types text/plain application/octet-stream;")
+        defer { nginx.stop() }
+        let text = String(repeating: "HTTP/2 carries compressed bodies too. ", count: 400)
+        try Data(text.utf8).write(to: nginx.root.appendingPathComponent("text.txt"))
+        let response = try await Self.transport().send(
+            TransferRequest(URLRequest(url: URL(string: "https://127.0.0.1:\(nginx.port)/text.txt")!)))
+        #expect(response.headers["Content-Encoding"] == "gzip")
+        #expect(response.body == Data(text.utf8))
+    }
+
     @Test("A streamed body over HTTP/2 arrives whole, read at the consumer's pace")
     func streamed() async throws {
         let nginx = try await Self.startNginx()
