@@ -246,6 +246,52 @@ struct HTTP2TransportTests {
         #expect(response.body == Data(text.utf8))
     }
 
+    @Test("A body over the limit resets its stream alone: the error keeps the head, the connection serves the next")
+    func limitResetsStream() async throws {
+        let nginx = try await Self.startNginx()
+        defer { nginx.stop() }
+        let transport = Self.transport()
+        var request = TransferRequest(
+            URLRequest(url: URL(string: "https://127.0.0.1:\(nginx.port)/large.bin?limit=1")!))
+        request.responseLimits.maxBodyBytes = 1_000
+        do {
+            _ = try await transport.send(request)
+            Issue.record("a 300,000-byte body passed a 1,000-byte limit")
+        } catch let error as RequestError {
+            #expect(error.kind == .responseTooLarge)
+            #expect(error.response?.status.code == 200)
+        }
+        let next = try await transport.send(
+            TransferRequest(URLRequest(url: URL(string: "https://127.0.0.1:\(nginx.port)/hello.txt?limit=2")!)))
+        #expect(next.body == Data("over h2\n".utf8))
+        #expect(next.metrics.attempts.last?.isReusedConnection == true)
+        let connections = try Self.logged(nginx, prefix: "/hello.txt?limit=").map(\.connection)
+            + Self.logged(nginx, prefix: "/large.bin?limit=").map(\.connection)
+        #expect(Set(connections).count == 1)
+    }
+
+    @Test("A streamed body abandoned half-way resets its stream alone; the connection serves the next request")
+    func abandonedStream() async throws {
+        let nginx = try await Self.startNginx()
+        defer { nginx.stop() }
+        let transport = Self.transport()
+        var request = TransferRequest(
+            URLRequest(url: URL(string: "https://127.0.0.1:\(nginx.port)/large.bin?abandon=1")!))
+        request.bufferLimit = 16 * 1024
+        do {
+            let response = try await transport.stream(request)
+            var iterator = response.body.makeAsyncIterator()
+            let first = try await iterator.next()
+            #expect((first?.count ?? 0) > 0)
+            iterator.terminate()
+        }
+        let next = try await transport.send(
+            TransferRequest(URLRequest(url: URL(string: "https://127.0.0.1:\(nginx.port)/hello.txt?abandon=2")!)))
+        #expect(next.body == Data("over h2\n".utf8))
+        #expect(next.metrics.attempts.last?.isReusedConnection == true)
+        #expect(try transport.pool().http2Connections.count == 1)
+    }
+
     @Test("A streamed body over HTTP/2 arrives whole, read at the consumer's pace")
     func streamed() async throws {
         let nginx = try await Self.startNginx()
