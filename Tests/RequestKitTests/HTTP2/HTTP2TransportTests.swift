@@ -265,7 +265,8 @@ struct HTTP2TransportTests {
             TransferRequest(URLRequest(url: URL(string: "https://127.0.0.1:\(nginx.port)/hello.txt?limit=2")!)))
         #expect(next.body == Data("over h2\n".utf8))
         #expect(next.metrics.attempts.last?.isReusedConnection == true)
-        let connections = try Self.logged(nginx, prefix: "/hello.txt?limit=").map(\.connection)
+        let connections =
+            try Self.logged(nginx, prefix: "/hello.txt?limit=").map(\.connection)
             + Self.logged(nginx, prefix: "/large.bin?limit=").map(\.connection)
         #expect(Set(connections).count == 1)
     }
