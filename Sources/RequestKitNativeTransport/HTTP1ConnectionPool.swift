@@ -142,7 +142,13 @@ final class HTTP1ConnectionPool: @unchecked Sendable {
         case .run(_, let isAlone):
             guard let connection else { return job.finish(.failed(Self.lostConnection, wasReused: false)) }
             job.assign(connection)
-            guard case .http1(let serial) = connection else { return connection.run(job) }
+            guard case .http1(let serial) = connection else {
+                connection.run(job)
+                // The only request in flight waits for its response here for a moment: answered within the window,
+                // its task goes on without being woken by the loop (a multiplexed connection stays the loop's).
+                if inline, isAlone, pollWindow > 0 { job.awaitFinish(within: pollWindow) }
+                return
+            }
             // Writing the request here saves waking a loop that waits; a busy loop takes the job as cheaply.
             // The only request in flight looks for its response too: its task has nothing else to do until it comes.
             if inline, !serial.loop.isCurrent, serial.loop.isWaiting,

@@ -165,6 +165,14 @@ final class HTTP1Job: @unchecked Sendable {
         waiting?.resume(returning: outcome)
     }
 
+    /// Waits on the calling thread, for at most `nanoseconds`, until the job has finished: its continuation is then
+    /// resumed before its task suspends, which goes on without a wake-up. Yields the processor between looks, so
+    /// the loop and the server keep theirs on a busy machine.
+    func awaitFinish(within nanoseconds: UInt64) {
+        let deadline = HTTP1EventLoop.now() &+ nanoseconds
+        while !lock.withLock({ isFinished }), HTTP1EventLoop.now() < deadline { sched_yield() }
+    }
+
     /// Cancels the job from any thread: it leaves the pool's queue, or its connection closes.
     func cancel() {
         let running: PooledConnection?? = lock.withLock {
