@@ -146,6 +146,7 @@ final class HTTP2Connection: HTTP1LoopHandler, @unchecked Sendable {
         streams[streamID] = nil
         release(isReusable: !isClosed)
         job.finish(.cancelled)
+        startQueued()
         flush()
     }
 
@@ -538,6 +539,8 @@ final class HTTP2Connection: HTTP1LoopHandler, @unchecked Sendable {
         session.cancel(streamID)
         release(isReusable: !isClosed && session.isAvailable)
         fail(exchange, with: error)
+        // Its stream's room goes to a job waiting for one.
+        startQueued()
         flush()
     }
 
