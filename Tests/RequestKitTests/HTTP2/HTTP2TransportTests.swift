@@ -294,6 +294,33 @@ struct HTTP2TransportTests {
         #expect(try transport.pool().http2Connections.count == 1)
     }
 
+    @Test(
+        "Through tinyproxy's CONNECT tunnel, TLS with the origin picks h2 and 8 requests at once share the tunnel",
+        .enabled(if: RealProxy.isRunnable("tinyproxy")))
+    func throughProxyTunnel() async throws {
+        let nginx = try await Self.startNginx()
+        defer { nginx.stop() }
+        let proxy = try RealProxy.tinyproxy()
+        defer { proxy.stop() }
+        let transport = Self.transport { $0.proxy = .http(host: "127.0.0.1", port: proxy.port) }
+        let port = nginx.port
+        let protocols = try await withThrowingTaskGroup(of: String?.self) { group in
+            for index in 0..<8 {
+                group.addTask {
+                    let url = URL(string: "https://127.0.0.1:\(port)/hello.txt?tunnel=\(index)")!
+                    let response = try await transport.send(TransferRequest(URLRequest(url: url)))
+                    #expect(response.body == Data("over h2\n".utf8))
+                    return response.metrics.attempts.last?.networkProtocol
+                }
+            }
+            return try await group.reduce(into: [String?]()) { $0.append($1) }
+        }
+        #expect(protocols == Array(repeating: "h2", count: 8))
+        let lines = try Self.logged(nginx, prefix: "/hello.txt?tunnel=")
+        #expect(lines.count == 8)
+        #expect(Set(lines.map(\.connection)).count == 1)
+    }
+
     @Test("A streamed body over HTTP/2 arrives whole, read at the consumer's pace")
     func streamed() async throws {
         let nginx = try await Self.startNginx()
