@@ -11,7 +11,7 @@ let package = Package(
         .library(name: "RequestKitTesting", targets: ["RequestKitTesting"]),
     ],
     targets: [
-        // The system zlib, for decompressing gzip and deflate response bodies in HTTP1Transport: part of every
+        // The system zlib, for decompressing gzip and deflate response bodies in NativeTransport: part of every
         // Linux distribution and Apple SDK, so RequestKit still has no package dependencies.
         .systemLibrary(name: "CZlib", path: "Sources/CZlib", providers: [.apt(["zlib1g-dev"])]),
         // The system brotli and zstd, for decoding (and, on request, encoding) br and zstd bodies on Linux: Debian's
@@ -22,7 +22,7 @@ let package = Package(
         // The system nghttp2, for HTTP/2's framing, HPACK and stream states on Linux: Debian's libnghttp2-dev. The
         // connections, the pool and every policy around them are RequestKit's (RequestKitHTTP2).
         .systemLibrary(name: "CNghttp2", path: "Sources/CNghttp2", providers: [.apt(["libnghttp2-dev"])]),
-        // epoll and eventfd for HTTP1Transport's event loop on Linux (the Glibc module does not export them); an
+        // epoll and eventfd for NativeTransport's event loop on Linux (the Glibc module does not export them); an
         // empty module on Apple platforms, which use kqueue from Darwin.
         .systemLibrary(name: "CEpoll", path: "Sources/CEpoll"),
         // Atomic operations on a word for the native transport's lock-free handoffs (a header of its own, no library):

@@ -11,7 +11,7 @@ import Glibc
 import Darwin
 #endif
 
-/// How many open connections `HTTP1Transport` holds, and at what cost: `REQUESTKIT_BENCH_CONNECTIONS` (10,000 by
+/// How many open connections `NativeTransport` holds, and at what cost: `REQUESTKIT_BENCH_CONNECTIONS` (10,000 by
 /// default) event streams opened at once through `Request { … }.stream()` against `Scripts/hold-connections.py` (a
 /// Python asyncio server in a child process that answers each with one event and then holds it), each read up to
 /// its first event and kept open until all are. Prints the process's threads and resident memory with every
@@ -35,7 +35,7 @@ func runConnectionsBenchmarks() {
         return
     }
     guard let url = URL(string: "http://127.0.0.1:\(port)/events") else { return }
-    let transport = HTTP1Transport {
+    let transport = NativeTransport {
         $0.maxConnectionsPerHost = count
         if overHTTP2 { $0.http2 = .priorKnowledge }
     }
@@ -97,7 +97,7 @@ func runConnectionsBenchmarks() {
     report.residentAfterMiB = Double(processStatus("VmRSS")) / 1024
     peak.finish()
     print(
-        "\nConnections: \(count) event streams held open at once over HTTP1Transport"
+        "\nConnections: \(count) event streams held open at once over NativeTransport"
             + (overHTTP2 ? " (HTTP/2, h2c, 128 streams per connection)" : ""))
     print(
         "| open at once | failed | opened in, s | threads before | threads, all open | peak threads | RSS before | "

@@ -15,7 +15,7 @@ func runHTTP2Benchmarks() {
         return
     }
     let rounds = Int(environment["REQUESTKIT_BENCH_ROUNDS"] ?? "") ?? 5
-    let native = HTTP1Transport {
+    let native = NativeTransport {
         $0.maxConnectionsPerHost = 64
         $0.tls = TLSConfiguration(additionalRoots: [.file(authority)])
     }

@@ -5,8 +5,8 @@ import RequestKit
 import FoundationNetworking
 #endif
 
-/// Requests per second of the full request path over https, `HTTP1Transport` (native TLS) against URLSession,
-/// sequential and with 16 and 64 concurrent tasks, and of `HTTP1Transport.send` called directly (the DSL's cost), against `REQUESTKIT_BENCH_HTTPS_URL` (nginx with TLS serving 118 bytes:
+/// Requests per second of the full request path over https, `NativeTransport` (native TLS) against URLSession,
+/// sequential and with 16 and 64 concurrent tasks, and of `NativeTransport.send` called directly (the DSL's cost), against `REQUESTKIT_BENCH_HTTPS_URL` (nginx with TLS serving 118 bytes:
 /// see `Scripts/start-nginx-tls.sh`); then the cost of a new connection (TCP and TLS handshake, one request, close)
 /// against `curl` doing the same in one process, each connection anew (`Connection: close`).
 func runHTTPSBenchmarks() {
@@ -20,7 +20,7 @@ func runHTTPSBenchmarks() {
     let rounds = Int(environment["REQUESTKIT_BENCH_ROUNDS"] ?? "") ?? 5
     let configuration = URLSessionTransport.defaultConfiguration()
     configuration.httpMaximumConnectionsPerHost = 64
-    let native = HTTP1Transport {
+    let native = NativeTransport {
         $0.maxConnectionsPerHost = 64
         $0.tls = TLSConfiguration(additionalRoots: [.file(authority)])
     }
@@ -40,7 +40,7 @@ func runHTTPSBenchmarks() {
 }
 
 /// Milliseconds per new connection (connect, TLS handshake, one request, close), native against curl.
-private func measureNewConnections(_ url: URL, native: HTTP1Transport, authority: String, rounds: Int) {
+private func measureNewConnections(_ url: URL, native: NativeTransport, authority: String, rounds: Int) {
     let count = 200
     var nativeTimes: [Double] = []
     var curlResumed: [Double] = []

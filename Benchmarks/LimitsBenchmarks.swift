@@ -87,7 +87,7 @@ private func runLimitsChild(
 /// In the child: runs one load and prints `result <VmHWM KiB> <seconds> <detail>`.
 private func runLimitsChild(mode: String, transport name: String, url text: String) {
     guard let url = URL(string: text) else { return }
-    let transport: any Transport = name == "HTTP1" ? HTTP1Transport.shared : URLSessionTransport.shared
+    let transport: any Transport = name == "HTTP1" ? NativeTransport.shared : URLSessionTransport.shared
     let path = CommandLine.arguments.last
     let clock = ContinuousClock()
     let start = clock.now

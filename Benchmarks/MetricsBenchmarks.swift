@@ -60,13 +60,13 @@ func runMetricsBenchmarks() {
 
 /// What recording metrics costs the DSL on a kept-alive connection: `Request { Url(url); Using(transport) }.send()`
 /// through a transport that records them (the default) and one that does not
-/// (``HTTP1Transport/Configuration/recordsMetrics``), in alternating rounds of the same run, sequentially and with
+/// (``NativeTransport/Configuration/recordsMetrics``), in alternating rounds of the same run, sequentially and with
 /// 16 tasks. Medians of `rounds`; the cost is the median over the rounds of the share of requests per second the
 /// round with metrics lost against the round without beside it (pairs cancel the machine's slower drifts), with the
 /// quartiles of those shares, which show how far this machine's noise reaches.
 private func runMetricsCost(_ url: URL, rounds: Int) {
-    let recording = HTTP1Transport { $0.maxConnectionsPerHost = 16 }
-    let bare = HTTP1Transport {
+    let recording = NativeTransport { $0.maxConnectionsPerHost = 16 }
+    let bare = NativeTransport {
         $0.maxConnectionsPerHost = 16
         $0.recordsMetrics = false
     }
@@ -107,7 +107,7 @@ private func runMetricsCost(_ url: URL, rounds: Int) {
 
 /// One request on a new connection through `Request { … }.send()`: when each phase ended, in ms from the start.
 private func requestKitPhases(_ url: URL, authority: String?) -> [(String, Double)] {
-    let transport = HTTP1Transport {
+    let transport = NativeTransport {
         if let authority { $0.tls = TLSConfiguration(additionalRoots: [.file(authority)]) }
     }
     let response = runBlocking { () async -> Response? in

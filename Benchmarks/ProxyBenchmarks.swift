@@ -7,7 +7,7 @@ import FoundationNetworking
 
 /// Requests through a local HTTP proxy with CONNECT (tinyproxy from `Scripts/start-proxies.sh`, named by
 /// `https_proxy`) to nginx with TLS (`REQUESTKIT_BENCH_HTTPS_URL`, `REQUESTKIT_BENCH_CA`): requests per second of
-/// `HTTP1Transport` against `URLSessionTransport` over kept-alive tunnels, sequential and with 16 tasks, both reading
+/// `NativeTransport` against `URLSessionTransport` over kept-alive tunnels, sequential and with 16 tasks, both reading
 /// the proxy from the environment; then the cost of a new tunnel (connect to the proxy, CONNECT, TLS handshake with
 /// the origin, one request, close) against `curl -x` doing the same in one process.
 func runProxyBenchmarks() {
@@ -23,7 +23,7 @@ func runProxyBenchmarks() {
     let rounds = Int(environment["REQUESTKIT_BENCH_ROUNDS"] ?? "") ?? 5
     let configuration = URLSessionTransport.defaultConfiguration()
     configuration.httpMaximumConnectionsPerHost = 64
-    let native = HTTP1Transport {
+    let native = NativeTransport {
         $0.maxConnectionsPerHost = 64
         $0.tls = TLSConfiguration(additionalRoots: [.file(authority)])
     }
@@ -62,7 +62,7 @@ func runProxyBenchmarks() {
 /// Milliseconds per new tunnel, native against `curl -x`: wall time per request (200 in a row, each with
 /// `Connection: close`), and the median time from a request's start to the end of its TLS handshake with the origin
 /// (RequestKit's metrics against curl's `time_appconnect`).
-private func measureNewTunnels(_ url: URL, native: HTTP1Transport, proxy: String, authority: String, rounds: Int) {
+private func measureNewTunnels(_ url: URL, native: NativeTransport, proxy: String, authority: String, rounds: Int) {
     let count = 200
     var nativeWall: [Double] = []
     var nativeReady: [Double] = []

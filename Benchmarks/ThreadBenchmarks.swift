@@ -11,7 +11,7 @@ import Glibc
 import Darwin
 #endif
 
-/// What many requests to a server that never answers cost `HTTP1Transport` in threads: `REQUESTKIT_BENCH_SILENT`
+/// What many requests to a server that never answers cost `NativeTransport` in threads: `REQUESTKIT_BENCH_SILENT`
 /// requests (1,000 by default) through `Request { … }.send()`, each with `Timeout(2)`, to a loopback listener that
 /// completes handshakes but never accepts, every request on its own connection. Prints the process's thread count (`Threads:` in
 /// /proc/self/status) before and at its peak, how long the timeouts took, and, when `REQUESTKIT_BENCH_URL` is
@@ -23,10 +23,10 @@ func runThreadBenchmarks() {
         return
     }
     defer { listener.close() }
-    let transport = HTTP1Transport { $0.maxConnectionsPerHost = count }
+    let transport = NativeTransport { $0.maxConnectionsPerHost = count }
     let unrelated = ProcessInfo.processInfo.environment["REQUESTKIT_BENCH_URL"].flatMap(URL.init(string:))
     // Warm up: the unrelated server once, so that both runs start with their threads made.
-    if let unrelated { _ = runBlocking { try? await HTTP1Transport.shared.send(URLRequest(url: unrelated)) } }
+    if let unrelated { _ = runBlocking { try? await NativeTransport.shared.send(URLRequest(url: unrelated)) } }
     let before = processThreads()
     let peak = ThreadPeak.sampling(everyMicroseconds: 10_000)
     let start = DispatchTime.now().uptimeNanoseconds
@@ -50,7 +50,7 @@ func runThreadBenchmarks() {
         if let unrelated {
             try? await Task.sleep(nanoseconds: 1_000_000_000)
             let requestStart = DispatchTime.now().uptimeNanoseconds
-            _ = try? await HTTP1Transport.shared.send(URLRequest(url: unrelated))
+            _ = try? await NativeTransport.shared.send(URLRequest(url: unrelated))
             seconds = Double(DispatchTime.now().uptimeNanoseconds - requestStart) / 1e9
         }
         return (await outcomes, seconds)

@@ -6,7 +6,7 @@ import RequestKitNativeTransport
 import FoundationNetworking
 #endif
 
-/// Requests per second and CPU time per request of `URLSessionTransport` and `HTTP1Transport` against the
+/// Requests per second and CPU time per request of `URLSessionTransport` and `NativeTransport` against the
 /// server named by `REQUESTKIT_BENCH_URL` (nginx serving 118 bytes of JSON: see `Scripts/start-nginx.sh`), on one
 /// connection and with 16 and 64 concurrent tasks (at most 64 connections per host), measured in the same run;
 /// `wrk` runs as the ceiling when installed.
@@ -19,7 +19,7 @@ func runTransportBenchmarks() {
     let slices = max(1, Int(ProcessInfo.processInfo.environment["REQUESTKIT_BENCH_SLICES"] ?? "") ?? 60)
     let configuration = URLSessionTransport.defaultConfiguration()
     configuration.httpMaximumConnectionsPerHost = 64
-    let http1 = HTTP1Transport { $0.maxConnectionsPerHost = 64 }
+    let http1 = NativeTransport { $0.maxConnectionsPerHost = 64 }
     // The last contender calls the transport itself, without the request pipeline: the DSL's overhead is the ratio
     // of "HTTP1" to it, measured below in alternating slices.
     let transports: [(String, any Transport, Bool)] = [
@@ -79,7 +79,7 @@ func printContenders(
 /// sequential rates are bimodal: whether the server answers inside the transport's polling window), so the two are
 /// measured in fine alternation rather than in separate rounds: `slices` each way per round, the order swapped from
 /// slice to slice, times summed.
-func printPipelineRatios(_ url: URL, _ transport: HTTP1Transport, name: String, rounds: Int, slices: Int) {
+func printPipelineRatios(_ url: URL, _ transport: NativeTransport, name: String, rounds: Int, slices: Int) {
     for (mode, tasks, perTask) in [("sequential", 1, 200), ("16 tasks", 16, 50), ("64 tasks", 64, 20)] {
         var ratios: [Double] = []
         for _ in 0..<rounds {
@@ -98,7 +98,7 @@ func printPipelineRatios(_ url: URL, _ transport: HTTP1Transport, name: String, 
         ratios.sort()
         if !ratios.isEmpty {
             print(
-                "DSL over \(name) ÷ HTTP1Transport.send, \(mode) in alternating slices: "
+                "DSL over \(name) ÷ NativeTransport.send, \(mode) in alternating slices: "
                     + "\(formatted(ratios[ratios.count / 2], decimals: 3))× (median of \(ratios.count) rounds of "
                     + "\(slices) slices each way; "
                     + "range \(formatted(ratios[0], decimals: 3))–\(formatted(ratios[ratios.count - 1], decimals: 3)))")
@@ -201,11 +201,11 @@ private func wrkRequestsPerSecond(_ url: URL, threads: Int, connections: Int) ->
     return Double(line.dropFirst("Requests/sec:".count).trimmingCharacters(in: .whitespaces))
 }
 
-/// One contender of the transport suite for a profiler: the DSL (or, with `direct`, `HTTP1Transport.send`) over
-/// `HTTP1Transport` with `tasks` concurrent tasks for about `seconds`, against `REQUESTKIT_BENCH_URL`, or with
+/// One contender of the transport suite for a profiler: the DSL (or, with `direct`, `NativeTransport.send`) over
+/// `NativeTransport` with `tasks` concurrent tasks for about `seconds`, against `REQUESTKIT_BENCH_URL`, or with
 /// `https` against `REQUESTKIT_BENCH_HTTPS_URL` trusting `REQUESTKIT_BENCH_CA`; prints requests/s and CPU µs per
 /// request of each second. With `nopoll` the transport never looks for a response itself
-/// (``HTTP1Transport/Configuration/responsePollWindow`` 0), so that instruction counts do not depend on timing.
+/// (``NativeTransport/Configuration/responsePollWindow`` 0), so that instruction counts do not depend on timing.
 ///
 /// ```sh
 /// perf record -g .build/release/Benchmarks transport-profile 16 10
@@ -218,7 +218,7 @@ func runTransportProfile(tasks: Int, seconds: Int, direct: Bool, https: Bool, po
         print("transport-profile: set \(variable) (see BENCHMARKS.md)")
         return
     }
-    let transport = HTTP1Transport {
+    let transport = NativeTransport {
         $0.maxConnectionsPerHost = max(16, tasks)
         if !poll { $0.responsePollWindow = 0 }
         $0.recordsMetrics = metrics
@@ -242,5 +242,5 @@ func runTransportProfile(tasks: Int, seconds: Int, direct: Bool, https: Bool, po
     print(
         "median: \(formatted(median.requestsPerSecond, decimals: 0)) requests/s, "
             + "\(formatted(median.cpuMicrosecondsPerRequest)) CPU µs/request (\(tasks) tasks, "
-            + "\(direct ? "HTTP1Transport.send" : "DSL")\(https ? ", https" : ""))")
+            + "\(direct ? "NativeTransport.send" : "DSL")\(https ? ", https" : ""))")
 }

@@ -18,7 +18,7 @@ let suites: [(name: String, summary: String, run: () -> Void)] = [
     ("transfers", "peak memory of 1 GiB uploads, downloads and streams", runTransfersBenchmarks),
     ("pipeline", "the request pipeline's own cost over a transport answering from memory", runPipelineBenchmarks),
     (
-        "transport", "HTTP1Transport against URLSession (needs REQUESTKIT_BENCH_URL, see BENCHMARKS.md)",
+        "transport", "NativeTransport against URLSession (needs REQUESTKIT_BENCH_URL, see BENCHMARKS.md)",
         runTransportBenchmarks
     ),
     (

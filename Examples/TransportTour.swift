@@ -7,7 +7,7 @@ func transportTour(_ tour: inout Tour) async throws {
     let server = tour.server
 
     tour.section("The same request over the native HTTP/1.1 transport")
-    let transport = HTTP1Transport()
+    let transport = NativeTransport()
     let before = server.stats.totalConnections
     for index in 1...3 {
         let response = try await Request {

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds the libFuzzer target for HTTP1Transport's response parser and runs it.
+# Builds the libFuzzer target for NativeTransport's response parser and runs it.
 #
 # Usage: Fuzz/run-http-fuzzer.sh [seconds=30] [corpus directory=Fuzz/corpus-http]
 # Crash inputs are written to Fuzz/out/. Only the parser's sources are compiled in (HTTP1ParseError,

@@ -94,7 +94,7 @@ def load(path):
 contender = {"transport": "HTTP1", "https": "HTTP1 (native TLS)", "h2": "HTTP/2 (native)"}
 modes = {"transport": ["sequential", "16 tasks", "64 tasks"], "https": ["sequential", "16 tasks", "64 tasks"],
          "h2": ["sequential", "16 tasks", "64 tasks", "256 tasks"]}
-print("\nRequestKit (Request { … }.send() over HTTP1Transport) ÷ AsyncHTTPClient, paired by run; medians of "
+print("\nRequestKit (Request { … }.send() over NativeTransport) ÷ AsyncHTTPClient, paired by run; medians of "
       "each run's rounds")
 for suite in suites:
     print(f"\n{suite}:")
@@ -118,8 +118,8 @@ for suite in suites:
             print(f"| **{mode}** | median | | | | | | **{statistics.median(ratios):.2f}×** "
                   f"({verdict} 1.5×; {min(ratios):.2f}–{max(ratios):.2f}) |")
     # RequestKit's own figure: the DSL's rate over the transport called directly, in alternating slices.
-    pipeline = re.compile(r"^DSL over .+ ÷ HTTP1Transport\.send, (.+) in alternating slices: ([\d.]+)×")
-    print(f"\nDSL ÷ HTTP1Transport.send ({suite}), per RequestKit run:")
+    pipeline = re.compile(r"^DSL over .+ ÷ NativeTransport\.send, (.+) in alternating slices: ([\d.]+)×")
+    print(f"\nDSL ÷ NativeTransport.send ({suite}), per RequestKit run:")
     for pair in range(1, pairs + 1):
         found = [pipeline.match(line) for line in open(f"{logs}/{suite}-{pair}-requestkit.log", encoding="utf-8")]
         print(f"- pair {pair}: " + ", ".join(f"{m.group(1)} {m.group(2)}×" for m in found if m))

@@ -1,4 +1,4 @@
-// A libFuzzer target for HTTP1Transport's response parser, built with the parser sources only (see
+// A libFuzzer target for NativeTransport's response parser, built with the parser sources only (see
 // Fuzz/run-http-fuzzer.sh).
 //
 // The first input byte chooses the request method (bit 0: HEAD) and how many bytes arrive per read (the other

@@ -22,7 +22,7 @@ extension Client {
         public var decoder = JSONDecoder()
         /// Which responses count as success unless a request's `Validate` says otherwise.
         public var validation = Validation.successfulStatus
-        /// The transport; when nil, the default: ``HTTP1Transport/shared`` on Linux (URLSession when the environment
+        /// The transport; when nil, the default: ``NativeTransport/shared`` on Linux (URLSession when the environment
         /// names a proxy), ``URLSessionTransport/shared`` on Apple platforms.
         public var transport: (any Transport)?
         /// Interceptors, run in order before a request's own `Intercept` components.

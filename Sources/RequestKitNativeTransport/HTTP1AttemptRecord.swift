@@ -11,7 +11,7 @@ struct HTTP1AttemptRecord: Sendable {
     /// When the job was made, on both clocks.
     let started: UInt64
     let startSinceAnchor: Duration
-    /// Whether the phases are recorded (``HTTP1Transport/Configuration/recordsMetrics``).
+    /// Whether the phases are recorded (``NativeTransport/Configuration/recordsMetrics``).
     let isRecording: Bool
     var assigned: UInt64 = 0
     var lookupStart: UInt64 = 0

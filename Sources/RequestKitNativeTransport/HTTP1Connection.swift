@@ -276,7 +276,7 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
     /// When `polls`, the task then looks for the response itself for up to ``pollWindow``, reading it when it comes;
     /// the loop reads it otherwise. Unless the server's last two answers on this connection both came later than the
     /// window (then only on every ``promptRecheck``-th request): a slow server costs little polling, and one late
-    /// answer from a fast server stops nothing. (``HTTP1Transport/Configuration/responsePollWindow``.) The pool asks
+    /// answer from a fast server stops nothing. (``NativeTransport/Configuration/responsePollWindow``.) The pool asks
     /// for it only when this is the one request it has in flight: a sequential caller has nothing else to run
     /// meanwhile, and the response then arrives without waking two threads, which on a loopback or data-centre
     /// round trip halves the time per request. The reads do not block; the task keeps the connection no longer
@@ -1175,7 +1175,7 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
         {
             failure = tooLarge.requestError(url: pump.url)
         } else {
-            failure = HTTP1Transport.requestError(for: error, idleTimeout: pump.idleTimeout, key: key)
+            failure = NativeTransport.requestError(for: error, idleTimeout: pump.idleTimeout, key: key)
         }
         pump.continuation.finish(throwing: failure, attempt: endedAttempt(of: pump))
         release(isReusable: false, pool: pump.pool)

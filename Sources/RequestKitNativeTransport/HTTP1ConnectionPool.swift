@@ -1,6 +1,6 @@
 import Foundation
 
-/// The connections of one ``HTTP1Transport``: the actions of its ``ConnectionPoolStateMachine``, carried out.
+/// The connections of one ``NativeTransport``: the actions of its ``ConnectionPoolStateMachine``, carried out.
 ///
 /// The machine decides (which connection a request runs on, when a connection is opened, which waiter comes next,
 /// when waiters time out and idle connections close); this class holds the connection and job objects the

@@ -130,7 +130,7 @@ final class HTTP1Job: @unchecked Sendable {
     var isHeadRequest: Bool { method == "HEAD" }
 
     /// Whether the request may be sent twice.
-    var isIdempotent: Bool { HTTP1Transport.isIdempotent(method) }
+    var isIdempotent: Bool { NativeTransport.isIdempotent(method) }
 
     /// Whether the awaiting task was cancelled.
     var wasCancelled: Bool { lock.withLock { isCancelled } }

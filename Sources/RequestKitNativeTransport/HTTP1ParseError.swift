@@ -1,6 +1,6 @@
 import Foundation
 
-/// Why ``HTTP1Transport`` could not read a server's response: the underlying error of a
+/// Why ``NativeTransport`` could not read a server's response: the underlying error of a
 /// ``RequestError`` of kind `.transport`.
 ///
 /// The server controls every byte it sends, so each limit and each rule of HTTP/1.1 framing that a response
@@ -8,7 +8,7 @@ import Foundation
 ///
 /// ```swift
 /// do {
-///     _ = try await Request { Url("http://127.0.0.1:8080/"); Using(HTTP1Transport.shared) }.send()
+///     _ = try await Request { Url("http://127.0.0.1:8080/"); Using(NativeTransport.shared) }.send()
 /// } catch let error as RequestError {
 ///     if let parseError = error.underlyingError as? HTTP1ParseError {
 ///         print(parseError.reason)  // e.g. "invalid status line"

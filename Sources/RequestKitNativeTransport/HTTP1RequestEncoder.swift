@@ -4,7 +4,7 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// Writes the bytes of an HTTP/1.1 request head for ``HTTP1Transport``.
+/// Writes the bytes of an HTTP/1.1 request head for ``NativeTransport``.
 ///
 /// The target is the URL's path and query exactly as percent-encoded in the URL; `Host` carries the port when
 /// it is not the scheme's default (80, or 443 for https); `Content-Length` is computed from the body;

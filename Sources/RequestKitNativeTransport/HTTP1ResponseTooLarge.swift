@@ -1,6 +1,6 @@
 import Foundation
 
-/// A response that passed one of the request's ``ResponseLimits`` while ``HTTP1Transport`` read or decoded its
+/// A response that passed one of the request's ``ResponseLimits`` while ``NativeTransport`` read or decoded its
 /// body, with the head it had, so that the caller's error keeps the status and headers.
 struct HTTP1ResponseTooLarge: Error, Sendable {
     /// The response head.
@@ -29,7 +29,7 @@ struct HTTP1ResponseTooLarge: Error, Sendable {
 
     /// The ``RequestError/Kind/responseTooLarge`` error, with the head as its response.
     func requestError(url: URL?) -> RequestError {
-        let response = HTTP1Transport.response(head, url: url)
+        let response = NativeTransport.response(head, url: url)
         return isRatio
             ? RequestError.decompressionRatioExceeded(limit, response: response)
             : RequestError.responseTooLarge(limit: limit, response: response)

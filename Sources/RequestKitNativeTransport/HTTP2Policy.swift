@@ -1,4 +1,4 @@
-/// Where ``HTTP1Transport`` speaks HTTP/2: over `https` when the server chooses it (the default), also over plain
+/// Where ``NativeTransport`` speaks HTTP/2: over `https` when the server chooses it (the default), also over plain
 /// `http` to servers known to speak it (h2c with prior knowledge), or nowhere.
 ///
 /// Over `https` the TLS handshake offers `h2` and `http/1.1` (ALPN) and each connection speaks what the server
@@ -7,8 +7,8 @@
 /// there is no negotiation over plain TCP, so a server that does not speak HTTP/2 would fail every request.
 ///
 /// ```swift
-/// let transport = HTTP1Transport { $0.http2 = .priorKnowledge(for: ["127.0.0.1:8080"]) }
-/// let classic = HTTP1Transport { $0.http2 = .disabled }
+/// let transport = NativeTransport { $0.http2 = .priorKnowledge(for: ["127.0.0.1:8080"]) }
+/// let classic = NativeTransport { $0.http2 = .disabled }
 /// ```
 public struct HTTP2Policy: Sendable, Hashable {
     /// Whether `https` offers `h2`.
@@ -35,7 +35,7 @@ public struct HTTP2Policy: Sendable, Hashable {
     /// As ``negotiated``, and HTTP/2 with prior knowledge (h2c) to every plain `http` server.
     ///
     /// ```swift
-    /// let transport = HTTP1Transport { $0.http2 = .priorKnowledge }
+    /// let transport = NativeTransport { $0.http2 = .priorKnowledge }
     /// ```
     public static let priorKnowledge = HTTP2Policy(
         offersOverTLS: true, priorKnowledgeHosts: nil, usesPriorKnowledge: true)

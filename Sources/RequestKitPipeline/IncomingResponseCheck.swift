@@ -3,7 +3,7 @@ import Foundation
 /// The first check of a response head the pipeline gets from a transport, whatever the transport: a
 /// `Content-Length` must be `1*DIGIT` (RFC 9110, section 8.6), with whitespace only around it, and duplicate values
 /// must agree, so that no transport's leniency (`1 0` read as 10, `+5`, `5, 6`) decides where a body ends.
-/// ``HTTP1Transport`` applies the same rule while it parses, and marks its responses so (`hasCheckedFraming`);
+/// ``NativeTransport`` applies the same rule while it parses, and marks its responses so (`hasCheckedFraming`);
 /// this holds it for every other transport, and for headers changed after parsing.
 enum IncomingResponseCheck {
     /// Throws a ``RequestError`` of kind ``RequestError/Kind/transport`` when `response` has a malformed

@@ -14,7 +14,7 @@ import FoundationNetworking
 ///   arrives. What is known is the body's declared `Content-Length`, which is the compressed size and which the
 ///   session holds the wire to: a body with a `Content-Encoding` and a `Content-Length` may decode to at most
 ///   ``ResponseLimits/maxDecompressionRatio`` times that length (never less than the 1 MiB allowance). This
-///   bounds the whole expansion, not its pace: unlike ``HTTP1Transport``, which compares the decoded bytes with
+///   bounds the whole expansion, not its pace: unlike ``NativeTransport``, which compares the decoded bytes with
 ///   the bytes received so far, a bomb is stopped only once it passes the bound its whole length allows. A
 ///   compressed body without `Content-Length` (chunked) is bounded by the byte limits alone.
 struct ReceivedBodyBound {

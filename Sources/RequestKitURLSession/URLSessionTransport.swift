@@ -5,7 +5,7 @@ import FoundationNetworking
 #endif
 
 /// One long-lived `URLSession` (FoundationNetworking over libcurl on Linux): the default transport on Apple
-/// platforms, and on Linux in a process whose environment names a proxy (``HTTP1Transport`` otherwise).
+/// platforms, and on Linux in a process whose environment names a proxy (``NativeTransport`` otherwise).
 ///
 /// The transport sends one request and returns the response as it comes: it never follows a redirect itself.
 /// A 3xx comes back with its status, `Location` and body, and the request pipeline applies the request's

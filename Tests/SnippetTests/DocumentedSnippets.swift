@@ -411,10 +411,10 @@ enum DocumentedCode {
     static func snippetREADME30() async throws {
         let todo = try await Request {
             Url("http://127.0.0.1:8080/todos/1")
-            Using(HTTP1Transport.shared)
+            Using(NativeTransport.shared)
         }.json()
 
-        let transport = HTTP1Transport {
+        let transport = NativeTransport {
             $0.maxConnectionsPerHost = 8       // requests over the limit wait their turn
             $0.idleConnectionTimeout = 30      // idle kept-alive connections close after 30 s
             $0.connectTimeout = 2
@@ -425,15 +425,15 @@ enum DocumentedCode {
 
     // README.md, block 31
     static func snippetREADME31() async throws {
-        let sidecar = HTTP1Transport { $0.http2 = .priorKnowledge(for: ["127.0.0.1:8080"]) }   // h2c to that server
-        let classic = HTTP1Transport { $0.http2 = .disabled }                                  // HTTP/1.1 everywhere
+        let sidecar = NativeTransport { $0.http2 = .priorKnowledge(for: ["127.0.0.1:8080"]) }   // h2c to that server
+        let classic = NativeTransport { $0.http2 = .disabled }                                  // HTTP/1.1 everywhere
         _ = sidecar
         _ = classic
     }
 
     // README.md, block 32
     static func snippetREADME32() async throws {
-        let proxied = HTTP1Transport {
+        let proxied = NativeTransport {
             let password = ProcessInfo.processInfo.environment["PROXY_PASSWORD"] ?? ""
             $0.proxy = .http(host: "proxy.internal", port: 3128, credentials: .init(user: "ci", password: password),
                              excluding: "localhost,.internal")
@@ -728,20 +728,20 @@ enum DocumentedCode {
         }
     }
 
-    // Sources/RequestKit/RequestKit.docc/NativeTransport.md, block 1
-    static func snippetNativeTransport1() async throws {
+    // Sources/RequestKit/RequestKit.docc/HTTPVersions.md, block 1
+    static func snippetHTTPVersions1() async throws {
         let response = try await Request {
             Url("https://api.example.com/todos/1")
-            Using(HTTP1Transport.shared)
+            Using(NativeTransport.shared)
         }.send()
         print(response.metrics.attempts.last?.networkProtocol ?? "")  // "h2" when the server picked HTTP/2
         _ = response
     }
 
-    // Sources/RequestKit/RequestKit.docc/NativeTransport.md, block 2
-    static func snippetNativeTransport2() async throws {
-        let classic = HTTP1Transport { $0.http2 = .disabled }
-        let sidecar = HTTP1Transport { $0.http2 = .priorKnowledge(for: ["127.0.0.1:15001"]) }
+    // Sources/RequestKit/RequestKit.docc/HTTPVersions.md, block 2
+    static func snippetHTTPVersions2() async throws {
+        let classic = NativeTransport { $0.http2 = .disabled }
+        let sidecar = NativeTransport { $0.http2 = .priorKnowledge(for: ["127.0.0.1:15001"]) }
         _ = classic
         _ = sidecar
     }
@@ -1061,15 +1061,15 @@ enum DocumentedCode {
 
     // Sources/RequestKit/RequestKit.docc/TLS.md, block 1
     static func snippetTLS1() async throws {
-        func companyTransport() -> HTTP1Transport {
-            HTTP1Transport { $0.tls.additionalRoots = [.file("/etc/company/root-ca.pem")] }
+        func companyTransport() -> NativeTransport {
+            NativeTransport { $0.tls.additionalRoots = [.file("/etc/company/root-ca.pem")] }
         }
     }
 
     // Sources/RequestKit/RequestKit.docc/TLS.md, block 2
     static func snippetTLS2() async throws {
-        func proxiedTransport() -> HTTP1Transport {
-            HTTP1Transport { $0.proxy = .socks5h(host: "127.0.0.1", port: 1080) }
+        func proxiedTransport() -> NativeTransport {
+            NativeTransport { $0.proxy = .socks5h(host: "127.0.0.1", port: 1080) }
         }
     }
 
@@ -1697,21 +1697,21 @@ func listsTodos() async throws {
     DocumentedSnippet(document: "README.md", index: 30, code: #"""
 let todo = try await Request {
     Url("http://127.0.0.1:8080/todos/1")
-    Using(HTTP1Transport.shared)
+    Using(NativeTransport.shared)
 }.json()
 
-let transport = HTTP1Transport {
+let transport = NativeTransport {
     $0.maxConnectionsPerHost = 8       // requests over the limit wait their turn
     $0.idleConnectionTimeout = 30      // idle kept-alive connections close after 30 s
     $0.connectTimeout = 2
 }
 """#),
     DocumentedSnippet(document: "README.md", index: 31, code: #"""
-let sidecar = HTTP1Transport { $0.http2 = .priorKnowledge(for: ["127.0.0.1:8080"]) }   // h2c to that server
-let classic = HTTP1Transport { $0.http2 = .disabled }                                  // HTTP/1.1 everywhere
+let sidecar = NativeTransport { $0.http2 = .priorKnowledge(for: ["127.0.0.1:8080"]) }   // h2c to that server
+let classic = NativeTransport { $0.http2 = .disabled }                                  // HTTP/1.1 everywhere
 """#),
     DocumentedSnippet(document: "README.md", index: 32, code: #"""
-let proxied = HTTP1Transport {
+let proxied = NativeTransport {
     let password = ProcessInfo.processInfo.environment["PROXY_PASSWORD"] ?? ""
     $0.proxy = .http(host: "proxy.internal", port: 3128, credentials: .init(user: "ci", password: password),
                      excluding: "localhost,.internal")
@@ -2009,16 +2009,16 @@ func follow(_ job: Request) async {
     await updates.wait()
 }
 """#),
-    DocumentedSnippet(document: "Sources/RequestKit/RequestKit.docc/NativeTransport.md", index: 1, code: #"""
+    DocumentedSnippet(document: "Sources/RequestKit/RequestKit.docc/HTTPVersions.md", index: 1, code: #"""
 let response = try await Request {
     Url("https://api.example.com/todos/1")
-    Using(HTTP1Transport.shared)
+    Using(NativeTransport.shared)
 }.send()
 print(response.metrics.attempts.last?.networkProtocol ?? "")  // "h2" when the server picked HTTP/2
 """#),
-    DocumentedSnippet(document: "Sources/RequestKit/RequestKit.docc/NativeTransport.md", index: 2, code: #"""
-let classic = HTTP1Transport { $0.http2 = .disabled }
-let sidecar = HTTP1Transport { $0.http2 = .priorKnowledge(for: ["127.0.0.1:15001"]) }
+    DocumentedSnippet(document: "Sources/RequestKit/RequestKit.docc/HTTPVersions.md", index: 2, code: #"""
+let classic = NativeTransport { $0.http2 = .disabled }
+let sidecar = NativeTransport { $0.http2 = .priorKnowledge(for: ["127.0.0.1:15001"]) }
 """#),
     DocumentedSnippet(document: "Sources/RequestKit/RequestKit.docc/ReadingJSON.md", index: 1, code: #"""
 func parseDocuments() throws {
@@ -2360,13 +2360,13 @@ let head = try await Request {
 print(head.cacheStatus)   // .network the first time; the next download is a .hit copied from the cache
 """#),
     DocumentedSnippet(document: "Sources/RequestKit/RequestKit.docc/TLS.md", index: 1, code: #"""
-func companyTransport() -> HTTP1Transport {
-    HTTP1Transport { $0.tls.additionalRoots = [.file("/etc/company/root-ca.pem")] }
+func companyTransport() -> NativeTransport {
+    NativeTransport { $0.tls.additionalRoots = [.file("/etc/company/root-ca.pem")] }
 }
 """#),
     DocumentedSnippet(document: "Sources/RequestKit/RequestKit.docc/TLS.md", index: 2, code: #"""
-func proxiedTransport() -> HTTP1Transport {
-    HTTP1Transport { $0.proxy = .socks5h(host: "127.0.0.1", port: 1080) }
+func proxiedTransport() -> NativeTransport {
+    NativeTransport { $0.proxy = .socks5h(host: "127.0.0.1", port: 1080) }
 }
 """#),
     DocumentedSnippet(document: "Sources/RequestKit/RequestKit.docc/TLS.md", index: 3, code: #"""

@@ -3,7 +3,7 @@ import Foundation
 /// Counts a response body against a byte limit as it arrives: the one place that decides when a body that reaches
 /// the pipeline already decoded is too large. Collecting a stream into memory (``StreamingResponse/collect(upTo:)``
 /// and the memory sink with download progress) and the pipeline's check of a transport's whole-body `send` count
-/// through one of these; ``HTTP1Transport`` applies the same limits while it reads and decodes.
+/// through one of these; ``NativeTransport`` applies the same limits while it reads and decodes.
 package struct ResponseBodyLimiter: Sendable {
     /// The most bytes allowed.
     package let maxBytes: Int

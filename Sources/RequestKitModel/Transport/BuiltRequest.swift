@@ -8,7 +8,7 @@ import FoundationNetworking
 /// body in memory, with the authority of a plain URL already read.
 ///
 /// The pipeline hands it to the transport inside a ``TransferRequest``. A transport that writes requests itself
-/// (``HTTP1Transport``) sends it as it is; a `URLRequest` is made from it only when something asks for one (another
+/// (``NativeTransport``) sends it as it is; a `URLRequest` is made from it only when something asks for one (another
 /// transport reading ``TransferRequest/urlRequest``, an interceptor, a redirect). On FoundationNetworking a
 /// `URLRequest` costs about 1,700 instructions to make and release, and reading its fields back as much again: more
 /// than the rest of the pipeline together.

@@ -60,7 +60,7 @@ public struct TransferRequest: Sendable {
     /// ```swift
     /// var request = TransferRequest(URLRequest(url: url))
     /// request.responseLimits.maxBodyBytes = 1 << 20
-    /// let response = try await HTTP1Transport.shared.send(request)
+    /// let response = try await NativeTransport.shared.send(request)
     /// ```
     public var responseLimits: ResponseLimits
 

@@ -23,7 +23,7 @@ extension Transport {
     /// its own, without the request pipeline (no redirects, retries, cookies or interceptors).
     ///
     /// ```swift
-    /// let response = try await HTTP1Transport.shared.send(URLRequest(url: healthURL))
+    /// let response = try await NativeTransport.shared.send(URLRequest(url: healthURL))
     /// ```
     /// - Parameter request: The request.
     /// - Returns: The response, whatever its status.

@@ -6,7 +6,7 @@ import FoundationNetworking
 
 /// Sends a built request and returns the server's response: the seam between RequestKit and the network.
 ///
-/// The default is ``HTTP1Transport/shared`` (the native one) on Linux and ``URLSessionTransport/shared`` on Apple
+/// The default is ``NativeTransport/shared`` (the native one) on Linux and ``URLSessionTransport/shared`` on Apple
 /// platforms. Tests inject a
 /// `MockTransport` (from RequestKitTesting), and projects can wrap or replace the transport with the `Using`
 /// component or on a client.

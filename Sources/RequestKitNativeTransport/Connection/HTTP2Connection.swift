@@ -560,7 +560,7 @@ final class HTTP2Connection: HTTP1LoopHandler, @unchecked Sendable {
         {
             failure = tooLarge.requestError(url: options.url)
         } else {
-            failure = HTTP1Transport.requestError(for: error, idleTimeout: job.idleTimeout, key: key)
+            failure = NativeTransport.requestError(for: error, idleTimeout: job.idleTimeout, key: key)
         }
         options.continuation.finish(
             throwing: failure, attempt: attempt(of: exchange, url: options.url, end: HTTP1EventLoop.now()))

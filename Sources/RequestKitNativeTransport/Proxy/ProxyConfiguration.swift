@@ -1,6 +1,6 @@
 import Foundation
 
-/// Where an ``HTTP1Transport`` sends its requests: straight to the origin, or through an HTTP, HTTPS or SOCKS5
+/// Where an ``NativeTransport`` sends its requests: straight to the origin, or through an HTTP, HTTPS or SOCKS5
 /// proxy.
 ///
 /// ``environment`` is the default: the proxy variables curl reads (`http_proxy`, `https_proxy`, `all_proxy` and
@@ -10,7 +10,7 @@ import Foundation
 /// names). Proxy credentials go to the proxy alone, and are never printed.
 ///
 /// ```swift
-/// let transport = HTTP1Transport { configuration in
+/// let transport = NativeTransport { configuration in
 ///     configuration.proxy = .http(host: "proxy.internal", port: 3128, excluding: "localhost,.internal")
 /// }
 /// ```

@@ -70,7 +70,7 @@ struct ProxyConnectHandshake: Sendable {
             received.removeFirst(length)
             return try received.isEmpty ? .needsMore : self.received([])
         }
-        let response = HTTP1Transport.response(head, url: nil)
+        let response = NativeTransport.response(head, url: nil)
         switch head.status {
         case 200..<300:
             guard length == received.count else {

@@ -57,7 +57,7 @@ extension Trait where Self == CassetteTrait {
     /// - Returns: The trait.
     public static func cassette(
         _ name: String, mode: RecordingMode = .replayOnly, folder: URL? = nil,
-        base: any Transport = HTTP1Transport.shared,
+        base: any Transport = NativeTransport.shared,
         configuration: RecordingTransport.Configuration = RecordingTransport.Configuration(),
         filePath: String = #filePath
     ) -> Self {

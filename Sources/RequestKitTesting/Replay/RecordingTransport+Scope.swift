@@ -49,7 +49,7 @@ extension RecordingTransport {
     /// - Throws: What `body` throws, or a `RequestError` when the cassette is needed but cannot be read.
     public static func withCassette<Result: Sendable>(
         _ name: String, mode: RecordingMode = .replayOnly, folder: URL? = nil,
-        base: any Transport = HTTP1Transport.shared, configuration: Configuration = Configuration(),
+        base: any Transport = NativeTransport.shared, configuration: Configuration = Configuration(),
         filePath: String = #filePath, _ body: (RecordingTransport) async throws -> Result
     ) async throws -> Result {
         let folder = folder ?? cassetteFolder(for: filePath)

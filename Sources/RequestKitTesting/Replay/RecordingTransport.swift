@@ -7,7 +7,7 @@ import FoundationNetworking
 
 /// A transport that records real exchanges into a HAR 1.2 cassette once, and replays them in tests afterwards.
 ///
-/// It wraps any transport (`HTTP1Transport.shared` unless given). In ``RecordingMode/replayOnly`` (the default)
+/// It wraps any transport (`NativeTransport.shared` unless given). In ``RecordingMode/replayOnly`` (the default)
 /// it never touches the network: each request is answered by the recorded exchange it matches (see
 /// ``ReplayMatching``), identical requests in the order they were recorded, and a request the cassette does not
 /// hold fails with a `RequestError` naming it, the closest recorded request and what differs. Secrets are
@@ -53,7 +53,7 @@ public final class RecordingTransport: Transport {
     ///   - configuration: Matching, redaction and storage.
     /// - Throws: `RequestError` when the cassette is needed but cannot be read, or the environment names no mode.
     public convenience init(
-        cassette: URL, mode: RecordingMode = .replayOnly, base: any Transport = HTTP1Transport.shared,
+        cassette: URL, mode: RecordingMode = .replayOnly, base: any Transport = NativeTransport.shared,
         configuration: Configuration = Configuration()
     ) throws(RequestError) {
         try self.init(

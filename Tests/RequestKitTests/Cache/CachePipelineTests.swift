@@ -22,7 +22,7 @@ struct CachePipelineTests {
         }
 
         func send(
-            _ path: String, transport: any Transport = HTTP1Transport.shared,
+            _ path: String, transport: any Transport = NativeTransport.shared,
             @RequestBuilder _ more: () -> any RequestComponent
         ) async throws -> Response {
             try await Request {
@@ -33,7 +33,7 @@ struct CachePipelineTests {
             }.send()
         }
 
-        func send(_ path: String, transport: any Transport = HTTP1Transport.shared) async throws -> Response {
+        func send(_ path: String, transport: any Transport = NativeTransport.shared) async throws -> Response {
             try await send(path, transport: transport) {}
         }
 

@@ -28,7 +28,7 @@ struct CacheStreamingTests {
             cache = ResponseCache(storage, maxStreamedBodyBytes: maxStreamedBodyBytes)
         }
 
-        func request(_ path: String, transport: any Transport = HTTP1Transport.shared) -> Request {
+        func request(_ path: String, transport: any Transport = NativeTransport.shared) -> Request {
             Request {
                 Url(origin.url(path))
                 Using(transport)

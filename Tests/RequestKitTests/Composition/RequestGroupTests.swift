@@ -43,7 +43,7 @@ struct RequestGroupTests {
         #expect(RequestGroup.defaultMaxConcurrent == 4)
         #expect(RequestGroup.defaultMaxConcurrent < URLSessionTransport.shared.maxConnectionsPerHost)
         #expect(URLSessionTransport.shared.maxConnectionsPerHost == URLSessionTransport.defaultMaxConnectionsPerHost)
-        #expect(RequestGroup.defaultMaxConcurrent < HTTP1Transport.Configuration().maxConnectionsPerHost)
+        #expect(RequestGroup.defaultMaxConcurrent < NativeTransport.Configuration().maxConnectionsPerHost)
         #expect(URLSessionTransport(maxConnectionsPerHost: 16).maxConnectionsPerHost == 16)
         #expect(URLSessionTransport(maxConnectionsPerHost: 0).maxConnectionsPerHost == 1)
     }

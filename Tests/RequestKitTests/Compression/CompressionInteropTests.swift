@@ -52,7 +52,7 @@ struct CompressionInteropTests {
             let ours = try await Request {
                 Url(url)
                 Header.AcceptEncoding(coding)
-                Using(HTTP1Transport.shared)
+                Using(NativeTransport.shared)
             }.json()
             #expect(ours[route].bool == true, "\(coding)")
             #expect(ours.url == parsed.url, "\(coding)")

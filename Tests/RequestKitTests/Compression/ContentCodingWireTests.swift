@@ -46,11 +46,11 @@ struct ContentCodingWireTests {
         defer { server.stop() }
         _ = try await Request {
             Url(server.url("/get"))
-            Using(HTTP1Transport.shared)
+            Using(NativeTransport.shared)
         }.send()
         _ = try await Request {
             Url(server.url("/get"))
-            Using(HTTP1Transport.shared)
+            Using(NativeTransport.shared)
             Header.AcceptEncoding("identity")
         }.send()
         let offered = server.requests.map { $0.headers.filter { $0.name == "Accept-Encoding" }.map(\.value) }
@@ -144,7 +144,7 @@ struct ContentCodingWireTests {
                 let error = await Self.failure {
                     try await Request {
                         Url(server.url("/\(coding)/\(name)"))
-                        Using(HTTP1Transport.shared)
+                        Using(NativeTransport.shared)
                     }.data()
                 }
                 #expect(error?.kind == .transport, "\(coding) \(name)")
@@ -182,7 +182,7 @@ struct ContentCodingWireTests {
         let error = await Self.failure {
             try await Request {
                 Url(server.url("/squeezed"))
-                Using(HTTP1Transport.shared)
+                Using(NativeTransport.shared)
             }.data()
         }
         #expect(error?.kind == .transport)

@@ -85,7 +85,7 @@ final class LocalNginx {
         }
         for _ in 0..<100 {
             if (try? await Request({
-                Url(url); Using(HTTP1Transport.shared)
+                Url(url); Using(NativeTransport.shared)
             }).send()) != nil {
                 return
             }

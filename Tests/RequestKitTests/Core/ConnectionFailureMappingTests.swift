@@ -47,25 +47,25 @@ struct ConnectionFailureMappingTests {
                 == "Transport failure: No route to host (POSIX error \(POSIXErrorCode.EHOSTUNREACH.rawValue))")
     }
 
-    @Test("HTTP1Transport's resolver and socket errors map to the same reasons")
+    @Test("NativeTransport's resolver and socket errors map to the same reasons")
     func nativeTransportFailures() {
         let key = HTTP1ConnectionKey(host: "no-such-host.invalid", port: 8080)
-        let notFound = HTTP1Transport.connectError(
+        let notFound = NativeTransport.connectError(
             .hostNotFound("Name or service not known"), key: key, connectTimeout: 10)
         #expect(notFound.connectionFailure == .hostNotFound)
         #expect(notFound.description == "Could not find host \"no-such-host.invalid\" (Name or service not known)")
         #expect((notFound.underlyingError as? URLError)?.code == .cannotFindHost)
 
-        let refused = HTTP1Transport.connectError(.system(POSIXError(.ECONNREFUSED)), key: key, connectTimeout: 10)
+        let refused = NativeTransport.connectError(.system(POSIXError(.ECONNREFUSED)), key: key, connectTimeout: 10)
         #expect(refused.connectionFailure == .connectionRefused)
         #expect(refused.description == "Connection refused by no-such-host.invalid port 8080")
 
-        let reset = HTTP1Transport.requestError(
+        let reset = NativeTransport.requestError(
             for: HTTP1Socket.Failure.system(POSIXError(.ECONNRESET)), idleTimeout: 5, key: key)
         #expect(reset.connectionFailure == .connectionReset)
         #expect(reset.description == "The connection to no-such-host.invalid port 8080 was reset")
 
-        let unreachable = HTTP1Transport.connectError(
+        let unreachable = NativeTransport.connectError(
             .system(POSIXError(.ENETUNREACH)), key: key, connectTimeout: 10)
         #expect(unreachable.connectionFailure == nil)
         #expect(unreachable.detail == "could not connect to no-such-host.invalid port 8080")

@@ -34,9 +34,9 @@ struct HTTP2TransportTests {
     }
 
     private static func transport(
-        _ configure: (inout HTTP1Transport.Configuration) -> Void = { _ in }
-    ) -> HTTP1Transport {
-        HTTP1Transport { configuration in
+        _ configure: (inout NativeTransport.Configuration) -> Void = { _ in }
+    ) -> NativeTransport {
+        NativeTransport { configuration in
             configuration.tls = TLSConfiguration(additionalRoots: [.data(Data(TestCertificate.authorityPEM.utf8))])
             configure(&configuration)
         }
@@ -134,7 +134,7 @@ struct HTTP2TransportTests {
             directives:
                 "log_format connections '$connection $server_protocol $request_uri'; access_log \(log.path) connections;",
             listen: "http2")
-        let transport = HTTP1Transport { $0.http2 = .priorKnowledge(for: ["127.0.0.1:\(nginx.port)"]) }
+        let transport = NativeTransport { $0.http2 = .priorKnowledge(for: ["127.0.0.1:\(nginx.port)"]) }
         let response = try await transport.send(
             TransferRequest(URLRequest(url: URL(string: "http://127.0.0.1:\(nginx.port)/plain.txt?h2c")!)))
         #expect(response.body == Data("plain h2\n".utf8))
@@ -166,7 +166,7 @@ struct HTTP2TransportTests {
     func silentServerDropped() async throws {
         let server = try FreezingHTTP2Server()
         defer { server.stop() }
-        let transport = HTTP1Transport {
+        let transport = NativeTransport {
             $0.http2 = .priorKnowledge(for: ["127.0.0.1:\(server.port)"])
             $0.http2PingInterval = 0.02
         }
@@ -214,7 +214,7 @@ struct HTTP2TransportTests {
     func uploads() async throws {
         let server = try await Nghttpd.start(arguments: ["--echo-upload", "--window-bits=14"])
         defer { server.stop() }
-        let transport = HTTP1Transport { $0.http2 = .priorKnowledge }
+        let transport = NativeTransport { $0.http2 = .priorKnowledge }
         let url = URL(string: "http://127.0.0.1:\(server.port)/echo")!
         let small = Data("name=ada&lang=swift".utf8)
         let echoed = try await Request {

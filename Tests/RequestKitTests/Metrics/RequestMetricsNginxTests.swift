@@ -41,7 +41,7 @@ struct RequestMetricsNginxTests {
         let base = nginx.base
         let port = nginx.port
 
-        let transport = HTTP1Transport { $0.proxy = .none }
+        let transport = NativeTransport { $0.proxy = .none }
         var attempts: [RequestMetrics.Attempt] = []
         for _ in 0..<2 {
             let response = try await Request {

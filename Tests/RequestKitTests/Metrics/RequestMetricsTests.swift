@@ -39,7 +39,7 @@ struct RequestMetricsTests {
         server.route("/exact") { _ in
             TestResponse(body: .raw { try $0.writeRaw(Data((head + "hello").utf8)) })
         }
-        let transport = HTTP1Transport()
+        let transport = NativeTransport()
         let response = try await Request {
             Url(server.url("/exact"))
             Method(.post)
@@ -75,7 +75,7 @@ struct RequestMetricsTests {
     func reusedConnection() async throws {
         let server = try TestServer()
         defer { server.stop() }
-        let transport = HTTP1Transport()
+        let transport = NativeTransport()
         let first = try await Request {
             Url(server.url("/get")); Using(transport)
         }.send()
@@ -98,7 +98,7 @@ struct RequestMetricsTests {
     func recordingOff() async throws {
         let server = try TestServer()
         defer { server.stop() }
-        let bare = HTTP1Transport { $0.recordsMetrics = false }
+        let bare = NativeTransport { $0.recordsMetrics = false }
         let response = try await Request {
             Url(server.url("/bytes/5?seed=1")); Using(bare)
         }.send()
@@ -126,7 +126,7 @@ struct RequestMetricsTests {
         let server = try TestServer()
         defer { server.stop() }
         let response = try await Request {
-            Url(server.url("/gzip")); Using(HTTP1Transport())
+            Url(server.url("/gzip")); Using(NativeTransport())
         }.send()
         let attempt = try #require(response.metrics.attempts.first)
         #expect(attempt.bodyBytesReceived == response.body.count)
@@ -142,7 +142,7 @@ struct RequestMetricsTests {
         let server = try TestServer()
         defer { server.stop() }
         let response = try await Request {
-            Url(server.url("/redirect/2")); Using(HTTP1Transport())
+            Url(server.url("/redirect/2")); Using(NativeTransport())
         }.send()
         let attempts = response.metrics.attempts
         #expect(attempts.map(\.status) == [HTTPStatus(code: 302), HTTPStatus(code: 302), .ok])
@@ -165,7 +165,7 @@ struct RequestMetricsTests {
             Url(server.url("/flaky"))
             Retry(RetryPolicy(maxAttempts: 2, baseDelay: 0))
             Monitor(MetricsRecorder(finished: finished))
-            Using(HTTP1Transport())
+            Using(NativeTransport())
         }.send()
         #expect(response.metrics.attempts.map(\.status) == [.serviceUnavailable, .ok])
         #expect(finished.withLock { $0 } == [response.metrics])
@@ -178,7 +178,7 @@ struct RequestMetricsTests {
             try await Request {
                 Url(down.url("/anything"))
                 Retry(RetryPolicy(maxAttempts: 2, baseDelay: 0))
-                Using(HTTP1Transport())
+                Using(NativeTransport())
             }.send()
         }
         let attempts = try #require(error.metrics?.attempts)
@@ -214,7 +214,7 @@ struct RequestMetricsTests {
             }
         }
         let streaming = try await Request {
-            Url(server.url("/halves")); Using(HTTP1Transport())
+            Url(server.url("/halves")); Using(NativeTransport())
         }.stream()
         #expect(streaming.metrics.attempts.first?.end == nil)
         release.open()
@@ -242,7 +242,7 @@ struct RequestMetricsTests {
         defer { server.stop() }
         let response = try await Request {
             Url("http://\(host):\(server.port)/get")
-            Using(HTTP1Transport())
+            Using(NativeTransport())
         }.send()
         let attempt = try #require(response.metrics.attempts.first)
         let lookup = try #require(attempt.domainLookup)
@@ -306,7 +306,7 @@ struct RequestMetricsTests {
             Url(server.url("/get"))
             Monitor(ConsoleLogger(logsTimeline: true) { line in lines.withLock { $0.append(line) } })
             Monitor(ConsoleLogger { line in quiet.withLock { $0.append(line) } })
-            Using(HTTP1Transport())
+            Using(NativeTransport())
         }.send()
         let logged = lines.withLock { $0 }
         #expect(logged.count == 3)
@@ -364,7 +364,7 @@ struct TLSRequestMetricsTests {
     func handshake() async throws {
         let server = try TestServer { $0.tls = .init(certificate: .valid) }
         defer { server.stop() }
-        let transport = HTTP1Transport {
+        let transport = NativeTransport {
             $0.tls = TLSConfiguration(additionalRoots: [.data(Data(TestCertificate.authorityPEM.utf8))])
         }
         let first = try await Request {

@@ -64,7 +64,7 @@ struct PipelineHandOverTests {
         defer { second.stop() }
         let response = try await Request {
             Url(first.url("/anything/original"))
-            Using(HTTP1Transport.shared)
+            Using(NativeTransport.shared)
             Intercept(URLSetter(url: second.url("/anything/moved")))
         }.send()
         #expect(response.statusCode == 200)
@@ -82,7 +82,7 @@ struct PipelineHandOverTests {
             Url(origin.url("/redirect-to"))
             Query("url", value: target.url("/anything/landed").absoluteString)
             Query("status_code", value: "302")
-            Using(HTTP1Transport.shared)
+            Using(NativeTransport.shared)
         }.send()
         #expect(response.statusCode == 200)
         #expect(origin.requests.count == 1)
@@ -93,7 +93,7 @@ struct PipelineHandOverTests {
     func changedHeadersAreChecked() async throws {
         let server = try TestServer()
         defer { server.stop() }
-        let editing = HeaderEditing(base: HTTP1Transport.shared, name: "Content-Length", value: "5, 6")
+        let editing = HeaderEditing(base: NativeTransport.shared, name: "Content-Length", value: "5, 6")
         for stream in [false, true] {
             let request = Request {
                 Url(server.url("/bytes/4"))
@@ -108,7 +108,7 @@ struct PipelineHandOverTests {
         // Unchanged, the same response passes.
         let body = try await Request {
             Url(server.url("/bytes/4"))
-            Using(HTTP1Transport.shared)
+            Using(NativeTransport.shared)
         }.data()
         #expect(body.count == 4)
     }
@@ -282,7 +282,7 @@ struct PipelineFactsTests {
         let server = try TestServer()
         defer { server.stop() }
         // Sent as a PATCH with a header of its own.
-        let changing = Editing(base: HTTP1Transport.shared) { transfer in
+        let changing = Editing(base: NativeTransport.shared) { transfer in
             transfer.urlRequest.httpMethod = "PATCH"
             transfer.urlRequest.setValue("yes", forHTTPHeaderField: "X-Added")
         }
@@ -309,7 +309,7 @@ struct PipelineFactsTests {
                 Body("original")
                 // The transfer's body replaced (none, when nil), the URLRequest left as it is.
                 Using(
-                    Editing(base: HTTP1Transport.shared) {
+                    Editing(base: NativeTransport.shared) {
                         $0.body = replacement.map { RequestBody($0, contentType: nil) }
                     })
             }

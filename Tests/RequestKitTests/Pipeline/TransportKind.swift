@@ -18,7 +18,7 @@ enum TransportKind: String, CaseIterable, Codable, Sendable, CustomTestStringCon
     var shared: any Transport {
         switch self {
         case .urlSession: URLSessionTransport.shared
-        case .http1: HTTP1Transport.shared
+        case .http1: NativeTransport.shared
         #if os(Linux)
         case .http1TLS: Self.sharedTLS
         #endif
@@ -26,7 +26,7 @@ enum TransportKind: String, CaseIterable, Codable, Sendable, CustomTestStringCon
     }
 
     #if os(Linux)
-    private static let sharedTLS = HTTP1Transport { $0.tls = testCATrust }
+    private static let sharedTLS = NativeTransport { $0.tls = testCATrust }
     #endif
 
     /// Trusts the test CA on top of the system's roots.
@@ -37,10 +37,10 @@ enum TransportKind: String, CaseIterable, Codable, Sendable, CustomTestStringCon
     func limited(toConnectionsPerHost limit: Int) -> any Transport {
         switch self {
         case .urlSession: URLSessionTransport(maxConnectionsPerHost: limit)
-        case .http1: HTTP1Transport { $0.maxConnectionsPerHost = limit }
+        case .http1: NativeTransport { $0.maxConnectionsPerHost = limit }
         #if os(Linux)
         case .http1TLS:
-            HTTP1Transport {
+            NativeTransport {
                 $0.maxConnectionsPerHost = limit
                 $0.tls = Self.testCATrust
             }

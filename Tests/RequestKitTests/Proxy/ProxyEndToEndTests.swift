@@ -17,22 +17,22 @@ struct ProxyEndToEndTests {
     private static let trustingTestCA = TLSConfiguration(
         additionalRoots: [.data(Data(TestCertificate.authorityPEM.utf8))])
 
-    private func transport(_ proxy: ProxyConfiguration) -> HTTP1Transport {
-        HTTP1Transport {
+    private func transport(_ proxy: ProxyConfiguration) -> NativeTransport {
+        NativeTransport {
             $0.proxy = proxy
             $0.tls = Self.trustingTestCA
             $0.connectTimeout = 5
         }
     }
 
-    private func send(_ url: URL, on transport: HTTP1Transport) async throws -> Response {
+    private func send(_ url: URL, on transport: NativeTransport) async throws -> Response {
         try await Request {
             Url(url)
             Using(transport)
         }.send()
     }
 
-    private func failure(_ url: URL, on transport: HTTP1Transport) async -> RequestError? {
+    private func failure(_ url: URL, on transport: NativeTransport) async -> RequestError? {
         do {
             let response = try await send(url, on: transport)
             Issue.record("expected a RequestError, got status \(response.statusCode)")
@@ -86,7 +86,7 @@ struct ProxyEndToEndTests {
         #expect(proxy.stats.totalConnections == 1)
 
         // Without the test CA the proxy's certificate does not verify: a TLS error naming the proxy.
-        let untrusting = HTTP1Transport {
+        let untrusting = NativeTransport {
             $0.proxy = .https(host: "127.0.0.1", port: proxy.port)
             $0.connectTimeout = 5
         }
@@ -205,7 +205,7 @@ struct ProxyEndToEndTests {
         let origin = try TestServer()
         defer { origin.stop() }
         origin.route("/login") { _ in TestResponse(status: 407, headers: [("Proxy-Authenticate", "Basic")]) }
-        let response = try await HTTP1Transport { $0.proxy = .none }.send(
+        let response = try await NativeTransport { $0.proxy = .none }.send(
             TransferRequest(URLRequest(url: origin.url("/login"))))
         #expect(response.statusCode == 407)
     }
@@ -232,7 +232,7 @@ struct ProxyEndToEndTests {
             ),
         ]
         for (configuration, message) in cases {
-            let transport = HTTP1Transport {
+            let transport = NativeTransport {
                 $0.proxy = configuration
                 $0.tls = Self.trustingTestCA
                 $0.connectTimeout = 0.3
@@ -248,7 +248,7 @@ struct ProxyEndToEndTests {
     func requestTimeoutWhileConnectingToProxy() async throws {
         let proxy = try FullBacklogListener()
         defer { proxy.close() }
-        let transport = HTTP1Transport {
+        let transport = NativeTransport {
             $0.proxy = .http(host: "127.0.0.1", port: proxy.port)
             $0.connectTimeout = 60
         }

@@ -31,7 +31,7 @@ struct CassetteFolder {
 
     /// A transport over the cassette `name`, ignoring `REQUESTKIT_RECORD_MODE` so that the test does what it says.
     func transport(
-        _ name: String, mode: RecordingMode, base: any Transport = HTTP1Transport.shared,
+        _ name: String, mode: RecordingMode, base: any Transport = NativeTransport.shared,
         configuration: RecordingTransport.Configuration = .init()
     ) throws -> RecordingTransport {
         try RecordingTransport(

@@ -6,7 +6,7 @@ import Testing
 
 @testable import RequestKit
 
-/// The verification matrix through the whole request path: `Request { … }.send()` on ``HTTP1Transport`` against the
+/// The verification matrix through the whole request path: `Request { … }.send()` on ``NativeTransport`` against the
 /// TLS mode of ``TestServer``, each certificate giving exactly one outcome, and nothing reaching the server when
 /// verification fails.
 @Suite("Native https: verification through Request.send()")
@@ -19,12 +19,12 @@ struct NativeHTTPSTests {
         certificate: .data(Data(TestCertificate.client.certificatePEM.utf8)),
         privateKey: .data(Data(TestCertificate.client.privateKeyPEM.utf8)))
 
-    private func transport(_ tls: TLSConfiguration = trustingTestCA) -> HTTP1Transport {
-        HTTP1Transport { $0.tls = tls }
+    private func transport(_ tls: TLSConfiguration = trustingTestCA) -> NativeTransport {
+        NativeTransport { $0.tls = tls }
     }
 
     /// The ``RequestError`` of a request that must fail, or `nil` (and a recorded issue) when it did not fail so.
-    private func failure(_ url: URL, on transport: HTTP1Transport) async -> RequestError? {
+    private func failure(_ url: URL, on transport: NativeTransport) async -> RequestError? {
         do {
             let response = try await Request {
                 Url(url)
@@ -115,7 +115,7 @@ struct NativeHTTPSTests {
     func defaultDoesNotTrustTestCA() async throws {
         let server = try TestServer { $0.tls = .init(certificate: .valid) }
         defer { server.stop() }
-        let error = await failure(server.url("/get"), on: HTTP1Transport())
+        let error = await failure(server.url("/get"), on: NativeTransport())
         #expect(error?.kind == .tls)
         #expect(error?.tlsFailure == .unknownIssuer)
         #expect(server.stats.requestCount == 0)
@@ -189,7 +189,7 @@ struct NativeHTTPSTests {
     func stalledHandshake() async throws {
         let server = try SilentListener()
         defer { server.close() }
-        let transport = HTTP1Transport {
+        let transport = NativeTransport {
             $0.connectTimeout = 0.3
             $0.tls = Self.trustingTestCA
         }
@@ -237,7 +237,7 @@ struct NativeHTTPSTests {
     func stalledHandshakeRequestTimeout() async throws {
         let server = try SilentListener()
         defer { server.close() }
-        let transport = HTTP1Transport {
+        let transport = NativeTransport {
             $0.connectTimeout = 600
             $0.tls = Self.trustingTestCA
         }
@@ -290,7 +290,7 @@ struct NativeHTTPSTests {
 
     @Test(
         "Without Using, an https request goes through the native transport: its default trust refuses the test CA",
-        .enabled(if: (try? HTTP1Transport.shared.proxySelection.server(host: "127.0.0.1", isSecure: true)) == nil))
+        .enabled(if: (try? NativeTransport.shared.proxySelection.server(host: "127.0.0.1", isSecure: true)) == nil))
     func defaultIsNative() async throws {
         let server = try TestServer { $0.tls = .init(certificate: .valid) }
         defer { server.stop() }
@@ -310,9 +310,9 @@ struct NativeHTTPSTests {
 
     @Test("Without Using, requests go through the native transport on Linux, whatever proxy the environment names")
     func defaultTransport() {
-        #expect(DefaultTransport.choose() as? HTTP1Transport === HTTP1Transport.shared)
-        #expect(DefaultTransport.shared as? HTTP1Transport === HTTP1Transport.shared)
-        #expect(HTTP1Transport.shared.configuration.proxy == .environment)
+        #expect(DefaultTransport.choose() as? NativeTransport === NativeTransport.shared)
+        #expect(DefaultTransport.shared as? NativeTransport === NativeTransport.shared)
+        #expect(NativeTransport.shared.configuration.proxy == .environment)
     }
 }
 #endif

@@ -10,7 +10,7 @@ import FoundationNetworking
 #endif
 
 /// The native transport reading TLS records that arrive in arbitrary pieces: a ``FragmentingRelay`` between
-/// ``HTTP1Transport`` and a TLS ``TestServer`` forwards the server's bytes in seeded random pieces (often splitting
+/// ``NativeTransport`` and a TLS ``TestServer`` forwards the server's bytes in seeded random pieces (often splitting
 /// record headers), and in the truncation cases ends the connection part-way through the server's stream.
 ///
 /// Each exchange names its seed; to replay one, run with `REQUESTKIT_TLS_RELAY_SEED=<seed>`.
@@ -42,7 +42,7 @@ struct TLSRecordBoundaryTests {
     ) {
         let relay = try FragmentingRelay(upstreamPort: server.port, seed: seed, cutoff: cutoff)
         defer { relay.stop() }
-        let transport = HTTP1Transport { $0.tls = trustingTestCA }
+        let transport = NativeTransport { $0.tls = trustingTestCA }
         do {
             let data = try await Request {
                 Url("https://127.0.0.1:\(relay.port)/bytes/\(bodySize)?seed=\(seed)")
@@ -98,11 +98,11 @@ struct TLSRecordBoundaryTests {
             pause: .init(record: record, offset: 3, longest: .seconds(120)))
         defer { relay.stop() }
         // The default loop count: one loop, shared with `other`; a handshake that outlasts the pause.
-        let transport = HTTP1Transport {
+        let transport = NativeTransport {
             $0.tls = Self.trustingTestCA
             $0.connectTimeout = 300
         }
-        let other = HTTP1Transport()
+        let other = NativeTransport()
         let stalled = Task {
             try await transport.send(URLRequest(url: try #require(URL(string: "https://127.0.0.1:\(relay.port)/get"))))
         }

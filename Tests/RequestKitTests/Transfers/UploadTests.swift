@@ -24,7 +24,7 @@ struct UploadTests {
         #expect(json["sha256"].string == (try await offThePool { SHA256Digest.hex(of: contents) }))
         let received = try #require(server.requests.last)
         #if canImport(FoundationNetworking)
-        // FoundationNetworking streams a file body with chunked coding; HTTP1Transport sends its length.
+        // FoundationNetworking streams a file body with chunked coding; NativeTransport sends its length.
         let isChunked = transport.transport is URLSessionTransport
         #else
         let isChunked = false

@@ -14,7 +14,7 @@ struct WireTransport: Sendable, CustomTestStringConvertible {
     /// Every transport that must behave the same on the wire: the wire suites are parameterized over this list.
     static let all: [WireTransport] = [
         WireTransport(name: "URLSession", transport: URLSessionTransport.shared),
-        WireTransport(name: "HTTP1", transport: HTTP1Transport.shared),
+        WireTransport(name: "HTTP1", transport: NativeTransport.shared),
     ]
 
     /// ``all``, and on Linux the native transport over TLS against a TLS ``TestServer`` (trusting the test CA).
@@ -29,7 +29,7 @@ struct WireTransport: Sendable, CustomTestStringConvertible {
     /// The native transport speaking https, trusting the test CA on top of the system's roots.
     static let nativeTLS = WireTransport(
         name: "HTTP1 over TLS",
-        transport: HTTP1Transport {
+        transport: NativeTransport {
             $0.tls = TLSConfiguration(additionalRoots: [.data(Data(TestCertificate.authorityPEM.utf8))])
         },
         tls: TestServer.TLS())

@@ -9,14 +9,14 @@ import Testing
 import FoundationNetworking
 #endif
 
-@Suite("HTTP1Transport: faulty servers")
-struct HTTP1TransportFaultTests {
+@Suite("NativeTransport: faulty servers")
+struct NativeTransportFaultTests {
     private func failure(_ path: String, timeout: Double = 2) async throws -> RequestError {
         let server = try TestServer()
         defer { server.stop() }
         var request = URLRequest(url: server.url(path))
         request.timeoutInterval = timeout
-        return try await #require(throws: RequestError.self) { try await HTTP1Transport().send(request) }
+        return try await #require(throws: RequestError.self) { try await NativeTransport().send(request) }
     }
 
     @Test("A final response sent before the request body was read is returned, sent whole or streamed")
@@ -24,7 +24,7 @@ struct HTTP1TransportFaultTests {
         let answer = "HTTP/1.1 413 Content Too Large\r\nContent-Length: 8\r\nConnection: close\r\n\r\ntoo big!"
         let server = try LingeringCloseServer(earlyAnswer: answer)
         defer { server.stop() }
-        let transport = HTTP1Transport()
+        let transport = NativeTransport()
         let url = try #require(URL(string: "http://127.0.0.1:\(server.port)/upload"))
         let body = Data(repeating: 0x61, count: 4 << 20)
         for streamed in [false, true] {
@@ -84,7 +84,7 @@ struct HTTP1TransportFaultTests {
     func shortLength() async throws {
         let server = try TestServer()
         defer { server.stop() }
-        let transport = HTTP1Transport()
+        let transport = NativeTransport()
         let response = try await transport.send(URLRequest(url: server.url("/fault/short-length")))
         #expect(response.body == Data("01234".utf8))
         #expect(transport.idleConnectionCount == 0)
@@ -101,7 +101,7 @@ struct HTTP1TransportFaultTests {
                 })
         }
         let error = try await #require(throws: RequestError.self) {
-            try await HTTP1Transport().send(URLRequest(url: server.url("/two-lengths")))
+            try await NativeTransport().send(URLRequest(url: server.url("/two-lengths")))
         }
         #expect(error.underlyingError as? HTTP1ParseError == .conflictingContentLength)
     }
@@ -109,13 +109,13 @@ struct HTTP1TransportFaultTests {
 
 // Linux drops SYNs to a listener whose accept queue is full, which makes a connection attempt hang.
 #if os(Linux)
-@Suite("HTTP1Transport: connect timeout")
-struct HTTP1TransportConnectTimeoutTests {
+@Suite("NativeTransport: connect timeout")
+struct NativeTransportConnectTimeoutTests {
     @Test("A server that never completes the handshake fails the request with the connect timeout")
     func connectTimeout() async throws {
         let listener = try FullBacklogListener()
         defer { listener.close() }
-        let transport = HTTP1Transport { $0.connectTimeout = 0.3 }
+        let transport = NativeTransport { $0.connectTimeout = 0.3 }
         let url = try #require(URL(string: "http://127.0.0.1:\(listener.port)/"))
         let clock = ContinuousClock()
         let start = clock.now

@@ -9,13 +9,13 @@ import Testing
 import FoundationNetworking
 #endif
 
-@Suite("HTTP1Transport: request framing and response handling")
-struct HTTP1TransportFramingTests {
+@Suite("NativeTransport: request framing and response handling")
+struct NativeTransportFramingTests {
     @Test("The request arrives with the exact target, Host, Content-Length and keep-alive")
     func requestBytes() async throws {
         let server = try TestServer()
         defer { server.stop() }
-        let transport = HTTP1Transport()
+        let transport = NativeTransport()
         var request = URLRequest(
             url: try #require(URL(string: "\(server.url("/anything"))/a%2Fb%20c?x=%41&y=a+b#frag")))
         request.httpMethod = "POST"
@@ -39,7 +39,7 @@ struct HTTP1TransportFramingTests {
     func emptyBodies() async throws {
         let server = try TestServer()
         defer { server.stop() }
-        let transport = HTTP1Transport()
+        let transport = NativeTransport()
         _ = try await transport.send(URLRequest(url: server.url("/get")))
         var post = URLRequest(url: server.url("/post"))
         post.httpMethod = "POST"
@@ -54,7 +54,7 @@ struct HTTP1TransportFramingTests {
         defer { server.stop() }
         var request = URLRequest(url: server.url("/get"))
         request.setValue("a\r\nX-Injected: 1", forHTTPHeaderField: "X-Evil")
-        _ = try? await HTTP1Transport().send(request)
+        _ = try? await NativeTransport().send(request)
         for received in server.requests {
             #expect(received.header("X-Injected") == nil)
             #expect(received.header("X-Evil") == nil)
@@ -70,7 +70,7 @@ struct HTTP1TransportFramingTests {
                 headers: [("Set-Cookie", "a=1"), ("X-Middle", "m"), ("Set-Cookie", "b=2")], body: .data(Data("ok".utf8))
             )
         }
-        let response = try await HTTP1Transport().send(URLRequest(url: server.url("/cookies")))
+        let response = try await NativeTransport().send(URLRequest(url: server.url("/cookies")))
         #expect(response.headers.values(for: "Set-Cookie") == ["a=1", "b=2"])
         let names = response.headers.fields.map(\.name).filter { $0 == "Set-Cookie" || $0 == "X-Middle" }
         #expect(names == ["Set-Cookie", "X-Middle", "Set-Cookie"])
@@ -85,7 +85,7 @@ struct HTTP1TransportFramingTests {
             TestResponse(
                 body: .chunked([Data("ab".utf8), Data("cde".utf8)], trailers: [("X-Checksum", "123")]))
         }
-        let transport = HTTP1Transport()
+        let transport = NativeTransport()
         let first = try await transport.send(URLRequest(url: server.url("/trailers")))
         let second = try await transport.send(URLRequest(url: server.url("/chunked?chunks=4&size=3")))
         #expect(first.body == Data("abcde".utf8))
@@ -101,7 +101,7 @@ struct HTTP1TransportFramingTests {
         server.route("/long-trailer") { _ in
             TestResponse(body: .chunked([Data("ab".utf8)], trailers: [("X-Long", long)]))
         }
-        let transport = HTTP1Transport()
+        let transport = NativeTransport()
         for _ in 0..<2 {
             let response = try await transport.send(URLRequest(url: server.url("/long-trailer")))
             #expect(response.body == Data("ab".utf8))
@@ -122,7 +122,7 @@ struct HTTP1TransportFramingTests {
                                 .utf8))
                 })
         }
-        let transport = HTTP1Transport()
+        let transport = NativeTransport()
         let error = await #expect(throws: RequestError.self) {
             try await transport.send(URLRequest(url: server.url("/smuggle")))
         }
@@ -138,7 +138,7 @@ struct HTTP1TransportFramingTests {
         let server = try TestServer()
         defer { server.stop() }
         server.route("/not-modified") { _ in TestResponse(status: 304, headers: [("ETag", "\"v1\"")]) }
-        let transport = HTTP1Transport()
+        let transport = NativeTransport()
         var head = URLRequest(url: server.url("/large/5000"))
         head.httpMethod = "HEAD"
         let headResponse = try await transport.send(head)
@@ -165,7 +165,7 @@ struct HTTP1TransportFramingTests {
         server.route("/http10") { _ in
             TestResponse(body: .raw { try $0.writeRaw(Data("HTTP/1.0 200 OK\r\nX-Old: yes\r\n\r\nuntil close".utf8)) })
         }
-        let transport = HTTP1Transport()
+        let transport = NativeTransport()
         let closed = try await transport.send(URLRequest(url: server.url("/close")))
         let old = try await transport.send(URLRequest(url: server.url("/http10")))
         _ = try await transport.send(URLRequest(url: server.url("/get")))
@@ -187,7 +187,7 @@ struct HTTP1TransportFramingTests {
                     try $0.writeRaw(Data("HTTP/1.1 201 Created\r\nContent-Length: 2\r\n\r\nok".utf8))
                 })
         }
-        let response = try await HTTP1Transport().send(URLRequest(url: server.url("/continue")))
+        let response = try await NativeTransport().send(URLRequest(url: server.url("/continue")))
         #expect(response.statusCode == 201)
         #expect(response.body == Data("ok".utf8))
     }
@@ -199,7 +199,7 @@ struct HTTP1TransportFramingTests {
         server.route("/compress") { _ in
             TestResponse(headers: [("Content-Encoding", "compress")], body: .data(Data([1, 2, 3])))
         }
-        let transport = HTTP1Transport()
+        let transport = NativeTransport()
         let gzip = try await Request {
             Url(server.url("/gzip")); Using(transport)
         }.json()
@@ -224,11 +224,11 @@ struct HTTP1TransportFramingTests {
         var post = URLRequest(url: server.url("/temporary"))
         post.httpMethod = "POST"
         post.httpBody = Data("x=1".utf8)
-        let response = try await HTTP1Transport().send(post)
+        let response = try await NativeTransport().send(post)
         #expect(response.statusCode == 307)
         #expect(response.headers["Location"] == "/anything")
         #expect(response.url == server.url("/temporary"))
-        let streamed = try await HTTP1Transport().stream(TransferRequest(post))
+        let streamed = try await NativeTransport().stream(TransferRequest(post))
         #expect(streamed.head.statusCode == 307)
         #expect(
             server.requests.map { "\($0.method) \($0.path) \($0.body.count)" } == [
@@ -242,7 +242,7 @@ struct HTTP1TransportFramingTests {
         let server = try TestServer { $0.tls = .init() }
         defer { server.stop() }
         let mock = MockTransport { _ in Response(status: HTTPStatus(code: 599), body: Data("via mock".utf8)) }
-        let transport = HTTP1Transport {
+        let transport = NativeTransport {
             $0.secureTransport = mock
             $0.tls.additionalRoots = [.data(Data(TestCertificate.authorityPEM.utf8))]
         }
@@ -254,7 +254,7 @@ struct HTTP1TransportFramingTests {
     @Test("https requests go to the secure transport")
     func httpsForwarded() async throws {
         let mock = MockTransport { _ in Response(status: HTTPStatus(code: 200), body: Data("via mock".utf8)) }
-        let transport = HTTP1Transport { $0.secureTransport = mock }
+        let transport = NativeTransport { $0.secureTransport = mock }
         let response = try await transport.send(URLRequest(url: try #require(URL(string: "https://example.com/x"))))
         #expect(response.body == Data("via mock".utf8))
     }

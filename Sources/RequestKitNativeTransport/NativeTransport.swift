@@ -4,10 +4,11 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// A transport that speaks HTTP/1.1 over its own pooled TCP connections: several times faster than
-/// URLSession on Linux, for `http://` and (over its own TLS) `https://` URLs.
+/// RequestKit's own transport: HTTP/1.1 and HTTP/2 over its own pooled TCP connections, several times faster than
+/// URLSession on Linux, for `http://` and (over its own TLS) `https://` URLs. Over `https://` it speaks HTTP/2 when
+/// the server picks it (``Configuration/http2``).
 ///
-/// Choose it per request with `Using(HTTP1Transport.shared)`, or on a client. Connections are kept alive and
+/// Choose it per request with `Using(NativeTransport.shared)`, or on a client. Connections are kept alive and
 /// reused (at most ``Configuration/maxConnectionsPerHost`` per host, with further requests queued), closed after
 /// ``Configuration/idleConnectionTimeout``, and checked before reuse: a request whose kept-alive connection turns
 /// out closed by the server is sent again once on a new connection when its method is idempotent, and fails
@@ -31,16 +32,16 @@ import FoundationNetworking
 /// ```swift
 /// let todo = try await Request {
 ///     Url("https://api.example.com/todos/1")
-///     Using(HTTP1Transport.shared)
+///     Using(NativeTransport.shared)
 /// }.json()
 /// ```
-public final class HTTP1Transport: Transport {
+public final class NativeTransport: Transport {
     /// A transport with the default configuration, shared by everyone who does not need another.
     ///
     /// ```swift
-    /// Using(HTTP1Transport.shared)
+    /// Using(NativeTransport.shared)
     /// ```
-    public static let shared = HTTP1Transport()
+    public static let shared = NativeTransport()
 
     /// The configuration this transport was made with.
     public let configuration: Configuration
@@ -55,9 +56,9 @@ public final class HTTP1Transport: Transport {
     /// Creates a transport with its own connection pool.
     ///
     /// ```swift
-    /// var configuration = HTTP1Transport.Configuration()
+    /// var configuration = NativeTransport.Configuration()
     /// configuration.maxConnectionsPerHost = 4
-    /// let transport = HTTP1Transport(configuration: configuration)
+    /// let transport = NativeTransport(configuration: configuration)
     /// ```
     /// - Parameter configuration: Limits and timeouts.
     public init(configuration: Configuration = Configuration()) {
@@ -77,7 +78,7 @@ public final class HTTP1Transport: Transport {
                 bufferSize: max(64 * 1024, configuration.maxResponseHeadBytes),
                 pollWindow: configuration.responsePollNanoseconds, http2: configuration.http2,
                 http2PingInterval: configuration.http2PingInterval,
-                makeStream: { descriptor, key in try HTTP1Transport.makeStream(descriptor: descriptor, key: key) })
+                makeStream: { descriptor, key in try NativeTransport.makeStream(descriptor: descriptor, key: key) })
         }
     }
 
@@ -127,14 +128,14 @@ public final class HTTP1Transport: Transport {
         switch poolOrFailure {
         case .success(let pool): return pool
         case .failure(let error):
-            throw RequestError.transport(error, detail: "HTTP1Transport could not start its event loop")
+            throw RequestError.transport(error, detail: "NativeTransport could not start its event loop")
         }
     }
 
     /// Creates a transport, adjusting the default configuration.
     ///
     /// ```swift
-    /// let transport = HTTP1Transport { $0.maxConnectionsPerHost = 4 }
+    /// let transport = NativeTransport { $0.maxConnectionsPerHost = 4 }
     /// ```
     /// - Parameter configure: Changes to make to the default configuration.
     public convenience init(_ configure: (inout Configuration) -> Void) {
@@ -146,7 +147,7 @@ public final class HTTP1Transport: Transport {
     /// Closes the connections that are open and idle; busy ones close when their request ends.
     ///
     /// ```swift
-    /// HTTP1Transport.shared.closeIdleConnections()
+    /// NativeTransport.shared.closeIdleConnections()
     /// ```
     public func closeIdleConnections() {
         try? pool().closeIdleConnections()
@@ -155,7 +156,7 @@ public final class HTTP1Transport: Transport {
     /// How many connections are open and idle in the pool.
     ///
     /// ```swift
-    /// print(HTTP1Transport.shared.idleConnectionCount)
+    /// print(NativeTransport.shared.idleConnectionCount)
     /// ```
     public var idleConnectionCount: Int { (try? pool().idleCount) ?? 0 }
 
@@ -164,7 +165,7 @@ public final class HTTP1Transport: Transport {
     /// A redirect is returned as it is: the request pipeline follows redirects, for every transport.
     ///
     /// ```swift
-    /// let response = try await HTTP1Transport.shared.send(TransferRequest(URLRequest(url: healthURL)))
+    /// let response = try await NativeTransport.shared.send(TransferRequest(URLRequest(url: healthURL)))
     /// ```
     /// - Parameter request: The request; its `timeoutInterval` is the idle timeout. A body read from files, or
     ///   one whose upload progress is reported, is streamed as ``stream(_:)`` streams it.
@@ -222,7 +223,7 @@ public final class HTTP1Transport: Transport {
         }
         let isSecure = HTTPSyntax.equalsIgnoringCase(scheme, "https")
         guard isSecure || HTTPSyntax.equalsIgnoringCase(scheme, "http") else {
-            throw RequestError.transport(URLError(.unsupportedURL), detail: "HTTP1Transport sends http URLs only")
+            throw RequestError.transport(URLError(.unsupportedURL), detail: "NativeTransport sends http URLs only")
         }
         return HTTPURL(url: url, isSecure: isSecure)
     }
@@ -445,3 +446,12 @@ public final class HTTP1Transport: Transport {
         }
     }
 }
+
+/// The name ``NativeTransport`` had before it spoke HTTP/2 as well; it still compiles, with a warning that names the
+/// new one.
+///
+/// ```swift
+/// let transport = NativeTransport { $0.maxConnectionsPerHost = 4 }  // was HTTP1Transport { … }
+/// ```
+@available(*, deprecated, renamed: "NativeTransport")
+public typealias HTTP1Transport = NativeTransport

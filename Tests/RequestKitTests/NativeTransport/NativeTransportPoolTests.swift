@@ -8,13 +8,13 @@ import Testing
 import FoundationNetworking
 #endif
 
-@Suite("HTTP1Transport: connection pool")
-struct HTTP1TransportPoolTests {
+@Suite("NativeTransport: connection pool")
+struct NativeTransportPoolTests {
     @Test("Sequential requests reuse one kept-alive connection")
     func reuse() async throws {
         let server = try TestServer()
         defer { server.stop() }
-        let transport = HTTP1Transport()
+        let transport = NativeTransport()
         for index in 0..<10 {
             let response = try await transport.send(URLRequest(url: server.url("/anything?i=\(index)")))
             #expect(response.statusCode == 200)
@@ -28,7 +28,7 @@ struct HTTP1TransportPoolTests {
     func perHostLimit() async throws {
         let server = try TestServer()
         defer { server.stop() }
-        let transport = HTTP1Transport { $0.maxConnectionsPerHost = 2 }
+        let transport = NativeTransport { $0.maxConnectionsPerHost = 2 }
         let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
             for _ in 0..<8 {
                 group.addTask { try await transport.send(URLRequest(url: server.url("/delay/0.1"))).statusCode }
@@ -44,7 +44,7 @@ struct HTTP1TransportPoolTests {
     func cancelledWaiter() async throws {
         let server = try TestServer()
         defer { server.stop() }
-        let transport = HTTP1Transport { $0.maxConnectionsPerHost = 1 }
+        let transport = NativeTransport { $0.maxConnectionsPerHost = 1 }
         let busy = Task { try await transport.send(URLRequest(url: server.url("/delay/1"))) }
         #expect(await server.waitForRequests(count: 1, timeout: .seconds(120)))
         let waiting = Task { try await transport.send(URLRequest(url: server.url("/get"))) }
@@ -67,7 +67,7 @@ struct HTTP1TransportPoolTests {
                 headers: [("Content-Type", "text/plain")],
                 body: .chunked([Data("held".utf8), Data()], interval: .seconds(300)))
         }
-        let transport = HTTP1Transport { $0.maxConnectionsPerHost = 1 }
+        let transport = NativeTransport { $0.maxConnectionsPerHost = 1 }
         let held = try await transport.stream(TransferRequest(URLRequest(url: server.url("/hold"))))
         var waiting = URLRequest(url: server.url("/get"))
         waiting.timeoutInterval = 0.5
@@ -82,7 +82,7 @@ struct HTTP1TransportPoolTests {
     func idleEviction() async throws {
         let server = try TestServer()
         defer { server.stop() }
-        let transport = HTTP1Transport { $0.idleConnectionTimeout = 0.2 }
+        let transport = NativeTransport { $0.idleConnectionTimeout = 0.2 }
         // Whether the connection is still idle right after the response is a matter of timing (0.2 s on a busy
         // machine); the connection pool state machine's tables pin the expiry down exactly.
         _ = try await transport.send(URLRequest(url: server.url("/get")))
@@ -100,7 +100,7 @@ struct HTTP1TransportPoolTests {
     func closedWhileIdle() async throws {
         let server = try TestServer { $0.keepAliveTimeout = .milliseconds(100) }
         defer { server.stop() }
-        let transport = HTTP1Transport()
+        let transport = NativeTransport()
         _ = try await transport.send(URLRequest(url: server.url("/get")))
         for _ in 0..<100 where server.stats.openConnections > 0 {
             try await Task.sleep(nanoseconds: 20_000_000)
@@ -116,7 +116,7 @@ struct HTTP1TransportPoolTests {
         let server = try LingeringCloseServer()
         defer { server.stop() }
         let url = try #require(URL(string: "http://127.0.0.1:\(server.port)/once"))
-        let transport = HTTP1Transport()
+        let transport = NativeTransport()
         _ = try await transport.send(URLRequest(url: url))
         let response = try await transport.send(URLRequest(url: url))
         #expect(response.body == Data("once".utf8))
@@ -130,7 +130,7 @@ struct HTTP1TransportPoolTests {
         let url = try #require(URL(string: "http://127.0.0.1:\(server.port)/once"))
         let file = try TemporaryFile(contents: Data(repeating: 0x61, count: 1_000))
         defer { file.remove() }
-        let transport = HTTP1Transport()
+        let transport = NativeTransport()
         _ = try await transport.send(URLRequest(url: url))
         var put = URLRequest(url: url)
         put.httpMethod = "PUT"
@@ -144,7 +144,7 @@ struct HTTP1TransportPoolTests {
         let server = try LingeringCloseServer()
         defer { server.stop() }
         let url = try #require(URL(string: "http://127.0.0.1:\(server.port)/once"))
-        let transport = HTTP1Transport()
+        let transport = NativeTransport()
         _ = try await transport.send(URLRequest(url: url))
         var post = URLRequest(url: url)
         post.httpMethod = "POST"

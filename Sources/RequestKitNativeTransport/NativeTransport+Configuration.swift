@@ -1,13 +1,13 @@
 import Foundation
 
-extension HTTP1Transport {
-    /// How an ``HTTP1Transport`` connects, pools and limits.
+extension NativeTransport {
+    /// How an ``NativeTransport`` connects, pools and limits.
     ///
     /// ```swift
-    /// var configuration = HTTP1Transport.Configuration()
+    /// var configuration = NativeTransport.Configuration()
     /// configuration.maxConnectionsPerHost = 4
     /// configuration.connectTimeout = 2
-    /// let transport = HTTP1Transport(configuration: configuration)
+    /// let transport = NativeTransport(configuration: configuration)
     /// ```
     public struct Configuration: Sendable {
         /// The most connections open to one host and port at once; further requests wait for one. 16 by default.
@@ -41,9 +41,9 @@ extension HTTP1Transport {
         /// configuration.maxResponseHeaderCount = 50
         /// ```
         public var maxResponseHeaderCount = 100
-        /// The largest response body ``HTTP1Transport/send(_:)`` holds in memory, in bytes, after decompression: an
+        /// The largest response body ``NativeTransport/send(_:)`` holds in memory, in bytes, after decompression: an
         /// upper bound over the request's ``ResponseLimits/maxBodyBytes`` (64 MiB unless the request or its client
-        /// says otherwise), which applies when lower. ``HTTP1Transport/stream(_:)`` (and so `download(to:)`) is
+        /// says otherwise), which applies when lower. ``NativeTransport/stream(_:)`` (and so `download(to:)`) is
         /// bounded only by ``ResponseLimits/maxStreamedBodyBytes``. 1 GiB by default.
         ///
         /// ```swift
@@ -120,14 +120,14 @@ extension HTTP1Transport {
         /// the benchmarks and tests turn it off.
         ///
         /// ```swift
-        /// let bare = HTTP1Transport { $0.recordsMetrics = false }
+        /// let bare = NativeTransport { $0.recordsMetrics = false }
         /// ```
         package var recordsMetrics = true
 
         /// The default configuration.
         ///
         /// ```swift
-        /// let configuration = HTTP1Transport.Configuration()
+        /// let configuration = NativeTransport.Configuration()
         /// ```
         public init() {}
 

@@ -8,7 +8,7 @@ import Musl
 import Darwin
 #endif
 
-extension HTTP1Transport {
+extension NativeTransport {
     /// The proxy route of a request to `url`, or nil when it goes straight to its origin. For a `socks5` proxy
     /// (the transport looks names up), the origin's name is looked up here, on a short-lived thread of its own.
     ///
@@ -63,7 +63,7 @@ extension HTTP1Transport {
                     reason: "no address to give the SOCKS5 proxy"))
         } catch {
             return .failure(
-                HTTP1Transport.requestError(for: error, idleTimeout: 0, key: HTTP1ConnectionKey(host: host, port: 0)))
+                NativeTransport.requestError(for: error, idleTimeout: 0, key: HTTP1ConnectionKey(host: host, port: 0)))
         }
     }
 }

@@ -10,14 +10,14 @@ import FoundationNetworking
 #endif
 
 @Suite(
-    "HTTP1Transport: threads", .serialized,
+    "NativeTransport: threads", .serialized,
     .enabled(if: FileManager.default.fileExists(atPath: "/proc/self/task")))
-struct HTTP1TransportThreadTests {
+struct NativeTransportThreadTests {
     @Test("400 requests to a server that never answers add no thread, and all time out")
     func silentServer() async throws {
         let listener = try SilentListener()
         defer { listener.close() }
-        let transport = HTTP1Transport { $0.maxConnectionsPerHost = 400 }
+        let transport = NativeTransport { $0.maxConnectionsPerHost = 400 }
         _ = try HTTP1EventLoopGroup.shared(loops: transport.configuration.eventLoopCount)
         let threadsBefore = transportThreads()
         let url = try #require(URL(string: "http://127.0.0.1:\(listener.port)/never"))
@@ -72,7 +72,7 @@ struct HTTP1TransportThreadTests {
             guard AddressSpaceLimit.restrict(headroom: (256 << 10)) else { exit(3) }
             guard let url = URL(string: "http://127.0.0.1:9/never") else { exit(4) }
             do {
-                _ = try await HTTP1Transport().send(URLRequest(url: url))
+                _ = try await NativeTransport().send(URLRequest(url: url))
                 exit(5)
             } catch let error as RequestError {
                 let named = error.kind == .transport && error.description.contains("could not start its event loop")
@@ -92,7 +92,7 @@ struct HTTP1TransportThreadTests {
     func twoLoops() async throws {
         let server = try TestServer()
         defer { server.stop() }
-        let transport = HTTP1Transport {
+        let transport = NativeTransport {
             $0.eventLoopCount = 2
             $0.maxConnectionsPerHost = 4
         }

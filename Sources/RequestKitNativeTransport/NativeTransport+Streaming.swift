@@ -4,7 +4,7 @@ import Foundation
 import FoundationNetworking
 #endif
 
-extension HTTP1Transport {
+extension NativeTransport {
     /// Sends a request whose body may be read from files as it goes, and returns as soon as the response head
     /// arrives; the body then streams in pieces of up to 64 KiB, decompressed when the server compressed it.
     ///
@@ -19,7 +19,7 @@ extension HTTP1Transport {
     /// ``RequestError/Kind/responseTooLarge`` that keeps the response head, and the connection is closed.
     ///
     /// ```swift
-    /// let response = try await HTTP1Transport.shared.stream(TransferRequest(URLRequest(url: logURL)))
+    /// let response = try await NativeTransport.shared.stream(TransferRequest(URLRequest(url: logURL)))
     /// for try await piece in response { print(piece.count) }
     /// ```
     /// - Parameter request: The request, with its body and buffer limit.

@@ -9,14 +9,14 @@ import FoundationNetworking
 #endif
 
 @Suite(
-    "HTTP1Transport: file descriptors", .serialized,
+    "NativeTransport: file descriptors", .serialized,
     .enabled(if: FileManager.default.fileExists(atPath: "/proc/net/tcp")))
-struct HTTP1TransportDescriptorTests {
+struct NativeTransportDescriptorTests {
     @Test("Successes, failures, timeouts and cancellations leave no socket open once the pool is closed")
     func noLeaks() async throws {
         let server = try TestServer()
         defer { server.stop() }
-        let transport = HTTP1Transport()
+        let transport = NativeTransport()
         for path in ["/get", "/fault/close", "/fault/truncate", "/fault/bad-chunk", "/chunked?chunks=3&size=4"] {
             _ = try? await transport.send(URLRequest(url: server.url(path)))
         }

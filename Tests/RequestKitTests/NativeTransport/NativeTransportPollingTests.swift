@@ -10,17 +10,17 @@ import FoundationNetworking
 #endif
 
 /// A request that is the transport's only one in flight looks for its response itself for a short window (its
-/// ``HTTP1Transport/Configuration/responsePollWindow``), when the server answered the connection's last request
+/// ``NativeTransport/Configuration/responsePollWindow``), when the server answered the connection's last request
 /// within it. Whether a given response comes inside the window depends on the machine, so these tests assert what
 /// holds either way: exact bytes, the bounds on looking, and that looking happens at all when the window is wide.
-@Suite("HTTP1Transport: looking for a prompt response")
-struct HTTP1TransportPollingTests {
+@Suite("NativeTransport: looking for a prompt response")
+struct NativeTransportPollingTests {
     @Test("Responses read by the awaiting task are whole and exact, on one kept-alive connection")
     func promptResponsesAreExact() async throws {
         let server = try TestServer()
         defer { server.stop() }
         // 10 ms: a generous window, so that a loopback answer comes inside it even on a busy machine.
-        let transport = HTTP1Transport { $0.responsePollWindow = 0.01 }
+        let transport = NativeTransport { $0.responsePollWindow = 0.01 }
         var index = 0
         var answered = 0
         while index < 40 || (answered == 0 && index < 400) {
@@ -44,7 +44,7 @@ struct HTTP1TransportPollingTests {
         defer { server.stop() }
         server.route("/closing") { _ in TestResponse(headers: [("Connection", "close")], body: .data(Data("bye".utf8)))
         }
-        let transport = HTTP1Transport { $0.responsePollWindow = 0.01 }
+        let transport = NativeTransport { $0.responsePollWindow = 0.01 }
         for round in 0..<5 {
             try await warmUp(transport, on: server, round: round)
             let closing = try await transport.send(URLRequest(url: server.url("/closing")))
@@ -59,7 +59,7 @@ struct HTTP1TransportPollingTests {
     func streamedResponse() async throws {
         let server = try TestServer()
         defer { server.stop() }
-        let transport = HTTP1Transport { $0.responsePollWindow = 0.01 }
+        let transport = NativeTransport { $0.responsePollWindow = 0.01 }
         try await warmUp(transport, on: server, round: 0)
         for index in 0..<10 {
             let count = 2_000 + 1_000 * index
@@ -81,7 +81,7 @@ struct HTTP1TransportPollingTests {
                     try $0.writeRaw(Data("HTTP/1.1 200 OK\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\nabc".utf8))
                 })
         }
-        let transport = HTTP1Transport { $0.responsePollWindow = 0.01 }
+        let transport = NativeTransport { $0.responsePollWindow = 0.01 }
         for round in 0..<5 {
             try await warmUp(transport, on: server, round: round)
             let error = try await #require(throws: RequestError.self) {
@@ -97,7 +97,7 @@ struct HTTP1TransportPollingTests {
     func zeroWindowNeverPolls() async throws {
         let server = try TestServer()
         defer { server.stop() }
-        let transport = HTTP1Transport { $0.responsePollWindow = 0 }
+        let transport = NativeTransport { $0.responsePollWindow = 0 }
         for index in 0..<20 {
             let response = try await transport.send(URLRequest(url: server.url("/anything?i=\(index)")))
             #expect(response.statusCode == 200)
@@ -112,7 +112,7 @@ struct HTTP1TransportPollingTests {
     func slowServerIsRarelyPolled() async throws {
         let server = try TestServer()
         defer { server.stop() }
-        let transport = HTTP1Transport()
+        let transport = NativeTransport()
         // 50 ms answers against a 100 µs window. The first request opens the connection (late answer 1); the second
         // looks (late answer 2); the 16 after it do not, but the 16th of them looks again.
         for index in 0..<18 {
@@ -127,7 +127,7 @@ struct HTTP1TransportPollingTests {
 
     @Test("Out-of-range windows are clamped: negative, NaN and infinite never look; over 10 ms looks for 10 ms")
     func windowIsClamped() {
-        var configuration = HTTP1Transport.Configuration()
+        var configuration = NativeTransport.Configuration()
         #expect(configuration.responsePollNanoseconds == 100_000)
         configuration.responsePollWindow = -1
         #expect(configuration.responsePollNanoseconds == 0)
@@ -140,7 +140,7 @@ struct HTTP1TransportPollingTests {
     }
 
     /// Three requests on one kept-alive connection, so that the next one is sent on it and may be looked for.
-    private func warmUp(_ transport: HTTP1Transport, on server: TestServer, round: Int) async throws {
+    private func warmUp(_ transport: NativeTransport, on server: TestServer, round: Int) async throws {
         for index in 0..<3 {
             let response = try await transport.send(URLRequest(url: server.url("/anything?r=\(round)&i=\(index)")))
             #expect(response.statusCode == 200)
@@ -148,7 +148,7 @@ struct HTTP1TransportPollingTests {
     }
 
     /// The looking done on the transport's one idle connection.
-    private func pollCounts(_ transport: HTTP1Transport) throws -> (polls: Int, answered: Int) {
+    private func pollCounts(_ transport: NativeTransport) throws -> (polls: Int, answered: Int) {
         let connections = try transport.pool().idleConnections
         try #require(connections.count == 1)
         return connections[0].pollCounts
