@@ -71,7 +71,10 @@ let package = Package(
             ]),
         .target(
             name: "RequestKitTesting",
-            dependencies: ["RequestKit", .target(name: "COpenSSL", condition: .when(platforms: [.linux]))],
+            dependencies: [
+                "RequestKit", .target(name: "COpenSSL", condition: .when(platforms: [.linux])),
+                .target(name: "CNghttp2", condition: .when(platforms: [.linux])),
+            ],
             exclude: ["Server/TLSFixtures"]),
         .executableTarget(name: "Examples", dependencies: ["RequestKit", "RequestKitTesting"], path: "Examples"),
         .executableTarget(

@@ -48,6 +48,13 @@ final class ConnectionReader {
         return false
     }
 
+    /// Whether the buffered bytes begin with `prefix`: `nil` while they are a shorter beginning of it.
+    func begins(with prefix: [UInt8]) -> Bool? {
+        let count = min(prefix.count, bufferedCount)
+        guard buffer[start..<(start + count)].elementsEqual(prefix[0..<count]) else { return false }
+        return count == prefix.count ? true : nil
+    }
+
     /// The offset just past the last buffered byte.
     var end: Int { buffer.count }
 

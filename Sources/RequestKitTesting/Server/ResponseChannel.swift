@@ -11,15 +11,33 @@ import RequestKit
 /// ```
 final class ResponseChannel: Sendable {
     private let loop: HTTP1EventLoop
-    private let connection: ServerConnection
+    /// Queues bytes for the client on the loop, calling back once they are taken (`true`) or cannot be (`false`).
+    private let deliver: @Sendable (Data, @escaping (Bool) -> Void) -> Void
+    /// Shuts the connection down at once, from any thread.
+    private let shutDown: @Sendable () -> Void
+    /// Tells the connection, on the loop, that it was cut.
+    private let wasCut: @Sendable () -> Void
     private let condition = NSCondition()
     // Safe: `isGone` and `pendingWrites` are only touched while holding `condition`.
     nonisolated(unsafe) private var isGone = false
     nonisolated(unsafe) private var pendingWrites = 0
 
-    init(loop: HTTP1EventLoop, connection: ServerConnection) {
+    /// A channel to an HTTP/1.1 connection's response, whose bytes go on the wire as they are.
+    convenience init(loop: HTTP1EventLoop, connection: ServerConnection) {
+        self.init(
+            loop: loop, deliver: { data, done in connection.enqueue(data, done: done) },
+            shutDown: { connection.socket.shutdownBoth() }, wasCut: { connection.cut() })
+    }
+
+    /// A channel whose bytes `deliver` takes on the loop (an HTTP/2 stream frames them).
+    init(
+        loop: HTTP1EventLoop, deliver: @escaping @Sendable (Data, @escaping (Bool) -> Void) -> Void,
+        shutDown: @escaping @Sendable () -> Void, wasCut: @escaping @Sendable () -> Void
+    ) {
         self.loop = loop
-        self.connection = connection
+        self.deliver = deliver
+        self.shutDown = shutDown
+        self.wasCut = wasCut
     }
 
     /// Whether the client has gone away (or the connection was cut or the server stopped).
@@ -47,8 +65,8 @@ final class ResponseChannel: Sendable {
         }
         pendingWrites += 1
         condition.unlock()
-        loop.execute { [connection] in
-            connection.enqueue(data) { [self] delivered in
+        loop.execute { [self] in
+            deliver(data) { [self] delivered in
                 condition.lock()
                 pendingWrites -= 1
                 if !delivered { isGone = true }
@@ -76,7 +94,7 @@ final class ResponseChannel: Sendable {
     /// Cuts the connection at once, to simulate a server that dies mid-response.
     func cut() {
         markGone()
-        connection.socket.shutdownBoth()
-        loop.execute { [connection] in connection.cut() }
+        shutDown()
+        loop.execute { [wasCut] in wasCut() }
     }
 }

@@ -66,6 +66,10 @@ final class ServerConnection: HTTP1LoopHandler, @unchecked Sendable {
     private var steps: AnyIterator<BodyStep>?
     private var channel: ResponseChannel?
     private var isClosureRunning = false
+    #if canImport(CNghttp2)
+    /// The connection's HTTP/2 session, once the client opened with the HTTP/2 preface (in the HTTP/2 mode).
+    private var http2: HTTP2ServerStreams?
+    #endif
 
     init(core: ServerCore, loop: HTTP1EventLoop, id: Int, stream: ConnectionStream) {
         self.core = core
@@ -215,6 +219,9 @@ final class ServerConnection: HTTP1LoopHandler, @unchecked Sendable {
     }
 
     private func parseAvailable() {
+        #if canImport(CNghttp2)
+        if switchesToHTTP2() { return }
+        #endif
         while phase == .reading {
             if head == nil {
                 let mark = reader.start
@@ -270,6 +277,42 @@ final class ServerConnection: HTTP1LoopHandler, @unchecked Sendable {
         }
     }
 
+    #if canImport(CNghttp2)
+    /// The connection preface of HTTP/2 (RFC 9113 §3.4), which a client with prior knowledge, or one that agreed
+    /// on `h2` by ALPN, sends first.
+    private static let http2Preface = Array("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".utf8)
+
+    /// In the HTTP/2 mode, hands what was read to the HTTP/2 session, starting one when a new connection opens
+    /// with the preface; `false` when the connection speaks HTTP/1.1.
+    private func switchesToHTTP2() -> Bool {
+        if http2 == nil {
+            guard let settings = core.configuration.http2, served == 0, head == nil else { return false }
+            switch reader.begins(with: Self.http2Preface) {
+            case false?: return false
+            case nil: return !peerEnded
+            case true?:
+                guard let session = HTTP2ServerStreams(connection: self, core: core, settings: settings) else {
+                    return false
+                }
+                http2 = session
+            }
+        }
+        guard let http2 else { return false }
+        let count = reader.bufferedCount
+        if count > 0, let bytes = try? reader.read(count: count) {
+            bytes.withUnsafeBytes { _ = http2.receive($0) }
+        }
+        reader.compact()
+        return true
+    }
+
+    /// The HTTP/2 session has nothing more to read or write (a `GOAWAY` went either way, or the protocol broke):
+    /// the connection closes once its last bytes are written.
+    func http2Ended() {
+        lingeringClose()
+    }
+    #endif
+
     /// Whether a chunked body may have arrived whole: parsing it again on every read would cost time growing with
     /// the square of its size, so a large one is parsed again only when a read ends with an empty line or the
     /// buffer has doubled.
@@ -283,13 +326,23 @@ final class ServerConnection: HTTP1LoopHandler, @unchecked Sendable {
     private func armReadTimer() {
         if let readTimer { loop.cancel(readTimer) }
         let isIdle = phase != .handshaking && head == nil && reader.bufferedCount == 0
-        let timeout =
-            isIdle && served > 0 ? core.configuration.keepAliveTimeout : core.configuration.readTimeout
+        var timeout = isIdle && served > 0 ? core.configuration.keepAliveTimeout : core.configuration.readTimeout
+        #if canImport(CNghttp2)
+        if http2 != nil { timeout = core.configuration.keepAliveTimeout }
+        #endif
         readTimer = loop.schedule(after: timeout.timeInterval) { [self] in readTimedOut(wasIdle: isIdle) }
     }
 
     private func readTimedOut(wasIdle: Bool) {
         readTimer = nil
+        #if canImport(CNghttp2)
+        if let http2, phase == .reading {
+            // An HTTP/2 connection stays while a stream is open; idle, it says GOAWAY and closes.
+            if http2.hasOpenStreams { return armReadTimer() }
+            http2.goAway()
+            return lingeringClose()
+        }
+        #endif
         switch phase {
         case .handshaking:
             closeNow()
@@ -669,6 +722,9 @@ final class ServerConnection: HTTP1LoopHandler, @unchecked Sendable {
         steps = nil
         for entry in pending { entry.done?(false) }
         channel?.markGone()
+        #if canImport(CNghttp2)
+        http2?.connectionClosed()
+        #endif
         loop.deregister(socket.rawValue)
         core.connectionClosed(id: id, socket: socket)
     }

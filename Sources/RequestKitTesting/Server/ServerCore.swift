@@ -41,7 +41,9 @@ final class ServerCore: Sendable {
     init(configuration: TestServer.Configuration) throws {
         self.configuration = configuration
         #if canImport(COpenSSL)
-        tlsContext = try configuration.tls.map(ServerTLSContext.init)
+        tlsContext = try configuration.tls.map {
+            try ServerTLSContext($0, offersHTTP2: TestServer.HTTP2.isSupported && configuration.http2 != nil)
+        }
         #else
         if configuration.tls != nil { throw TestServer.TLSUnavailable() }
         #endif

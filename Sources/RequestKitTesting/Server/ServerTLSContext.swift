@@ -21,7 +21,8 @@ final class ServerTLSContext: @unchecked Sendable {
         let description: String
     }
 
-    init(_ tls: TestServer.TLS) throws {
+    /// - Parameter offersHTTP2: Whether ALPN picks `h2` when the client offers it (else `http/1.1`, when offered).
+    init(_ tls: TestServer.TLS, offersHTTP2: Bool = false) throws {
         ERR_clear_error()
         defer { ERR_clear_error() }
         guard let method = TLS_server_method(), let context = SSL_CTX_new(method) else {
@@ -39,6 +40,7 @@ final class ServerTLSContext: @unchecked Sendable {
                 }
             }
             requestkit_SSL_CTX_set_server_stream_options(context)
+            if offersHTTP2 { SSL_CTX_set_alpn_select_cb(context, Self.selectApplicationProtocol, nil) }
             let sessionContext = Array("RequestKitTesting".utf8)
             _ = SSL_CTX_set_session_id_context(context, sessionContext, UInt32(sessionContext.count))
             let certificates = try Self.certificates(tls.certificate.certificatePEM)
@@ -69,6 +71,32 @@ final class ServerTLSContext: @unchecked Sendable {
         }
         pointer = context
     }
+
+    /// ALPN's choice for a server that speaks HTTP/2: `h2` when the client offers it, else `http/1.1` when offered,
+    /// else no protocol (the handshake goes on without ALPN).
+    private static let selectApplicationProtocol:
+        @convention(c) (
+            OpaquePointer?, UnsafeMutablePointer<UnsafePointer<UInt8>?>?, UnsafeMutablePointer<UInt8>?,
+            UnsafePointer<UInt8>?, UInt32, UnsafeMutableRawPointer?
+        ) -> Int32 = { _, chosen, chosenLength, offered, offeredLength, _ in
+            guard let chosen, let chosenLength, let offered else { return SSL_TLSEXT_ERR_NOACK }
+            let list = UnsafeBufferPointer(start: offered, count: Int(offeredLength))
+            for wanted in [Array("h2".utf8), Array("http/1.1".utf8)] {
+                var index = 0
+                while index < list.count {
+                    let length = Int(list[index])
+                    let end = index + 1 + length
+                    guard end <= list.count else { break }
+                    if list[(index + 1)..<end].elementsEqual(wanted) {
+                        chosen.pointee = offered + index + 1
+                        chosenLength.pointee = UInt8(length)
+                        return SSL_TLSEXT_ERR_OK
+                    }
+                    index = end
+                }
+            }
+            return SSL_TLSEXT_ERR_NOACK
+        }
 
     deinit {
         SSL_CTX_free(pointer)

@@ -51,6 +51,14 @@ extension TestServer {
         /// let configuration = TestServer.Configuration(tls: .init(certificate: .selfSigned))
         /// ```
         public var tls: TLS?
+        /// HTTP/2 as well as HTTP/1.1 (on Linux): a plain connection that opens with the HTTP/2 preface speaks h2c
+        /// (prior knowledge), and in the TLS mode ALPN picks `h2` when the client offers it. `nil` (HTTP/1.1 only) by
+        /// default. Every route answers over both; see ``TestServer/HTTP2`` for what differs.
+        ///
+        /// ```swift
+        /// let server = try TestServer { $0.tls = TestServer.TLS(); $0.http2 = TestServer.HTTP2() }
+        /// ```
+        public var http2: HTTP2?
 
         /// Creates a configuration; every parameter has a default suited to tests.
         ///
@@ -66,6 +74,7 @@ extension TestServer {
         ///   - maxRequestsPerConnection: Requests served per connection; unlimited by default.
         ///   - listenBacklog: The accept queue length; 512 by default.
         ///   - tls: The TLS mode; plain HTTP by default.
+        ///   - http2: HTTP/2 beside HTTP/1.1; off by default.
         public init(
             maxHeaderBytes: Int = 64 * 1024,
             maxBodyBytes: Int = 64 * 1024 * 1024,
@@ -73,7 +82,8 @@ extension TestServer {
             readTimeout: Duration = .seconds(120),
             maxRequestsPerConnection: Int? = nil,
             listenBacklog: Int = 512,
-            tls: TLS? = nil
+            tls: TLS? = nil,
+            http2: HTTP2? = nil
         ) {
             self.maxHeaderBytes = maxHeaderBytes
             self.maxBodyBytes = maxBodyBytes
@@ -82,6 +92,7 @@ extension TestServer {
             self.maxRequestsPerConnection = maxRequestsPerConnection
             self.listenBacklog = listenBacklog
             self.tls = tls
+            self.http2 = http2
         }
     }
 }

@@ -20,9 +20,9 @@ struct PipelineCredentialTests {
         arguments: Verb.allCases, TransportKind.allCases)
     func crossOrigin(_ verb: Verb, _ transport: TransportKind) async throws {
         let origin = try transport.server()
-        defer { origin.stop() }
+        defer { transport.finish(origin) }
         let other = try transport.server()
-        defer { other.stop() }
+        defer { transport.finish(other) }
         PipelineRoutes.final(on: other, at: "/elsewhere")
         let call = PipelineCall(
             server: origin, target: PipelineRoutes.redirect(to: other.url("/elsewhere").absoluteString),
@@ -47,7 +47,7 @@ struct PipelineCredentialTests {
         arguments: Verb.allCases, TransportKind.allCases)
     func sameOrigin(_ verb: Verb, _ transport: TransportKind) async throws {
         let server = try transport.server()
-        defer { server.stop() }
+        defer { transport.finish(server) }
         PipelineRoutes.final(on: server, at: "/here")
         let call = PipelineCall(
             server: server, target: PipelineRoutes.redirect(to: "/here"), components: Self.credentials)

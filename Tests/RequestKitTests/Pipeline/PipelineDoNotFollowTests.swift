@@ -15,7 +15,7 @@ struct PipelineDoNotFollowTests {
         arguments: Verb.allCases, TransportKind.allCases)
     func doNotFollow(_ verb: Verb, _ transport: TransportKind) async throws {
         let server = try transport.server()
-        defer { server.stop() }
+        defer { transport.finish(server) }
         PipelineRoutes.final(on: server, at: "/target")
         let call = PipelineCall(
             server: server, target: PipelineRoutes.redirect(to: "/target"), components: [Redirects(.doNotFollow)])

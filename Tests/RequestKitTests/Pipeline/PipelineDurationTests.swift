@@ -61,7 +61,7 @@ struct PipelineDurationTests {
     static func succeeds(
         _ verb: Verb, _ transport: TransportKind, with timeout: Timeout, _ label: String
     ) async -> [String] {
-        await onServer(label) { server in
+        await onServer(label, for: transport) { server in
             PipelineRoutes.final(on: server, at: "/target")
             let call = PipelineCall(server: server, target: "/target", components: [timeout])
             let observed = await verb.perform(call, on: transport.shared)
@@ -78,7 +78,7 @@ struct PipelineDurationTests {
         _ verb: Verb, _ transport: TransportKind, _ label: String, with components: [any RequestComponent],
         answer: @escaping @Sendable (TestRequest) -> TestResponse
     ) async -> [String] {
-        await onServer(label) { server in
+        await onServer(label, for: transport) { server in
             server.route("/target", answer)
             let call = PipelineCall(
                 server: server, target: "/target", components: components + [Timeout(1, for: .resource)])
@@ -87,16 +87,21 @@ struct PipelineDurationTests {
         }
     }
 
-    /// Runs `body` against a fresh server; a server that cannot start is the problem reported.
-    static func onServer(_ label: String, _ body: (TestServer) async -> [String]) async -> [String] {
+    /// Runs `body` against a fresh server of `kind`; a server that cannot start is the problem reported, and so is a
+    /// request that reached it over another HTTP version than the kind's.
+    static func onServer(
+        _ label: String, for kind: TransportKind, _ body: (TestServer) async -> [String]
+    ) async -> [String] {
         let server: TestServer
         do {
-            server = try TestServer()
+            server = try kind.server()
         } catch {
             return ["\(label): the server did not start: \(error)"]
         }
         defer { server.stop() }
-        return await body(server)
+        let problems = await body(server)
+        let versions = Set(server.requests.map(\.httpVersion)).subtracting([kind.httpVersion])
+        return problems + versions.map { "\(label): a request arrived over \($0), not \(kind.httpVersion)" }
     }
 
     /// In the exit test's child process: records each problem as an issue, which the parent reports for the cell.

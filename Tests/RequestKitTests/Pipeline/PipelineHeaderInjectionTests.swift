@@ -53,7 +53,7 @@ struct PipelineHeaderInjectionTests {
         arguments: Verb.allCases, TransportKind.allCases)
     func neverOnTheWire(_ verb: Verb, _ transport: TransportKind) async throws {
         let server = try transport.server()
-        defer { server.stop() }
+        defer { transport.finish(server) }
         PipelineRoutes.final(on: server, at: "/dropped/*")
         for (index, injection) in Self.droppedBeforeRequestKitSeesThem.enumerated() {
             let call = PipelineCall(
@@ -76,7 +76,7 @@ struct PipelineHeaderInjectionTests {
         arguments: Verb.allCases, TransportKind.allCases)
     func rejectedBeforeSending(_ verb: Verb, _ transport: TransportKind) async throws {
         let server = try transport.server()
-        defer { server.stop() }
+        defer { transport.finish(server) }
         PipelineRoutes.final(on: server, at: "/inject/*")
         for (index, injection) in Self.injections.enumerated() {
             let call = PipelineCall(

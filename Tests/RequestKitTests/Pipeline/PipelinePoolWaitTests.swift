@@ -7,11 +7,11 @@ import Testing
 @Suite("Pipeline: timeouts cover the wait for a connection")
 struct PipelinePoolWaitTests {
     @Test(
-        "With the only connection held by an open stream, a request with Timeout(1) to that host times out",
+        "With the only connection (and its only HTTP/2 stream) held by an open stream, a request with Timeout(1) to that host times out",
         arguments: Verb.allCases, TransportKind.allCases)
     func timeoutCoversPoolWait(_ verb: Verb, _ transport: TransportKind) async throws {
-        let server = try transport.server()
-        defer { server.stop() }
+        let server = try transport.server(streamsPerConnection: 1)
+        defer { transport.finish(server) }
         PipelineRoutes.final(on: server, at: "/target")
         // A byte a second keeps the holder's idle timeout from closing the connection, however long a starved
         // machine takes to send the second request; the server's loop plays the chunks, so the stream holds no thread.

@@ -20,7 +20,7 @@ struct PipelineRedirectMethodTests {
     func keepMethodAndBody(_ verb: Verb, _ transport: TransportKind) async throws {
         for status in [307, 308] {
             let server = try transport.server()
-            defer { server.stop() }
+            defer { transport.finish(server) }
 
             let observed = await verb.perform(Self.post(on: server, status: status), on: transport.shared)
 
@@ -36,7 +36,7 @@ struct PipelineRedirectMethodTests {
     )
     func seeOther(_ verb: Verb, _ transport: TransportKind) async throws {
         let server = try transport.server()
-        defer { server.stop() }
+        defer { transport.finish(server) }
 
         let observed = await verb.perform(Self.post(on: server, status: 303), on: transport.shared)
 
@@ -51,7 +51,7 @@ struct PipelineRedirectMethodTests {
     func movedOrFound(_ verb: Verb, _ transport: TransportKind) async throws {
         for status in [301, 302] {
             let server = try transport.server()
-            defer { server.stop() }
+            defer { transport.finish(server) }
 
             let observed = await verb.perform(Self.post(on: server, status: status), on: transport.shared)
 

@@ -14,7 +14,7 @@ struct PipelineRedirectSchemeTests {
         arguments: Verb.allCases, TransportKind.allCases)
     func nonHTTPTargets(_ verb: Verb, _ transport: TransportKind) async throws {
         let server = try transport.server()
-        defer { server.stop() }
+        defer { transport.finish(server) }
         for location in ["file:///etc/passwd", "data:,x", "ftp://127.0.0.1/x"] {
             let call = PipelineCall(server: server, target: PipelineRoutes.redirect(to: location))
 

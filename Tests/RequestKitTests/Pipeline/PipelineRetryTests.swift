@@ -11,7 +11,7 @@ struct PipelineRetryTests {
         arguments: Verb.allCases, TransportKind.allCases)
     func retriesWithProgress(_ verb: Verb, _ transport: TransportKind) async throws {
         let server = try transport.server()
-        defer { server.stop() }
+        defer { transport.finish(server) }
         let attempts = Counter()
         server.route("/flaky") { request in
             attempts.next() == 1 ? .text("busy", status: 503) : PipelineRoutes.answer(request)
