@@ -342,7 +342,7 @@ final class HTTP2Connection: HTTP1LoopHandler, @unchecked Sendable {
             case .failed(let streamID, let failure):
                 guard let exchange = streams.removeValue(forKey: streamID) else { continue }
                 release(isReusable: !isClosed && session.isAvailable)
-                fail(exchange, with: Self.requestError(failure, key: key))
+                fail(exchange, with: Self.requestError(failure, key: key, hadHead: exchange.head != nil))
             case .goingAway:
                 wentAway()
             case .pingAnswered:
@@ -522,7 +522,7 @@ final class HTTP2Connection: HTTP1LoopHandler, @unchecked Sendable {
         let reason = failure ?? .closed
         for (_, exchange) in open {
             release(isReusable: false)
-            fail(exchange, with: Self.requestError(.connectionLost(reason), key: key))
+            fail(exchange, with: Self.requestError(.connectionLost(reason), key: key, hadHead: exchange.head != nil))
         }
         for job in waiting {
             release(isReusable: false)
@@ -575,13 +575,16 @@ final class HTTP2Connection: HTTP1LoopHandler, @unchecked Sendable {
             end: end)
     }
 
-    /// The ``RequestError`` for a stream that ended without its whole response.
-    static func requestError(_ failure: HTTP2StreamFailure, key: HTTP1ConnectionKey) -> RequestError {
+    /// The ``RequestError`` for a stream that ended without its whole response, worded as over HTTP/1.1 when no
+    /// part of the response (`hadHead` false) had arrived.
+    static func requestError(_ failure: HTTP2StreamFailure, key: HTTP1ConnectionKey, hadHead: Bool) -> RequestError {
         switch failure {
         case .connectionLost(.closed):
             return RequestError.connectionFailed(
                 .connectionReset, host: key.host, port: key.port, underlyingError: failure,
-                reason: "the HTTP/2 connection closed before the response was whole")
+                reason: hadHead
+                    ? "the HTTP/2 connection closed before the response was whole"
+                    : "the server closed the connection before a response")
         default:
             return RequestError.transport(failure, detail: failure.description)
         }

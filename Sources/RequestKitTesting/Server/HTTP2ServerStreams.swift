@@ -47,6 +47,8 @@ final class HTTP2ServerStreams: @unchecked Sendable {
         var timer: HTTP1LoopTimer?
         var channel: ResponseChannel?
         var isClosed = false
+        /// The body ends the connection once its bytes are written (a `close` step).
+        var closesConnection = false
 
         init(id: Int32) { self.id = id }
 
@@ -126,6 +128,9 @@ final class HTTP2ServerStreams: @unchecked Sendable {
         }
         isInsideSession = false
         if !output.isEmpty { connection.enqueue(output) }
+        if streams.values.contains(where: { $0.closesConnection && $0.pendingCount == 0 }) {
+            return connection.shutDownWhenWritten()
+        }
         let ready = starved.filter { streams[$0].map { $0.pendingCount < Self.pendingLimit } ?? false }
         starved.subtract(ready)
         for id in ready {
@@ -263,10 +268,9 @@ final class HTTP2ServerStreams: @unchecked Sendable {
         guard let session, !stream.isClosed else { return }
         let plan = ResponsePlan(response, for: request, keepAlive: true)
         if plan.framing == .raw {
-            // Raw bytes are an HTTP/1.1 response written by hand; HTTP/2 has no place for them.
-            nghttp2_submit_rst_stream(
-                session, UInt8(NGHTTP2_FLAG_NONE.rawValue), stream.id, UInt32(NGHTTP2_INTERNAL_ERROR.rawValue))
-            return flush()
+            // Raw bytes are an HTTP/1.1 response written by hand, after which the connection closes: over HTTP/2
+            // the connection closes without them, as a server that died would close it.
+            return connection.socket.shutdownBoth()
         }
         let fields = Self.responseFields(response)
         if plan.discardsBody {
@@ -312,7 +316,7 @@ final class HTTP2ServerStreams: @unchecked Sendable {
                 append(data, to: stream)
             case .writeRaw:
                 stream.steps = nil
-                reset(stream, code: NGHTTP2_INTERNAL_ERROR)
+                connection.socket.shutdownBoth()
             case .pause(let duration):
                 stream.timer = loop.schedule(after: duration.timeInterval) { [self] in
                     stream.timer = nil
@@ -325,7 +329,8 @@ final class HTTP2ServerStreams: @unchecked Sendable {
                 endBody(stream)
             case .close:
                 stream.steps = nil
-                connection.socket.shutdownBoth()
+                stream.closesConnection = true
+                needsFlush = true
             }
         }
     }
@@ -376,6 +381,7 @@ final class HTTP2ServerStreams: @unchecked Sendable {
         guard stream.isDeferred, let session else { return }
         stream.isDeferred = false
         nghttp2_session_resume_data(session, stream.id)
+        needsFlush = true
     }
 
     private func reset(_ stream: Stream, code: nghttp2_error_code) {

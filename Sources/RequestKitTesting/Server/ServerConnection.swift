@@ -311,6 +311,11 @@ final class ServerConnection: HTTP1LoopHandler, @unchecked Sendable {
     func http2Ended() {
         lingeringClose()
     }
+
+    /// Cuts the connection once what is queued has been written, as a server that dies after its last write.
+    func shutDownWhenWritten() {
+        whenDrained { [socket] in socket.shutdownBoth() }
+    }
     #endif
 
     /// Whether a chunked body may have arrived whole: parsing it again on every read would cost time growing with

@@ -7,8 +7,8 @@ extension TestServer {
     /// client's windows allow; chunked and streamed bodies arrive as they are written, with their pauses, and
     /// trailers as a last `HEADERS` frame. A request carries its `:authority` as a `Host` header and
     /// ``TestRequest/httpVersion`` `"HTTP/2.0"`. A raw response (``TestResponse/Body/raw(_:)``), which is HTTP/1.1
-    /// bytes, resets its stream with `INTERNAL_ERROR`; a body that closes the connection closes it, cutting every
-    /// stream on it.
+    /// bytes followed by the end of the connection, and a body that closes the connection close it at once, as a
+    /// server that died would, cutting every stream on it.
     ///
     /// ```swift
     /// let server = try TestServer {

@@ -9,6 +9,8 @@ struct WireTransport: Sendable, CustomTestStringConvertible {
     let transport: any Transport
     /// The TLS mode of the ``TestServer`` this transport is tested against; nil for plain `http`.
     var tls: TestServer.TLS? = nil
+    /// The HTTP/2 mode of that server (with `tls`, ALPN picks `h2`); nil for HTTP/1.1 only.
+    var http2: TestServer.HTTP2? = nil
     var testDescription: String { name }
 
     /// Every transport that must behave the same on the wire: the wire suites are parameterized over this list.
@@ -17,10 +19,11 @@ struct WireTransport: Sendable, CustomTestStringConvertible {
         WireTransport(name: "HTTP1", transport: NativeTransport.shared),
     ]
 
-    /// ``all``, and on Linux the native transport over TLS against a TLS ``TestServer`` (trusting the test CA).
+    /// ``all``, and on Linux the native transport over TLS against a TLS ``TestServer`` (trusting the test CA), over
+    /// HTTP/1.1 and over HTTP/2.
     static let withTLS: [WireTransport] = {
         #if os(Linux)
-        return all + [nativeTLS]
+        return all + [nativeTLS, http2]
         #else
         return all
         #endif
@@ -34,11 +37,19 @@ struct WireTransport: Sendable, CustomTestStringConvertible {
         },
         tls: TestServer.TLS())
 
+    /// The native transport speaking HTTP/2 over TLS, against a ``TestServer`` in its TLS and HTTP/2 modes.
+    static let http2 = WireTransport(
+        name: "HTTP2", transport: nativeTLS.transport, tls: TestServer.TLS(), http2: TestServer.HTTP2())
+
+    /// The HTTP version requests reach the server over, as ``TestRequest/httpVersion`` says.
+    var httpVersion: String { http2 == nil ? "HTTP/1.1" : "HTTP/2.0" }
+
     /// A server for this transport: plain, or in the TLS mode over `https://`.
     func server(_ configure: (inout TestServer.Configuration) -> Void = { _ in }) throws -> TestServer {
         try TestServer {
             configure(&$0)
             $0.tls = tls
+            $0.http2 = http2
         }
     }
 }
