@@ -58,9 +58,13 @@ extension BuiltInRoutes {
                 "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nETag: \"a\u{01}b\"\r\n"
                     + "Last-Modified: Tue, 01 Jan 2030\u{01} 00:00:00 GMT\r\nContent-Length: 2\r\n\r\nok")
         case "bad-event-id":
-            return Self.raw(
-                "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n\r\n"
-                    + "id: 1\ndata: first\n\nid: a\u{01}b\ndata: second\n\n")
+            // Steps rather than raw bytes, so that HTTP/2 streams it too before the connection closes.
+            return TestResponse.stepped(headers: [("Content-Type", "text/event-stream")]) {
+                var steps: [BodyStep] = [
+                    .write(Data("id: 1\ndata: first\n\nid: a\u{01}b\ndata: second\n\n".utf8)), .close,
+                ]
+                return AnyIterator { steps.isEmpty ? nil : steps.removeFirst() }
+            }
         case "content-length":
             let value = request.queryValue("value") ?? ""
             return Self.raw("HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: \(value)\r\n\r\n0123456789")

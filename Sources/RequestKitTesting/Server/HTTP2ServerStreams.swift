@@ -62,6 +62,8 @@ final class HTTP2ServerStreams: @unchecked Sendable {
     private var streams: [Int32: Stream] = [:]
     private var isInsideSession = false
     private var needsFlush = false
+    /// Waiters whose bytes the session took during the current send, told once those bytes are on the socket.
+    private var takenWaiters: [(Bool) -> Void] = []
     /// Streams whose steps stopped for the window and go on once the session has taken their bytes.
     private var starved: Set<Int32> = []
 
@@ -127,7 +129,15 @@ final class HTTP2ServerStreams: @unchecked Sendable {
             output.append(pointer, count: count)
         }
         isInsideSession = false
-        if !output.isEmpty { connection.enqueue(output) }
+        // A closure's write returns once its bytes are on the socket, as over HTTP/1.1, so that cutting the
+        // connection next cannot lose them.
+        let written = takenWaiters
+        takenWaiters = []
+        if !output.isEmpty {
+            connection.enqueue(output) { delivered in for done in written { done(delivered) } }
+        } else {
+            for done in written { done(true) }
+        }
         if streams.values.contains(where: { $0.closesConnection && $0.pendingCount == 0 }) {
             return connection.shutDownWhenWritten()
         }
@@ -411,7 +421,7 @@ final class HTTP2ServerStreams: @unchecked Sendable {
             }
             while let first = stream.waiters.first, first.position <= stream.taken {
                 stream.waiters.removeFirst()
-                first.done(true)
+                takenWaiters.append(first.done)
             }
         }
         guard stream.pendingCount == 0 else { return count }

@@ -18,8 +18,9 @@ final class CacheOrigin: @unchecked Sendable {
     /// The time the origin's `Date` fields tell: the cache's clock, so that a test clock moves both.
     let now: @Sendable () -> Date
 
-    init(now: @escaping @Sendable () -> Date = { Date() }) throws {
-        server = try TestServer()
+    /// An origin on a server of `wire`'s kind (plain HTTP/1.1 when nil).
+    init(now: @escaping @Sendable () -> Date = { Date() }, wire: WireTransport? = nil) throws {
+        server = try wire?.server() ?? TestServer()
         self.now = now
     }
 

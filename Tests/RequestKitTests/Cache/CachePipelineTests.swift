@@ -15,9 +15,9 @@ struct CachePipelineTests {
         let clock = TestClock()
         let cache: ResponseCache
 
-        init(maxBytes: Int = 1 << 20) throws {
+        init(maxBytes: Int = 1 << 20, wire: WireTransport? = nil) throws {
             let cache = ResponseCache(.memory(maxBytes: maxBytes), clock: RequestClock(clock))
-            origin = try CacheOrigin(now: { cache.now })
+            origin = try CacheOrigin(now: { cache.now }, wire: wire)
             self.cache = cache
         }
 
@@ -42,7 +42,7 @@ struct CachePipelineTests {
 
     @Test("A fresh response is served from the cache without a request", arguments: WireTransport.all)
     func freshHit(_ wire: WireTransport) async throws {
-        let setup = try Setup()
+        let setup = try Setup(wire: wire)
         setup.origin.route("/r", [("Cache-Control", "max-age=60")])
         let first = try await setup.send("/r", transport: wire.transport)
         await setup.clock.advance(by: .seconds(59))
@@ -289,7 +289,7 @@ struct CachePipelineTests {
 
     @Test("stream() is answered from the cache with the stored bytes", arguments: WireTransport.all)
     func streamedHit(_ wire: WireTransport) async throws {
-        let setup = try Setup()
+        let setup = try Setup(wire: wire)
         setup.origin.route("/r", [("Cache-Control", "max-age=60")])
         _ = try await setup.send("/r", transport: wire.transport)
         let streaming = try await Request {

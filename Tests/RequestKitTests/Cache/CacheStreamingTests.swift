@@ -20,8 +20,8 @@ struct CacheStreamingTests {
         let cache: ResponseCache
         let directory: URL
 
-        init(_ store: Store, maxStreamedBodyBytes: Int = 1 << 20) throws {
-            origin = try CacheOrigin()
+        init(_ store: Store, maxStreamedBodyBytes: Int = 1 << 20, wire: WireTransport? = nil) throws {
+            origin = try CacheOrigin(wire: wire)
             directory = DiskCacheStoreTests.directory()
             let storage: ResponseCache.Storage =
                 store == .memory ? .memory(maxBytes: 1 << 20) : .disk(at: directory, maxBytes: 1 << 20)
@@ -50,7 +50,7 @@ struct CacheStreamingTests {
         "stream() read to its end stores the body: the next request is a hit with the same bytes",
         arguments: Store.allCases, WireTransport.all)
     func streamStores(_ store: Store, _ wire: WireTransport) async throws {
-        let setup = try Setup(store)
+        let setup = try Setup(store, wire: wire)
         defer { setup.removeDirectory() }
         setup.origin.route("/r") { _, _ in
             TestResponse(headers: [("Cache-Control", "max-age=60")], body: .chunked(Self.chunks))

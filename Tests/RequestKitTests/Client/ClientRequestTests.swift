@@ -34,7 +34,7 @@ struct ClientRequestTests {
         "stream, download, events and poll go through the client's base URL, defaults and interceptors",
         arguments: WireTransport.all)
     func everyVerb(transport: WireTransport) async throws {
-        let server = try TestServer()
+        let server = try transport.server()
         defer { server.stop() }
         server.route("/api/data") { _ in .text("line 1\nline 2\n") }
         server.route("/api/events") { _ in

@@ -12,7 +12,7 @@ struct ConsoleLoggerTests {
 
     @Test("It prints the redacted curl command, then status, size and duration", arguments: WireTransport.all)
     func logsRequestAndResponse(_ transport: WireTransport) async throws {
-        let server = try TestServer()
+        let server = try transport.server()
         defer { server.stop() }
         server.route("/hello") { _ in .text("hello") }
         let log = Log()

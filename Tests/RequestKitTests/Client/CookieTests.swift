@@ -7,7 +7,7 @@ import Testing
 struct CookieTests {
     @Test("Cookie and Cookies components join into one Cookie header", arguments: WireTransport.all)
     func explicitCookies(_ transport: WireTransport) async throws {
-        let server = try TestServer()
+        let server = try transport.server()
         defer { server.stop() }
         _ = try await Request {
             Url(server.url("/anything"))
@@ -27,7 +27,7 @@ struct CookieTests {
 
     @Test("Every Set-Cookie of a response is parsed, whatever the platform merged", arguments: WireTransport.all)
     func responseCookies(_ transport: WireTransport) async throws {
-        let server = try TestServer()
+        let server = try transport.server()
         defer { server.stop() }
         server.route("/login") { _ in
             TestResponse(
@@ -60,7 +60,7 @@ struct CookieTests {
         "A cookie jar stores Set-Cookie and sends matching cookies back, by path and expiry",
         arguments: WireTransport.all)
     func cookieJar(_ transport: WireTransport) async throws {
-        let server = try TestServer()
+        let server = try transport.server()
         defer { server.stop() }
         server.route("/login") { _ in
             TestResponse(
@@ -87,7 +87,7 @@ struct CookieTests {
         _ = try await client.send(Request { Path("anything") })
         #expect(server.requests.last?.header("Cookie") == nil)
         #expect(jar.allCookies.map(\.name) == ["admin"])
-        let other = try TestServer()
+        let other = try transport.server()
         defer { other.stop() }
         #expect(jar.cookies(for: other.url("/admin")).map(\.name) == ["admin"])  // same host, other port
         #expect(jar.cookies(for: try #require(URL(string: "http://example.test/admin"))).isEmpty)
@@ -99,7 +99,7 @@ struct CookieRedirectTests {
     @Test(
         "A cookie set by a redirect response is stored and sent to the redirect's target", arguments: WireTransport.all)
     func cookieSetDuringRedirect(_ transport: WireTransport) async throws {
-        let server = try TestServer()
+        let server = try transport.server()
         defer { server.stop() }
         let jar = CookieJar()
         let client = Client(baseURL: server.url("/")) {

@@ -48,8 +48,8 @@ struct EndpointTests {
         var body: any RequestComponent { Path("doc") }
     }
 
-    private func makeServer() throws -> (TestServer, Client) {
-        let server = try TestServer()
+    private func makeServer(for wire: WireTransport? = nil) throws -> (TestServer, Client) {
+        let server = try wire?.server() ?? TestServer()
         server.route("/api/profile/{id}", method: "GET") { request in
             let id = request.pathParameters["id"] ?? ""
             if id == "missing" { return .json(Data(#"{"message":"no such user"}"#.utf8), status: 404) }
@@ -109,7 +109,7 @@ struct EndpointTests {
 
     @Test("The client's calls decode, parse and validate with its configuration", arguments: WireTransport.all)
     func clientCalls(_ transport: WireTransport) async throws {
-        let (server, client) = try makeServer()
+        let (server, client) = try makeServer(for: transport)
         defer { server.stop() }
         let profile = try await client.decode(Request { Path("profile", "bo") }, as: Profile.self)
         #expect(profile.userId == "bo")
@@ -167,7 +167,7 @@ struct ClientTypedRequestTests {
         "An AnyRequest sent by a client decodes with the client's decoder and keeps the response",
         arguments: WireTransport.all)
     func anyRequest(_ transport: WireTransport) async throws {
-        let server = try TestServer()
+        let server = try transport.server()
         defer { server.stop() }
         server.route("/snake") { _ in .json(Data(#"{"user_id":7}"#.utf8)) }
         struct User: Decodable, Sendable { let userId: Int }

@@ -30,8 +30,10 @@ struct InterceptorTests {
     /// A server whose `/protected` wants `Bearer fresh` and whose `/refresh` answers `refreshStatus`. The refresh
     /// answers only after `refreshAfterUnauthorized` 401s have gone out (waiting at most 60 s), so that many
     /// requests are waiting on it however slowly they start.
-    private func authServer(refreshStatus: Int = 200, refreshAfterUnauthorized: Int = 0) throws -> TestServer {
-        let server = try TestServer()
+    private func authServer(
+        for wire: WireTransport? = nil, refreshStatus: Int = 200, refreshAfterUnauthorized: Int = 0
+    ) throws -> TestServer {
+        let server = try wire?.server() ?? TestServer()
         let unauthorized = Counter()
         server.route("/protected") { request in
             guard request.header("Authorization") == "Bearer fresh" else {
@@ -59,7 +61,7 @@ struct InterceptorTests {
 
     @Test("useBearerToken sends the token, refreshes it once on a 401, and resends", arguments: WireTransport.all)
     func bearerTokenShortcut(_ transport: WireTransport) async throws {
-        let server = try TestServer()
+        let server = try transport.server()
         defer { server.stop() }
         server.route("/me") { request in
             request.header("Authorization") == "Bearer fresh" ? .text("ann") : .status(401)
@@ -81,7 +83,7 @@ struct InterceptorTests {
 
     @Test("Interceptors adapt every request in order: the client's, then the request's", arguments: WireTransport.all)
     func adaptOrder(_ transport: WireTransport) async throws {
-        let server = try TestServer()
+        let server = try transport.server()
         defer { server.stop() }
         let client = Client(baseURL: server.url("/")) {
             $0.transport = transport.transport
@@ -120,7 +122,7 @@ struct InterceptorTests {
         "An interceptor's retry decision resends the request and sees its own earlier retries",
         arguments: WireTransport.all)
     func interceptorRetry(_ transport: WireTransport) async throws {
-        let server = try TestServer()
+        let server = try transport.server()
         defer { server.stop() }
         let log = Log()
         let response = try await Request {
@@ -138,7 +140,7 @@ struct InterceptorTests {
         "Twenty concurrent 401s run exactly one refresh and every request ends 200 with the new token",
         arguments: WireTransport.all)
     func singleFlightRefresh(_ transport: WireTransport) async throws {
-        let server = try authServer()
+        let server = try authServer(for: transport)
         defer { server.stop() }
         let calls = Counter()
         let client = Client(baseURL: server.url("/")) {
@@ -187,7 +189,7 @@ struct InterceptorTests {
 
     @Test("A 401 after the refresh is returned, not refreshed again", arguments: WireTransport.all)
     func noRefreshLoop(_ transport: WireTransport) async throws {
-        let server = try TestServer()
+        let server = try transport.server()
         defer { server.stop() }
         server.route("/never") { _ in .status(401) }
         let calls = Counter()

@@ -11,7 +11,7 @@ import FoundationNetworking
 struct RedirectTests {
     @Test("Redirects are followed by default, up to the limit", arguments: WireTransport.all)
     func followsByDefault(_ transport: WireTransport) async throws {
-        let server = try TestServer()
+        let server = try transport.server()
         defer { server.stop() }
         let response = try await Request { Url(server.url("/redirect/3")) }.send()
         #expect(response.statusCode == 200)
@@ -28,7 +28,7 @@ struct RedirectTests {
 
     @Test("Not following returns the 3xx with its Location", arguments: WireTransport.all)
     func doNotFollow(_ transport: WireTransport) async throws {
-        let server = try TestServer()
+        let server = try transport.server()
         defer { server.stop() }
         let client = Client(baseURL: server.url("/")) {
             $0.transport = transport.transport
@@ -45,7 +45,7 @@ struct RedirectTests {
 
     @Test("A custom policy can change the next request or stop at the redirect", arguments: WireTransport.all)
     func customPolicy(_ transport: WireTransport) async throws {
-        let server = try TestServer()
+        let server = try transport.server()
         defer { server.stop() }
         let hops = Log()
         let marking = RedirectPolicy.custom { response, next in
@@ -73,9 +73,9 @@ struct RedirectTests {
         "Authorization and Cookie are dropped on a redirect to another origin and kept on the same origin",
         arguments: WireTransport.all)
     func crossOriginStripping(_ transport: WireTransport) async throws {
-        let origin = try TestServer()
+        let origin = try transport.server()
         defer { origin.stop() }
-        let other = try TestServer()
+        let other = try transport.server()
         defer { other.stop() }
         let target = other.url("/anything/elsewhere").absoluteString
         let request = Request {

@@ -16,7 +16,7 @@ struct RetryTests {
 
     @Test("A GET is retried on 503 until it succeeds, and monitors see every attempt", arguments: WireTransport.all)
     func retriesUntilSuccess(_ transport: WireTransport) async throws {
-        let server = try TestServer()
+        let server = try transport.server()
         defer { server.stop() }
         flaky(server, failures: 2)
         let log = Log()
@@ -35,7 +35,7 @@ struct RetryTests {
 
     @Test("Attempts stop at the maximum and the last response is returned", arguments: WireTransport.all)
     func maximumAttempts(_ transport: WireTransport) async throws {
-        let server = try TestServer()
+        let server = try transport.server()
         defer { server.stop() }
         flaky(server, failures: 10, status: 500)
         let response = try await Request {
@@ -48,7 +48,7 @@ struct RetryTests {
 
     @Test("A POST is not retried by default; statuses outside the list are not retried", arguments: WireTransport.all)
     func onlyIdempotentAndListedStatuses(_ transport: WireTransport) async throws {
-        let server = try TestServer()
+        let server = try transport.server()
         defer { server.stop() }
         flaky(server, failures: 1)
         let post = try await Request {
@@ -67,7 +67,7 @@ struct RetryTests {
 
     @Test("Retry-After in seconds sets the delay", arguments: WireTransport.all)
     func retryAfterSeconds(_ transport: WireTransport) async throws {
-        let server = try TestServer()
+        let server = try transport.server()
         defer { server.stop() }
         flaky(server, failures: 1, status: 429, headers: [("Retry-After", "1")])
         let clock = TestClock()
@@ -87,7 +87,7 @@ struct RetryTests {
         "Retry-After as an HTTP-date is honoured, and a long one is capped by the maximum delay",
         arguments: WireTransport.all)
     func retryAfterDateAndCap(_ transport: WireTransport) async throws {
-        let server = try TestServer()
+        let server = try transport.server()
         defer { server.stop() }
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")
@@ -124,7 +124,7 @@ struct RetryTests {
 
     @Test("The resource timeout covers every attempt and the waits between them", arguments: WireTransport.all)
     func resourceTimeoutCoversRetries(_ transport: WireTransport) async throws {
-        let server = try TestServer()
+        let server = try transport.server()
         defer { server.stop() }
         let clock = TestClock()
         let task = Task {
@@ -153,7 +153,7 @@ struct RetryTests {
 
     @Test("Cancelling the task stops the wait before a retry", arguments: WireTransport.all)
     func cancellationStopsWaiting(_ transport: WireTransport) async throws {
-        let server = try TestServer()
+        let server = try transport.server()
         defer { server.stop() }
         server.route("/busy") { _ in TestResponse(status: 503, headers: [("Retry-After", "30")]) }
         let clock = TestClock()

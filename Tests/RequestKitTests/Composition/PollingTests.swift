@@ -27,7 +27,7 @@ struct PollingTests {
         "poll with maxCount 3 sends exactly 3 requests, waiting the interval between them", arguments: WireTransport.all
     )
     func maxCount(_ wire: WireTransport) async throws {
-        let server = try TestServer()
+        let server = try wire.server()
         defer { server.stop() }
         let clock = TestClock()
         let polls = Self.collect(
@@ -47,7 +47,7 @@ struct PollingTests {
         "The second poll sends If-None-Match with the ETag, and a 304 is reported as unchanged",
         arguments: WireTransport.all)
     func entityTag(_ wire: WireTransport) async throws {
-        let server = try TestServer()
+        let server = try wire.server()
         defer { server.stop() }
         let request = Request {
             Url(server.url("/etag/v1")); Using(wire.transport)
@@ -63,7 +63,7 @@ struct PollingTests {
 
     @Test("Last-Modified comes back as If-Modified-Since", arguments: WireTransport.all)
     func lastModified(_ wire: WireTransport) async throws {
-        let server = try TestServer()
+        let server = try wire.server()
         defer { server.stop() }
         var results: [String] = []
         for await result in Request({
@@ -79,7 +79,7 @@ struct PollingTests {
 
     @Test("With conditional: false every poll downloads the resource again", arguments: WireTransport.all)
     func unconditional(_ wire: WireTransport) async throws {
-        let server = try TestServer()
+        let server = try wire.server()
         defer { server.stop() }
         var results: [String] = []
         let request = Request {
@@ -94,7 +94,7 @@ struct PollingTests {
 
     @Test("Polling ends after the response for which until holds", arguments: WireTransport.all)
     func until(_ wire: WireTransport) async throws {
-        let server = try TestServer()
+        let server = try wire.server()
         defer { server.stop() }
         let counter = CallCounter()
         server.route("/job") { _ in .json(Data(#"{"done":\#(counter.next() >= 3)}"#.utf8)) }
@@ -118,7 +118,7 @@ struct PollingTests {
 
     @Test("Polling ends once the next request would start after maxDuration", arguments: WireTransport.all)
     func maxDuration(_ wire: WireTransport) async throws {
-        let server = try TestServer()
+        let server = try wire.server()
         defer { server.stop() }
         let clock = TestClock()
         let polls = Self.collect(
@@ -136,7 +136,7 @@ struct PollingTests {
 
     @Test("Cancelling the consuming task ends the sequence and the requests", arguments: WireTransport.all)
     func cancellation(_ wire: WireTransport) async throws {
-        let server = try TestServer()
+        let server = try wire.server()
         defer { server.stop() }
         let clock = TestClock()
         let polls = Self.collect(
@@ -156,7 +156,7 @@ struct PollingTests {
         "Failures back off exponentially, then the interval returns to normal after a success",
         arguments: WireTransport.all)
     func backoff(_ wire: WireTransport) async throws {
-        let server = try TestServer()
+        let server = try wire.server()
         defer { server.stop() }
         let counter = CallCounter()
         server.route("/flaky") { _ in counter.next() <= 2 ? .status(503) : .text("ok") }
@@ -178,7 +178,7 @@ struct PollingTests {
         "Polling at interval zero waits at least 10 ms, and still backs off from it on failures",
         arguments: WireTransport.all)
     func zeroInterval(_ wire: WireTransport) async throws {
-        let server = try TestServer()
+        let server = try wire.server()
         defer { server.stop() }
         let clock = TestClock()
         let polls = Self.collect(
@@ -213,7 +213,7 @@ struct PollingTests {
         "update(every:) runs the handlers once per request, never overlapping, and stops when cancelled",
         arguments: WireTransport.all)
     func update(_ wire: WireTransport) async throws {
-        let server = try TestServer()
+        let server = try wire.server()
         defer { server.stop() }
         let counter = CallCounter()
         server.route("/tick") { _ in .json(Data(#"{"n":\#(counter.next())}"#.utf8)) }
@@ -238,7 +238,7 @@ struct PollingTests {
 
     @Test("update(every:) reports failures to onError and skips unchanged responses", arguments: WireTransport.all)
     func updateConditionalAndFailures(_ wire: WireTransport) async throws {
-        let server = try TestServer()
+        let server = try wire.server()
         defer { server.stop() }
         let log = Log()
         let clock = TestClock()

@@ -6,8 +6,8 @@ import Testing
 @Suite("RequestChain: steps that build on earlier responses")
 struct RequestChainTests {
     /// A server with `/login` (a token for POSTs) and `/me` (the caller's `Authorization` and an id).
-    private func makeServer() throws -> TestServer {
-        let server = try TestServer()
+    private func makeServer(for wire: WireTransport) throws -> TestServer {
+        let server = try wire.server()
         server.route("/login", method: "POST") { request in
             .json(Data(#"{"token":"t-\#(request.bodyText?.count ?? 0)"}"#.utf8))
         }
@@ -49,7 +49,7 @@ struct RequestChainTests {
 
     @Test("A step decodes an earlier step's body with Codable, and reads a JSON path", arguments: WireTransport.all)
     func decodesEarlierStep(_ wire: WireTransport) async throws {
-        let server = try makeServer()
+        let server = try makeServer(for: wire)
         defer { server.stop() }
         let chain = RequestChain {
             Step("login") { _ in
@@ -75,7 +75,7 @@ struct RequestChainTests {
         "A key missing from an earlier step's body fails the step, naming the step and the key",
         arguments: WireTransport.all)
     func missingKeyNamesStep(_ wire: WireTransport) async throws {
-        let server = try makeServer()
+        let server = try makeServer(for: wire)
         defer { server.stop() }
         let decoding = RequestChain {
             Step("login") { _ in
@@ -122,7 +122,7 @@ struct RequestChainTests {
         "Each step builds its request from earlier responses: the token reaches the server",
         arguments: WireTransport.all)
     func passesData(_ wire: WireTransport) async throws {
-        let server = try makeServer()
+        let server = try makeServer(for: wire)
         defer { server.stop() }
         let responses = try await loginAndProfile(server, wire).send()
         let received = server.requests
@@ -139,7 +139,7 @@ struct RequestChainTests {
 
     @Test("A chain is reusable: sending it again runs every step again", arguments: WireTransport.all)
     func reusable(_ wire: WireTransport) async throws {
-        let server = try makeServer()
+        let server = try makeServer(for: wire)
         defer { server.stop() }
         let chain = loginAndProfile(server, wire)
         _ = try await chain.send()
@@ -151,7 +151,7 @@ struct RequestChainTests {
         "The chain stops at the first failing step, with an error naming the step and keeping the response",
         arguments: WireTransport.all)
     func stopsOnFailure(_ wire: WireTransport) async throws {
-        let server = try makeServer()
+        let server = try makeServer(for: wire)
         defer { server.stop() }
         let url = server.url("/status/401")
         let chain = RequestChain {
@@ -188,7 +188,7 @@ struct RequestChainTests {
 
     @Test("Continuing after failures runs every step and collects the errors", arguments: WireTransport.all)
     func continueAndCollect(_ wire: WireTransport) async throws {
-        let server = try makeServer()
+        let server = try makeServer(for: wire)
         defer { server.stop() }
         let chain = RequestChain(continueOnFailure: true) {
             Step(
@@ -220,7 +220,7 @@ struct RequestChainTests {
 
     @Test("call delivers each step's body and error, as swift-request did", arguments: WireTransport.all)
     func callCompletion(_ wire: WireTransport) async throws {
-        let server = try makeServer()
+        let server = try makeServer(for: wire)
         defer { server.stop() }
         let log = Log()
         await RequestChain {
@@ -253,7 +253,7 @@ struct RequestChainTests {
 
     @Test("onStep reports each step by name as it finishes", arguments: WireTransport.all)
     func onStep(_ wire: WireTransport) async throws {
-        let server = try makeServer()
+        let server = try makeServer(for: wire)
         defer { server.stop() }
         let log = Log()
         let chain = RequestChain(continueOnFailure: true) {

@@ -9,8 +9,8 @@ struct RequestGroupTests {
     /// A server whose `/slow` route holds each request until `limit` have been in flight together (at most 30 s),
     /// then 50 ms more, so a client that sends more than `limit` at once is caught however slowly a busy machine
     /// starts its requests. The server's loop holds them, not its threads; `stats.peakActiveRequests` counts them.
-    private func slowServer(limit: Int) throws -> TestServer {
-        let server = try TestServer()
+    private func slowServer(limit: Int, for wire: WireTransport) throws -> TestServer {
+        let server = try wire.server()
         server.route("/slow") { [weak server] _ in
             TestResponse.text("done")
                 .held(longest: .seconds(30)) { [weak server] in (server?.stats.peakActiveRequests ?? limit) >= limit }
@@ -23,7 +23,7 @@ struct RequestGroupTests {
         "The server never handles more requests at once than the limit, and handles exactly the limit",
         arguments: WireTransport.all)
     func concurrencyLimit(_ wire: WireTransport) async throws {
-        let server = try slowServer(limit: 4)
+        let server = try slowServer(limit: 4, for: wire)
         defer { server.stop() }
         let group = RequestGroup(maxConcurrent: 4) {
             for index in 0..<10 {
@@ -52,7 +52,7 @@ struct RequestGroupTests {
         "A default group of requests the server holds does not stall another request to the same host",
         arguments: WireTransport.all)
     func defaultGroupLeavesRoom(_ wire: WireTransport) async throws {
-        let server = try TestServer()
+        let server = try wire.server()
         defer { server.stop() }
         let gate = Gate()
         server.route("/held") { _ in TestResponse.text("released").held(longest: .seconds(40)) { gate.isOpen } }
@@ -77,7 +77,7 @@ struct RequestGroupTests {
 
     @Test("The default limit is 4 requests at once", arguments: WireTransport.all)
     func defaultLimit(_ wire: WireTransport) async throws {
-        let server = try slowServer(limit: 4)
+        let server = try slowServer(limit: 4, for: wire)
         defer { server.stop() }
         let group = RequestGroup {
             for _ in 0..<8 {
@@ -116,7 +116,7 @@ struct RequestGroupTests {
 
     @Test("Results come back in declaration order, not completion order", arguments: WireTransport.all)
     func declarationOrder(_ wire: WireTransport) async throws {
-        let server = try TestServer()
+        let server = try wire.server()
         defer { server.stop() }
         let results = try await RequestGroup {
             Request {
@@ -147,7 +147,7 @@ struct RequestGroupTests {
         "One failure among many loses nothing else; a 404 is a failure because results are validated",
         arguments: WireTransport.all)
     func oneFailure(_ wire: WireTransport) async throws {
-        let server = try TestServer()
+        let server = try wire.server()
         defer { server.stop() }
         let results = try await RequestGroup {
             Request {
@@ -171,7 +171,7 @@ struct RequestGroupTests {
         "Failing fast cancels the requests in flight, starts no others, and throws the failure",
         arguments: WireTransport.all)
     func failFast(_ wire: WireTransport) async throws {
-        let server = try TestServer()
+        let server = try wire.server()
         defer { server.stop() }
         // The failure comes only once both slow requests are in (the server has all three), so that both are in
         // flight when it does, however slowly a loaded machine gets them there.
@@ -217,7 +217,7 @@ struct RequestGroupTests {
 
     @Test("Cancelling the awaiting task cancels every outstanding request", arguments: WireTransport.all)
     func taskCancellation(_ wire: WireTransport) async throws {
-        let server = try TestServer()
+        let server = try wire.server()
         defer { server.stop() }
         let group = RequestGroup(maxConcurrent: 3) {
             for _ in 0..<5 {
@@ -237,7 +237,7 @@ struct RequestGroupTests {
 
     @Test("responses yields (index, result) pairs as they complete", arguments: WireTransport.all)
     func responsesInCompletionOrder(_ wire: WireTransport) async throws {
-        let server = try TestServer()
+        let server = try wire.server()
         defer { server.stop() }
         // The first request is answered only once the second's result has been seen, however busy the machine.
         let gate = Gate()
@@ -263,7 +263,7 @@ struct RequestGroupTests {
 
     @Test("responses of a fail-fast group throws the first failure after delivering it", arguments: WireTransport.all)
     func resultsFailFast(_ wire: WireTransport) async throws {
-        let server = try TestServer()
+        let server = try wire.server()
         defer { server.stop() }
         let group = RequestGroup(maxConcurrent: 1, failFast: true) {
             Request {
@@ -288,7 +288,7 @@ struct RequestGroupTests {
     @Test(
         "Callbacks get each index with its JSON, text, body or error, then every result", arguments: WireTransport.all)
     func callbacks(_ wire: WireTransport) async throws {
-        let server = try TestServer()
+        let server = try wire.server()
         defer { server.stop() }
         server.route("/word/{word}") { request in
             .json(Data(#"{"word":"\#(request.pathParameters["word"] ?? "")"}"#.utf8))
@@ -326,7 +326,7 @@ struct RequestGroupTests {
         "Cancelling a call's handle cancels the requests; onComplete reports them cancelled",
         arguments: WireTransport.all)
     func handleCancellation(_ wire: WireTransport) async throws {
-        let server = try TestServer()
+        let server = try wire.server()
         defer { server.stop() }
         let log = Log()
         let handle = RequestGroup {

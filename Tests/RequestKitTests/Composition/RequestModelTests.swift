@@ -27,7 +27,7 @@ struct RequestModelTests {
     @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
     @Test("refresh moves from idle to loading to the decoded value", arguments: WireTransport.all)
     func refresh(_ wire: WireTransport) async throws {
-        let server = try TestServer()
+        let server = try wire.server()
         defer { server.stop() }
         let model = RequestModel(
             AnyRequest<Echo> {
@@ -56,7 +56,7 @@ struct RequestModelTests {
     @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
     @Test("A failure becomes the state and keeps the last value", arguments: WireTransport.all)
     func failure(_ wire: WireTransport) async throws {
-        let server = try TestServer()
+        let server = try wire.server()
         defer { server.stop() }
         let counter = CallCounter()
         server.route("/sometimes") { _ in
@@ -77,7 +77,7 @@ struct RequestModelTests {
     @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
     @Test("Polling updates the value once, keeps it on 304s, and stops", arguments: WireTransport.all)
     func polling(_ wire: WireTransport) async throws {
-        let server = try TestServer()
+        let server = try wire.server()
         defer { server.stop() }
         let clock = TestClock()
         let model = RequestModel(

@@ -7,7 +7,7 @@ import Testing
 struct TimeUnitsTests {
     @Test("poll(every:) takes seconds", arguments: WireTransport.all)
     func pollInSeconds(_ wire: WireTransport) async throws {
-        let server = try TestServer()
+        let server = try wire.server()
         defer { server.stop() }
         var statuses: [Int] = []
         for await result in Request({
@@ -20,7 +20,7 @@ struct TimeUnitsTests {
 
     @Test("update(every:) takes a Duration", arguments: WireTransport.all)
     func updateWithDuration(_ wire: WireTransport) async throws {
-        let server = try TestServer()
+        let server = try wire.server()
         defer { server.stop() }
         let clock = TestClock()
         let handle = Request {

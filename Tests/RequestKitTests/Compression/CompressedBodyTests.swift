@@ -18,7 +18,7 @@ struct CompressedBodyTests {
         "The server receives the compressed bytes with Content-Encoding, and they decode to the body",
         arguments: WireTransport.all)
     func sent(_ transport: WireTransport) async throws {
-        let server = try TestServer()
+        let server = try transport.server()
         defer { server.stop() }
         for coding in Self.codings {
             let response = try await Request {

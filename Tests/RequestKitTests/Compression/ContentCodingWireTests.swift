@@ -26,7 +26,7 @@ struct ContentCodingWireTests {
 
     @Test("A br or zstd body arrives decoded, its Content-Encoding kept", arguments: WireTransport.all)
     func decoded(_ transport: WireTransport) async throws {
-        let server = try TestServer()
+        let server = try transport.server()
         defer { server.stop() }
         for (route, coding) in Self.codings {
             let response = try await Request {
@@ -61,7 +61,7 @@ struct ContentCodingWireTests {
         "A br or zstd bomb stops at 100 times the bytes sent, streamed or in memory",
         arguments: WireTransport.all)
     func bombRatio(_ transport: WireTransport) async throws {
-        let server = try TestServer()
+        let server = try transport.server()
         defer { server.stop() }
         for (_, coding) in Self.codings {
             let url = server.url("/hostile/\(coding)-bomb?bytes=\(16 << 20)")
@@ -94,7 +94,7 @@ struct ContentCodingWireTests {
 
     @Test("A br or zstd bomb sent to data() stops at the byte limit", arguments: WireTransport.all)
     func bombBytes(_ transport: WireTransport) async throws {
-        let server = try TestServer()
+        let server = try transport.server()
         defer { server.stop() }
         for (_, coding) in Self.codings {
             for framing in ["length", "chunked"] {
@@ -156,7 +156,7 @@ struct ContentCodingWireTests {
 
     @Test("A corrupt br or zstd body is a transport error on every transport", arguments: WireTransport.all)
     func corrupt(_ transport: WireTransport) async throws {
-        let server = try TestServer()
+        let server = try transport.server()
         defer { server.stop() }
         try Self.routeDamagedBodies(on: server)
         for coding in ["br", "zstd"] {

@@ -61,7 +61,7 @@ struct CookieScopeTests {
 
     @Test("On the wire, a jar keeps only what the host may set and sends it back", arguments: WireTransport.all)
     func onTheWire(_ transport: WireTransport) async throws {
-        let server = try TestServer()
+        let server = try transport.server()
         defer { server.stop() }
         server.route("/set") { _ in
             TestResponse(

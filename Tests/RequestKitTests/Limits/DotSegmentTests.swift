@@ -20,7 +20,7 @@ struct DotSegmentTests {
 
     @Test("The server receives `%2E%2E` literally, on both transports", arguments: WireTransport.all)
     func onTheWire(_ transport: WireTransport) async throws {
-        let server = try TestServer()
+        let server = try transport.server()
         defer { server.stop() }
         let response = try await Request {
             Url(server.url("/anything"))

@@ -18,7 +18,7 @@ struct PoisonedStateTests {
 
     @Test("Validators that are not valid are dropped, reported, and never sent back", arguments: WireTransport.all)
     func pollValidators(_ transport: WireTransport) async throws {
-        let server = try TestServer()
+        let server = try transport.server()
         defer { server.stop() }
         let dropped = Dropped()
         var results: [String] = []
@@ -39,7 +39,7 @@ struct PoisonedStateTests {
 
     @Test("A bare ETag without quotes, as httpbin sends it, is sent back as it came", arguments: WireTransport.all)
     func bareEntityTag(_ transport: WireTransport) async throws {
-        let server = try TestServer()
+        let server = try transport.server()
         defer { server.stop() }
         server.route("/bare") { _ in TestResponse(status: 200, headers: [("ETag", "abc")], body: .data(Data("ok".utf8)))
         }
@@ -56,7 +56,7 @@ struct PoisonedStateTests {
     @Test(
         "An ETag with a control character never turns later polls into invalid requests", arguments: WireTransport.all)
     func pollControlCharacters(_ transport: WireTransport) async throws {
-        let server = try TestServer()
+        let server = try transport.server()
         defer { server.stop() }
         var kinds: [String] = []
         for await result in Request({
@@ -75,7 +75,7 @@ struct PoisonedStateTests {
         "An event id with a control character is ignored; the reconnection sends the last valid one",
         arguments: WireTransport.all)
     func eventID(_ transport: WireTransport) async throws {
-        let server = try TestServer()
+        let server = try transport.server()
         defer { server.stop() }
         let dropped = Dropped()
         var events: [String] = []

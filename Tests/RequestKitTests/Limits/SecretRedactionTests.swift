@@ -115,9 +115,9 @@ struct SecretRedactionTests {
 
     @Test("A cross-origin redirect drops every sensitive header, custom ones too", arguments: WireTransport.all)
     func crossOriginRedirect(_ transport: WireTransport) async throws {
-        let first = try TestServer()
+        let first = try transport.server()
         defer { first.stop() }
-        let second = try TestServer()
+        let second = try transport.server()
         defer { second.stop() }
         let target = second.url("/anything/landed").absoluteString
         _ = try await Request {

@@ -18,7 +18,7 @@ struct SmallHardeningTests {
 
     @Test("URL credentials become Basic auth on both transports, and leave the URL", arguments: WireTransport.all)
     func urlCredentials(_ transport: WireTransport) async throws {
-        let server = try TestServer()
+        let server = try transport.server()
         defer { server.stop() }
         let port = try #require(server.url("/").port)
         let response = try await Request {

@@ -244,11 +244,12 @@ struct ContentLengthFramingTests {
         #expect(throws: HTTP1ParseError.conflictingContentLength) { try framing(["10, 11"]) }
     }
 
+    /// HTTP/1.1 framing: over HTTP/2 the route's hand-written head closes the connection instead.
     @Test(
         "A bad Content-Length on the wire is a transport error, never a guess, on every transport",
-        arguments: WireTransport.all)
+        arguments: WireTransport.all.filter { $0.http2 == nil })
     func onTheWire(_ transport: WireTransport) async throws {
-        let server = try TestServer()
+        let server = try transport.server()
         defer { server.stop() }
         for value in ["1%200", "1%2C2", "%2B10", "0x1"] {
             do {

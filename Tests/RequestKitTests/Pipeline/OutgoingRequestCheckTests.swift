@@ -23,7 +23,7 @@ struct OutgoingRequestCheckTests {
         "A header name an interceptor adds with CR or LF fails as an invalid request naming it, and nothing is sent",
         arguments: WireTransport.all)
     func interceptorHeaderNames(transport: WireTransport) async throws {
-        let server = try TestServer()
+        let server = try transport.server()
         defer { server.stop() }
         for name in ["X-T\r\nX-Injected", "X-T\0"] {
             let error = try await #require(throws: RequestError.self) {
@@ -41,7 +41,7 @@ struct OutgoingRequestCheckTests {
         "A header value with CR, LF or NUL never reaches the wire: Foundation on Linux drops it as it is set",
         arguments: WireTransport.all)
     func interceptorHeaderValues(transport: WireTransport) async throws {
-        let server = try TestServer()
+        let server = try transport.server()
         defer { server.stop() }
         for value in ["a\r\nX-Injected: yes", "a\nb", "a\0b"] {
             do {
@@ -94,7 +94,7 @@ struct OutgoingRequestCheckTests {
         "A redirect to a URL that is not http or https is refused, whatever the transport", arguments: WireTransport.all
     )
     func redirectSchemes(transport: WireTransport) async throws {
-        let server = try TestServer()
+        let server = try transport.server()
         defer { server.stop() }
         for target in ["file:///etc/passwd", "data:,x", "ftp://127.0.0.1/x"] {
             server.route("/away") { _ in .redirect(to: target) }

@@ -6,8 +6,8 @@ import Testing
 @Suite("Multipart forms")
 struct MultipartFormTests {
     /// A server whose `/raw` route answers with the exact body it received, and its `Content-Type`.
-    private func rawServer() throws -> TestServer {
-        let server = try TestServer()
+    private func rawServer(for wire: WireTransport) throws -> TestServer {
+        let server = try wire.server()
         server.route("/raw") { request in
             TestResponse(
                 headers: [
@@ -21,7 +21,7 @@ struct MultipartFormTests {
 
     @Test("A form with a field, an in-memory part and a file arrives byte for byte", arguments: WireTransport.all)
     func roundTrip(_ transport: WireTransport) async throws {
-        let server = try rawServer()
+        let server = try rawServer(for: transport)
         defer { server.stop() }
         let file = try TemporaryFile(contents: Data("%PDF-1.7 fake\n".utf8), name: "q3 report.pdf")
         defer { file.remove() }
@@ -73,7 +73,7 @@ struct MultipartFormTests {
 
     @Test("A file that contains the boundary fails the upload with a clear error", arguments: WireTransport.all)
     func boundaryInFile(_ transport: WireTransport) async throws {
-        let server = try rawServer()
+        let server = try rawServer(for: transport)
         defer { server.stop() }
         let file = try TemporaryFile(contents: Data(), name: "evil.bin")
         defer { file.remove() }

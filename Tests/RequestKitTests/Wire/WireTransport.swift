@@ -13,11 +13,24 @@ struct WireTransport: Sendable, CustomTestStringConvertible {
     var http2: TestServer.HTTP2? = nil
     var testDescription: String { name }
 
-    /// Every transport that must behave the same on the wire: the wire suites are parameterized over this list.
-    static let all: [WireTransport] = [
-        WireTransport(name: "URLSession", transport: URLSessionTransport.shared),
-        WireTransport(name: "HTTP1", transport: NativeTransport.shared),
-    ]
+    /// Every transport that must behave the same on the wire: the wire suites are parameterized over this list. On
+    /// Linux it includes the native transport speaking h2c (HTTP/2 with prior knowledge) to a ``TestServer`` in its
+    /// HTTP/2 mode.
+    static let all: [WireTransport] = {
+        let both = [
+            WireTransport(name: "URLSession", transport: URLSessionTransport.shared),
+            WireTransport(name: "HTTP1", transport: NativeTransport.shared),
+        ]
+        #if os(Linux)
+        return both + [h2c]
+        #else
+        return both
+        #endif
+    }()
+
+    /// The native transport speaking HTTP/2 with prior knowledge over plain TCP, against TestServer's HTTP/2 mode.
+    static let h2c = WireTransport(
+        name: "HTTP2 (h2c)", transport: NativeTransport { $0.http2 = .priorKnowledge }, http2: TestServer.HTTP2())
 
     /// ``all``, and on Linux the native transport over TLS against a TLS ``TestServer`` (trusting the test CA), over
     /// HTTP/1.1 and over HTTP/2.
