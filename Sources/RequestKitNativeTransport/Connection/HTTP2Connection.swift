@@ -56,22 +56,15 @@ final class HTTP2Connection: HTTP1LoopHandler, @unchecked Sendable {
     private var unsent: [(id: Int32, exchange: HTTP2Exchange)] = []
     private var timer: HTTP1LoopTimer?
     private var timerDeadline: UInt64?
-    /// How long the connection stays idle before a PING checks that the server is still there (nil: never).
-    private let pingInterval: UInt64?
+    /// When the idle connection checks that the server is still there (nil: never).
+    private var liveness: HTTP2Liveness?
     /// The liveness timer: a PING when it fires with the connection idle, or the end of the wait for its answer.
     private var pingTimer: HTTP1LoopTimer?
-    /// Whether a liveness PING waits for its answer.
-    private var isAwaitingPing = false
     /// How many liveness PINGs the server answered (read from any thread).
     let pingsAnswered = AtomicWord()
 
-    /// How many times in a row a request is sent again after connections that served nothing refused it, before it
-    /// fails. A refusal by a connection that served other requests (a server that goes away every N requests) does
-    /// not count: the server is making progress, and the request's own deadline bounds the wait.
-    static let maxRefusals = 5
-    /// Whether the server took on any stream of this connection: a response head came, or it went away naming a last
-    /// stream it processed.
-    private var hasServedAny = false
+    /// Whether a request the server refused here is sent again or fails.
+    private var refusals = HTTP2Refusals()
 
     /// A connection over `stream`, whose handshake is done; it writes the connection preface when it takes over.
     ///
@@ -80,7 +73,7 @@ final class HTTP2Connection: HTTP1LoopHandler, @unchecked Sendable {
         id: HTTP1ConnectionPool.Machine.ConnectionID, key: HTTP1ConnectionKey, loop: HTTP1EventLoop,
         pool: HTTP1ConnectionPool, stream: any ByteStream, limits: HTTP1Limits, facts: HTTP1ConnectionFacts?
     ) throws(RequestError) {
-        pingInterval = pool.http2PingInterval
+        liveness = pool.http2PingInterval.map(HTTP2Liveness.init(interval:))
         self.id = id
         self.key = key
         self.loop = loop
@@ -123,14 +116,9 @@ final class HTTP2Connection: HTTP1LoopHandler, @unchecked Sendable {
         }
         job.assign(.http2(self))
         pool.switchedToHTTP2(self, capacity: announcedCapacity)
-        start(job)
+        run(job)
         // The handshake may have read the server's first frames already.
         readAvailable()
-    }
-
-    /// Starts `job` on a stream of its own, or queues it until the server allows one more.
-    func run(_ job: HTTP1Job) {
-        start(job)
     }
 
     /// Cancels `job` if it is still this connection's: its stream is reset; the connection goes on.
@@ -164,7 +152,8 @@ final class HTTP2Connection: HTTP1LoopHandler, @unchecked Sendable {
 
     // MARK: Starting streams
 
-    private func start(_ job: HTTP1Job) {
+    /// Starts `job` on a stream of its own, or queues it until the server allows one more.
+    func run(_ job: HTTP1Job) {
         if job.wasCancelled {
             release(isReusable: !isClosed)
             return job.finish(.cancelled)
@@ -207,6 +196,7 @@ final class HTTP2Connection: HTTP1LoopHandler, @unchecked Sendable {
         startedCount += 1
         let exchange = HTTP2Exchange(job: job, now: HTTP1EventLoop.now())
         streams[streamID] = exchange
+        updateLiveness { $0.becameBusy() }
         if job.record.isRecording { unsent.append((streamID, exchange)) }
         queueFlush()
         armTimer(for: exchange)
@@ -222,7 +212,7 @@ final class HTTP2Connection: HTTP1LoopHandler, @unchecked Sendable {
     /// Starts queued jobs while the server allows more streams.
     private func startQueued() {
         while !queued.isEmpty, session.canOpenStream, !isClosed {
-            start(queued.removeFirst())
+            run(queued.removeFirst())
         }
     }
 
@@ -320,16 +310,13 @@ final class HTTP2Connection: HTTP1LoopHandler, @unchecked Sendable {
     private func handle(_ outputs: [HTTP2Session.Output], lostWith error: (any Error)? = nil) {
         // A GOAWAY is read before the refusals it makes: whether the connection served any stream decides whether
         // they count.
-        if !hasServedAny, outputs.contains(where: { if case .goingAway(let last, _) = $0 { last > 0 } else { false } })
-        {
-            hasServedAny = true
-        }
+        for case .goingAway(let last, _) in outputs { refusals.wentAway(lastStreamID: last) }
         for output in outputs {
             switch output {
             case .informational:
                 continue
             case .head(let streamID, let status, let headers):
-                hasServedAny = true
+                refusals.served()
                 headArrived(on: streamID, status: status, headers: headers)
             case .data(let streamID, let bytes):
                 dataArrived(bytes, on: streamID)
@@ -416,11 +403,10 @@ final class HTTP2Connection: HTTP1LoopHandler, @unchecked Sendable {
         exchange.wireBytes += bytes.count
         switch exchange.job.mode {
         case .buffered(let bodyLimit):
-            guard exchange.wireBytes <= bodyLimit, let head = exchange.head else {
+            guard exchange.wireBytes <= bodyLimit, exchange.head != nil else {
                 let head = exchange.head ?? HTTP1ResponseHead(minorVersion: 1, status: 0, reason: "", fields: [])
                 return abandon(streamID, failing: HTTP1ResponseTooLarge(head: head, isRatio: false, limit: bodyLimit))
             }
-            _ = head
             exchange.body.append(bytes)
             session.consumed(bytes.count, on: streamID)
         case .streaming(let options):
@@ -483,15 +469,18 @@ final class HTTP2Connection: HTTP1LoopHandler, @unchecked Sendable {
         guard let exchange = streams.removeValue(forKey: streamID) else { return }
         let job = exchange.job
         release(isReusable: !isClosed && session.isAvailable)
-        guard !exchange.isDelivered, hasServedAny || job.refusals < Self.maxRefusals else {
+        guard !exchange.isDelivered else { return }
+        switch refusals.decide(afterRefusals: job.refusals) {
+        case .fail(let count):
             return fail(
                 exchange,
                 with: RequestError.transport(
                     HTTP2StreamFailure.reset(.refusedStream),
-                    detail: "the server did not process the request on \(job.refusals + 1) connections in a row that "
-                        + "served nothing"))
+                    detail: "the server did not process the request on \(count) connections in a row that served "
+                        + "nothing"))
+        case .sendAgain(let count):
+            job.refusals = count
         }
-        job.refusals = hasServedAny ? 0 : job.refusals + 1
         job.idleClockStart = HTTP1EventLoop.now()
         job.record.restart()
         job.pool.submit(job)
@@ -613,36 +602,53 @@ final class HTTP2Connection: HTTP1LoopHandler, @unchecked Sendable {
 
     // MARK: Liveness
 
-    /// Arms the liveness timer when the connection has gone idle: a PING after ``pingInterval`` checks that the
-    /// server is still there before a request relies on the connection.
+    /// Whether the connection has nothing to do: no stream open, no request waiting.
+    private var isIdle: Bool { streams.isEmpty && queued.isEmpty }
+
+    /// Tells the liveness check the connection has gone idle: a PING after its interval checks that the server is
+    /// still there before a request relies on the connection.
     private func armPingIfIdle() {
-        guard let pingInterval, pingTimer == nil, !isClosed, streams.isEmpty, queued.isEmpty else { return }
-        pingTimer = loop.schedule(at: HTTP1EventLoop.now() &+ pingInterval) { [weak self] in self?.pingTimerFired() }
+        guard !isClosed, isIdle else { return }
+        updateLiveness { $0.becameIdle(at: HTTP1EventLoop.now()) }
     }
 
-    /// Sends a PING if the connection is still idle; if the last one is still unanswered, the server is gone: the
-    /// connection closes, and the pool forgets it.
     private func pingTimerFired() {
         pingTimer = nil
-        guard !isClosed, let pingInterval, streams.isEmpty, queued.isEmpty else { return }
-        if isAwaitingPing {
-            close()
-            pool?.discard(.http2(self))
-            return
-        }
-        isAwaitingPing = true
-        session.ping()
-        flush()
-        // The answer has as long again to come.
-        pingTimer = loop.schedule(at: HTTP1EventLoop.now() &+ pingInterval) { [weak self] in self?.pingTimerFired() }
+        guard !isClosed else { return }
+        updateLiveness { [isIdle] in $0.timerFired(at: HTTP1EventLoop.now(), isIdle: isIdle) }
     }
 
     private func pingAnswered() {
-        guard isAwaitingPing else { return }
-        isAwaitingPing = false
-        _ = pingsAnswered.add(1)
+        if liveness?.isAwaitingPing == true { _ = pingsAnswered.add(1) }
+        updateLiveness { [isIdle] in $0.pingAnswered(at: HTTP1EventLoop.now(), isIdle: isIdle) }
+    }
+
+    /// Hands the liveness check an event and does what it says.
+    private func updateLiveness(_ event: (inout HTTP2Liveness) -> HTTP2Liveness.Action) {
+        guard var machine = liveness else { return }
+        let action = event(&machine)
+        liveness = machine
+        switch action {
+        case .none:
+            break
+        case .wait(let deadline):
+            schedulePing(at: deadline)
+        case .sendPing(let deadline):
+            session.ping()
+            flush()
+            schedulePing(at: deadline)
+        case .stopTimer:
+            if let pingTimer { loop.cancel(pingTimer) }
+            pingTimer = nil
+        case .close:
+            close()
+            pool?.discard(.http2(self))
+        }
+    }
+
+    private func schedulePing(at deadline: UInt64) {
         if let pingTimer { loop.cancel(pingTimer) }
-        pingTimer = nil
+        pingTimer = loop.schedule(at: deadline) { [weak self] in self?.pingTimerFired() }
     }
 
     // MARK: Timeouts
