@@ -14,10 +14,25 @@
 #
 # The native transport's default trust uses OpenSSL's default verify paths, which honour SSL_CERT_FILE. URLSession on
 # Linux (libcurl) always reads the system bundle, so over https the interop suite runs the native transport only.
+# With HTTP2=1 the front speaks HTTP/2 as well (`listen … ssl http2`, ALPN offers h2), in a directory of its own so
+# both fronts can run at once, and the variables it prints are REQUESTKIT_HTTPBIN_H2_URL and REQUESTKIT_HTTPBIN_H2_PID:
+#
+#   eval "$(HTTP2=1 bash Scripts/start-httpbin-tls.sh)"
+#   SSL_CERT_FILE="$REQUESTKIT_HTTPBIN_TLS_CA_BUNDLE" REQUESTKIT_HTTPBIN_URL="$REQUESTKIT_HTTPBIN_H2_URL" \
+#       REQUESTKIT_HTTPBIN_EXPECT_PROTOCOL=h2 swift test --skip-build --filter InteropTests
+#
 # Exits non-zero when REQUESTKIT_HTTPBIN_URL is not set or nginx does not answer within 10 seconds.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
-dir="$root/.build-httpbin-tls"
+if [ "${HTTP2:-0}" = "1" ]; then
+    dir="$root/.build-httpbin-h2"
+    listen_options="ssl http2"
+    prefix=REQUESTKIT_HTTPBIN_H2
+else
+    dir="$root/.build-httpbin-tls"
+    listen_options="ssl"
+    prefix=REQUESTKIT_HTTPBIN_TLS
+fi
 fixtures="$root/Sources/RequestKitTesting/Server/TLSFixtures"
 upstream="${REQUESTKIT_HTTPBIN_URL:?start the plain httpbin first: eval \"\$(bash Scripts/start-httpbin.sh)\"}"
 upstream="${upstream#http://}"
@@ -51,7 +66,7 @@ http {
         keepalive 16;
     }
     server {
-        listen 127.0.0.1:$port ssl;
+        listen 127.0.0.1:$port $listen_options;
         ssl_certificate $fixtures/valid.pem;
         ssl_certificate_key $fixtures/valid-key.pem;
         location / {
@@ -71,9 +86,9 @@ CONF
 
 for _ in $(seq 1 100); do
     if curl -sf --cacert "$fixtures/ca.pem" "https://127.0.0.1:$port/get" -o /dev/null 2>/dev/null; then
-        echo "export REQUESTKIT_HTTPBIN_TLS_URL=https://127.0.0.1:$port"
+        echo "export ${prefix}_URL=https://127.0.0.1:$port"
         echo "export REQUESTKIT_HTTPBIN_TLS_CA_BUNDLE=$dir/ca-bundle.pem"
-        echo "export REQUESTKIT_HTTPBIN_TLS_PID=$(cat "$dir/nginx.pid")"
+        echo "export ${prefix}_PID=$(cat "$dir/nginx.pid")"
         exit 0
     fi
     sleep 0.1

@@ -14,6 +14,10 @@ enum HTTPBin {
         (baseURL?.absoluteString ?? "http://127.0.0.1:9") + pathAndQuery
     }
 
+    /// The ALPN protocol the native transport must speak to the server (`h2` or `http/1.1`), from
+    /// `REQUESTKIT_HTTPBIN_EXPECT_PROTOCOL`; nil when the run does not say.
+    static let expectedProtocol: String? = ProcessInfo.processInfo.environment["REQUESTKIT_HTTPBIN_EXPECT_PROTOCOL"]
+
     /// Whether the server is reached over `https://` (nginx with the test certificate in front of httpbin, as
     /// `Scripts/start-httpbin-tls.sh` starts it).
     static var isHTTPS: Bool { baseURL?.scheme == "https" }

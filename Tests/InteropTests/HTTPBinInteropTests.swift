@@ -4,6 +4,24 @@ import Testing
 
 @Suite("Interop with httpbin under gunicorn", .enabled(if: HTTPBin.isAvailable, "REQUESTKIT_HTTPBIN_URL is not set"))
 struct HTTPBinInteropTests {
+    @Test(
+        "The native transport speaks the protocol the run expects (h2 behind nginx with http2)",
+        .enabled(if: HTTPBin.expectedProtocol != nil, "REQUESTKIT_HTTPBIN_EXPECT_PROTOCOL is not set"))
+    func expectedProtocol() async throws {
+        let responses = try await RequestGroup {
+            for index in 0..<4 {
+                Request {
+                    Url(HTTPBin.url("/get?n=\(index)")); Using(NativeTransport.shared)
+                }
+            }
+        }.send()
+        for result in responses {
+            let response = try result.get()
+            #expect(response.statusCode == 200)
+            #expect(response.metrics.attempts.last?.networkProtocol == HTTPBin.expectedProtocol)
+        }
+    }
+
     @Test("GET echoes the exact query and headers", arguments: HTTPBin.transports)
     func getEcho(_ transport: TransportCase) async throws {
         let json = try await Request {
