@@ -1,0 +1,198 @@
+#if canImport(CNghttp2) && os(Linux)
+import Foundation
+import RequestKit
+import Testing
+
+/// Servers that break HTTP/2 on purpose, through the whole transport over a real socket: each ends in a typed error
+/// or a retry, never a hang, and the client says why on the wire.
+@Suite("HTTP/2 against hostile servers, end to end")
+struct HostileHTTP2ServerTests {
+    typealias Frame = HTTP2FrameBytes
+
+    /// HTTP/2 error codes (RFC 9113 §7).
+    static let protocolError: UInt32 = 0x1
+    static let frameSizeError: UInt32 = 0x6
+    static let cancel: UInt32 = 0x8
+
+    /// A GET over h2c with prior knowledge; `Timeout(10)` bounds a client that would wait for ever.
+    static func get(_ server: ScriptedHTTP2Server, _ path: String = "/") async throws -> Response {
+        try await Request {
+            Url("http://127.0.0.1:\(server.port)\(path)")
+            Using(NativeTransport { $0.http2 = .priorKnowledge })
+            Timeout(10)
+        }.send()
+    }
+
+    /// `:status: 200`, then `ok` ending the stream.
+    static func answer(on stream: UInt32) -> [UInt8] {
+        Frame.headersFrame(stream: stream, block: Frame.status200)
+            + Frame.frame(Frame.data, flags: Frame.endStream, stream: stream, payload: Array("ok".utf8))
+    }
+
+    @Test("A DATA frame larger than the allowed 16,384 bytes ends the connection with FRAME_SIZE_ERROR")
+    func oversizedFrame() async throws {
+        let server = try ScriptedHTTP2Server { connection, _ in
+            guard let stream = connection.nextRequest() else { return }
+            connection.send(
+                Frame.headersFrame(stream: stream, block: Frame.status200)
+                    + Frame.frame(Frame.data, stream: stream, payload: [UInt8](repeating: 0x61, count: 20_000)))
+            connection.readUntilClosed()
+        }
+        defer { server.stop() }
+        let error = try await #require(throws: RequestError.self) { try await Self.get(server) }
+        #expect(error.kind == .transport, "\(error)")
+        #expect(await server.recorded { !$0.goAwayCodes.isEmpty }.goAwayCodes == [Self.frameSizeError])
+    }
+
+    @Test("A header block spread over endless CONTINUATION frames ends the connection, bounded, with a typed error")
+    func continuationFlood() async throws {
+        let server = try ScriptedHTTP2Server { connection, _ in
+            guard let stream = connection.nextRequest() else { return }
+            var bytes = Frame.frame(Frame.headers, stream: stream, payload: Frame.status200)
+            for index in 0..<20_000 {
+                bytes += Frame.frame(Frame.continuation, stream: stream, payload: Frame.literal("x-\(index % 10)", "y"))
+                if bytes.count > 64 * 1024 {
+                    // The client stops reading when it gives up: what it said is still to be read.
+                    guard connection.send(bytes) else { break }
+                    bytes = []
+                }
+            }
+            connection.send(bytes)
+            connection.readUntilClosed()
+        }
+        defer { server.stop() }
+        let error = try await #require(throws: RequestError.self) { try await Self.get(server) }
+        #expect(error.kind == .transport, "\(error)")
+        // The client's GOAWAY goes out, but closing with the flood unread resets the connection, and the server's
+        // side drops it unread: what is checked is the client's own account.
+        #expect(error.description.contains("PROTOCOL_ERROR"), "\(error)")
+        #expect(error.description.contains("CONTINUATION"), "\(error)")
+    }
+
+    @Test("A response header with a CR LF in its value resets the stream with PROTOCOL_ERROR; the connection goes on")
+    func forbiddenBytes() async throws {
+        let server = try ScriptedHTTP2Server { connection, _ in
+            guard let first = connection.nextRequest() else { return }
+            connection.send(
+                Frame.headersFrame(
+                    stream: first, block: Frame.status200 + Frame.literal("x-bad", "a\r\nset-cookie: b"),
+                    endStream: true))
+            guard let second = connection.nextRequest() else { return }
+            connection.send(Self.answer(on: second))
+            connection.readUntilClosed()
+        }
+        defer { server.stop() }
+        let transport = NativeTransport { $0.http2 = .priorKnowledge }
+        let error = try await #require(throws: RequestError.self) {
+            try await Request {
+                Url("http://127.0.0.1:\(server.port)/bad"); Using(transport); Timeout(10)
+            }.send()
+        }
+        #expect(error.kind == .transport, "\(error)")
+        let next = try await Request {
+            Url("http://127.0.0.1:\(server.port)/next"); Using(transport)
+        }.send()
+        #expect(next.body == Data("ok".utf8))
+        #expect(server.recorded.resetCodes == [Self.protocolError])
+        #expect(server.recorded.connections == 1)
+    }
+
+    @Test(
+        "An answer on a stream that already ended (a stream id gone backwards) is not taken as another's: the waiting request times out and is reset"
+    )
+    func backwardsStream() async throws {
+        let server = try ScriptedHTTP2Server { connection, _ in
+            guard let first = connection.nextRequest() else { return }
+            connection.send(Self.answer(on: first))
+            guard connection.nextRequest() != nil else { return }
+            connection.send(Self.answer(on: first))
+            connection.readUntilClosed()
+        }
+        defer { server.stop() }
+        let transport = NativeTransport { $0.http2 = .priorKnowledge }
+        let first = try await Request {
+            Url("http://127.0.0.1:\(server.port)/1"); Using(transport)
+        }.send()
+        #expect(first.body == Data("ok".utf8))
+        let error = try await #require(throws: RequestError.self) {
+            try await Request {
+                Url("http://127.0.0.1:\(server.port)/2"); Using(transport); Timeout(1)
+            }.send()
+        }
+        #expect(error.kind == .timedOut, "\(error)")
+        #expect(await server.recorded { !$0.resetCodes.isEmpty }.resetCodes == [Self.cancel])
+    }
+
+    @Test("GOAWAY naming the request's stream, then the end: it was processed, so it fails and is not sent again")
+    func goAwayAfterProcessing() async throws {
+        let server = try ScriptedHTTP2Server { connection, _ in
+            guard let stream = connection.nextRequest() else { return }
+            connection.send(
+                Frame.headersFrame(stream: stream, block: Frame.status200)
+                    + Frame.frame(Frame.goAway, payload: [0, 0, 0, UInt8(stream), 0, 0, 0, 0]))
+        }
+        defer { server.stop() }
+        let error = try await #require(throws: RequestError.self) {
+            try await Request {
+                Url("http://127.0.0.1:\(server.port)/"); Method(.post); Body(Data("once".utf8))
+                Using(NativeTransport { $0.http2 = .priorKnowledge }); Timeout(10)
+            }.send()
+        }
+        #expect(error.kind == .transport || error.connectionFailure == .connectionReset, "\(error)")
+        #expect(server.recorded.requests == 1)
+        #expect(server.recorded.connections == 1)
+    }
+
+    @Test("GOAWAY below the request's stream: it was not processed, so it goes to a new connection, POST or not")
+    func goAwayBeforeProcessing() async throws {
+        let server = try ScriptedHTTP2Server { connection, index in
+            guard let stream = connection.nextRequest() else { return }
+            if index == 1 {
+                connection.send(Frame.frame(Frame.goAway, payload: [0, 0, 0, 0, 0, 0, 0, 0]))
+                connection.readUntilClosed()
+            } else {
+                connection.send(Self.answer(on: stream))
+                connection.readUntilClosed()
+            }
+        }
+        defer { server.stop() }
+        let response = try await Request {
+            Url("http://127.0.0.1:\(server.port)/"); Method(.post); Body(Data("once".utf8))
+            Using(NativeTransport { $0.http2 = .priorKnowledge }); Timeout(10)
+        }.send()
+        #expect(response.body == Data("ok".utf8))
+        #expect(server.recorded.connections == 2)
+    }
+
+    @Test("REFUSED_STREAM: the request goes again, and the second answer is the caller's")
+    func refusedStream() async throws {
+        let server = try ScriptedHTTP2Server { connection, _ in
+            guard let first = connection.nextRequest() else { return }
+            connection.send(Frame.frame(Frame.rstStream, stream: first, payload: [0, 0, 0, 0x7]))
+            guard let second = connection.nextRequest() else { return }
+            connection.send(Self.answer(on: second))
+            connection.readUntilClosed()
+        }
+        defer { server.stop() }
+        let response = try await Self.get(server)
+        #expect(response.body == Data("ok".utf8))
+        #expect(server.recorded.requests == 2)
+    }
+
+    @Test("RST_STREAM with INTERNAL_ERROR after the head fails the request naming the code")
+    func resetAfterHead() async throws {
+        let server = try ScriptedHTTP2Server { connection, _ in
+            guard let stream = connection.nextRequest() else { return }
+            connection.send(
+                Frame.headersFrame(stream: stream, block: Frame.status200)
+                    + Frame.frame(Frame.rstStream, stream: stream, payload: [0, 0, 0, 0x2]))
+            connection.readUntilClosed()
+        }
+        defer { server.stop() }
+        let error = try await #require(throws: RequestError.self) { try await Self.get(server) }
+        #expect(error.kind == .transport, "\(error)")
+        #expect(error.description.contains("INTERNAL_ERROR"), "\(error)")
+        #expect(server.recorded.requests == 1)
+    }
+}
+#endif
