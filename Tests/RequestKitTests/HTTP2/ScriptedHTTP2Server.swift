@@ -116,25 +116,8 @@ final class ScriptedHTTP2Server: @unchecked Sendable {
     /// Listens on a free port; `script` runs for each connection with its index (1 for the first), and the
     /// connection closes when it returns.
     init(script: @escaping @Sendable (Connection, Int) -> Void) throws {
-        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard listener >= 0 else { throw POSIXError(.EMFILE) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let listening = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { socketAddress in
-                bind(listener, socketAddress, length) == 0 && listen(listener, 16) == 0
-                    && getsockname(listener, socketAddress, &length) == 0
-            }
-        }
-        guard listening else {
-            Glibc.close(listener)
-            throw POSIXError(.EADDRNOTAVAIL)
-        }
-        self.listener = listener
+        (listener, port) = try LoopbackListener.open(backlog: 16)
         self.script = script
-        port = Int(UInt16(bigEndian: address.sin_port))
         Thread.detachNewThread { [self] in serve() }
     }
 

@@ -21,24 +21,13 @@ final class FullBacklogListener {
         #else
         let streamType = Int32(SOCK_STREAM.rawValue)
         #endif
-        let listener = socket(AF_INET, streamType, 0)
-        guard listener >= 0 else { throw POSIXError(.EMFILE) }
+        let (listener, listenerPort) = try LoopbackListener.open(backlog: 0)
         descriptors.append(listener)
+        port = listenerPort
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let isListening = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { socketAddress in
-                bind(listener, socketAddress, length) == 0 && listen(listener, 0) == 0
-                    && getsockname(listener, socketAddress, &length) == 0
-            }
-        }
-        guard isListening else {
-            close()
-            throw POSIXError(.EADDRNOTAVAIL)
-        }
-        port = Int(UInt16(bigEndian: address.sin_port))
+        address.sin_port = in_port_t(UInt16(listenerPort).bigEndian)
         for _ in 0..<4 {
             let filler = socket(AF_INET, streamType, 0)
             guard filler >= 0 else { continue }

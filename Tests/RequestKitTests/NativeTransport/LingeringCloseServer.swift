@@ -29,28 +29,7 @@ final class LingeringCloseServer: @unchecked Sendable {
 
     init(earlyAnswer: String? = nil) throws {
         self.earlyAnswer = earlyAnswer.map { Array($0.utf8) }
-        #if canImport(Darwin)
-        let streamType = SOCK_STREAM
-        #else
-        let streamType = Int32(SOCK_STREAM.rawValue)
-        #endif
-        let descriptor = socket(AF_INET, streamType, 0)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { socketAddress in
-                bind(descriptor, socketAddress, length) == 0 && listen(descriptor, 16) == 0
-                    && getsockname(descriptor, socketAddress, &length) == 0
-            }
-        }
-        guard descriptor >= 0, bound else {
-            if descriptor >= 0 { _ = close(descriptor) }
-            throw POSIXError(.EADDRNOTAVAIL)
-        }
-        listener = descriptor
-        port = Int(UInt16(bigEndian: address.sin_port))
+        (listener, port) = try LoopbackListener.open(backlog: 16)
         Thread.detachNewThread { [self] in acceptLoop() }
     }
 

@@ -17,28 +17,7 @@ final class SilentListener {
     private(set) var port = 0
 
     init(backlog: Int32 = 1024) throws {
-        #if canImport(Darwin)
-        let streamType = SOCK_STREAM
-        #else
-        let streamType = Int32(SOCK_STREAM.rawValue)
-        #endif
-        descriptor = socket(AF_INET, streamType, 0)
-        guard descriptor >= 0 else { throw POSIXError(.EMFILE) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let isListening = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { socketAddress in
-                bind(descriptor, socketAddress, length) == 0 && listen(descriptor, backlog) == 0
-                    && getsockname(descriptor, socketAddress, &length) == 0
-            }
-        }
-        guard isListening else {
-            close()
-            throw POSIXError(.EADDRNOTAVAIL)
-        }
-        port = Int(UInt16(bigEndian: address.sin_port))
+        (descriptor, port) = try LoopbackListener.open(backlog: backlog)
     }
 
     /// How many connections wait in the accept queue (Linux; -1 elsewhere): read with one system call, so a test
