@@ -179,6 +179,44 @@ struct HostileHTTP2ServerTests {
         #expect(server.recorded.requests == 2)
     }
 
+    @Test("A window that never opens holds an upload back until its idle timeout fires, and its stream is reset")
+    func windowNeverOpens() async throws {
+        // SETTINGS_INITIAL_WINDOW_SIZE 0, and no WINDOW_UPDATE ever.
+        let server = try ScriptedHTTP2Server(settings: [(0x4, 0)]) { connection, _ in
+            guard connection.nextRequest() != nil else { return }
+            connection.readUntilClosed()
+        }
+        defer { server.stop() }
+        let error = try await #require(throws: RequestError.self) {
+            try await Request {
+                Url("http://127.0.0.1:\(server.port)/upload"); Method(.post); Body(Data(count: 1000))
+                Using(NativeTransport { $0.http2 = .priorKnowledge }); Timeout(1)
+            }.send()
+        }
+        #expect(error.kind == .timedOut, "\(error)")
+        #expect(await server.recorded { !$0.resetCodes.isEmpty }.resetCodes == [Self.cancel])
+        #expect(server.recorded.requests == 1)
+    }
+
+    @Test("An HPACK bomb (one indexed field repeated past the header list limit) resets its stream with a typed error")
+    func hpackBomb() async throws {
+        let server = try ScriptedHTTP2Server { connection, _ in
+            guard let stream = connection.nextRequest() else { return }
+            // A 100-byte value entered in the dynamic table once, then referred to 3,000 times by one byte each:
+            // about 400 KB of header list from 3 KB of block.
+            let name = Array("x-bomb".utf8)
+            let value = [UInt8](repeating: 0x61, count: 100)
+            var block = Frame.status200 + [0x40, UInt8(name.count)] + name + [UInt8(value.count)] + value
+            block += [UInt8](repeating: 0xBE, count: 3000)
+            connection.send(Frame.headersFrame(stream: stream, block: block, endStream: true))
+            connection.readUntilClosed()
+        }
+        defer { server.stop() }
+        let error = try await #require(throws: RequestError.self) { try await Self.get(server) }
+        #expect(error.kind == .transport, "\(error)")
+        #expect(error.description.contains("header list"), "\(error)")
+    }
+
     @Test("RST_STREAM with INTERNAL_ERROR after the head fails the request naming the code")
     func resetAfterHead() async throws {
         let server = try ScriptedHTTP2Server { connection, _ in

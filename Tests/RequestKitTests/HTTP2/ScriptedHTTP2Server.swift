@@ -113,10 +113,15 @@ final class ScriptedHTTP2Server: @unchecked Sendable {
     private var record = Record()
     private let script: @Sendable (Connection, Int) -> Void
 
-    /// Listens on a free port; `script` runs for each connection with its index (1 for the first), and the
-    /// connection closes when it returns.
-    init(script: @escaping @Sendable (Connection, Int) -> Void) throws {
+    private let settings: [(UInt16, UInt32)]
+
+    /// Listens on a free port; each connection opens with `SETTINGS` of `settings` (id, value), then `script` runs
+    /// with its index (1 for the first), and the connection closes when it returns.
+    init(
+        settings: [(UInt16, UInt32)] = [], script: @escaping @Sendable (Connection, Int) -> Void
+    ) throws {
         (listener, port) = try LoopbackListener.open(backlog: 16)
+        self.settings = settings
         self.script = script
         Thread.detachNewThread { [self] in serve() }
     }
@@ -152,7 +157,7 @@ final class ScriptedHTTP2Server: @unchecked Sendable {
             }
             Thread.detachNewThread { [self] in
                 let connection = Connection(descriptor: descriptor, server: self)
-                connection.send(HTTP2FrameBytes.settingsFrame())
+                connection.send(HTTP2FrameBytes.settingsFrame(settings))
                 script(connection, index)
                 Glibc.close(descriptor)
             }
