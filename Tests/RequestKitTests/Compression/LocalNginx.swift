@@ -24,7 +24,8 @@ final class LocalNginx {
     let directory: URL
     /// The directory served.
     let root: URL
-    let port: Int
+    /// The port it listens on: picked free, and picked again when another socket took it before nginx could.
+    private(set) var port: Int
     private var process: Process?
 
     /// `http://127.0.0.1:<port>`.
@@ -37,9 +38,13 @@ final class LocalNginx {
         try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
         try FileManager.default.createDirectory(
             at: directory.appendingPathComponent("logs"), withIntermediateDirectories: true)
+        port = try Self.freePort()
+    }
+
+    private static func freePort() throws -> Int {
         let listener = try SilentListener()
         defer { listener.close() }
-        port = listener.port
+        return listener.port
     }
 
     /// Starts nginx with `directives` in its `http` block and `locations` in its one server, and returns once it
@@ -47,6 +52,18 @@ final class LocalNginx {
     /// `listen` line: `"http2"` makes it speak HTTP/2 alone, with prior knowledge (h2c), and it is then ready once it
     /// accepts a connection.
     func start(directives: String = "", locations: String = "", listen: String = "") async throws {
+        // Between picking the port and nginx binding it, another test's server may take it: nginx then exits
+        // without writing its pid file, and it starts again on another port (rather than the test talking to the
+        // other server).
+        for _ in 0..<5 {
+            if try await launch(directives: directives, locations: locations, listen: listen) { break }
+            port = try Self.freePort()
+        }
+        try await waitUntilReady(listen: listen)
+    }
+
+    /// Runs nginx on ``port``; false when it exited before listening (its port was taken).
+    private func launch(directives: String, locations: String, listen: String) async throws -> Bool {
         let configuration = """
             daemon off;
             worker_processes 1;
@@ -71,6 +88,16 @@ final class LocalNginx {
         process.standardError = FileHandle.nullDevice
         try process.run()
         self.process = process
+        let pidFile = directory.appendingPathComponent("nginx.pid").path
+        for _ in 0..<1000 {
+            if FileManager.default.fileExists(atPath: pidFile) { return true }
+            if !process.isRunning { return false }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        return process.isRunning
+    }
+
+    private func waitUntilReady(listen: String) async throws {
         let url = try #require(URL(string: "\(base)/"))
         if listen.contains("http2") {
             let port = port
