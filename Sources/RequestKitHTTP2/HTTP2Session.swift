@@ -198,7 +198,7 @@ package final class HTTP2Session {
             // on the bytes alone, not on how the reads split them.
             let count = frames.bytesToFrameEnd(of: bytes, from: offset)
             let read = nghttp2_session_mem_recv(session, base + offset, count)
-            if read < 0 { return finish(failure(of: Int32(clamping: read))) }
+            if read < 0 { return finish(sayingGoodbye(failure(of: Int32(clamping: read)))) }
             guard read == count else { return finish(failure(of: NGHTTP2_ERR_PROTO.rawValue)) }
             offset += count
             if frames.isAtBoundary {
@@ -281,6 +281,22 @@ package final class HTTP2Session {
         events.bodies.removeAll()
         outputs.append(.closed(failure))
         return outputs
+    }
+
+    /// Queues a `GOAWAY` with `failure`'s code, unless one went out already, and returns `failure`: when nghttp2
+    /// gives up on a connection itself (too many `CONTINUATION` frames, a flood), it closes it without saying why.
+    private func sayingGoodbye(_ failure: HTTP2ConnectionFailure) -> HTTP2ConnectionFailure {
+        flush()
+        guard events.sentGoAway == nil else { return failure }
+        let code: HTTP2ErrorCode =
+            switch failure {
+            case .protocolViolation(let code, _), .goAway(let code, _): code
+            case .flooded: .enhanceYourCalm
+            case .closed: .internalError
+            }
+        _ = nghttp2_session_terminate_session(session, code.rawValue)
+        flush()
+        return failure
     }
 
     /// The failure a negative result of `nghttp2_session_mem_recv` means.

@@ -45,6 +45,21 @@ enum HTTP2FrameBytes {
         return [0x00, UInt8(name.count)] + name + [UInt8(value.count)] + value
     }
 
+    /// The error codes of the `GOAWAY` frames among the whole frames of `bytes` (which begin at a frame's start).
+    static func goAwayCodes(in bytes: [UInt8]) -> [UInt32] {
+        var codes: [UInt32] = []
+        var offset = 0
+        while offset + 9 <= bytes.count {
+            let length = Int(bytes[offset]) << 16 | Int(bytes[offset + 1]) << 8 | Int(bytes[offset + 2])
+            guard offset + 9 + length <= bytes.count else { break }
+            if bytes[offset + 3] == goAway, length >= 8 {
+                codes.append(bytes[(offset + 13)..<(offset + 17)].reduce(0) { $0 << 8 | UInt32($1) })
+            }
+            offset += 9 + length
+        }
+        return codes
+    }
+
     private static func bigEndian(_ value: UInt32) -> [UInt8] {
         [
             UInt8(truncatingIfNeeded: value >> 24), UInt8(truncatingIfNeeded: value >> 16),

@@ -401,6 +401,7 @@ struct HTTP2SessionTests {
             Issue.record("expected the connection to close as flooded, got \(outputs)")
             return
         }
+        #expect(HTTP2FrameBytes.goAwayCodes(in: client.outgoing()).last == HTTP2ErrorCode.enhanceYourCalm.rawValue)
         // Written promptly, the same frames are answered without end.
         let patient = try Self.client { $0.maxPendingAcknowledgements = 100 }
         _ = patient.outgoing()
@@ -428,6 +429,8 @@ struct HTTP2SessionTests {
         }
         #expect(outputs.contains { if case .failed(stream, .connectionLost) = $0 { true } else { false } })
         #expect(!outputs.contains { if case .head = $0 { true } else { false } })
+        // nghttp2 gives up without a word; the session says why before the connection closes.
+        #expect(HTTP2FrameBytes.goAwayCodes(in: client.outgoing()) == [HTTP2ErrorCode.protocolError.rawValue])
     }
 
     @Test("What the session reports depends on the bytes alone, not on how the reads split them")

@@ -48,25 +48,66 @@ struct HostileHTTP2ServerTests {
     func continuationFlood() async throws {
         let server = try ScriptedHTTP2Server { connection, _ in
             guard let stream = connection.nextRequest() else { return }
-            var bytes = Frame.frame(Frame.headers, stream: stream, payload: Frame.status200)
-            for index in 0..<20_000 {
-                bytes += Frame.frame(Frame.continuation, stream: stream, payload: Frame.literal("x-\(index % 10)", "y"))
-                if bytes.count > 64 * 1024 {
-                    // The client stops reading when it gives up: what it said is still to be read.
-                    guard connection.send(bytes) else { break }
-                    bytes = []
-                }
-            }
-            connection.send(bytes)
-            connection.readUntilClosed()
+            // What the client says when it gives up is read while the flood is still being written.
+            connection.readInBackground()
+            connection.send(Frame.frame(Frame.headers, stream: stream, payload: Frame.status200))
+            connection.flood(
+                Frame.frame(Frame.continuation, stream: stream, payload: Frame.literal("x-a", "y")), count: 20_000)
         }
         defer { server.stop() }
         let error = try await #require(throws: RequestError.self) { try await Self.get(server) }
         #expect(error.kind == .transport, "\(error)")
-        // The client's GOAWAY goes out, but closing with the flood unread resets the connection, and the server's
-        // side drops it unread: what is checked is the client's own account.
         #expect(error.description.contains("PROTOCOL_ERROR"), "\(error)")
         #expect(error.description.contains("CONTINUATION"), "\(error)")
+        #expect(
+            await server.recorded { !$0.goAwayCodes.isEmpty }.goAwayCodes == [Self.protocolError],
+            "\(server.recorded) \(error)")
+        #expect(server.recorded.connections == 1)
+    }
+
+    @Test("A PING flood whose acknowledgements the server never reads ends the connection with a typed error")
+    func pingFlood() async throws {
+        let server = try ScriptedHTTP2Server { connection, _ in
+            guard connection.nextRequest() != nil else { return }
+            connection.flood(Frame.frame(Frame.ping, payload: [UInt8](repeating: 0, count: 8)), count: 1_000_000)
+        }
+        defer { server.stop() }
+        let error = try await #require(throws: RequestError.self) { try await Self.get(server) }
+        #expect(error.kind == .transport, "\(error)")
+        #expect(error.description.contains("flooded"), "\(error)")
+        #expect(server.recorded.connections == 1)
+    }
+
+    @Test(
+        "A PING flood in bursts small enough for each read to answer, whose acknowledgements the server never reads, ends the connection with a typed error"
+    )
+    func pingFloodInBursts() async throws {
+        let server = try ScriptedHTTP2Server { connection, _ in
+            guard connection.nextRequest() != nil else { return }
+            let ping = Frame.frame(Frame.ping, payload: [UInt8](repeating: 0, count: 8))
+            for _ in 0..<2000 {
+                guard connection.flood(ping, count: 500) == 500 else { return }
+                usleep(1000)
+            }
+        }
+        defer { server.stop() }
+        let error = try await #require(throws: RequestError.self) { try await Self.get(server) }
+        #expect(error.kind == .transport, "\(error)")
+        #expect(error.description.contains("flooded"), "\(error)")
+        #expect(server.recorded.connections == 1)
+    }
+
+    @Test("A SETTINGS flood whose acknowledgements the server never reads ends the connection with a typed error")
+    func settingsFlood() async throws {
+        let server = try ScriptedHTTP2Server { connection, _ in
+            guard connection.nextRequest() != nil else { return }
+            connection.flood(Frame.settingsFrame(), count: 1_000_000)
+        }
+        defer { server.stop() }
+        let error = try await #require(throws: RequestError.self) { try await Self.get(server) }
+        #expect(error.kind == .transport, "\(error)")
+        #expect(error.description.contains("flooded"), "\(error)")
+        #expect(server.recorded.connections == 1)
     }
 
     @Test("A response header with a CR LF in its value resets the stream with PROTOCOL_ERROR; the connection goes on")
@@ -121,6 +162,21 @@ struct HostileHTTP2ServerTests {
         }
         #expect(error.kind == .timedOut, "\(error)")
         #expect(await server.recorded { !$0.resetCodes.isEmpty }.resetCodes == [Self.cancel])
+    }
+
+    @Test(
+        "HEADERS on a stream the client never opened (its next odd id, or an even one) ends the connection with PROTOCOL_ERROR",
+        arguments: [UInt32(2), 3])
+    func headersOnUnopenedStream(offset: UInt32) async throws {
+        let server = try ScriptedHTTP2Server { connection, _ in
+            guard let stream = connection.nextRequest() else { return }
+            connection.send(Frame.headersFrame(stream: stream + offset - 1, block: Frame.status200, endStream: true))
+            connection.readUntilClosed()
+        }
+        defer { server.stop() }
+        let error = try await #require(throws: RequestError.self) { try await Self.get(server) }
+        #expect(error.kind == .transport, "\(error)")
+        #expect(await server.recorded { !$0.goAwayCodes.isEmpty }.goAwayCodes == [Self.protocolError])
     }
 
     @Test("GOAWAY naming the request's stream, then the end: it was processed, so it fails and is not sent again")
