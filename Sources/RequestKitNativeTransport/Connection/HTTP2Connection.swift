@@ -256,14 +256,12 @@ final class HTTP2Connection: HTTP1LoopHandler, @unchecked Sendable {
     /// Writes what the session has to send; waits for room when the socket takes no more.
     private func flush() {
         guard let stream, !isClosed else { return }
-        let made = session.outgoing()
-        if !made.isEmpty {
-            if outgoingOffset == outgoing.count {
-                outgoing = made
-                outgoingOffset = 0
-            } else {
-                outgoing += made
-            }
+        // The session's bytes are taken only once those taken before are written: what it still holds counts
+        // toward its limits (the acknowledgements a server that does not read makes pile up), where bytes taken
+        // into a socket that takes no more would pile up here without any.
+        if outgoingOffset == outgoing.count {
+            outgoing = session.outgoing()
+            outgoingOffset = 0
         }
         while outgoingOffset < outgoing.count {
             let result: ByteStreamResult
@@ -282,6 +280,10 @@ final class HTTP2Connection: HTTP1LoopHandler, @unchecked Sendable {
             case .wouldBlock:
                 setInterest([.readable, .writable])
                 return
+            }
+            if outgoingOffset == outgoing.count {
+                outgoing = session.outgoing()
+                outgoingOffset = 0
             }
         }
         outgoing.removeAll(keepingCapacity: true)

@@ -19,6 +19,7 @@ extension ScriptedHTTP2Server {
         private var buffer: [UInt8] = []
         private var hasPreface = false
         private let reader = NSLock()
+        private let backgroundReads = DispatchGroup()
         private var isClosed = false
 
         init(descriptor: Int32, server: ScriptedHTTP2Server) {
@@ -44,8 +45,10 @@ extension ScriptedHTTP2Server {
         /// is gone. Returns how many were written.
         @discardableResult
         func flood(_ frame: [UInt8], count: Int) -> Int {
-            let perWrite = max(1, 64 * 1024 / frame.count)
-            let chunk = Array([[UInt8]](repeating: frame, count: perWrite).joined())
+            let perWrite = min(max(1, 64 * 1024 / frame.count), count)
+            var chunk: [UInt8] = []
+            chunk.reserveCapacity(perWrite * frame.count)
+            for _ in 0..<perWrite { chunk += frame }
             var written = 0
             while written < count {
                 let batch = min(perWrite, count - written)
@@ -80,12 +83,17 @@ extension ScriptedHTTP2Server {
         /// Reads on a thread of its own until the client closes, recording what it says, while the script goes on
         /// writing: so that what the client says before it gives up is read even when the script's writes block.
         func readInBackground() {
-            Thread.detachNewThread { [self] in readUntilClosed() }
+            backgroundReads.enter()
+            Thread.detachNewThread { [self] in
+                readUntilClosed()
+                backgroundReads.leave()
+            }
         }
 
-        /// Closes the socket, once the reads under way are done.
+        /// Closes the socket, once the reads under way (in the background too) are done.
         func close() {
             Glibc.shutdown(descriptor, Int32(SHUT_WR))
+            backgroundReads.wait()
             reader.withLock {
                 guard !isClosed else { return }
                 isClosed = true

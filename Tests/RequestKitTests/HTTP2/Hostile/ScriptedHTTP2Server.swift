@@ -69,6 +69,9 @@ final class ScriptedHTTP2Server: @unchecked Sendable {
             var wait = timeval(tv_sec: 10, tv_usec: 0)
             setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &wait, socklen_t(MemoryLayout<timeval>.size))
             setsockopt(descriptor, SOL_SOCKET, SO_SNDTIMEO, &wait, socklen_t(MemoryLayout<timeval>.size))
+            // Each write goes out at once, however small, rather than waiting for the client to acknowledge the last.
+            var noDelay: Int32 = 1
+            setsockopt(descriptor, Int32(IPPROTO_TCP), TCP_NODELAY, &noDelay, socklen_t(MemoryLayout<Int32>.size))
             let index: Int = lock.withLock {
                 record.connections += 1
                 return record.connections
