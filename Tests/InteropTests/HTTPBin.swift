@@ -28,7 +28,7 @@ enum HTTPBin {
     /// `SSL_CERT_FILE` points at a bundle holding the test CA, while URLSession there (libcurl) always reads the
     /// system bundle and no setting of a release toolchain points it at another one.
     static let transports: [TransportCase] = {
-        let native = TransportCase(name: "HTTP1", transport: NativeTransport.shared)
+        let native = TransportCase(name: "Native", transport: NativeTransport.shared)
         #if os(Linux)
         if isHTTPS { return [native] }
         #endif

@@ -5,7 +5,7 @@ import Testing
 @Suite("Interop with httpbin under gunicorn", .enabled(if: HTTPBin.isAvailable, "REQUESTKIT_HTTPBIN_URL is not set"))
 struct HTTPBinInteropTests {
     @Test(
-        "The native transport speaks the protocol the run expects (h2 behind nginx with http2)",
+        "The native transport speaks the protocol the run expects: h2 behind nginx with http2, http/1.1 without",
         .enabled(if: HTTPBin.expectedProtocol != nil, "REQUESTKIT_HTTPBIN_EXPECT_PROTOCOL is not set"))
     func expectedProtocol() async throws {
         let responses = try await RequestGroup {
