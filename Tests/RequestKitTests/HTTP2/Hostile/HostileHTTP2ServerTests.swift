@@ -11,6 +11,7 @@ struct HostileHTTP2ServerTests {
 
     /// HTTP/2 error codes (RFC 9113 §7).
     static let protocolError: UInt32 = 0x1
+    static let internalError: UInt32 = 0x2
     static let frameSizeError: UInt32 = 0x6
     static let cancel: UInt32 = 0x8
 
@@ -179,6 +180,7 @@ struct HostileHTTP2ServerTests {
         defer { server.stop() }
         let error = try await #require(throws: RequestError.self) { try await Self.get(server) }
         #expect(error.kind == .transport, "\(error)")
+        #expect(error.description.contains("PROTOCOL_ERROR"), "\(error)")
         #expect(await server.recorded { !$0.goAwayCodes.isEmpty }.goAwayCodes == [Self.protocolError])
     }
 
@@ -189,6 +191,9 @@ struct HostileHTTP2ServerTests {
             connection.send(
                 Frame.headersFrame(stream: stream, block: Frame.status200)
                     + Frame.frame(Frame.goAway, payload: [0, 0, 0, UInt8(stream), 0, 0, 0, 0]))
+            // The end of the connection, with what the client sent (its body) read, so that it ends with a FIN.
+            connection.endWriting()
+            connection.readUntilClosed()
         }
         defer { server.stop() }
         let error = try await #require(throws: RequestError.self) {
@@ -197,7 +202,8 @@ struct HostileHTTP2ServerTests {
                 Using(NativeTransport { $0.http2 = .priorKnowledge }); Timeout(10)
             }.send()
         }
-        #expect(error.kind == .transport || error.connectionFailure == .connectionReset, "\(error)")
+        #expect(error.connectionFailure == .connectionReset, "\(error)")
+        #expect(error.description.contains("closed before the response was whole"), "\(error)")
         #expect(server.recorded.requests == 1)
         #expect(server.recorded.connections == 1)
     }
@@ -274,6 +280,9 @@ struct HostileHTTP2ServerTests {
         let error = try await #require(throws: RequestError.self) { try await Self.get(server) }
         #expect(error.kind == .transport, "\(error)")
         #expect(error.description.contains("header list"), "\(error)")
+        // nghttp2 resets a stream whose header its callback refused with INTERNAL_ERROR.
+        #expect(await server.recorded { !$0.resetCodes.isEmpty }.resetCodes == [Self.internalError])
+        #expect(server.recorded.goAwayCodes.isEmpty)
     }
 
     @Test("RST_STREAM with INTERNAL_ERROR after the head fails the request naming the code")

@@ -90,6 +90,12 @@ extension ScriptedHTTP2Server {
             }
         }
 
+        /// Ends what the server writes (a FIN): the client reads the end of the connection, and what it sends meanwhile
+        /// can still be read.
+        func endWriting() {
+            Glibc.shutdown(descriptor, Int32(SHUT_WR))
+        }
+
         /// Closes the socket, once the reads under way (in the background too) are done.
         func close() {
             Glibc.shutdown(descriptor, Int32(SHUT_WR))
