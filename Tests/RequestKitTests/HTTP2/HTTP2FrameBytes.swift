@@ -1,5 +1,11 @@
 #if canImport(CNghttp2)
 /// HTTP/2 frames written byte by byte (RFC 9113, section 4.1), for servers that break the protocol on purpose.
+///
+/// ```swift
+/// let bytes = HTTP2FrameBytes.settingsFrame([(0x4, 0)])  // SETTINGS_INITIAL_WINDOW_SIZE 0
+///     + HTTP2FrameBytes.headersFrame(stream: 1, block: HTTP2FrameBytes.status200, endStream: true)
+/// print(HTTP2FrameBytes.goAwayCodes(in: client.outgoing()))  // [1] after a PROTOCOL_ERROR
+/// ```
 enum HTTP2FrameBytes {
     static let data: UInt8 = 0x0
     static let headers: UInt8 = 0x1
