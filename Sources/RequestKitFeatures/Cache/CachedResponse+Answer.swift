@@ -9,9 +9,7 @@ extension CachedResponse {
     package func answer(to request: CacheRequest, status: CacheStatus, at now: Date) -> Response {
         // The parts are settled first and the response made once: each copy of a `Response` retains and releases
         // every field of it.
-        var headers = self.headers
-        let age = Self.decimal(Int(min(Freshness.age(of: self, at: now), Double(Int32.max))))
-        if fields.hasAge { headers.set("Age", age) } else { headers.add("Age", age) }
+        var headers = headers(atAge: Int(min(Freshness.age(of: self, at: now), Double(Int32.max))))
         var code = self.status
         var body = self.body
         if isNotModified(for: request) {

@@ -36,11 +36,34 @@ package struct CachedResponse: Sendable, Hashable {
     private var box: Box
 
     /// What every copy of a stored response shares.
-    private final class Box: Sendable {
+    private final class Box: @unchecked Sendable {
+        // Safe: `parts` never changes; `answered` is read and written only under `Box.lock(for:)`.
         let parts: Parts
+        /// The headers of the latest answer with its `Age`, and that age in whole seconds.
+        private var answered: (age: Int, headers: HTTPHeaders)?
 
         init(_ parts: Parts) { self.parts = parts }
+
+        /// The stored headers with `Age: age`, made once per whole second of age: a hot response answers many
+        /// requests a second, and making the list copies every field of it.
+        func headers(atAge age: Int) -> HTTPHeaders {
+            // Objects are 16-byte aligned: the address's next bits pick the lock.
+            let lock = Self.locks[Int((UInt(bitPattern: ObjectIdentifier(self)) >> 4) % UInt(Self.locks.count))]
+            if let answered = lock.withLock({ answered }), answered.age == age { return answered.headers }
+            var headers = parts.headers
+            let value = CachedResponse.decimal(age)
+            if parts.fields.hasAge { headers.set("Age", value) } else { headers.add("Age", value) }
+            lock.withLock { answered = (age, headers) }
+            return headers
+        }
+
+        /// The locks of every box's latest answer, shared by all of them: a lock each would double a small
+        /// stored response's memory.
+        private static let locks = (0..<8).map { _ in NSLock() }
     }
+
+    /// The stored headers with `Age: age` (in whole seconds), as an answer at that age carries them.
+    func headers(atAge age: Int) -> HTTPHeaders { box.headers(atAge: age) }
 
     /// The parts of a stored response.
     private struct Parts: Sendable, Hashable {

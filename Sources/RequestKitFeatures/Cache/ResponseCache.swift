@@ -113,6 +113,8 @@ public final class ResponseCache: Sendable {
 
     /// The current time on the cache's clock.
     package var now: Date {
+        // The system's clock counts from the system's date: read it directly, without converting a `Duration`.
+        if clock.isSystem { return Date() }
         let elapsed = clock.now - originReading
         let components = elapsed.components
         return origin.addingTimeInterval(Double(components.seconds) + Double(components.attoseconds) / 1e18)

@@ -25,6 +25,9 @@
 public struct RequestClock: Sendable {
     private let reading: @Sendable () -> Duration
     private let sleeping: @Sendable (Duration) async throws -> Void
+    /// Whether this wraps the system's `ContinuousClock`: readers that want a date then read the system's time
+    /// directly (turning a `Duration` into seconds takes a 128-bit division).
+    package let isSystem: Bool
 
     /// Wraps a clock.
     ///
@@ -36,6 +39,7 @@ public struct RequestClock: Sendable {
         let origin = clock.now
         reading = { origin.duration(to: clock.now) }
         sleeping = { duration in try await clock.sleep(until: clock.now.advanced(by: duration), tolerance: nil) }
+        isSystem = C.self == ContinuousClock.self
     }
 
     /// The system's continuous clock: the default.

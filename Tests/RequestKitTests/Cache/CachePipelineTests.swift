@@ -55,6 +55,24 @@ struct CachePipelineTests {
         #expect(setup.origin.count("/r") == 1)
     }
 
+    @Test("On the system's clock, a response dated 100 s ago is answered with an Age of 100 s")
+    func systemClockAge() async throws {
+        let cache = ResponseCache(.memory())
+        let origin = try CacheOrigin(now: { Date().addingTimeInterval(-100) })
+        origin.route("/r", [("Cache-Control", "max-age=3600")])
+        let request = Request {
+            Url(origin.url("/r"))
+            Cache(cache)
+        }
+        let first = try await request.send()
+        let second = try await request.send()
+        #expect(first.cacheStatus == .network && second.cacheStatus == .hit)
+        // Whole seconds: the second answer may come in the second after the first.
+        let age = try #require(second.headers["Age"].flatMap { Int($0) })
+        #expect((100...101).contains(age), "Age \(age)")
+        #expect(origin.count("/r") == 1)
+    }
+
     @Test("A stale response is validated with If-None-Match; a 304 updates its headers and keeps its body")
     func revalidation() async throws {
         let setup = try Setup()

@@ -41,6 +41,40 @@ struct CachedResponseAnswerTests {
         #expect(replaced.headers.fields.map(\.name) == ["Age", "Content-Type"] && replaced.headers["Age"] == "12")
     }
 
+    @Test("Answers of one stored response carry the age at their own moment, whatever was answered before")
+    func ageOfEachAnswer() {
+        let stored = F.stored([("Content-Type", "text/plain"), ("ETag", "\"v1\"")])
+        let moments: [(Double, String)] = [(3.2, "3"), (3.9, "3"), (4.1, "4"), (3.5, "3"), (60, "60"), (60.5, "60")]
+        for (seconds, expected) in moments {
+            let answer = stored.answer(to: F.request(), status: .hit, at: F.at(seconds))
+            #expect(answer.headers.fields.map(\.name) == ["Content-Type", "ETag", "Age"])
+            #expect(answer.headers.values(for: "Age") == [expected], "at \(seconds) s")
+        }
+        // A 304 made from the same age leaves the next full answer whole.
+        let notModified = stored.answer(to: F.request([("If-None-Match", "\"v1\"")]), status: .hit, at: F.at(60))
+        #expect(notModified.statusCode == 304 && notModified.headers["Age"] == "60")
+        let again = stored.answer(to: F.request(), status: .hit, at: F.at(60))
+        #expect(again.headers.fields.map(\.name) == ["Content-Type", "ETag", "Age"] && again.body.count == 6)
+    }
+
+    @Test("Answers made at once from one stored response each carry their own age")
+    func concurrentAnswers() async {
+        let stored = F.stored([("Content-Type", "text/plain")])
+        let ages = await withTaskGroup(of: (Int, [String]).self) { group in
+            for second in 0..<64 {
+                group.addTask {
+                    let answer = stored.answer(to: F.request(), status: .hit, at: F.at(Double(second % 8)))
+                    return (second % 8, answer.headers.values(for: "Age"))
+                }
+            }
+            var ages: [(Int, [String])] = []
+            for await pair in group { ages.append(pair) }
+            return ages
+        }
+        #expect(ages.count == 64)
+        for (second, values) in ages { #expect(values == [String(second)]) }
+    }
+
     @Test("A request that already has it gets a 304 without a body or the fields a 304 must not carry")
     func notModified() {
         let stored = F.stored([("ETag", "\"v1\""), ("Content-Length", "6"), ("Content-Encoding", "gzip")])
