@@ -39,8 +39,9 @@ package struct CachedResponse: Sendable, Hashable {
     private final class Box: @unchecked Sendable {
         // Safe: `parts` never changes; `answered` is read and written only under `Box.lock(for:)`.
         let parts: Parts
-        /// The headers of the latest answer with its `Age`, and that age in whole seconds.
-        private var answered: (age: Int, headers: HTTPHeaders)?
+        /// The headers of the latest answer with its `Age`, and that age in whole seconds: one reference, so a
+        /// stored response that is never answered grows by a word.
+        private var answered: AnsweredHeaders?
 
         init(_ parts: Parts) { self.parts = parts }
 
@@ -53,8 +54,20 @@ package struct CachedResponse: Sendable, Hashable {
             var headers = parts.headers
             let value = CachedResponse.decimal(age)
             if parts.fields.hasAge { headers.set("Age", value) } else { headers.add("Age", value) }
-            lock.withLock { answered = (age, headers) }
+            let made = AnsweredHeaders(age: age, headers: headers)
+            lock.withLock { answered = made }
             return headers
+        }
+
+        /// An answer's headers and the age they carry.
+        private final class AnsweredHeaders: Sendable {
+            let age: Int
+            let headers: HTTPHeaders
+
+            init(age: Int, headers: HTTPHeaders) {
+                self.age = age
+                self.headers = headers
+            }
         }
 
         /// The locks of every box's latest answer, shared by all of them: a lock each would double a small
@@ -144,6 +157,9 @@ package struct CachedResponse: Sendable, Hashable {
     struct Fields: Sendable, Hashable {
         /// The `Cache-Control` directives, looked up once.
         let directives: CacheDirectives
+        /// Whether there is an `Age` field (an answer replaces it; without one, its own is appended). Declared
+        /// here, it takes bytes the alignment of the dates below leaves free.
+        let hasAge: Bool
         /// `Date`, nil when absent or not a date.
         let date: Date?
         /// `Expires`: nil when absent, `.distantPast` when it is not a date (already expired, RFC 9111 §5.3).
@@ -152,8 +168,6 @@ package struct CachedResponse: Sendable, Hashable {
         let lastModified: Date?
         /// `Age` in seconds: 0 when absent or not a non-negative integer.
         let age: Double
-        /// Whether there is an `Age` field (an answer replaces it; without one, its own is appended).
-        let hasAge: Bool
 
         init(_ headers: HTTPHeaders) {
             directives = CacheDirectives(headers)
