@@ -19,7 +19,8 @@ import Foundation
 /// let second = try await client.send(Request { Path("todos") })   // from the cache while fresh
 /// ```
 ///
-/// Time comes from `clock`, so a `TestClock` moves a cache's responses from fresh to stale without waiting.
+/// Time comes from `clock`, so a `TestClock` moves a cache's responses from fresh to stale without waiting. On the
+/// system's clock (the default) ages are measured against the system's date, as the dates in responses are.
 public final class ResponseCache: Sendable {
     /// Where the cache keeps responses.
     public struct Storage: Sendable {
@@ -80,7 +81,8 @@ public final class ResponseCache: Sendable {
     /// - Parameters:
     ///   - storage: Where responses are kept.
     ///   - maxStreamedBodyBytes: The longest streamed body stored; 16 MiB by default, 0 for none.
-    ///   - clock: The clock ages are measured on: the system's by default, a `TestClock` in tests.
+    ///   - clock: The clock ages are measured on: the system's by default (its date, read directly), a `TestClock`
+    ///     in tests (counted from when the cache was made).
     public init(_ storage: Storage, maxStreamedBodyBytes: Int = 16 << 20, clock: RequestClock = .continuous) {
         store = storage.store
         self.maxStreamedBodyBytes = max(0, maxStreamedBodyBytes)
