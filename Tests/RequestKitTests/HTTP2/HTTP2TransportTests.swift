@@ -179,7 +179,7 @@ struct HTTP2TransportTests {
         }
         #expect(try transport.pool().http2Connections.isEmpty)
         var request = URLRequest(url: URL(string: "http://127.0.0.1:\(server.port)/second")!)
-        request.timeoutInterval = 5
+        request.timeoutInterval = 30
         let second = try await transport.send(TransferRequest(request))
         #expect(second.body == Data("ok".utf8))
         #expect(second.metrics.attempts.last?.isReusedConnection == false)

@@ -11,7 +11,9 @@ import FoundationNetworking
 
 @Suite("NativeTransport: faulty servers")
 struct NativeTransportFaultTests {
-    private func failure(_ path: String, timeout: Double = 2) async throws -> RequestError {
+    /// The error of a request to `path`; the timeout only bounds a hang (the faults answer at once), so it is long
+    /// enough for a machine loaded by the thread sanitizer, where two-second stalls of the whole process were seen.
+    private func failure(_ path: String, timeout: Double = 30) async throws -> RequestError {
         let server = try TestServer()
         defer { server.stop() }
         var request = URLRequest(url: server.url(path))
