@@ -13,6 +13,8 @@ struct HTTP2FrameBoundaries {
     private var length = 0
     /// The payload bytes still to come once the header is complete.
     private var payloadLeft = 0
+    /// The current frame's type, once its header's fourth byte is read.
+    private var type: UInt8 = 0
 
     /// Whether the bytes so far end exactly at the end of a frame.
     private(set) var isAtBoundary = true
@@ -24,6 +26,7 @@ struct HTTP2FrameBoundaries {
         isAtBoundary = false
         while index < bytes.count, headerRead < 9 {
             if headerRead < 3 { length = length << 8 | Int(bytes[index]) }
+            if headerRead == 3 { type = bytes[index] }
             headerRead += 1
             index += 1
             if headerRead == 9 { payloadLeft = length }
@@ -39,5 +42,17 @@ struct HTTP2FrameBoundaries {
             }
         }
         return index - offset
+    }
+
+    /// Whether the bytes of the current frame, not yet complete, should reach nghttp2 only once it is: while its
+    /// header is incomplete, and for a header block (HEADERS, PUSH_PROMISE, CONTINUATION) no larger than the
+    /// 16,384 bytes a frame may have. nghttp2 decodes a header block as it arrives, and a broken one is a stream's
+    /// error or the connection's depending on where the reads split it; whole, it is always the same.
+    ///
+    /// ```swift
+    /// if !frames.isAtBoundary, frames.holdsWholeFrame { held.append(contentsOf: chunk) }
+    /// ```
+    var holdsWholeFrame: Bool {
+        headerRead < 9 || ((type == 1 || type == 5 || type == 9) && length <= 16_384)
     }
 }

@@ -63,6 +63,9 @@ package final class HTTP2Session {
     private var pending: [UInt8] = []
     /// Where the frames in what the server sends begin and end.
     private var frames = HTTP2FrameBoundaries()
+    /// The bytes of a frame held until it is whole (``HTTP2FrameBoundaries/holdsWholeFrame``): at most a frame
+    /// header and a 16,384-byte header block.
+    private var held: [UInt8] = []
 
     /// A session that has queued the connection preface and its `SETTINGS` (push off, the stream window and header
     /// list limit of `settings`).
@@ -197,10 +200,25 @@ package final class HTTP2Session {
             // the streams a frame ends are reported before the next frame is read: what the session reports depends
             // on the bytes alone, not on how the reads split them.
             let count = frames.bytesToFrameEnd(of: bytes, from: offset)
-            let read = nghttp2_session_mem_recv(session, base + offset, count)
-            if read < 0 { return finish(sayingGoodbye(failure(of: Int32(clamping: read)))) }
-            guard read == count else { return finish(failure(of: NGHTTP2_ERR_PROTO.rawValue)) }
+            let chunk = UnsafeRawBufferPointer(rebasing: bytes[offset..<(offset + count)])
             offset += count
+            if !frames.isAtBoundary, frames.holdsWholeFrame {
+                held.append(contentsOf: chunk)
+                continue
+            }
+            let read: Int
+            let expected: Int
+            if held.isEmpty {
+                read = nghttp2_session_mem_recv(session, base + (offset - count), count)
+                expected = count
+            } else {
+                held.append(contentsOf: chunk)
+                expected = held.count
+                read = held.withUnsafeBufferPointer { nghttp2_session_mem_recv(session, $0.baseAddress, $0.count) }
+                held = []
+            }
+            if read < 0 { return finish(sayingGoodbye(failure(of: Int32(clamping: read)))) }
+            guard read == expected else { return finish(failure(of: NGHTTP2_ERR_PROTO.rawValue)) }
             if frames.isAtBoundary {
                 flush()
                 if events.sentGoAway != nil { break }

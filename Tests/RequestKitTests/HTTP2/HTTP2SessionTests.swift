@@ -457,6 +457,34 @@ struct HTTP2SessionTests {
         #expect(reports[2] == reports[0])
     }
 
+    @Test("A header block with a field nghttp2 refuses ends the same way whether it arrives whole or in pieces")
+    func brokenHeaderBlockSplitAnywhere() throws {
+        // A field whose name is two NUL bytes, then bytes HPACK cannot decode: decoded as it arrived, the block was
+        // the stream's error (the field) when the reads split it and the connection's (the decoding) when it came
+        // whole. (Found by Fuzz/run-http2-fuzzer.sh.)
+        var bytes = HTTP2FrameBytes.settingsFrame()
+        bytes += HTTP2FrameBytes.headersFrame(
+            stream: 1,
+            block: HTTP2FrameBytes.status200 + [0x00, 0x02, 0x00, 0x00, 0x01, 0x00]
+                + [0x00, 0x00, 0x01, 0x01, 0x04, 0x09, 0x00] + [UInt8](repeating: 0xFF, count: 21))
+        var reports: [[HTTP2Session.Output]] = []
+        for piece in [bytes.count, 1, 3, 7, 12] {
+            let client = try Self.client()
+            _ = try client.request(Self.head, body: nil)
+            _ = client.outgoing()
+            var outputs: [HTTP2Session.Output] = []
+            for start in stride(from: 0, to: bytes.count, by: piece) {
+                outputs += Self.feed(client, Array(bytes[start..<min(bytes.count, start + piece)]))
+            }
+            outputs += client.receivedEnd()
+            reports.append(outputs)
+        }
+        #expect(reports[0].contains { if case .failed(stream: 1, _) = $0 { true } else { false } }, "\(reports[0])")
+        for (index, report) in reports.enumerated().dropFirst() {
+            #expect(report == reports[0], "piece \(index): \(report)")
+        }
+    }
+
     @Test("Frame boundaries are found across reads that split headers and payloads anywhere")
     func frameBoundaries() {
         let frames =
