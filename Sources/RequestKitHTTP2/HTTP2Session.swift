@@ -200,7 +200,7 @@ package final class HTTP2Session {
             // the streams a frame ends are reported before the next frame is read: what the session reports depends
             // on the bytes alone, not on how the reads split them.
             let count = frames.bytesToFrameEnd(of: bytes, from: offset)
-            let chunk = UnsafeRawBufferPointer(rebasing: bytes[offset..<(offset + count)])
+            let chunk = UnsafeBufferPointer(start: base + offset, count: count)
             offset += count
             if !frames.isAtBoundary, frames.holdsWholeFrame {
                 held.append(contentsOf: chunk)
@@ -209,7 +209,7 @@ package final class HTTP2Session {
             let read: Int
             let expected: Int
             if held.isEmpty {
-                read = nghttp2_session_mem_recv(session, base + (offset - count), count)
+                read = nghttp2_session_mem_recv(session, chunk.baseAddress, count)
                 expected = count
             } else {
                 held.append(contentsOf: chunk)

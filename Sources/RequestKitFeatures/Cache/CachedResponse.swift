@@ -37,7 +37,7 @@ package struct CachedResponse: Sendable, Hashable {
 
     /// What every copy of a stored response shares.
     private final class Box: @unchecked Sendable {
-        // Safe: `parts` never changes; `answered` is read and written only under `Box.lock(for:)`.
+        // Safe: `parts` never changes; `answered` is read and written only under `lock`.
         let parts: Parts
         /// The headers of the latest answer with its `Age`, and that age in whole seconds: one reference, so a
         /// stored response that is never answered grows by a word.
@@ -48,8 +48,6 @@ package struct CachedResponse: Sendable, Hashable {
         /// The stored headers with `Age: age`, made once per whole second of age: a hot response answers many
         /// requests a second, and making the list copies every field of it.
         func headers(atAge age: Int) -> HTTPHeaders {
-            // Objects are 16-byte aligned: the address's next bits pick the lock.
-            let lock = Self.locks[Int((UInt(bitPattern: ObjectIdentifier(self)) >> 4) % UInt(Self.locks.count))]
             if let answered = lock.withLock({ answered }), answered.age == age { return answered.headers }
             var headers = parts.headers
             let value = CachedResponse.decimal(age)
@@ -68,6 +66,12 @@ package struct CachedResponse: Sendable, Hashable {
                 self.age = age
                 self.headers = headers
             }
+        }
+
+        /// The lock of ``answered``, one of ``locks``: objects are 16-byte aligned, so the address's next bits
+        /// pick it.
+        private var lock: NSLock {
+            Self.locks[Int((UInt(bitPattern: ObjectIdentifier(self)) >> 4) % UInt(Self.locks.count))]
         }
 
         /// The locks of every box's latest answer, shared by all of them: a lock each would double a small

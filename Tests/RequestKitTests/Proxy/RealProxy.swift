@@ -98,18 +98,10 @@ final class RealProxy: @unchecked Sendable {
     }
 
     private static func accepts(_ port: Int) -> Bool {
-        #if canImport(Darwin)
-        let streamType = SOCK_STREAM
-        #else
-        let streamType = Int32(SOCK_STREAM.rawValue)
-        #endif
-        let descriptor = socket(AF_INET, streamType, 0)
+        let descriptor = LoopbackListener.streamSocket()
         guard descriptor >= 0 else { return false }
         defer { close(descriptor) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        var address = LoopbackListener.address(port: port)
         return withUnsafePointer(to: &address) { pointer in
             pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
                 connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0

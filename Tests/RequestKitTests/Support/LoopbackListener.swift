@@ -19,16 +19,9 @@ enum LoopbackListener {
     ///
     /// - Throws: `POSIXError` when the socket cannot be made, bound or set listening; nothing is left open then.
     static func open(backlog: Int32) throws -> (descriptor: Int32, port: Int) {
-        #if canImport(Darwin)
-        let streamType = SOCK_STREAM
-        #else
-        let streamType = Int32(SOCK_STREAM.rawValue)
-        #endif
-        let descriptor = socket(AF_INET, streamType, 0)
+        let descriptor = streamSocket()
         guard descriptor >= 0 else { throw POSIXError(.EMFILE) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var address = address(port: 0)
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         let isListening = withUnsafeMutablePointer(to: &address) { pointer in
             pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { socketAddress in
@@ -41,5 +34,24 @@ enum LoopbackListener {
             throw POSIXError(.EADDRNOTAVAIL)
         }
         return (descriptor, Int(UInt16(bigEndian: address.sin_port)))
+    }
+
+    /// A new TCP socket over IPv4, or -1.
+    static func streamSocket() -> Int32 {
+        #if canImport(Darwin)
+        let streamType = SOCK_STREAM
+        #else
+        let streamType = Int32(SOCK_STREAM.rawValue)
+        #endif
+        return socket(AF_INET, streamType, 0)
+    }
+
+    /// 127.0.0.1 at `port` (0: the kernel picks one when the socket is bound).
+    static func address(port: Int) -> sockaddr_in {
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = in_port_t(UInt16(truncatingIfNeeded: port).bigEndian)
+        return address
     }
 }

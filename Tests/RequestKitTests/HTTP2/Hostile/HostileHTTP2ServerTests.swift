@@ -68,23 +68,34 @@ struct HostileHTTP2ServerTests {
 
     @Test("A PING flood whose acknowledgements the server never reads ends the connection with a typed error")
     func pingFlood() async throws {
-        let server = try ScriptedHTTP2Server { connection, _ in
-            guard connection.nextRequest() != nil else { return }
+        try await Self.expectFlooded { connection in
             connection.flood(Frame.frame(Frame.ping, payload: [UInt8](repeating: 0, count: 8)), count: 1_000_000)
         }
+    }
+
+    /// A request to a server that answers it with `flood` fails as flooded, on the one connection it opened.
+    private static func expectFlooded(
+        sourceLocation: SourceLocation = #_sourceLocation,
+        by flood: @escaping @Sendable (ScriptedHTTP2Server.Connection) -> Void
+    ) async throws {
+        let server = try ScriptedHTTP2Server { connection, _ in
+            guard connection.nextRequest() != nil else { return }
+            flood(connection)
+        }
         defer { server.stop() }
-        let error = try await #require(throws: RequestError.self) { try await Self.get(server) }
-        #expect(error.kind == .transport, "\(error)")
-        #expect(error.description.contains("flooded"), "\(error)")
-        #expect(server.recorded.connections == 1)
+        let error = try await #require(throws: RequestError.self, sourceLocation: sourceLocation) {
+            try await get(server)
+        }
+        #expect(error.kind == .transport, "\(error)", sourceLocation: sourceLocation)
+        #expect(error.description.contains("flooded"), "\(error)", sourceLocation: sourceLocation)
+        #expect(server.recorded.connections == 1, sourceLocation: sourceLocation)
     }
 
     @Test(
         "A PING flood in bursts small enough for each read to answer, whose acknowledgements the server never reads, ends the connection once the socket takes no more of them, rather than piling them up in memory"
     )
     func pingFloodInBursts() async throws {
-        let server = try ScriptedHTTP2Server { connection, _ in
-            guard connection.nextRequest() != nil else { return }
+        try await Self.expectFlooded { connection in
             let ping = Frame.frame(Frame.ping, payload: [UInt8](repeating: 0, count: 8))
             // 100 at a time, so that each read answers fewer than the limit of unwritten acknowledgements; 8.5 MB
             // of them in all, more than the sockets hold.
@@ -94,24 +105,11 @@ struct HostileHTTP2ServerTests {
                 usleep(1000)
             }
         }
-        defer { server.stop() }
-        let error = try await #require(throws: RequestError.self) { try await Self.get(server) }
-        #expect(error.kind == .transport, "\(error)")
-        #expect(error.description.contains("flooded"), "\(error)")
-        #expect(server.recorded.connections == 1)
     }
 
     @Test("A SETTINGS flood whose acknowledgements the server never reads ends the connection with a typed error")
     func settingsFlood() async throws {
-        let server = try ScriptedHTTP2Server { connection, _ in
-            guard connection.nextRequest() != nil else { return }
-            connection.flood(Frame.settingsFrame(), count: 1_000_000)
-        }
-        defer { server.stop() }
-        let error = try await #require(throws: RequestError.self) { try await Self.get(server) }
-        #expect(error.kind == .transport, "\(error)")
-        #expect(error.description.contains("flooded"), "\(error)")
-        #expect(server.recorded.connections == 1)
+        try await Self.expectFlooded { connection in connection.flood(Frame.settingsFrame(), count: 1_000_000) }
     }
 
     @Test("A response header with a CR LF in its value resets the stream with PROTOCOL_ERROR; the connection goes on")
