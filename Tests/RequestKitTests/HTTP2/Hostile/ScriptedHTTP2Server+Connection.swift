@@ -70,7 +70,7 @@ extension ScriptedHTTP2Server {
             }
         }
 
-        /// Reads until the client closes the connection (or goes quiet for ten seconds), recording what it says.
+        /// Reads until the client closes the connection (or goes quiet for a minute), recording what it says.
         func readUntilClosed() {
             reader.withLock {
                 while true {

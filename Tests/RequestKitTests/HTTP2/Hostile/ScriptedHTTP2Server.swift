@@ -65,10 +65,14 @@ final class ScriptedHTTP2Server: @unchecked Sendable {
         while true {
             let descriptor = accept(listener, nil, nil)
             guard descriptor >= 0 else { break }
-            // Neither side waits more than ten seconds for the other: a script never outlives its test for long.
-            var wait = timeval(tv_sec: 10, tv_usec: 0)
-            setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &wait, socklen_t(MemoryLayout<timeval>.size))
-            setsockopt(descriptor, SOL_SOCKET, SO_SNDTIMEO, &wait, socklen_t(MemoryLayout<timeval>.size))
+            // A script never outlives its test for long: it waits at most ten seconds for a write, and a minute for
+            // the client's next frame: under the thread sanitizer's load a test's next request can come late enough
+            // that a script waiting ten seconds gives up and closes the connection, and the request goes to a new one
+            // whose script answers it as a first.
+            var writeWait = timeval(tv_sec: 10, tv_usec: 0)
+            var readWait = timeval(tv_sec: 60, tv_usec: 0)
+            setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &readWait, socklen_t(MemoryLayout<timeval>.size))
+            setsockopt(descriptor, SOL_SOCKET, SO_SNDTIMEO, &writeWait, socklen_t(MemoryLayout<timeval>.size))
             // Each write goes out at once, however small, rather than waiting for the client to acknowledge the last.
             var noDelay: Int32 = 1
             setsockopt(descriptor, Int32(IPPROTO_TCP), TCP_NODELAY, &noDelay, socklen_t(MemoryLayout<Int32>.size))
