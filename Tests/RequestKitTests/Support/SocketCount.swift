@@ -23,7 +23,7 @@ func socketsConnected(toPort port: Int) -> Int {
     for table in ["/proc/net/tcp", "/proc/net/tcp6"] {
         // Read to the end: String(contentsOfFile:) stops after the first page of a /proc file.
         guard let handle = FileHandle(forReadingAtPath: table) else { continue }
-        let text = String(decoding: handle.readDataToEndOfFile(), as: UTF8.self)
+        let text = String(decoding: (try? handle.readToEnd()) ?? Data(), as: UTF8.self)
         try? handle.close()
         for line in text.split(separator: "\n").dropFirst() {
             let columns = line.split(separator: " ")
