@@ -3,7 +3,7 @@
 #
 # Usage: Fuzz/run-http-fuzzer.sh [seconds=30] [corpus directory=Fuzz/corpus-http]
 # Crash inputs are written to Fuzz/out/. Only the parser's sources are compiled in (HTTP1ParseError,
-# HTTP1ResponseHead, HTTP1BodyDecoder and HTTPSyntax), so they must depend on Foundation alone.
+# ResponseHead, HTTP1BodyDecoder and HTTPSyntax), so they must depend on Foundation alone.
 set -euo pipefail
 
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -16,7 +16,7 @@ mkdir -p "$corpus" "$out"
 swiftc -sanitize=fuzzer,address -parse-as-library -O \
     -module-name HTTPResponseParserFuzzer -package-name RequestKit \
     "$root"/Sources/RequestKitNativeTransport/HTTP1ParseError.swift \
-    "$root"/Sources/RequestKitNativeTransport/HTTP1ResponseHead.swift \
+    "$root"/Sources/RequestKitNativeTransport/ResponseHead.swift \
     "$root"/Sources/RequestKitNativeTransport/HTTP1BodyDecoder.swift \
     "$root"/Sources/RequestKitModel/Request/HTTPSyntax.swift \
     "$root"/Sources/RequestKitModel/Request/HTTPHeaders.swift \

@@ -11,11 +11,11 @@ import Foundation
 
 /// What parsing one response gave.
 enum Outcome: Equatable {
-    case response(HTTP1ResponseHead, body: Data, unread: Int)
+    case response(ResponseHead, body: Data, unread: Int)
     case failure(HTTP1ParseError)
 }
 
-let headLimits = HTTP1ResponseHead.Limits(maxHeadBytes: 1024, maxFields: 16)
+let headLimits = ResponseHead.Limits(maxHeadBytes: 1024, maxFields: 16)
 let bodyLimits = HTTP1BodyDecoder.Limits(
     maxChunkLineBytes: 64, maxChunkSize: 1 << 20, maxTrailerBytes: 256, maxBodyBytes: 2048)
 
@@ -33,7 +33,7 @@ func parse(_ wire: UnsafeRawBufferPointer, isHeadRequest: Bool, piece: Int) -> O
     do {
         var informational = 0
         while true {
-            let parsed = try buffer.withUnsafeBytes { try HTTP1ResponseHead.parse($0, limits: headLimits) }
+            let parsed = try buffer.withUnsafeBytes { try ResponseHead.parse($0, limits: headLimits) }
             guard let (head, length) = parsed else {
                 if !receive() { throw HTTP1ParseError.truncatedHead }
                 continue

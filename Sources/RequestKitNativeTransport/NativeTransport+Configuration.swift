@@ -131,8 +131,8 @@ extension NativeTransport {
         /// ```
         public init() {}
 
-        var limits: HTTP1Limits {
-            var limits = HTTP1Limits()
+        var limits: ConnectionLimits {
+            var limits = ConnectionLimits()
             limits.head.maxHeadBytes = max(1024, maxResponseHeadBytes)
             limits.head.maxFields = max(1, maxResponseHeaderCount)
             return limits

@@ -37,7 +37,7 @@ extension NativeTransport {
     /// The response `job`'s `outcome` streams into `body`. Out of line, like ``streamingJob(for:to:route:)``.
     @inline(never)
     private static func streamingResponse(
-        _ outcome: HTTP1Job.Outcome, of job: HTTP1Job, body: ResponseBodyStream, url: URL
+        _ outcome: RequestJob.Outcome, of job: RequestJob, body: ResponseBodyStream, url: URL
     ) throws(RequestError) -> StreamingResponse {
         guard case .head(let head) = outcome else {
             throw RequestError.transport(URLError(.unknown), detail: "the connection returned no response")
@@ -61,8 +61,8 @@ extension NativeTransport {
     /// ``stream(_:)``, whose frame the awaiting task keeps while the head is awaited, so that frame stays small.
     @inline(never)
     private func streamingJob(
-        for request: TransferRequest, to httpURL: HTTPURL, route: HTTP1ProxyRoute?
-    ) throws(RequestError) -> (HTTP1Job, ResponseBodyStream) {
+        for request: TransferRequest, to httpURL: HTTPURL, route: ProxyRoute?
+    ) throws(RequestError) -> (RequestJob, ResponseBodyStream) {
         let url = httpURL.url
         let head = try HTTP1RequestEncoder.RequestHead(request)
         let target = try HTTP1RequestEncoder.target(
@@ -80,13 +80,13 @@ extension NativeTransport {
             let transfer = request
             makeBodyReader = { try transfer.makeBodyReader() }
         }
-        let job = HTTP1Job(
+        let job = RequestJob(
             key: target.key, pool: try pool(), head: headBytes, body: inlineBody,
             makeBodyReader: makeBodyReader,
             bodyLength: bodyLength, method: head.method, idleTimeout: head.timeout,
             limits: limits,
             mode: .streaming(
-                HTTP1StreamOptions(url: url, continuation: continuation, responseLimits: request.responseLimits)),
+                StreamOptions(url: url, continuation: continuation, responseLimits: request.responseLimits)),
             recordsMetrics: configuration.recordsMetrics)
         return (job, body)
     }

@@ -45,13 +45,13 @@ public final class NativeTransport: Transport {
 
     /// The configuration this transport was made with.
     public let configuration: Configuration
-    let limits: HTTP1Limits
+    let limits: ConnectionLimits
     /// ``Configuration/tls`` as the pool's keys hold it.
-    let tlsSettings: HTTP1TLSSettings
+    let tlsSettings: TLSSettings
     /// ``Configuration/proxy``, with the environment read.
     let proxySelection: ProxySelection
     /// The connection pool, or why the event loops could not be started.
-    private let poolOrFailure: Result<HTTP1ConnectionPool, POSIXError>
+    private let poolOrFailure: Result<ConnectionPool, POSIXError>
 
     /// Creates a transport with its own connection pool.
     ///
@@ -68,11 +68,11 @@ public final class NativeTransport: Transport {
         #if canImport(CNghttp2)
         if configuration.http2.offersOverTLS { tls.applicationProtocols = ["h2", "http/1.1"] }
         #endif
-        self.tlsSettings = HTTP1TLSSettings(tls)
+        self.tlsSettings = TLSSettings(tls)
         self.proxySelection = ProxySelection(configuration.proxy, environment: ProcessInfo.processInfo.environment)
         self.poolOrFailure = Result { () throws(POSIXError) in
-            HTTP1ConnectionPool(
-                group: try HTTP1EventLoopGroup.shared(loops: configuration.eventLoopCount),
+            ConnectionPool(
+                group: try EventLoopGroup.shared(loops: configuration.eventLoopCount),
                 maxConnectionsPerHost: configuration.maxConnectionsPerHost,
                 idleTimeout: configuration.idleConnectionTimeout, connectTimeout: configuration.connectTimeout,
                 bufferSize: max(64 * 1024, configuration.maxResponseHeadBytes),
@@ -85,7 +85,7 @@ public final class NativeTransport: Transport {
     /// The byte stream for a connected socket: TLS (verified before anything is sent) when the key has a TLS
     /// configuration, plain TCP otherwise; through a proxy, a tunnel first (``ProxyTunnelByteStream``, over TLS to
     /// an `https` proxy), or TLS to an `https` proxy for a plain request in absolute form.
-    static func makeStream(descriptor: Int32, key: HTTP1ConnectionKey) throws -> any ByteStream {
+    static func makeStream(descriptor: Int32, key: ConnectionKey) throws -> any ByteStream {
         if let route = key.proxy {
             if key.isTunnelled { return try ProxyTunnelByteStream(descriptor: descriptor, key: key, route: route) }
             #if canImport(COpenSSL)
@@ -117,14 +117,14 @@ public final class NativeTransport: Transport {
     }
 
     /// The TLS configuration for connections to `url`: nil for `http`.
-    func tlsConfiguration(for url: HTTPURL) -> HTTP1TLSSettings? {
+    func tlsConfiguration(for url: HTTPURL) -> TLSSettings? {
         url.isSecure ? tlsSettings : nil
     }
 
     /// The connection pool.
     ///
     /// - Throws: ``RequestError`` when the event loops could not be started (the process is out of descriptors).
-    func pool() throws(RequestError) -> HTTP1ConnectionPool {
+    func pool() throws(RequestError) -> ConnectionPool {
         switch poolOrFailure {
         case .success(let pool): return pool
         case .failure(let error):
@@ -230,7 +230,7 @@ public final class NativeTransport: Transport {
 
     /// Runs `job`, one request (no redirects), and reads its whole response, of at most `bodyLimit` bytes once
     /// decoded (and on the wire) and expanding at most `maxRatio` times.
-    private func exchange(_ job: HTTP1Job, url: URL, bodyLimit: Int, maxRatio: Int) async throws -> Response {
+    private func exchange(_ job: RequestJob, url: URL, bodyLimit: Int, maxRatio: Int) async throws -> Response {
         guard case .response(let exchanged) = try await perform(job, url: url) else {
             throw RequestError.transport(URLError(.unknown), detail: "the connection returned no response")
         }
@@ -239,7 +239,7 @@ public final class NativeTransport: Transport {
                 exchanged.head, body: exchanged.body, url: url, bodyLimit: bodyLimit, maxRatio: maxRatio)
             if job.record.isRecording {
                 response.metrics = RequestMetrics(
-                    building: HTTP1FinishedAttempt(
+                    building: FinishedAttempt(
                         record: job.finishedRecord, url: url, status: response.status, bodyBytes: response.body.count))
             }
             if let refusal = ProxyServer.refusal(of: response, on: job.key) { throw refusal }
@@ -250,12 +250,12 @@ public final class NativeTransport: Transport {
     }
 
     /// `error` with `job`'s attempt as its metrics, ended now.
-    static func withMetrics(_ error: RequestError, of job: HTTP1Job, url: URL) -> RequestError {
+    static func withMetrics(_ error: RequestError, of job: RequestJob, url: URL) -> RequestError {
         guard job.record.isRecording else { return error }
         var error = error
         error.metrics = RequestMetrics(attempts: [
             job.finishedRecord.attempt(
-                url: url, status: error.response?.status, bodyBytes: nil, end: HTTP1EventLoop.now())
+                url: url, status: error.response?.status, bodyBytes: nil, end: EventLoop.now())
         ])
         return error
     }
@@ -264,15 +264,15 @@ public final class NativeTransport: Transport {
     /// exchange, whose frame the awaiting task keeps while the response is awaited, so that frame stays small.
     @inline(never)
     private func bufferedJob(
-        for request: TransferRequest, to httpURL: HTTPURL, bodyLimit: Int, route: HTTP1ProxyRoute?
-    ) throws(RequestError) -> HTTP1Job {
+        for request: TransferRequest, to httpURL: HTTPURL, bodyLimit: Int, route: ProxyRoute?
+    ) throws(RequestError) -> RequestJob {
         let head = try HTTP1RequestEncoder.RequestHead(request)
         let target = try HTTP1RequestEncoder.target(
             of: httpURL.url, authority: request.built?.authority, tls: tlsConfiguration(for: httpURL)
         ).routed(through: route)
         let body = request.body?.data ?? head.bodyInRequest()
         let bytes = try head.bytes(target: target, bodyLength: body.count)
-        return HTTP1Job(
+        return RequestJob(
             key: target.key, pool: try pool(), head: bytes, body: body, method: head.method,
             idleTimeout: head.timeout, limits: limits, mode: .buffered(bodyLimit: bodyLimit),
             recordsMetrics: configuration.recordsMetrics)
@@ -281,11 +281,11 @@ public final class NativeTransport: Transport {
     /// Hands `job` to the pool and waits for its outcome; cancelling the task cancels the job (a waiting job leaves
     /// the queue, a running one closes its connection).
     ///
-    /// - Returns: A ``HTTP1Job/Outcome/response(_:)`` or ``HTTP1Job/Outcome/head(_:)``.
+    /// - Returns: A ``RequestJob/Outcome/response(_:)`` or ``RequestJob/Outcome/head(_:)``.
     /// - Throws: The ``RequestError`` for any other outcome.
-    func perform(_ job: HTTP1Job, url: URL) async throws(RequestError) -> HTTP1Job.Outcome {
+    func perform(_ job: RequestJob, url: URL) async throws(RequestError) -> RequestJob.Outcome {
         let outcome = await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<HTTP1Job.Outcome, Never>) in
+            await withCheckedContinuation { (continuation: CheckedContinuation<RequestJob.Outcome, Never>) in
                 job.begin(continuation)
                 job.pool.submit(job, inline: true)
             }
@@ -301,7 +301,7 @@ public final class NativeTransport: Transport {
     }
 
     /// The error of an outcome that is not a response.
-    private func failure(of job: HTTP1Job, outcome: HTTP1Job.Outcome, url: URL) -> RequestError {
+    private func failure(of job: RequestJob, outcome: RequestJob.Outcome, url: URL) -> RequestError {
         let key = job.key
         switch outcome {
         case .response, .head:
@@ -316,7 +316,7 @@ public final class NativeTransport: Transport {
         case .connectFailed(let failure):
             return Self.connectError(failure, key: key, connectTimeout: configuration.connectTimeout)
         case .failed(let error, let wasReused):
-            if case HTTP1ExchangeFailure.closedBeforeResponse = error, wasReused {
+            if case ExchangeFailure.closedBeforeResponse = error, wasReused {
                 return RequestError.transport(
                     error,
                     detail: "the kept-alive connection closed before a response, and the request was not retried "
@@ -329,12 +329,12 @@ public final class NativeTransport: Transport {
 
     /// The response for a head and its raw body, decoding the body within `bodyLimit` bytes and `maxRatio`.
     func response(
-        _ head: HTTP1ResponseHead, body: Data, url: URL, bodyLimit: Int, maxRatio: Int
+        _ head: ResponseHead, body: Data, url: URL, bodyLimit: Int, maxRatio: Int
     ) throws(RequestError) -> Response {
         var response = Self.response(head, url: url)
         guard !body.isEmpty else { return response }
         let codings = head.tokens(of: "Content-Encoding")
-        if let coding = HTTP1ContentDecoder.unsupportedCoding(in: codings) {
+        if let coding = ContentDecoder.unsupportedCoding(in: codings) {
             // Undecoded bytes delivered as the body would read as garbage: the error keeps them as they came.
             response.body = body
             throw RequestError(
@@ -344,7 +344,7 @@ public final class NativeTransport: Transport {
                     + "error.response holds it as received")
         }
         do {
-            if let decoder = try HTTP1ContentDecoder(
+            if let decoder = try ContentDecoder(
                 codings: codings, maxBytes: bodyLimit, maxRatio: maxRatio,
                 ratioAllowance: ResponseLimits.decompressionAllowance)
             {
@@ -354,7 +354,7 @@ public final class NativeTransport: Transport {
                 response.body = body
             }
         } catch {
-            if let tooLarge = HTTP1ResponseTooLarge(error, head: head, bodyLimit: bodyLimit, maxRatio: maxRatio) {
+            if let tooLarge = ResponseTooLarge(error, head: head, bodyLimit: bodyLimit, maxRatio: maxRatio) {
                 throw tooLarge.requestError(url: url)
             }
             throw RequestError.transport(error, detail: "the body could not be decoded")
@@ -363,8 +363,8 @@ public final class NativeTransport: Transport {
     }
 
     /// The response for a head, with an empty body. The parser has held its `Content-Length` to the pipeline's
-    /// rule (``HTTP1ResponseHead``), so the pipeline does not check it again.
-    static func response(_ head: HTTP1ResponseHead, url: URL?) -> Response {
+    /// rule (``ResponseHead``), so the pipeline does not check it again.
+    static func response(_ head: ResponseHead, url: URL?) -> Response {
         var response = Response(status: HTTPStatus(code: head.status), headers: HTTPHeaders(head.fields), url: url)
         response.hasCheckedFraming = true
         return response
@@ -379,28 +379,28 @@ public final class NativeTransport: Transport {
 
     /// The ``RequestError`` for a failure during an exchange on a connection to `key` for `url`.
     static func requestError(
-        for error: any Error, idleTimeout: Double, key: HTTP1ConnectionKey, url: URL? = nil
+        for error: any Error, idleTimeout: Double, key: ConnectionKey, url: URL? = nil
     ) -> RequestError {
         let seconds = FoundationMapping.seconds(idleTimeout)
         switch error {
         case let error as RequestError:
             return error
-        case let error as HTTP1ResponseTooLarge:
+        case let error as ResponseTooLarge:
             return error.requestError(url: url)
         case let error as HTTP1ParseError:
             return RequestError.transport(error, detail: error.reason)
-        case HTTP1Socket.Failure.timedOut:
+        case NetworkSocket.Failure.timedOut:
             return RequestError.timedOut("no data for \(seconds) s")
-        case HTTP1Socket.Failure.system(let posix):
+        case NetworkSocket.Failure.system(let posix):
             guard let failure = RequestError.connectionFailure(for: posix.code) else {
                 return RequestError.transport(posix)
             }
             return RequestError.connectionFailed(failure, host: key.host, port: key.port, underlyingError: posix)
-        case HTTP1Socket.Failure.hostNotFound(let reason):
+        case NetworkSocket.Failure.hostNotFound(let reason):
             return RequestError.connectionFailed(
                 .hostNotFound, host: key.host, port: key.port, underlyingError: URLError(.cannotFindHost),
                 reason: reason)
-        case HTTP1ExchangeFailure.closedBeforeResponse(let posix):
+        case ExchangeFailure.closedBeforeResponse(let posix):
             return RequestError.connectionFailed(
                 .connectionReset, host: key.host, port: key.port, underlyingError: posix ?? POSIXError(.ECONNRESET),
                 reason: "the server closed the connection before a response")
@@ -412,7 +412,7 @@ public final class NativeTransport: Transport {
     /// The ``RequestError`` for a connection to `key` that could not be opened: naming the proxy, when the
     /// connection was to one.
     static func connectError(
-        _ failure: HTTP1Socket.Failure, key: HTTP1ConnectionKey, connectTimeout: Double
+        _ failure: NetworkSocket.Failure, key: ConnectionKey, connectTimeout: Double
     ) -> RequestError {
         if let route = key.proxy {
             let place = "the \(route.server.kind.rawValue) proxy for \(key.host) port \(key.port)"

@@ -2,7 +2,7 @@
 ///
 /// Thousands of requests in flight at once take memory of their own (each task's frames, each connection's
 /// buffers); when they end, glibc's allocator keeps most of the freed pages resident in its arenas, so a process
-/// that once ran 10,000 requests at once kept some 290 MB long after. ``HTTP1ConnectionPool`` calls ``trim()`` a
+/// that once ran 10,000 requests at once kept some 290 MB long after. ``ConnectionPool`` calls ``trim()`` a
 /// moment after a burst of at least ``burstSize`` connections has wound down to none busy. Other systems' allocators
 /// give memory back by themselves: there it does nothing.
 ///

@@ -12,7 +12,7 @@ enum PooledConnection: Sendable {
     #endif
 
     /// The connection's identifier in the pool's machine.
-    var id: HTTP1ConnectionPool.Machine.ConnectionID {
+    var id: ConnectionPool.Machine.ConnectionID {
         switch self {
         case .http1(let connection): connection.id
         #if canImport(CNghttp2)
@@ -22,7 +22,7 @@ enum PooledConnection: Sendable {
     }
 
     /// The host and port it goes to.
-    var key: HTTP1ConnectionKey {
+    var key: ConnectionKey {
         switch self {
         case .http1(let connection): connection.key
         #if canImport(CNghttp2)
@@ -32,7 +32,7 @@ enum PooledConnection: Sendable {
     }
 
     /// The loop that drives it.
-    var loop: HTTP1EventLoop {
+    var loop: EventLoop {
         switch self {
         case .http1(let connection): connection.loop
         #if canImport(CNghttp2)
@@ -42,7 +42,7 @@ enum PooledConnection: Sendable {
     }
 
     /// Starts `job` on it, on its loop.
-    func run(_ job: HTTP1Job) {
+    func run(_ job: RequestJob) {
         switch self {
         case .http1(let connection): connection.loop.execute { connection.run(job) }
         #if canImport(CNghttp2)
@@ -52,7 +52,7 @@ enum PooledConnection: Sendable {
     }
 
     /// Cancels `job` if it still runs on it, on its loop.
-    func cancel(_ job: HTTP1Job) {
+    func cancel(_ job: RequestJob) {
         switch self {
         case .http1(let connection): connection.loop.execute { connection.cancel(job) }
         #if canImport(CNghttp2)

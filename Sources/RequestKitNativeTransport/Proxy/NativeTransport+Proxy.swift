@@ -13,7 +13,7 @@ extension NativeTransport {
     /// (the transport looks names up), the origin's name is looked up here, on a short-lived thread of its own.
     ///
     /// - Throws: ``RequestError`` when the proxy setting cannot be used, or when the origin's name does not resolve.
-    func proxyRoute(for request: TransferRequest, to url: HTTPURL) async throws(RequestError) -> HTTP1ProxyRoute? {
+    func proxyRoute(for request: TransferRequest, to url: HTTPURL) async throws(RequestError) -> ProxyRoute? {
         let host = try HTTP1RequestEncoder.target(of: url.url, authority: request.built?.authority).key.host
         guard let server = try proxySelection.server(host: host, isSecure: url.isSecure) else { return nil }
         var originAddress: String?
@@ -22,7 +22,7 @@ extension NativeTransport {
         {
             originAddress = try await Self.numericAddress(of: host)
         }
-        return HTTP1ProxyRoute(
+        return ProxyRoute(
             server: server, proxyTLS: server.kind == .https ? tlsSettings : nil, originAddress: originAddress)
     }
 
@@ -44,7 +44,7 @@ extension NativeTransport {
 
     private static func lookUp(_ host: String) -> Result<String, RequestError> {
         do {
-            let addresses = try HTTP1Socket.resolve(host: host, port: 0)
+            let addresses = try NetworkSocket.resolve(host: host, port: 0)
             for address in addresses {
                 var text = [CChar](repeating: 0, count: Int(NI_MAXHOST))
                 let status = address.bytes.withUnsafeBytes { bytes in
@@ -63,7 +63,7 @@ extension NativeTransport {
                     reason: "no address to give the SOCKS5 proxy"))
         } catch {
             return .failure(
-                NativeTransport.requestError(for: error, idleTimeout: 0, key: HTTP1ConnectionKey(host: host, port: 0)))
+                NativeTransport.requestError(for: error, idleTimeout: 0, key: ConnectionKey(host: host, port: 0)))
         }
     }
 }

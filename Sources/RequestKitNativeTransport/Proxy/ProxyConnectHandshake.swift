@@ -52,12 +52,12 @@ struct ProxyConnectHandshake: Sendable {
     ///   HTTP.
     mutating func received(_ bytes: some Collection<UInt8>) throws(RequestError) -> Step {
         received.append(contentsOf: bytes)
-        let parsed: (head: HTTP1ResponseHead, length: Int)?
+        let parsed: (head: ResponseHead, length: Int)?
         do {
-            var limits = HTTP1ResponseHead.Limits()
+            var limits = ResponseHead.Limits()
             limits.maxHeadBytes = Self.maxHeadBytes
             parsed = try received.withUnsafeBytes { buffer throws(HTTP1ParseError) in
-                try HTTP1ResponseHead.parse(buffer, limits: limits)
+                try ResponseHead.parse(buffer, limits: limits)
             }
         } catch let error as HTTP1ParseError {
             throw failure("its answer to CONNECT is not HTTP (\(error.reason))", underlyingError: error)

@@ -25,7 +25,7 @@ extension ProxyServer {
     /// ```swift
     /// if let error = ProxyServer.refusal(of: response, on: key) { throw error }
     /// ```
-    static func refusal(of response: Response, on key: HTTP1ConnectionKey) -> RequestError? {
+    static func refusal(of response: Response, on key: ConnectionKey) -> RequestError? {
         guard response.status == 407, let proxy = key.proxy, proxy.server.isHTTP, !key.isTunnelled else {
             return nil
         }

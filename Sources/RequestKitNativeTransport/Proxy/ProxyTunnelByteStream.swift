@@ -23,8 +23,8 @@ final class ProxyTunnelByteStream: ByteStream {
     private let socket: SocketByteStream
     /// The stream to the proxy: TLS to an `https` proxy, nil to others (the socket itself).
     private let proxyTLS: (any ByteStream)?
-    private let key: HTTP1ConnectionKey
-    private let route: HTTP1ProxyRoute
+    private let key: ConnectionKey
+    private let route: ProxyRoute
     private var exchange: Exchange
     private var pending: [UInt8]
     private var pendingOffset = 0
@@ -35,7 +35,7 @@ final class ProxyTunnelByteStream: ByteStream {
     ///
     /// - Throws: ``RequestError`` when the origin cannot be named to the proxy, or TLS to an `https` proxy cannot be
     ///   set up; `descriptor` is then still the caller's to close.
-    init(descriptor: Int32, key: HTTP1ConnectionKey, route: HTTP1ProxyRoute) throws {
+    init(descriptor: Int32, key: ConnectionKey, route: ProxyRoute) throws {
         // The exchange first: when it throws, the descriptor is still the caller's to close (no stream owns it).
         if route.server.isHTTP {
             let handshake = ProxyConnectHandshake(proxy: route.server, host: key.host, port: key.port)
@@ -56,7 +56,7 @@ final class ProxyTunnelByteStream: ByteStream {
     }
 
     /// TLS to an `https` proxy, run by the socket: nil for other proxies.
-    private static func proxyTLS(over socket: SocketByteStream, route: HTTP1ProxyRoute) throws -> (any ByteStream)? {
+    private static func proxyTLS(over socket: SocketByteStream, route: ProxyRoute) throws -> (any ByteStream)? {
         #if canImport(COpenSSL)
         if let settings = route.proxyTLS {
             return try TLSByteStream(

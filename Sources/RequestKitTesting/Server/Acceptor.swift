@@ -10,15 +10,15 @@ import RequestKit
 /// let acceptor = Acceptor(core: core, loop: loops.next(), loops: loops)
 /// acceptor.loop.execute { acceptor.start() }
 /// ```
-final class Acceptor: HTTP1LoopHandler, @unchecked Sendable {
+final class Acceptor: EventLoopHandler, @unchecked Sendable {
     // Safe: `isClosed` and `backoff` are only touched on `loop`'s thread.
-    let loop: HTTP1EventLoop
+    let loop: EventLoop
     private let core: ServerCore
     private let loops: ServerLoops
     private var isClosed = false
-    private var backoff: HTTP1LoopTimer?
+    private var backoff: LoopTimer?
 
-    init(core: ServerCore, loop: HTTP1EventLoop, loops: ServerLoops) {
+    init(core: ServerCore, loop: EventLoop, loops: ServerLoops) {
         self.core = core
         self.loop = loop
         self.loops = loops

@@ -44,7 +44,7 @@ final class HTTP2ServerStreams: @unchecked Sendable {
         var responseTrailers: [(name: String, value: String)] = []
         var isDeferred = false
         var steps: AnyIterator<BodyStep>?
-        var timer: HTTP1LoopTimer?
+        var timer: LoopTimer?
         var channel: ResponseChannel?
         var isClosed = false
         /// The body ends the connection once its bytes are written (a `close` step).
@@ -57,7 +57,7 @@ final class HTTP2ServerStreams: @unchecked Sendable {
 
     private unowned let connection: ServerConnection
     private let core: ServerCore
-    private let loop: HTTP1EventLoop
+    private let loop: EventLoop
     private var session: OpaquePointer?
     private var streams: [Int32: Stream] = [:]
     private var isInsideSession = false

@@ -10,7 +10,7 @@ import RequestKit
 /// let stillThere = channel.sleep(for: .milliseconds(100))
 /// ```
 final class ResponseChannel: Sendable {
-    private let loop: HTTP1EventLoop
+    private let loop: EventLoop
     /// Queues bytes for the client on the loop, calling back once they are taken (`true`) or cannot be (`false`).
     private let deliver: @Sendable (Data, @escaping (Bool) -> Void) -> Void
     /// Shuts the connection down at once, from any thread.
@@ -23,7 +23,7 @@ final class ResponseChannel: Sendable {
     nonisolated(unsafe) private var pendingWrites = 0
 
     /// A channel to an HTTP/1.1 connection's response, whose bytes go on the wire as they are.
-    convenience init(loop: HTTP1EventLoop, connection: ServerConnection) {
+    convenience init(loop: EventLoop, connection: ServerConnection) {
         self.init(
             loop: loop, deliver: { data, done in connection.enqueue(data, done: done) },
             shutDown: { connection.socket.shutdownBoth() }, wasCut: { connection.cut() })
@@ -31,7 +31,7 @@ final class ResponseChannel: Sendable {
 
     /// A channel whose bytes `deliver` takes on the loop (an HTTP/2 stream frames them).
     init(
-        loop: HTTP1EventLoop, deliver: @escaping @Sendable (Data, @escaping (Bool) -> Void) -> Void,
+        loop: EventLoop, deliver: @escaping @Sendable (Data, @escaping (Bool) -> Void) -> Void,
         shutDown: @escaping @Sendable () -> Void, wasCut: @escaping @Sendable () -> Void
     ) {
         self.loop = loop

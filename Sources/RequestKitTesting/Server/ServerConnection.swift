@@ -11,7 +11,7 @@ import RequestKit
 /// let connection = ServerConnection(core: core, loop: loop, id: 1, stream: ConnectionStream(socket: socket))
 /// loop.execute { connection.start() }
 /// ```
-final class ServerConnection: HTTP1LoopHandler, @unchecked Sendable {
+final class ServerConnection: EventLoopHandler, @unchecked Sendable {
     // Safe: every mutable member is only touched on `loop`'s thread.
     private enum Phase {
         case handshaking
@@ -35,13 +35,13 @@ final class ServerConnection: HTTP1LoopHandler, @unchecked Sendable {
     private static let eagerChunkedBytes = 256 * 1024
 
     let core: ServerCore
-    let loop: HTTP1EventLoop
+    let loop: EventLoop
     let id: Int
     let socket: SocketDescriptor
     private let stream: ConnectionStream
     private let reader = ConnectionReader()
     private var phase = Phase.handshaking
-    private var interest: HTTP1Interest = []
+    private var interest: LoopInterest = []
     private var isReadingPaused = false
     private var isWriteBlocked = false
     private var handshakeWantsWrite = false
@@ -50,8 +50,8 @@ final class ServerConnection: HTTP1LoopHandler, @unchecked Sendable {
 
     private var output: [(data: Data, sent: Int, done: ((Bool) -> Void)?)] = []
     private var drainAction: (() -> Void)?
-    private var readTimer: HTTP1LoopTimer?
-    private var waitTimer: HTTP1LoopTimer?
+    private var readTimer: LoopTimer?
+    private var waitTimer: LoopTimer?
 
     private var served = 0
     private var head: HTTPRequestHead?
@@ -71,7 +71,7 @@ final class ServerConnection: HTTP1LoopHandler, @unchecked Sendable {
     private var http2: HTTP2ServerStreams?
     #endif
 
-    init(core: ServerCore, loop: HTTP1EventLoop, id: Int, stream: ConnectionStream) {
+    init(core: ServerCore, loop: EventLoop, id: Int, stream: ConnectionStream) {
         self.core = core
         self.loop = loop
         self.id = id
@@ -119,7 +119,7 @@ final class ServerConnection: HTTP1LoopHandler, @unchecked Sendable {
 
     private func updateInterest() {
         guard phase != .closed else { return }
-        var wanted: HTTP1Interest = []
+        var wanted: LoopInterest = []
         if phase == .handshaking {
             wanted = handshakeWantsWrite ? [.writable] : [.readable]
         } else {

@@ -105,7 +105,7 @@ final class ServerCore: Sendable {
     }
 
     /// Takes an accepted socket: counts it and starts serving it on `loop`.
-    func accepted(_ socket: SocketDescriptor, on loop: HTTP1EventLoop) {
+    func accepted(_ socket: SocketDescriptor, on loop: EventLoop) {
         socket.setNonBlocking()
         let stream: ConnectionStream?
         #if canImport(COpenSSL)

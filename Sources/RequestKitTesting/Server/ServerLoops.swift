@@ -12,13 +12,13 @@ final class ServerLoops: Sendable {
     /// How many loops serve every test server of the process.
     static let count = 2
 
-    private let loops: [HTTP1EventLoop]
+    private let loops: [EventLoop]
     private let counter = Locked(0)
 
     private init() throws(POSIXError) {
-        var loops: [HTTP1EventLoop] = []
+        var loops: [EventLoop] = []
         for index in 0..<Self.count {
-            loops.append(try HTTP1EventLoop(name: "RequestKitTesting.TestServer.loop.\(index)"))
+            loops.append(try EventLoop(name: "RequestKitTesting.TestServer.loop.\(index)"))
         }
         self.loops = loops
     }
@@ -40,7 +40,7 @@ final class ServerLoops: Sendable {
     }
 
     /// The loop for the next listener or connection, in turn.
-    func next() -> HTTP1EventLoop {
+    func next() -> EventLoop {
         let index = counter.withLock { value in
             defer { value &+= 1 }
             return value

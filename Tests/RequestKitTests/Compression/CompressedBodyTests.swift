@@ -34,7 +34,7 @@ struct CompressedBodyTests {
             #expect(received.header("Content-Length") == String(received.body.count))
             #expect(received.body.count < Self.text.utf8.count / 10, "\(coding)")
             let decoder = try #require(
-                try HTTP1ContentDecoder(codings: [coding.name], maxBytes: .max, maxRatio: .max))
+                try ContentDecoder(codings: [coding.name], maxBytes: .max, maxRatio: .max))
             #expect(try decoder.decode(received.body) == Data(Self.text.utf8), "\(coding)")
             try decoder.finish()
         }
@@ -49,7 +49,7 @@ struct CompressedBodyTests {
             Body(Note(text: "hi")).compressed(.gzip)
         }.urlRequest()
         let sent = try #require(request.httpBody)
-        let decoder = try #require(try HTTP1ContentDecoder(codings: ["gzip"], maxBytes: .max))
+        let decoder = try #require(try ContentDecoder(codings: ["gzip"], maxBytes: .max))
         #expect(try decoder.decode(sent) == Data(#"{"text":"hi"}"#.utf8))
         #expect(request.value(forHTTPHeaderField: "Content-Encoding") == "gzip")
         #expect(request.value(forHTTPHeaderField: "Content-Type") == "application/json")

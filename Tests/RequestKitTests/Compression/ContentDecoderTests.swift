@@ -5,12 +5,12 @@ import Testing
 @testable import RequestKitNativeTransport
 
 #if canImport(CBrotli) && canImport(CZstd)
-@Suite("HTTP1ContentDecoder: br and zstd, piece by piece, without sockets")
+@Suite("ContentDecoder: br and zstd, piece by piece, without sockets")
 struct ContentDecoderTests {
     static let plain = Data((0..<50_000).map { UInt8(truncatingIfNeeded: $0 * 7 / 3) })
 
-    static func decoder(_ coding: String, maxBytes: Int = .max, maxRatio: Int = .max) throws -> HTTP1ContentDecoder {
-        try #require(try HTTP1ContentDecoder(codings: [coding], maxBytes: maxBytes, maxRatio: maxRatio))
+    static func decoder(_ coding: String, maxBytes: Int = .max, maxRatio: Int = .max) throws -> ContentDecoder {
+        try #require(try ContentDecoder(codings: [coding], maxBytes: maxBytes, maxRatio: maxRatio))
     }
 
     @Test("A body fed one byte at a time decodes to the same bytes", arguments: [ContentCoding.brotli, .zstd])
@@ -29,7 +29,7 @@ struct ContentDecoderTests {
         let twice = try ContentCompressor.compress(once, with: .brotli)
         let thrice = try ContentCompressor.compress(twice, with: .zstd)
         let decoder = try #require(
-            try HTTP1ContentDecoder(codings: ["gzip", "br", "zstd"], maxBytes: .max, maxRatio: .max))
+            try ContentDecoder(codings: ["gzip", "br", "zstd"], maxBytes: .max, maxRatio: .max))
         let decoded = try decoder.decode(thrice)
         try decoder.finish()
         #expect(decoded == Self.plain)
@@ -65,7 +65,7 @@ struct ContentDecoderTests {
         let compressed = try ContentCompressor.compress(Data(count: 8 << 20), with: coding)
         #expect(compressed.count < 4096)
         let decoder = try #require(
-            try HTTP1ContentDecoder(
+            try ContentDecoder(
                 codings: [coding.name], maxBytes: .max, maxRatio: 100, ratioAllowance: 1 << 20))
         #expect(throws: HTTP1ParseError.decompressionRatioExceeded) { try decoder.decode(compressed) }
     }
@@ -79,11 +79,11 @@ struct ContentDecoderTests {
 
     @Test("The native transport offers and decodes exactly gzip, deflate, br and zstd")
     func supported() throws {
-        #expect(HTTP1ContentDecoder.acceptEncoding == "gzip, deflate, br, zstd")
-        #expect(HTTP1ContentDecoder.unsupportedCoding(in: ["identity", "x-gzip", "br", "zstd"]) == nil)
-        #expect(HTTP1ContentDecoder.unsupportedCoding(in: ["gzip", "compress"]) == "compress")
+        #expect(ContentDecoder.acceptEncoding == "gzip, deflate, br, zstd")
+        #expect(ContentDecoder.unsupportedCoding(in: ["identity", "x-gzip", "br", "zstd"]) == nil)
+        #expect(ContentDecoder.unsupportedCoding(in: ["gzip", "compress"]) == "compress")
         #expect(throws: HTTP1ParseError("unsupported Content-Encoding compress")) {
-            try HTTP1ContentDecoder(codings: ["compress"], maxBytes: .max)
+            try ContentDecoder(codings: ["compress"], maxBytes: .max)
         }
     }
 

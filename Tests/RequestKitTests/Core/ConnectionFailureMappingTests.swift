@@ -49,7 +49,7 @@ struct ConnectionFailureMappingTests {
 
     @Test("NativeTransport's resolver and socket errors map to the same reasons")
     func nativeTransportFailures() {
-        let key = HTTP1ConnectionKey(host: "no-such-host.invalid", port: 8080)
+        let key = ConnectionKey(host: "no-such-host.invalid", port: 8080)
         let notFound = NativeTransport.connectError(
             .hostNotFound("Name or service not known"), key: key, connectTimeout: 10)
         #expect(notFound.connectionFailure == .hostNotFound)
@@ -61,7 +61,7 @@ struct ConnectionFailureMappingTests {
         #expect(refused.description == "Connection refused by no-such-host.invalid port 8080")
 
         let reset = NativeTransport.requestError(
-            for: HTTP1Socket.Failure.system(POSIXError(.ECONNRESET)), idleTimeout: 5, key: key)
+            for: NetworkSocket.Failure.system(POSIXError(.ECONNRESET)), idleTimeout: 5, key: key)
         #expect(reset.connectionFailure == .connectionReset)
         #expect(reset.description == "The connection to no-such-host.invalid port 8080 was reset")
 

@@ -237,7 +237,7 @@ struct RequestMetricsTests {
             gethostname(&name, name.count) == 0
             ? String(decoding: name.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self) : ""
         // The machine's own name, when the resolver knows it (from /etc/hosts on Linux machines and containers).
-        guard !host.isEmpty, (try? HTTP1Socket.resolve(host: host, port: 80)) != nil else { return }
+        guard !host.isEmpty, (try? NetworkSocket.resolve(host: host, port: 80)) != nil else { return }
         let server = try TestServer()
         defer { server.stop() }
         let response = try await Request {

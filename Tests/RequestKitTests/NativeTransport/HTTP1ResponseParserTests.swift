@@ -12,11 +12,11 @@ import Testing
 
 @Suite("HTTP/1.1 response parsing")
 struct HTTP1ResponseParserTests {
-    private func parse(_ text: String) throws -> (head: HTTP1ResponseHead, length: Int)? {
-        try Array(text.utf8).withUnsafeBytes { try HTTP1ResponseHead.parse($0) }
+    private func parse(_ text: String) throws -> (head: ResponseHead, length: Int)? {
+        try Array(text.utf8).withUnsafeBytes { try ResponseHead.parse($0) }
     }
 
-    private func decode(_ text: String, framing: HTTP1ResponseHead.Framing, split: Int = .max) throws -> Data {
+    private func decode(_ text: String, framing: ResponseHead.Framing, split: Int = .max) throws -> Data {
         var decoder = HTTP1BodyDecoder(framing: framing)
         var body = Data()
         var pending: [UInt8] = []
@@ -92,8 +92,8 @@ struct HTTP1ResponseParserTests {
 
     @Test("Framing follows RFC 9112: no body for HEAD, 1xx, 204, 304; chunked wins; lengths must agree")
     func framing() throws {
-        func head(_ status: Int, _ fields: [(String, String)]) -> HTTP1ResponseHead {
-            HTTP1ResponseHead(
+        func head(_ status: Int, _ fields: [(String, String)]) -> ResponseHead {
+            ResponseHead(
                 minorVersion: 1, status: status, reason: "", fields: fields.map { .init(name: $0.0, value: $0.1) })
         }
         #expect(try head(200, [("Content-Length", "5")]).framing(isHeadRequest: true) == .none)
@@ -116,7 +116,7 @@ struct HTTP1ResponseParserTests {
             try head(200, [("Transfer-Encoding", "gzip")]).framing(isHeadRequest: false)
         }
         #expect(head(200, [("Connection", "close")]).isKeepAlive == false)
-        #expect(HTTP1ResponseHead(minorVersion: 0, status: 200, reason: "", fields: []).isKeepAlive == false)
+        #expect(ResponseHead(minorVersion: 0, status: 200, reason: "", fields: []).isKeepAlive == false)
     }
 
     @Test("The fields that decide framing, decoding and reuse are found in any case, parsed or built")
@@ -132,7 +132,7 @@ struct HTTP1ResponseParserTests {
         }
         #expect(!parsed.isKeepAlive)
         #expect(parsed.tokens(of: "Content-Encoding") == ["gzip"])
-        #expect(parsed == HTTP1ResponseHead(minorVersion: 1, status: 200, reason: "OK", fields: parsed.fields))
+        #expect(parsed == ResponseHead(minorVersion: 1, status: 200, reason: "OK", fields: parsed.fields))
 
         let lookalikes = "HTTP/1.1 200 OK\r\nX-Content-Length: 5\r\nConnections: close\r\nContent-Lengths: 2\r\n\r\n"
         let other = try #require(try parse(lookalikes)).head
@@ -144,7 +144,7 @@ struct HTTP1ResponseParserTests {
 
     @Test("Token lists split on commas, drop spaces, tabs and empty elements, and compare case-insensitively")
     func tokenLists() {
-        let head = HTTP1ResponseHead(
+        let head = ResponseHead(
             minorVersion: 1, status: 200, reason: "",
             fields: [
                 .init(name: "connection", value: " Upgrade,\tKeep-Alive ,, "),
@@ -160,10 +160,10 @@ struct HTTP1ResponseParserTests {
         #expect(!head.hasToken("close", in: "Connection"))
         #expect(!head.hasToken("gzip", in: "Connection"))
         #expect(head.isKeepAlive)
-        let closing = HTTP1ResponseHead(
+        let closing = ResponseHead(
             minorVersion: 1, status: 200, reason: "", fields: [.init(name: "Connection", value: "keep-alive, CLOSE")])
         #expect(!closing.isKeepAlive)
-        let keptHTTP10 = HTTP1ResponseHead(
+        let keptHTTP10 = ResponseHead(
             minorVersion: 0, status: 200, reason: "", fields: [.init(name: "Connection", value: "Keep-Alive")])
         #expect(keptHTTP10.isKeepAlive)
     }
@@ -226,8 +226,8 @@ struct HTTP1ResponseParserTests {
 
 @Suite("Content-Length framing")
 struct ContentLengthFramingTests {
-    func framing(_ values: [String]) throws -> HTTP1ResponseHead.Framing {
-        try HTTP1ResponseHead(
+    func framing(_ values: [String]) throws -> ResponseHead.Framing {
+        try ResponseHead(
             minorVersion: 1, status: 200, reason: "", fields: values.map { .init(name: "Content-Length", value: $0) }
         ).framing(isHeadRequest: false)
     }

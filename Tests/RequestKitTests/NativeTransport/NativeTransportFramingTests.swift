@@ -31,7 +31,7 @@ struct NativeTransportFramingTests {
         #expect(received.header("Host") == "127.0.0.1:\(server.port)")
         #expect(received.header("Content-Length") == "5")
         #expect(received.header("Connection") == "keep-alive")
-        #expect(received.header("Accept-Encoding") == HTTP1ContentDecoder.acceptEncoding)
+        #expect(received.header("Accept-Encoding") == ContentDecoder.acceptEncoding)
         #expect(received.body == Data("hello".utf8))
     }
 

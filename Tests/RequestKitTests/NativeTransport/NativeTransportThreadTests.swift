@@ -18,7 +18,7 @@ struct NativeTransportThreadTests {
         let listener = try SilentListener()
         defer { listener.close() }
         let transport = NativeTransport { $0.maxConnectionsPerHost = 400 }
-        _ = try HTTP1EventLoopGroup.shared(loops: transport.configuration.eventLoopCount)
+        _ = try EventLoopGroup.shared(loops: transport.configuration.eventLoopCount)
         let threadsBefore = transportThreads()
         let url = try #require(URL(string: "http://127.0.0.1:\(listener.port)/never"))
         let started = ContinuousClock.now
@@ -108,11 +108,11 @@ struct NativeTransportThreadTests {
         #expect(server.stats.peakConnections == 4)
         #expect(server.stats.totalConnections == 4)
         #expect(transport.idleConnectionCount == 4)
-        #expect(try HTTP1EventLoopGroup.shared(loops: 2).loops.count == 2)
+        #expect(try EventLoopGroup.shared(loops: 2).loops.count == 2)
     }
 
     /// The threads the native transport runs for its connections (event loops before, one per connection before
-    /// them): their names start with "RequestKit.HTTP", as far as Linux keeps them (15 characters). Name lookups,
+    /// them): their names start with "RequestKit.Even" (RequestKit.EventLoop.N), as far as Linux keeps them (15 characters). Name lookups,
     /// which other suites may run meanwhile, are left out: these requests need none.
     private func transportThreads() -> Int {
         let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
@@ -122,7 +122,7 @@ struct NativeTransportThreadTests {
             // A thread that ended since the listing reads as an error (ESRCH), not as a name.
             guard let bytes = try? handle.readToEnd() else { return false }
             let name = String(decoding: bytes, as: UTF8.self)
-            return name.hasPrefix("RequestKit.HTTP")
+            return name.hasPrefix("RequestKit.Even")
         }.count
     }
 }

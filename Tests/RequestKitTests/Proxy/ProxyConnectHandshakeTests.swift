@@ -70,22 +70,22 @@ struct ProxyConnectHandshakeTests {
     }
 
     static let socks = ProxyServer(kind: .socks5h, host: "127.0.0.1", port: 1080, credentials: nil)
-    static let tls = HTTP1TLSSettings(.default)
+    static let tls = TLSSettings(.default)
 
     /// A connection, a status, and whether that status is the proxy's refusal of a request in absolute form.
-    static let refusalCases: [(key: HTTP1ConnectionKey, status: Int, isRefusal: Bool)] = [
-        (HTTP1ConnectionKey(host: "example.com", port: 80, proxy: route(proxy)), 407, true),
-        (HTTP1ConnectionKey(host: "example.com", port: 80, proxy: route(withCredentials)), 407, true),
-        (HTTP1ConnectionKey(host: "example.com", port: 80, proxy: route(proxy)), 401, false),
-        (HTTP1ConnectionKey(host: "example.com", port: 80, proxy: route(proxy)), 200, false),
+    static let refusalCases: [(key: ConnectionKey, status: Int, isRefusal: Bool)] = [
+        (ConnectionKey(host: "example.com", port: 80, proxy: route(proxy)), 407, true),
+        (ConnectionKey(host: "example.com", port: 80, proxy: route(withCredentials)), 407, true),
+        (ConnectionKey(host: "example.com", port: 80, proxy: route(proxy)), 401, false),
+        (ConnectionKey(host: "example.com", port: 80, proxy: route(proxy)), 200, false),
         // Inside a tunnel (CONNECT or SOCKS5) or straight to the origin, a 407 is the origin's.
-        (HTTP1ConnectionKey(host: "example.com", port: 443, tls: tls, proxy: route(proxy)), 407, false),
-        (HTTP1ConnectionKey(host: "example.com", port: 80, proxy: route(socks)), 407, false),
-        (HTTP1ConnectionKey(host: "example.com", port: 80), 407, false),
+        (ConnectionKey(host: "example.com", port: 443, tls: tls, proxy: route(proxy)), 407, false),
+        (ConnectionKey(host: "example.com", port: 80, proxy: route(socks)), 407, false),
+        (ConnectionKey(host: "example.com", port: 80), 407, false),
     ]
 
-    private static func route(_ server: ProxyServer) -> HTTP1ProxyRoute {
-        HTTP1ProxyRoute(server: server, proxyTLS: nil, originAddress: nil)
+    private static func route(_ server: ProxyServer) -> ProxyRoute {
+        ProxyRoute(server: server, proxyTLS: nil, originAddress: nil)
     }
 
     @Test(

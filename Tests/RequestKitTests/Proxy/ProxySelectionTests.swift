@@ -90,10 +90,10 @@ struct ProxySelectionTests {
     func keys() throws {
         let url = try #require(URL(string: "http://example.com/a?b"))
         let plain = try HTTP1RequestEncoder.target(of: url)
-        let http = HTTP1ProxyRoute(
+        let http = ProxyRoute(
             server: try ProxyServer(parsing: "http://me:pw@127.0.0.1:3128", origin: "test"), proxyTLS: nil,
             originAddress: nil)
-        let other = HTTP1ProxyRoute(
+        let other = ProxyRoute(
             server: try ProxyServer(parsing: "http://you:pw@127.0.0.1:3128", origin: "test"), proxyTLS: nil,
             originAddress: nil)
         let routed = plain.routed(through: http)
@@ -105,7 +105,7 @@ struct ProxySelectionTests {
         #expect(routed.path == "http://example.com/a?b")
         #expect(routed.proxyAuthorization == "Basic bWU6cHc=")
         let secure = try HTTP1RequestEncoder.target(
-            of: try #require(URL(string: "https://example.com/")), tls: HTTP1TLSSettings(.default)
+            of: try #require(URL(string: "https://example.com/")), tls: TLSSettings(.default)
         ).routed(through: http)
         #expect(secure.key.isTunnelled)
         #expect(secure.path == "/")
@@ -117,7 +117,7 @@ struct ProxySelectionTests {
         var request = URLRequest(url: try #require(URL(string: "http://example.com:8080/x")))
         request.setValue("Basic c3RvbGVu", forHTTPHeaderField: "Proxy-Authorization")
         let head = try HTTP1RequestEncoder.RequestHead(TransferRequest(request))
-        let route = HTTP1ProxyRoute(
+        let route = ProxyRoute(
             server: try ProxyServer(parsing: "http://me:pw@127.0.0.1:3128", origin: "test"), proxyTLS: nil,
             originAddress: nil)
         let target = try HTTP1RequestEncoder.target(of: try #require(request.url)).routed(through: route)

@@ -270,23 +270,23 @@ struct NativeHTTPSTests {
     func keys() throws {
         let tls = Self.trustingTestCA
         let plain = try HTTP1RequestEncoder.target(of: try #require(URL(string: "http://example.com/a")))
-        let settings = HTTP1TLSSettings(tls)
+        let settings = TLSSettings(tls)
         let secure = try HTTP1RequestEncoder.target(
             of: try #require(URL(string: "https://example.com/a")), tls: settings)
         let secureOn80 = try HTTP1RequestEncoder.target(
             of: try #require(URL(string: "https://example.com:80/a")), tls: settings)
         let other = try HTTP1RequestEncoder.target(
             of: try #require(URL(string: "https://example.com:8443/a?b")), tls: settings)
-        #expect(other.key == HTTP1ConnectionKey(host: "example.com", port: 8443, tls: settings))
+        #expect(other.key == ConnectionKey(host: "example.com", port: 8443, tls: settings))
         #expect(other.hostHeader == "example.com:8443")
         #expect(other.path == "/a?b")
-        #expect(plain.key == HTTP1ConnectionKey(host: "example.com", port: 80))
+        #expect(plain.key == ConnectionKey(host: "example.com", port: 80))
         // Settings made apart compare by their configuration.
-        #expect(secure.key == HTTP1ConnectionKey(host: "example.com", port: 443, tls: HTTP1TLSSettings(tls)))
+        #expect(secure.key == ConnectionKey(host: "example.com", port: 443, tls: TLSSettings(tls)))
         #expect(secure.hostHeader == "example.com")
         #expect(secureOn80.hostHeader == "example.com:80")
         #expect(secureOn80.key != plain.key)
-        #expect(secure.key != HTTP1ConnectionKey(host: "example.com", port: 443, tls: HTTP1TLSSettings(.default)))
+        #expect(secure.key != ConnectionKey(host: "example.com", port: 443, tls: TLSSettings(.default)))
     }
 
     @Test(

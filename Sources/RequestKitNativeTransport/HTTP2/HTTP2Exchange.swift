@@ -3,9 +3,9 @@ import Foundation
 
 /// One request on an ``HTTP2Connection``'s stream, and what has come back for it.
 final class HTTP2Exchange {
-    let job: HTTP1Job
+    let job: RequestJob
     /// The final response head, once it came.
-    var head: HTTP1ResponseHead?
+    var head: ResponseHead?
     /// A buffered response's body so far.
     var body = Data()
     /// Body bytes received, before decoding.
@@ -15,15 +15,15 @@ final class HTTP2Exchange {
     /// A streamed body's limit and decompression ratio.
     var bodyLimit = Int.max
     var maxRatio = 0
-    var contentDecoder: HTTP1ContentDecoder?
+    var contentDecoder: ContentDecoder?
     /// Whether the head went to the task (a streamed response): what follows goes to the body's consumer.
     var isDelivered = false
     /// Bytes handed to a consumer whose buffer was full, not yet given back to the stream's window.
     var unconsumed = 0
-    /// When a byte last moved for the stream (``HTTP1EventLoop/now()`` nanoseconds).
+    /// When a byte last moved for the stream (``EventLoop/now()`` nanoseconds).
     var lastActivity: UInt64
 
-    init(job: HTTP1Job, now: UInt64) {
+    init(job: RequestJob, now: UInt64) {
         self.job = job
         lastActivity = now
     }

@@ -1,11 +1,11 @@
-/// An object an ``HTTP1EventLoop`` tells when a descriptor it registered is ready.
+/// An object an ``EventLoop`` tells when a descriptor it registered is ready.
 ///
 /// ```swift
-/// final class Printer: HTTP1LoopHandler {
+/// final class Printer: EventLoopHandler {
 ///     func descriptorIsReady(_ descriptor: Int32, readable: Bool, writable: Bool) { print(descriptor, readable) }
 /// }
 /// ```
-package protocol HTTP1LoopHandler: AnyObject {
+package protocol EventLoopHandler: AnyObject {
     /// `descriptor` is readable (or the peer closed it) and/or writable; called on the loop's thread.
     func descriptorIsReady(_ descriptor: Int32, readable: Bool, writable: Bool)
 }

@@ -11,22 +11,22 @@ import Darwin
 #endif
 
 /// The readiness a descriptor is watched for.
-package struct HTTP1Interest: OptionSet, Sendable {
+package struct LoopInterest: OptionSet, Sendable {
     package let rawValue: UInt8
 
     package init(rawValue: UInt8) { self.rawValue = rawValue }
 
     /// Bytes to read, or the peer closed.
-    package static let readable = HTTP1Interest(rawValue: 1)
+    package static let readable = LoopInterest(rawValue: 1)
     /// Room to write, or a connection attempt finished.
-    package static let writable = HTTP1Interest(rawValue: 2)
+    package static let writable = LoopInterest(rawValue: 2)
 }
 
 /// The operating system's readiness notification: epoll on Linux, kqueue on Apple platforms, level-triggered, with
 /// a wake-up descriptor (an eventfd, or a pipe) that other threads signal when they hand the loop work.
 ///
-/// Only its ``HTTP1EventLoop``'s thread calls it, except ``wake()``, which any thread may call.
-final class HTTP1Selector: @unchecked Sendable {
+/// Only its ``EventLoop``'s thread calls it, except ``wake()``, which any thread may call.
+final class ReadinessSelector: @unchecked Sendable {
     // Safe: every method but `wake()` runs on the loop's thread; `wake()` only writes to a descriptor that stays
     // open for the life of the selector.
     private let descriptor: Int32
@@ -103,7 +103,7 @@ final class HTTP1Selector: @unchecked Sendable {
     /// Changes what `fd` is watched for, from `old` to `new`; an empty interest stops watching it.
     ///
     /// - Throws: `POSIXError` when the system refuses the change.
-    func change(_ fd: Int32, from old: HTTP1Interest, to new: HTTP1Interest) throws(POSIXError) {
+    func change(_ fd: Int32, from old: LoopInterest, to new: LoopInterest) throws(POSIXError) {
         guard old != new else { return }
         #if canImport(Glibc) || canImport(Musl)
         var event = epoll_event()
@@ -114,7 +114,7 @@ final class HTTP1Selector: @unchecked Sendable {
         guard epoll_ctl(descriptor, operation, fd, &event) == 0 else { throw Self.currentError() }
         #elseif canImport(Darwin)
         var changes: [kevent] = []
-        let filters: [(HTTP1Interest, Int32)] = [(.readable, Int32(EVFILT_READ)), (.writable, Int32(EVFILT_WRITE))]
+        let filters: [(LoopInterest, Int32)] = [(.readable, Int32(EVFILT_READ)), (.writable, Int32(EVFILT_WRITE))]
         for (interest, filter) in filters {
             if new.contains(interest), !old.contains(interest) {
                 changes.append(

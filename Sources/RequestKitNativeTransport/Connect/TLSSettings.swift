@@ -6,10 +6,10 @@ import Foundation
 /// one reference and two keys of the pool compare by identity; settings made apart still compare by value.
 ///
 /// ```swift
-/// let settings = HTTP1TLSSettings(.default)
-/// let key = HTTP1ConnectionKey(host: "example.com", port: 443, tls: settings)
+/// let settings = TLSSettings(.default)
+/// let key = ConnectionKey(host: "example.com", port: 443, tls: settings)
 /// ```
-final class HTTP1TLSSettings: Sendable, Hashable {
+final class TLSSettings: Sendable, Hashable {
     /// The configuration.
     let configuration: TLSConfiguration
     private let hash: Int
@@ -20,7 +20,7 @@ final class HTTP1TLSSettings: Sendable, Hashable {
         hash = configuration.hashValue
     }
 
-    static func == (lhs: HTTP1TLSSettings, rhs: HTTP1TLSSettings) -> Bool {
+    static func == (lhs: TLSSettings, rhs: TLSSettings) -> Bool {
         lhs === rhs || (lhs.hash == rhs.hash && lhs.configuration == rhs.configuration)
     }
 

@@ -5,16 +5,16 @@ import Foundation
 ///
 /// ```swift
 /// response.metrics = RequestMetrics(
-///     building: HTTP1FinishedAttempt(record: record, url: url, status: .ok, bodyBytes: 118))
+///     building: FinishedAttempt(record: record, url: url, status: .ok, bodyBytes: 118))
 /// ```
-final class HTTP1FinishedAttempt: UnbuiltAttempt {
-    private let record: HTTP1AttemptRecord
+final class FinishedAttempt: UnbuiltAttempt {
+    private let record: AttemptRecord
     private let url: URL
     private let status: HTTPStatus
     private let bodyBytes: Int
 
     /// The attempt of `record`, which ended with `status` and `bodyBytes` of decoded body.
-    init(record: HTTP1AttemptRecord, url: URL, status: HTTPStatus, bodyBytes: Int) {
+    init(record: AttemptRecord, url: URL, status: HTTPStatus, bodyBytes: Int) {
         self.record = record
         self.url = url
         self.status = status

@@ -1,13 +1,13 @@
-/// An action an ``HTTP1EventLoop`` runs on its thread at a deadline, unless cancelled first.
+/// An action an ``EventLoop`` runs on its thread at a deadline, unless cancelled first.
 ///
 /// Made and cancelled only on the loop's thread:
 ///
 /// ```swift
-/// let timer = loop.schedule(at: HTTP1EventLoop.now() + 1_000_000_000) { print("a second later") }
+/// let timer = loop.schedule(at: EventLoop.now() + 1_000_000_000) { print("a second later") }
 /// loop.cancel(timer)
 /// ```
-package final class HTTP1LoopTimer {
-    /// When it fires, in nanoseconds of ``HTTP1EventLoop/now()``.
+package final class LoopTimer {
+    /// When it fires, in nanoseconds of ``EventLoop/now()``.
     let deadline: UInt64
     /// The action; nil once fired or cancelled.
     var action: (() -> Void)?

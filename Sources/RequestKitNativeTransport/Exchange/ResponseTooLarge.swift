@@ -2,15 +2,15 @@ import Foundation
 
 /// A response that passed one of the request's ``ResponseLimits`` while ``NativeTransport`` read or decoded its
 /// body, with the head it had, so that the caller's error keeps the status and headers.
-struct HTTP1ResponseTooLarge: Error, Sendable {
+struct ResponseTooLarge: Error, Sendable {
     /// The response head.
-    let head: HTTP1ResponseHead
+    let head: ResponseHead
     /// Whether the decompression ratio was passed, rather than the byte limit.
     let isRatio: Bool
     /// The byte limit, or the ratio when ``isRatio``.
     let limit: Int
 
-    init(head: HTTP1ResponseHead, isRatio: Bool, limit: Int) {
+    init(head: ResponseHead, isRatio: Bool, limit: Int) {
         self.head = head
         self.isRatio = isRatio
         self.limit = limit
@@ -18,7 +18,7 @@ struct HTTP1ResponseTooLarge: Error, Sendable {
 
     /// The error for a parse error that means a limit was passed (``HTTP1ParseError/bodyTooLarge`` or
     /// ``HTTP1ParseError/decompressionRatioExceeded``), or nil for any other error.
-    init?(_ error: any Error, head: HTTP1ResponseHead, bodyLimit: Int, maxRatio: Int) {
+    init?(_ error: any Error, head: ResponseHead, bodyLimit: Int, maxRatio: Int) {
         switch error as? HTTP1ParseError {
         case .bodyTooLarge?: (isRatio, limit) = (false, bodyLimit)
         case .decompressionRatioExceeded?: (isRatio, limit) = (true, maxRatio)

@@ -1,7 +1,7 @@
 import Foundation
 
 /// Every parser limit ``NativeTransport`` applies to one response.
-struct HTTP1Limits: Sendable {
-    var head = HTTP1ResponseHead.Limits()
+struct ConnectionLimits: Sendable {
+    var head = ResponseHead.Limits()
     var body = HTTP1BodyDecoder.Limits()
 }

@@ -15,7 +15,7 @@ import Foundation
 /// (``runInline(_:polls:)``), so that a request on a kept-alive connection needs no wake-up of the loop. The loop,
 /// finding it lent, leaves its steps for when it comes back; nobody waits. A job that ends is resumed once the
 /// connection is out of its owner's hands: its task, woken at once, often writes its next request here.
-final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
+final class HTTP1Connection: EventLoopHandler, @unchecked Sendable {
     // Safe: every mutable field is only touched by the connection's owner, the loop or the task it is lent to
     // (``HTTP1ConnectionOwnership``, whose atomic handoffs order one owner's writes before the next one's reads);
     // `deferredSteps` only on the loop's thread. No access to a field is held across a call that could reach it
@@ -25,22 +25,22 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
 
     /// Makes the byte stream for a connected socket descriptor and the key it connects for (plain TCP, or TLS
     /// when the key has a TLS configuration).
-    typealias StreamFactory = @Sendable (_ descriptor: Int32, _ key: HTTP1ConnectionKey) throws -> any ByteStream
+    typealias StreamFactory = @Sendable (_ descriptor: Int32, _ key: ConnectionKey) throws -> any ByteStream
 
     /// The outcome of a buffered exchange: the final response head, its raw body, and whether the connection may
     /// carry another request.
-    typealias Exchanged = (head: HTTP1ResponseHead, body: Data, isReusable: Bool)
+    typealias Exchanged = (head: ResponseHead, body: Data, isReusable: Bool)
 
     /// The connection's identifier in its pool's ``ConnectionPoolStateMachine``.
-    let id: HTTP1ConnectionPool.Machine.ConnectionID
+    let id: ConnectionPool.Machine.ConnectionID
     /// The host and port this connection goes to.
-    let key: HTTP1ConnectionKey
+    let key: ConnectionKey
     /// The loop that drives it.
-    let loop: HTTP1EventLoop
+    let loop: EventLoop
     private let ownership = HTTP1ConnectionOwnership()
     /// The loop's steps that came while the connection was lent, in order (only the loop touches them).
     @exclusivity(unchecked) private var deferredSteps: [Step] = []
-    private weak var pool: HTTP1ConnectionPool?
+    private weak var pool: ConnectionPool?
     private let connectTimeout: Double
     /// How long, in nanoseconds, ``runInline(_:polls:)`` looks for a response (0: never): about what waiting
     /// costs instead (the loop woken by the response, then the awaiting task by the loop).
@@ -56,15 +56,15 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
     private var stream: (any ByteStream)?
     /// The descriptor registered with the loop (connecting or connected), or -1.
     private var descriptor: Int32 = -1
-    private var interest: HTTP1Interest = []
+    private var interest: LoopInterest = []
 
-    @exclusivity(unchecked) private var job: HTTP1Job?
-    private var addresses: [HTTP1Socket.Address] = []
+    @exclusivity(unchecked) private var job: RequestJob?
+    private var addresses: [NetworkSocket.Address] = []
     private var addressIndex = 0
-    private var lastConnectFailure = HTTP1Socket.Failure.system(POSIXError(.ECONNREFUSED))
-    private var connectTimer: HTTP1LoopTimer?
+    private var lastConnectFailure = NetworkSocket.Failure.system(POSIXError(.ECONNREFUSED))
+    private var connectTimer: LoopTimer?
     /// Its addresses and TLS parameters, once known: every job's metrics show them.
-    private var facts: HTTP1ConnectionFacts?
+    private var facts: ConnectionFacts?
 
     /// The request head (with a small body after it) still to write, from `headOffset`; then `outgoing`.
     @exclusivity(unchecked) private var outgoingHead: [UInt8] = []
@@ -80,11 +80,11 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
 
     private var timeoutNanoseconds: UInt64?
     @exclusivity(unchecked) private var lastActivity: UInt64 = 0
-    private var timeoutTimer: HTTP1LoopTimer?
+    private var timeoutTimer: LoopTimer?
     /// The deadline of ``timeoutTimer`` while it is pending: a later deadline needs no new timer.
     private var timerDeadline: UInt64?
 
-    /// When the current request was written whole, in ``HTTP1EventLoop/now()`` nanoseconds.
+    /// When the current request was written whole, in ``EventLoop/now()`` nanoseconds.
     @exclusivity(unchecked) private var sentAt: UInt64 = 0
     /// Whether ``receiveOffLoop(_:)`` runs: the loop's registrations and timers are then not to be touched.
     @exclusivity(unchecked) private var isOffLoop = false
@@ -103,8 +103,8 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
     @exclusivity(unchecked) private var finished = FinishedJobs()
 
     init(
-        id: HTTP1ConnectionPool.Machine.ConnectionID, key: HTTP1ConnectionKey, loop: HTTP1EventLoop,
-        pool: HTTP1ConnectionPool, bufferSize: Int,
+        id: ConnectionPool.Machine.ConnectionID, key: ConnectionKey, loop: EventLoop,
+        pool: ConnectionPool, bufferSize: Int,
         connectTimeout: Double, pollWindow: UInt64, makeStream: @escaping StreamFactory
     ) {
         self.pollWindow = pollWindow
@@ -119,7 +119,7 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
 
     deinit {
         stream?.close()
-        if stream == nil, descriptor >= 0 { HTTP1Socket.close(descriptor) }
+        if stream == nil, descriptor >= 0 { NetworkSocket.close(descriptor) }
         buffer.deallocate()
     }
 
@@ -127,8 +127,8 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
 
     /// A step of the loop's: each entry point from readiness, a timer or another thread, run on the loop's thread.
     private enum Step {
-        case start(HTTP1Job)
-        case cancel(HTTP1Job)
+        case start(RequestJob)
+        case cancel(RequestJob)
         case closeIdle
         case readiness(readable: Bool, writable: Bool, descriptor: Int32)
         /// Watches `descriptor` again for the readiness the connection waits for, when it is still the connection's:
@@ -136,7 +136,7 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
         case watchAgain(descriptor: Int32)
         case drive
         case fail(any Error)
-        case lookupEnded(Result<[HTTP1Socket.Address], HTTP1Socket.Failure>)
+        case lookupEnded(Result<[NetworkSocket.Address], NetworkSocket.Failure>)
         case lookupTimedOut
         case connectAttemptTimedOut
         case handshakeTimedOut
@@ -220,14 +220,14 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
     private struct FinishedJobs {
         // A struct rather than a tuple: an optional tuple is handled through run-time metadata.
         private struct Finished {
-            let job: HTTP1Job
-            let outcome: HTTP1Job.Outcome
+            let job: RequestJob
+            let outcome: RequestJob.Outcome
         }
 
         private var first: Finished?
         private var more: [Finished] = []
 
-        mutating func append(_ job: HTTP1Job, _ outcome: HTTP1Job.Outcome) {
+        mutating func append(_ job: RequestJob, _ outcome: RequestJob.Outcome) {
             if first == nil {
                 first = Finished(job: job, outcome: outcome)
             } else {
@@ -251,7 +251,7 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
     }
 
     /// Ends `job` with `outcome` once the connection is out of its owner's hands.
-    private func resume(_ job: HTTP1Job, _ outcome: HTTP1Job.Outcome) {
+    private func resume(_ job: RequestJob, _ outcome: RequestJob.Outcome) {
         if job.record.isRecording, job.record.assigned != 0 { job.record.connection = facts }
         finished.append(job, outcome)
     }
@@ -260,7 +260,7 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
 
     /// Starts `job` on this connection (on the loop): reusing the open socket when it is still usable, connecting
     /// first otherwise.
-    func run(_ job: HTTP1Job) {
+    func run(_ job: RequestJob) {
         perform(.start(job)) { start(job) }
     }
 
@@ -281,13 +281,13 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
     /// meanwhile, and the response then arrives without waking two threads, which on a loopback or data-centre
     /// round trip halves the time per request. The reads do not block; the task keeps the connection no longer
     /// than the window.
-    func runInline(_ job: HTTP1Job, polls: Bool) -> Bool {
+    func runInline(_ job: RequestJob, polls: Bool) -> Bool {
         guard ownership.lend() else { return false }
         isOffLoop = true
         let isSent = sendInline(job)
         if isSent, polls, isReceiving(job), startsPolling() {
             let deadline = sentAt &+ pollWindow
-            while receiveOffLoop(job), HTTP1EventLoop.now() < deadline {}
+            while receiveOffLoop(job), EventLoop.now() < deadline {}
             if self.job !== job { answered.add(1) }
         }
         isOffLoop = false
@@ -298,7 +298,7 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
     }
 
     /// The sending of ``runInline(_:polls:)``, the connection lent.
-    private func sendInline(_ job: HTTP1Job) -> Bool {
+    private func sendInline(_ job: RequestJob) -> Bool {
         guard phase == .idle, self.job == nil, stream != nil, interest == .readable, !job.wasCancelled,
             isUsableAfterIdle(knownReadable: false)
         else { return false }
@@ -320,7 +320,7 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
     }
 
     /// Whether `job` is this connection's and waits for its response.
-    private func isReceiving(_ job: HTTP1Job) -> Bool {
+    private func isReceiving(_ job: RequestJob) -> Bool {
         self.job === job && (phase == .receivingHead || phase == .receivingBody)
     }
 
@@ -339,7 +339,7 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
     /// when the response is whole. Returns whether to look again: false once the job has ended or the loop has
     /// taken over. What is the loop's is handed to it: readiness other than reading to wait for, a streamed body,
     /// and the socket's registration when it closes (``close()``).
-    private func receiveOffLoop(_ job: HTTP1Job) -> Bool {
+    private func receiveOffLoop(_ job: RequestJob) -> Bool {
         do {
             while self.job === job {
                 let waitingFor: ByteStreamResult.Interest?
@@ -374,7 +374,7 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
         (Int(truncatingIfNeeded: polls.load()), Int(truncatingIfNeeded: answered.load()))
     }
 
-    private func start(_ job: HTTP1Job) {
+    private func start(_ job: RequestJob) {
         if job.wasCancelled {
             resume(job, .cancelled)
             release(isReusable: stream != nil && phase == .idle, pool: job.pool)
@@ -409,7 +409,7 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
     }
 
     /// Cancels `job` when it is still this connection's: the connection closes.
-    func cancel(_ job: HTTP1Job) {
+    func cancel(_ job: RequestJob) {
         perform(.cancel(job)) { cancelJob(job) }
     }
 
@@ -418,7 +418,7 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
         perform(.closeIdle) { close() }
     }
 
-    private func cancelJob(_ job: HTTP1Job) {
+    private func cancelJob(_ job: RequestJob) {
         guard self.job === job else { return }
         self.job = nil
         _ = machine.cancelled()
@@ -434,7 +434,7 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
         let letGo = {
             if closing >= 0 {
                 loop.deregister(closing)
-                if let closingStream { closingStream.close() } else { HTTP1Socket.close(closing) }
+                if let closingStream { closingStream.close() } else { NetworkSocket.close(closing) }
             }
             for timer in timers { loop.cancel(timer) }
         }
@@ -455,7 +455,7 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
         machine.closed()
     }
 
-    private func release(isReusable: Bool, pool: HTTP1ConnectionPool) {
+    private func release(isReusable: Bool, pool: ConnectionPool) {
         bodyReader = nil
         if !isReusable { close() }
         machine.jobEnded(isKept: isReusable)
@@ -465,7 +465,7 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
     }
 
     /// Ends the job with `outcome`, returning the connection to the pool.
-    private func finishJob(_ outcome: HTTP1Job.Outcome, isReusable: Bool) {
+    private func finishJob(_ outcome: RequestJob.Outcome, isReusable: Bool) {
         guard let job else { return }
         self.job = nil
         release(isReusable: isReusable, pool: job.pool)
@@ -478,13 +478,13 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
         guard let job else { return }
         self.job = nil
         let closedEarly: Bool
-        if case HTTP1ExchangeFailure.closedBeforeResponse = error { closedEarly = true } else { closedEarly = false }
+        if case ExchangeFailure.closedBeforeResponse = error { closedEarly = true } else { closedEarly = false }
         let wasReused = machine.isReused
         let decision = machine.failed(isConnectionReset: closedEarly)
         close()
         if decision == .retry {
             job.hasRetried = true
-            job.idleClockStart = HTTP1EventLoop.now()
+            job.idleClockStart = EventLoop.now()
             job.record.restart()
             release(isReusable: false, pool: job.pool)
             job.pool.submit(job)
@@ -505,7 +505,7 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
         let host = key.connectHost
         let port = key.connectPort
         do {
-            if let numeric = try HTTP1Socket.addressesWithoutLookup(host: host, port: port) {
+            if let numeric = try NetworkSocket.addressesWithoutLookup(host: host, port: port) {
                 connect(to: numeric)
                 return
             }
@@ -514,14 +514,14 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
             return
         }
         // A name lookup blocks: it runs on a short-lived thread of its own, never on the loop or the task pool.
-        job?.record.lookupStart = HTTP1EventLoop.now()
+        job?.record.lookupStart = EventLoop.now()
         connectTimer = loop.schedule(after: connectTimeout) { [weak self] in
             self?.perform(.lookupTimedOut)
         }
         do {
             try DetachedThread.start(name: "RequestKit.DNS") { [self] in
-                let result = Result { () throws(HTTP1Socket.Failure) in
-                    try HTTP1Socket.resolve(host: host, port: port)
+                let result = Result { () throws(NetworkSocket.Failure) in
+                    try NetworkSocket.resolve(host: host, port: port)
                 }
                 self.handToLoop(.lookupEnded(result))
             }
@@ -530,9 +530,9 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
         }
     }
 
-    private func lookupEnded(_ result: Result<[HTTP1Socket.Address], HTTP1Socket.Failure>) {
+    private func lookupEnded(_ result: Result<[NetworkSocket.Address], NetworkSocket.Failure>) {
         guard phase == .resolving, let job else { return }
-        job.record.lookupEnd = HTTP1EventLoop.now()
+        job.record.lookupEnd = EventLoop.now()
         if let connectTimer { loop.cancel(connectTimer) }
         connectTimer = nil
         switch result {
@@ -541,11 +541,11 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
         }
     }
 
-    private func connect(to addresses: [HTTP1Socket.Address]) {
+    private func connect(to addresses: [NetworkSocket.Address]) {
         machine.resolved()
         self.addresses = addresses
         addressIndex = 0
-        job?.record.connectStart = HTTP1EventLoop.now()
+        job?.record.connectStart = EventLoop.now()
         lastConnectFailure = .system(POSIXError(.ECONNREFUSED))
         connectToNextAddress()
     }
@@ -555,7 +555,7 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
             let address = addresses[addressIndex]
             addressIndex += 1
             do {
-                let (descriptor, isConnected) = try HTTP1Socket.startConnecting(to: address)
+                let (descriptor, isConnected) = try NetworkSocket.startConnecting(to: address)
                 self.descriptor = descriptor
                 do {
                     try loop.register(descriptor, interest: isConnected ? [] : .writable, handler: self)
@@ -589,7 +589,7 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
     }
 
     private func connectAttemptEnded() {
-        if let connectError = HTTP1Socket.connectionError(descriptor) {
+        if let connectError = NetworkSocket.connectionError(descriptor) {
             close()
             lastConnectFailure = .system(connectError)
             connectToNextAddress()
@@ -601,12 +601,12 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
     private func connected() {
         if let connectTimer { loop.cancel(connectTimer) }
         connectTimer = nil
-        let now = HTTP1EventLoop.now()
+        let now = EventLoop.now()
         job?.record.connectEnd = now
-        facts = HTTP1ConnectionFacts(
-            localAddress: HTTP1Socket.localAddress(of: descriptor),
+        facts = ConnectionFacts(
+            localAddress: NetworkSocket.localAddress(of: descriptor),
             remoteAddress: addresses.indices.contains(addressIndex - 1)
-                ? HTTP1Socket.describe(addresses[addressIndex - 1].bytes) : nil)
+                ? NetworkSocket.describe(addresses[addressIndex - 1].bytes) : nil)
         do {
             stream = try makeStream(descriptor, key)
         } catch {
@@ -619,7 +619,7 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
         drive()
     }
 
-    private func connectFailed(_ failure: HTTP1Socket.Failure) {
+    private func connectFailed(_ failure: NetworkSocket.Failure) {
         guard let job else { return }
         self.job = nil
         _ = machine.failed(isConnectionReset: false)
@@ -633,7 +633,7 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
     /// it cannot.
     private func isUsableAfterIdle(knownReadable: Bool) -> Bool {
         guard let stream else { return false }
-        guard knownReadable || stream.hasBufferedBytes || HTTP1Socket.isReadable(descriptor) else { return true }
+        guard knownReadable || stream.hasBufferedBytes || NetworkSocket.isReadable(descriptor) else { return true }
         bufferStart = 0
         bufferEnd = 0
         switch try? stream.read(into: buffer) {
@@ -680,7 +680,7 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
         outgoing.removeAll()
         outgoingOffset = 0
         headOffset = 0
-        guard let job else { throw HTTP1ExchangeFailure.closedBeforeResponse(nil) }
+        guard let job else { throw ExchangeFailure.closedBeforeResponse(nil) }
         outgoingHead = job.head
         if job.body.count <= 16 * 1024 {
             // One write, one packet: a small body goes out with the head.
@@ -711,7 +711,7 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
                 if let waitingFor {
                     if waitingFor == .readable, stream?.hasBufferedBytes == true { continue }
                     // While the request is written, an early response is watched for too (``takeEarlyResponse()``).
-                    let sending: HTTP1Interest = phase == .sending ? [.readable, .writable] : .writable
+                    let sending: LoopInterest = phase == .sending ? [.readable, .writable] : .writable
                     setInterest(waitingFor == .readable ? .readable : sending)
                     return
                 }
@@ -726,7 +726,7 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
         }
     }
 
-    private func setInterest(_ new: HTTP1Interest) {
+    private func setInterest(_ new: LoopInterest) {
         guard descriptor >= 0, new != interest else { return }
         if isOffLoop {
             // The registration is the loop's: it works out again what to wait for.
@@ -748,7 +748,7 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
 
     /// One handshake step; nil once the stream is ready (then the request is sent).
     private func handshake() throws -> ByteStreamResult.Interest? {
-        guard let stream else { throw HTTP1ExchangeFailure.closedBeforeResponse(nil) }
+        guard let stream else { throw ExchangeFailure.closedBeforeResponse(nil) }
         switch try stream.handshake() {
         case .wouldBlock(let interest):
             // A handshake that stalls is bounded by the connect timeout, from when the socket connected.
@@ -763,7 +763,7 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
             connectTimer = nil
             _ = machine.handshakeCompleted()
             if key.isSecure {
-                job?.record.handshakeEnd = HTTP1EventLoop.now()
+                job?.record.handshakeEnd = EventLoop.now()
                 facts = facts?.negotiated(stream.negotiatedTLS)
             }
             if let pool, pool.negotiates(key) {
@@ -783,8 +783,8 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
     #if canImport(CNghttp2)
     /// The server speaks HTTP/2 (it chose `h2` in the TLS handshake, or the policy says it speaks h2c): an
     /// ``HTTP2Connection`` takes the socket, the job and this connection's place in the pool, and this one is done.
-    private func handOverToHTTP2(_ stream: any ByteStream, pool: HTTP1ConnectionPool) throws {
-        guard let job else { throw HTTP1ExchangeFailure.closedBeforeResponse(nil) }
+    private func handOverToHTTP2(_ stream: any ByteStream, pool: ConnectionPool) throws {
+        guard let job else { throw ExchangeFailure.closedBeforeResponse(nil) }
         let handed = descriptor
         loop.deregister(handed)
         for timer in [connectTimer, timeoutTimer].compactMap({ $0 }) { loop.cancel(timer) }
@@ -834,13 +834,13 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
                 // reading: its answer is read rather than waiting for room that never comes.
                 return try takeEarlyResponse() ? nil : blocked
             }
-        } catch let failure as HTTP1ExchangeFailure {
+        } catch let failure as ExchangeFailure {
             // Or answer and close: the answer is in the socket before the reset that failed the write.
             if try takeEarlyResponse() { return nil }
             throw failure
         }
         _ = machine.requestWritten()
-        sentAt = HTTP1EventLoop.now()
+        sentAt = EventLoop.now()
         job?.record.sendEnd = sentAt
         // The response cannot have arrived yet: wait for it rather than try a read that would find nothing.
         return .readable
@@ -849,7 +849,7 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
     /// Writes what is queued, refilling the queue from the body reader; nil once the whole request is written, or the
     /// readiness to wait for.
     private func writeQueued() throws -> ByteStreamResult.Interest? {
-        guard let stream, let job else { throw HTTP1ExchangeFailure.closedBeforeResponse(nil) }
+        guard let stream, let job else { throw ExchangeFailure.closedBeforeResponse(nil) }
         while headOffset < outgoingHead.count {
             let blocked = try outgoingHead.withUnsafeBytes { try write($0, from: &headOffset, to: stream) }
             if let blocked { return blocked }
@@ -873,14 +873,14 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
     /// response is read from them on (``receiveHead()``), and the connection is not reused, its request unfinished.
     ///
     /// - Returns: Whether response bytes arrived.
-    /// - Throws: ``HTTP1ExchangeFailure/closedBeforeResponse(_:)`` when the server closed without a byte.
+    /// - Throws: ``ExchangeFailure/closedBeforeResponse(_:)`` when the server closed without a byte.
     private func takeEarlyResponse() throws -> Bool {
-        guard let stream, stream.hasBufferedBytes || HTTP1Socket.isReadable(descriptor) else { return false }
+        guard let stream, stream.hasBufferedBytes || NetworkSocket.isReadable(descriptor) else { return false }
         let (count, waitingFor) = try fillBuffer()
         if waitingFor != nil { return false }
-        if count == 0 { throw HTTP1ExchangeFailure.closedBeforeResponse(nil) }
+        if count == 0 { throw ExchangeFailure.closedBeforeResponse(nil) }
         _ = machine.earlyResponseArrived()
-        sentAt = HTTP1EventLoop.now()
+        sentAt = EventLoop.now()
         return true
     }
 
@@ -893,15 +893,15 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
         do {
             result = try stream.write(UnsafeRawBufferPointer(rebasing: bytes[offset...]))
         } catch let error as POSIXError {
-            throw HTTP1ExchangeFailure.closedBeforeResponse(error)
+            throw ExchangeFailure.closedBeforeResponse(error)
         }
         switch result {
         case .transferred(let count):
             offset += count
-            lastActivity = HTTP1EventLoop.now()
+            lastActivity = EventLoop.now()
             job?.record.bytesSent += count
             return nil
-        case .endOfStream: throw HTTP1ExchangeFailure.closedBeforeResponse(nil)
+        case .endOfStream: throw ExchangeFailure.closedBeforeResponse(nil)
         case .wouldBlock(let interest): return interest
         }
     }
@@ -934,21 +934,21 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
     /// Reads into the free end of the buffer: the byte count (0 at the end of the stream), or the readiness to wait
     /// for. A failure before any response byte means the connection closed before a response.
     private func fillBuffer() throws -> (count: Int, waitingFor: ByteStreamResult.Interest?) {
-        guard let stream else { throw HTTP1ExchangeFailure.closedBeforeResponse(nil) }
+        guard let stream else { throw ExchangeFailure.closedBeforeResponse(nil) }
         compactBuffer()
         let free = UnsafeMutableRawBufferPointer(rebasing: buffer[bufferEnd...])
         let result: ByteStreamResult
         do {
             result = try stream.read(into: free)
         } catch let error as POSIXError where !machine.hasResponseBytes {
-            throw HTTP1ExchangeFailure.closedBeforeResponse(error)
+            throw ExchangeFailure.closedBeforeResponse(error)
         } catch let error as POSIXError {
-            throw HTTP1Socket.Failure.system(error)
+            throw NetworkSocket.Failure.system(error)
         }
         switch result {
         case .transferred(let count):
             bufferEnd += count
-            lastActivity = HTTP1EventLoop.now()
+            lastActivity = EventLoop.now()
             if let job {
                 job.record.received(count, at: lastActivity)
             } else {
@@ -964,11 +964,11 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
 
     /// Parses the final response head; nil once it is parsed (and the body phase begun).
     private func receiveHead() throws -> ByteStreamResult.Interest? {
-        guard let job else { throw HTTP1ExchangeFailure.closedBeforeResponse(nil) }
+        guard let job else { throw ExchangeFailure.closedBeforeResponse(nil) }
         let limits = job.limits
         while true {
             if bufferEnd > bufferStart,
-                let (head, length) = try HTTP1ResponseHead.parse(
+                let (head, length) = try ResponseHead.parse(
                     UnsafeRawBufferPointer(rebasing: buffer[bufferStart..<bufferEnd]), limits: limits.head)
             {
                 bufferStart += length
@@ -980,7 +980,7 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
                     default: continue
                     }
                 }
-                lateAnswers = HTTP1EventLoop.now() &- sentAt <= pollWindow ? 0 : min(lateAnswers + 1, 2)
+                lateAnswers = EventLoop.now() &- sentAt <= pollWindow ? 0 : min(lateAnswers + 1, 2)
                 try headArrived(head, job: job)
                 return nil
             }
@@ -990,20 +990,20 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
             if let waitingFor { return waitingFor }
             if count == 0 {
                 // The machine decides in fail(): sent again on a fresh connection, or failed.
-                if !machine.hasResponseBytes { throw HTTP1ExchangeFailure.closedBeforeResponse(nil) }
+                if !machine.hasResponseBytes { throw ExchangeFailure.closedBeforeResponse(nil) }
                 throw HTTP1ParseError.truncatedHead
             }
             machine.responseBytesArrived()
         }
     }
 
-    private func headArrived(_ head: HTTP1ResponseHead, job: HTTP1Job) throws {
+    private func headArrived(_ head: ResponseHead, job: RequestJob) throws {
         let framing = try head.framing(isHeadRequest: job.isHeadRequest)
         switch job.mode {
         case .buffered(let bodyLimit):
             if case .length(let count) = framing {
                 // A body announced over the limit fails before any of it is read.
-                if count > bodyLimit { throw HTTP1ResponseTooLarge(head: head, isRatio: false, limit: bodyLimit) }
+                if count > bodyLimit { throw ResponseTooLarge(head: head, isRatio: false, limit: bodyLimit) }
                 progress.body.reserveCapacity(min(count, 1 << 24))
             }
             var bodyLimits = job.limits.body
@@ -1016,7 +1016,7 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
             let contentDecoder =
                 framing == .none
                 ? nil
-                : try HTTP1ContentDecoder(
+                : try ContentDecoder(
                     codings: head.tokens(of: "Content-Encoding"), maxBytes: bodyLimit,
                     maxRatio: options.responseLimits.maxDecompressionRatio,
                     ratioAllowance: ResponseLimits.decompressionAllowance)
@@ -1056,7 +1056,7 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
                     bufferStart += try decoder.decode(available, into: &progress.body)
                 } catch {
                     guard error == .bodyTooLarge, case .buffered(let bodyLimit) = job.mode else { throw error }
-                    throw HTTP1ResponseTooLarge(head: head, isRatio: false, limit: bodyLimit)
+                    throw ResponseTooLarge(head: head, isRatio: false, limit: bodyLimit)
                 }
                 if decoder.isComplete { break }
             }
@@ -1075,7 +1075,7 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
     }
 
     /// What the state machine needs of a final head.
-    private static func finalHead(_ head: HTTP1ResponseHead, isStreamed: Bool) -> HTTP1ConnectionStateMachine.FinalHead
+    private static func finalHead(_ head: ResponseHead, isStreamed: Bool) -> HTTP1ConnectionStateMachine.FinalHead
     {
         HTTP1ConnectionStateMachine.FinalHead(
             isKeepAlive: head.isKeepAlive, hasAmbiguousFraming: head.hasAmbiguousFraming,
@@ -1154,7 +1154,7 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
     private func resumePump(_ generation: Int) {
         guard generation == pumpGeneration, phase == .paused, pump != nil else { return }
         _ = machine.consumerDemanded()
-        lastActivity = HTTP1EventLoop.now()
+        lastActivity = EventLoop.now()
         drive()
     }
 
@@ -1170,7 +1170,7 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
         let failure: RequestError
         if error is CancellationError {
             failure = RequestError.cancelled(underlyingError: error)
-        } else if let tooLarge = HTTP1ResponseTooLarge(
+        } else if let tooLarge = ResponseTooLarge(
             error, head: pump.head, bodyLimit: pump.bodyLimit, maxRatio: pump.maxRatio)
         {
             failure = tooLarge.requestError(url: pump.url)
@@ -1188,20 +1188,20 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
         record.connection = facts
         return record.attempt(
             url: pump.url, status: HTTPStatus(code: pump.head.status), bodyBytes: pump.bodyBytes,
-            end: record.complete != 0 ? record.complete : HTTP1EventLoop.now())
+            end: record.complete != 0 ? record.complete : EventLoop.now())
     }
 
     // MARK: Timeouts
 
     /// Starts (or keeps) the idle timeout: the job fails when no byte moves for `seconds`, counted from `since`
-    /// (``HTTP1EventLoop/now()`` nanoseconds; now when nil).
+    /// (``EventLoop/now()`` nanoseconds; now when nil).
     private func armTimeout(_ seconds: Double, since: UInt64? = nil, keepingActivity: Bool = false) {
         guard seconds > 0, seconds.isFinite, seconds < 1e8 else {
             timeoutNanoseconds = nil
             return
         }
         let nanoseconds = UInt64(seconds * 1e9)
-        if !keepingActivity || timeoutNanoseconds == nil { lastActivity = since ?? HTTP1EventLoop.now() }
+        if !keepingActivity || timeoutNanoseconds == nil { lastActivity = since ?? EventLoop.now() }
         timeoutNanoseconds = nanoseconds
         scheduleTimeoutCheck(at: lastActivity &+ nanoseconds)
     }
@@ -1232,7 +1232,7 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
         case .idle, .paused: return
         }
         let deadline = lastActivity &+ timeoutNanoseconds
-        guard HTTP1EventLoop.now() >= deadline else {
+        guard EventLoop.now() >= deadline else {
             scheduleTimeoutCheck(at: deadline)
             return
         }
@@ -1249,7 +1249,7 @@ final class HTTP1Connection: HTTP1LoopHandler, @unchecked Sendable {
                     "could not \(step) within the request's timeout of "
                         + "\(FoundationMapping.seconds(Double(timeoutNanoseconds) / 1e9)) s"))
         case .fail:
-            if pump != nil { failPump(HTTP1Socket.Failure.timedOut) } else { fail(HTTP1Socket.Failure.timedOut) }
+            if pump != nil { failPump(NetworkSocket.Failure.timedOut) } else { fail(NetworkSocket.Failure.timedOut) }
         default:
             return
         }

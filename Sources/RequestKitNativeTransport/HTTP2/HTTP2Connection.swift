@@ -21,27 +21,27 @@ import RequestKitHTTP2
 /// let successor = try HTTP2Connection(id: id, key: key, loop: loop, pool: pool, stream: stream, limits: limits, facts: nil)
 /// successor.takeOver(job)
 /// ```
-final class HTTP2Connection: HTTP1LoopHandler, @unchecked Sendable {
+final class HTTP2Connection: EventLoopHandler, @unchecked Sendable {
     // Safe: every mutable field is touched only on `loop`'s thread (the entry points hop onto it).
 
     /// The connection's identifier in its pool's machine (the identifier of the connection it took over from).
-    let id: HTTP1ConnectionPool.Machine.ConnectionID
+    let id: ConnectionPool.Machine.ConnectionID
     /// The host and port it goes to.
-    let key: HTTP1ConnectionKey
+    let key: ConnectionKey
     /// The loop that drives it.
-    let loop: HTTP1EventLoop
-    private weak var pool: HTTP1ConnectionPool?
+    let loop: EventLoop
+    private weak var pool: ConnectionPool?
     private var stream: (any ByteStream)?
     private var descriptor: Int32
     private let session: HTTP2Session
-    private let facts: HTTP1ConnectionFacts?
+    private let facts: ConnectionFacts?
     private let buffer: UnsafeMutableRawBufferPointer
-    private var interest: HTTP1Interest = []
+    private var interest: LoopInterest = []
 
     /// The streams open, by id.
     private var streams: [Int32: HTTP2Exchange] = [:]
     /// Jobs the pool gave it that wait for the server to allow another stream.
-    private var queued: [HTTP1Job] = []
+    private var queued: [RequestJob] = []
     /// Bytes the session made that the socket has not taken yet, from ``outgoingOffset``.
     private var outgoing: [UInt8] = []
     private var outgoingOffset = 0
@@ -54,12 +54,12 @@ final class HTTP2Connection: HTTP1LoopHandler, @unchecked Sendable {
     private var isFlushQueued = false
     /// Streams started whose first bytes the socket has not taken yet, for their metrics' `requestSent`.
     private var unsent: [(id: Int32, exchange: HTTP2Exchange)] = []
-    private var timer: HTTP1LoopTimer?
+    private var timer: LoopTimer?
     private var timerDeadline: UInt64?
     /// When the idle connection checks that the server is still there (nil: never).
     private var liveness: HTTP2Liveness?
     /// The liveness timer: a PING when it fires with the connection idle, or the end of the wait for its answer.
-    private var pingTimer: HTTP1LoopTimer?
+    private var pingTimer: LoopTimer?
     /// How many liveness PINGs the server answered (read from any thread).
     let pingsAnswered = AtomicWord()
 
@@ -70,8 +70,8 @@ final class HTTP2Connection: HTTP1LoopHandler, @unchecked Sendable {
     ///
     /// - Throws: ``RequestError`` when nghttp2 cannot make the session.
     init(
-        id: HTTP1ConnectionPool.Machine.ConnectionID, key: HTTP1ConnectionKey, loop: HTTP1EventLoop,
-        pool: HTTP1ConnectionPool, stream: any ByteStream, limits: HTTP1Limits, facts: HTTP1ConnectionFacts?
+        id: ConnectionPool.Machine.ConnectionID, key: ConnectionKey, loop: EventLoop,
+        pool: ConnectionPool, stream: any ByteStream, limits: ConnectionLimits, facts: ConnectionFacts?
     ) throws(RequestError) {
         liveness = pool.http2PingInterval.map(HTTP2Liveness.init(interval:))
         self.id = id
@@ -100,9 +100,9 @@ final class HTTP2Connection: HTTP1LoopHandler, @unchecked Sendable {
     // MARK: Entry points (on the loop)
 
     /// Takes over the socket and `job` from the connection that opened it, and its place in the pool.
-    func takeOver(_ job: HTTP1Job) {
+    func takeOver(_ job: RequestJob) {
         guard let pool else {
-            return job.finish(.failed(HTTP1ExchangeFailure.closedBeforeResponse(nil), wasReused: false))
+            return job.finish(.failed(ExchangeFailure.closedBeforeResponse(nil), wasReused: false))
         }
         do {
             try loop.register(descriptor, interest: .readable, handler: self)
@@ -122,7 +122,7 @@ final class HTTP2Connection: HTTP1LoopHandler, @unchecked Sendable {
     }
 
     /// Cancels `job` if it is still this connection's: its stream is reset; the connection goes on.
-    func cancel(_ job: HTTP1Job) {
+    func cancel(_ job: RequestJob) {
         if let index = queued.firstIndex(where: { $0 === job }) {
             queued.remove(at: index)
             release(isReusable: !isClosed)
@@ -153,7 +153,7 @@ final class HTTP2Connection: HTTP1LoopHandler, @unchecked Sendable {
     // MARK: Starting streams
 
     /// Starts `job` on a stream of its own, or queues it until the server allows one more.
-    func run(_ job: HTTP1Job) {
+    func run(_ job: RequestJob) {
         if job.wasCancelled {
             release(isReusable: !isClosed)
             return job.finish(.cancelled)
@@ -194,7 +194,7 @@ final class HTTP2Connection: HTTP1LoopHandler, @unchecked Sendable {
         job.record.connection = facts
         job.record.noteSendStart()
         startedCount += 1
-        let exchange = HTTP2Exchange(job: job, now: HTTP1EventLoop.now())
+        let exchange = HTTP2Exchange(job: job, now: EventLoop.now())
         streams[streamID] = exchange
         updateLiveness { $0.becameBusy() }
         if job.record.isRecording { unsent.append((streamID, exchange)) }
@@ -203,7 +203,7 @@ final class HTTP2Connection: HTTP1LoopHandler, @unchecked Sendable {
     }
 
     /// Gives `job` back to the pool to run on another connection: this one takes no new streams.
-    private func sendElsewhere(_ job: HTTP1Job) {
+    private func sendElsewhere(_ job: RequestJob) {
         _ = pool?.goingAway(self)
         release(isReusable: true)
         job.pool.submit(job)
@@ -289,7 +289,7 @@ final class HTTP2Connection: HTTP1LoopHandler, @unchecked Sendable {
         outgoing.removeAll(keepingCapacity: true)
         outgoingOffset = 0
         if !unsent.isEmpty {
-            let now = HTTP1EventLoop.now()
+            let now = EventLoop.now()
             // Only while the stream is open: an ended job's record is its task's.
             for (id, exchange) in unsent where streams[id] === exchange { exchange.job.record.sendEnd = now }
             unsent.removeAll(keepingCapacity: true)
@@ -297,7 +297,7 @@ final class HTTP2Connection: HTTP1LoopHandler, @unchecked Sendable {
         setInterest(.readable)
     }
 
-    private func setInterest(_ new: HTTP1Interest) {
+    private func setInterest(_ new: LoopInterest) {
         guard descriptor >= 0, new != interest else { return }
         do {
             try loop.setInterest(new, for: descriptor)
@@ -356,13 +356,13 @@ final class HTTP2Connection: HTTP1LoopHandler, @unchecked Sendable {
     private func headArrived(on streamID: Int32, status: Int, headers: HTTPHeaders) {
         guard let exchange = streams[streamID] else { return }
         let job = exchange.job
-        let head = HTTP1ResponseHead(minorVersion: 1, status: status, reason: "", fields: headers.fields)
+        let head = ResponseHead(minorVersion: 1, status: status, reason: "", fields: headers.fields)
         exchange.head = head
-        exchange.lastActivity = HTTP1EventLoop.now()
+        exchange.lastActivity = EventLoop.now()
         switch job.mode {
         case .buffered(let bodyLimit):
             if let announced = head.value(of: "content-length").flatMap(Int.init), announced > bodyLimit {
-                return abandon(streamID, failing: HTTP1ResponseTooLarge(head: head, isRatio: false, limit: bodyLimit))
+                return abandon(streamID, failing: ResponseTooLarge(head: head, isRatio: false, limit: bodyLimit))
             }
         case .streaming(let options):
             do {
@@ -375,12 +375,12 @@ final class HTTP2Connection: HTTP1LoopHandler, @unchecked Sendable {
 
     /// Hands a streamed response's head to its task; the body follows into the options' continuation.
     private func startDelivery(
-        of exchange: HTTP2Exchange, on streamID: Int32, head: HTTP1ResponseHead, options: HTTP1StreamOptions
+        of exchange: HTTP2Exchange, on streamID: Int32, head: ResponseHead, options: StreamOptions
     ) throws {
         let bodyLimit = options.responseLimits.maxStreamedBodyBytes ?? .max
         exchange.bodyLimit = bodyLimit
         exchange.maxRatio = options.responseLimits.maxDecompressionRatio
-        exchange.contentDecoder = try HTTP1ContentDecoder(
+        exchange.contentDecoder = try ContentDecoder(
             codings: head.tokens(of: "Content-Encoding"), maxBytes: bodyLimit,
             maxRatio: options.responseLimits.maxDecompressionRatio,
             ratioAllowance: ResponseLimits.decompressionAllowance)
@@ -399,15 +399,15 @@ final class HTTP2Connection: HTTP1LoopHandler, @unchecked Sendable {
 
     private func dataArrived(_ bytes: Data, on streamID: Int32) {
         guard let exchange = streams[streamID] else { return }
-        let now = HTTP1EventLoop.now()
+        let now = EventLoop.now()
         exchange.lastActivity = now
         exchange.job.record.received(bytes.count, at: now)
         exchange.wireBytes += bytes.count
         switch exchange.job.mode {
         case .buffered(let bodyLimit):
             guard exchange.wireBytes <= bodyLimit, exchange.head != nil else {
-                let head = exchange.head ?? HTTP1ResponseHead(minorVersion: 1, status: 0, reason: "", fields: [])
-                return abandon(streamID, failing: HTTP1ResponseTooLarge(head: head, isRatio: false, limit: bodyLimit))
+                let head = exchange.head ?? ResponseHead(minorVersion: 1, status: 0, reason: "", fields: [])
+                return abandon(streamID, failing: ResponseTooLarge(head: head, isRatio: false, limit: bodyLimit))
             }
             exchange.body.append(bytes)
             session.consumed(bytes.count, on: streamID)
@@ -415,7 +415,7 @@ final class HTTP2Connection: HTTP1LoopHandler, @unchecked Sendable {
             let continuation = options.continuation
             do {
                 if exchange.wireBytes > exchange.bodyLimit, let head = exchange.head {
-                    throw HTTP1ResponseTooLarge(head: head, isRatio: false, limit: exchange.bodyLimit)
+                    throw ResponseTooLarge(head: head, isRatio: false, limit: exchange.bodyLimit)
                 }
                 let plain = try exchange.contentDecoder?.decode(bytes) ?? bytes
                 exchange.bodyBytes += plain.count
@@ -437,14 +437,14 @@ final class HTTP2Connection: HTTP1LoopHandler, @unchecked Sendable {
         guard let exchange = streams[streamID], exchange.unconsumed > 0 else { return }
         session.consumed(exchange.unconsumed, on: streamID)
         exchange.unconsumed = 0
-        exchange.lastActivity = HTTP1EventLoop.now()
+        exchange.lastActivity = EventLoop.now()
         armTimer(for: exchange)
         flush()
     }
 
     private func ended(_ streamID: Int32) {
         guard let exchange = streams.removeValue(forKey: streamID) else { return }
-        let now = HTTP1EventLoop.now()
+        let now = EventLoop.now()
         exchange.job.record.noteComplete(at: now)
         guard let head = exchange.head else {
             release(isReusable: session.isAvailable)
@@ -483,7 +483,7 @@ final class HTTP2Connection: HTTP1LoopHandler, @unchecked Sendable {
         case .sendAgain(let count):
             job.refusals = count
         }
-        job.idleClockStart = HTTP1EventLoop.now()
+        job.idleClockStart = EventLoop.now()
         job.record.restart()
         job.pool.submit(job)
     }
@@ -546,7 +546,7 @@ final class HTTP2Connection: HTTP1LoopHandler, @unchecked Sendable {
         if error is CancellationError {
             failure = RequestError.cancelled(underlyingError: error)
         } else if let head = exchange.head,
-            let tooLarge = HTTP1ResponseTooLarge(
+            let tooLarge = ResponseTooLarge(
                 error, head: head, bodyLimit: exchange.bodyLimit, maxRatio: exchange.maxRatio)
         {
             failure = tooLarge.requestError(url: options.url)
@@ -554,7 +554,7 @@ final class HTTP2Connection: HTTP1LoopHandler, @unchecked Sendable {
             failure = NativeTransport.requestError(for: error, idleTimeout: job.idleTimeout, key: key)
         }
         options.continuation.finish(
-            throwing: failure, attempt: attempt(of: exchange, url: options.url, end: HTTP1EventLoop.now()))
+            throwing: failure, attempt: attempt(of: exchange, url: options.url, end: EventLoop.now()))
     }
 
     /// The attempt of a streamed body's request as it ends at `end`; nil when the transport records no metrics.
@@ -568,7 +568,7 @@ final class HTTP2Connection: HTTP1LoopHandler, @unchecked Sendable {
 
     /// The ``RequestError`` for a stream that ended without its whole response, worded as over HTTP/1.1 when no
     /// part of the response (`hadHead` false) had arrived.
-    static func requestError(_ failure: HTTP2StreamFailure, key: HTTP1ConnectionKey, hadHead: Bool) -> RequestError {
+    static func requestError(_ failure: HTTP2StreamFailure, key: ConnectionKey, hadHead: Bool) -> RequestError {
         switch failure {
         case .connectionLost(.closed):
             return RequestError.connectionFailed(
@@ -611,18 +611,18 @@ final class HTTP2Connection: HTTP1LoopHandler, @unchecked Sendable {
     /// still there before a request relies on the connection.
     private func armPingIfIdle() {
         guard !isClosed, isIdle else { return }
-        updateLiveness { $0.becameIdle(at: HTTP1EventLoop.now()) }
+        updateLiveness { $0.becameIdle(at: EventLoop.now()) }
     }
 
     private func pingTimerFired() {
         pingTimer = nil
         guard !isClosed else { return }
-        updateLiveness { [isIdle] in $0.timerFired(at: HTTP1EventLoop.now(), isIdle: isIdle) }
+        updateLiveness { [isIdle] in $0.timerFired(at: EventLoop.now(), isIdle: isIdle) }
     }
 
     private func pingAnswered() {
         if liveness?.isAwaitingPing == true { _ = pingsAnswered.add(1) }
-        updateLiveness { [isIdle] in $0.pingAnswered(at: HTTP1EventLoop.now(), isIdle: isIdle) }
+        updateLiveness { [isIdle] in $0.pingAnswered(at: EventLoop.now(), isIdle: isIdle) }
     }
 
     /// Hands the liveness check an event and does what it says.
@@ -672,7 +672,7 @@ final class HTTP2Connection: HTTP1LoopHandler, @unchecked Sendable {
     private func checkTimeouts() {
         timer = nil
         timerDeadline = nil
-        let now = HTTP1EventLoop.now()
+        let now = EventLoop.now()
         var soonest: UInt64?
         var expired: [Int32] = []
         for (streamID, exchange) in streams where exchange.unconsumed == 0 {
@@ -683,9 +683,9 @@ final class HTTP2Connection: HTTP1LoopHandler, @unchecked Sendable {
                 soonest = min(soonest ?? .max, deadline)
             }
         }
-        for streamID in expired { abandon(streamID, failing: HTTP1Socket.Failure.timedOut) }
+        for streamID in expired { abandon(streamID, failing: NetworkSocket.Failure.timedOut) }
         // A job waiting for a stream waits within its idle timeout, as it would in the pool's queue.
-        var waiting: [HTTP1Job] = []
+        var waiting: [RequestJob] = []
         for job in queued {
             guard let deadline = job.idleDeadline else {
                 waiting.append(job)

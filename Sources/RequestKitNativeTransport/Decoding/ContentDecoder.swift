@@ -11,7 +11,7 @@ import Foundation
 /// stops as soon as either is passed, so at most one 64 KiB block is produced beyond them.
 ///
 /// Used by one thread at a time: the one reading the response.
-final class HTTP1ContentDecoder {
+final class ContentDecoder {
     private let stages: [any ContentDecodingStage]
     private let maxBytes: Int
     private let maxRatio: Int

@@ -5,16 +5,16 @@ import Foundation
 /// made with different trust settings), and the proxy they go through, if any (a tunnel serves its origin only).
 ///
 /// The pool looks a request's key up several times per request, so the key hashes its parts once, when it is made.
-struct HTTP1ConnectionKey: Sendable, Hashable {
+struct ConnectionKey: Sendable, Hashable {
     let host: String
     let port: Int
     /// The TLS configuration of an `https` connection; nil for plain `http`.
-    let tls: HTTP1TLSSettings?
+    let tls: TLSSettings?
     /// The proxy the connection goes through; nil for a direct connection.
-    let proxy: HTTP1ProxyRoute?
+    let proxy: ProxyRoute?
     private let hash: Int
 
-    init(host: String, port: Int, tls: HTTP1TLSSettings? = nil, proxy: HTTP1ProxyRoute? = nil) {
+    init(host: String, port: Int, tls: TLSSettings? = nil, proxy: ProxyRoute? = nil) {
         self.host = host
         self.port = port
         self.tls = tls

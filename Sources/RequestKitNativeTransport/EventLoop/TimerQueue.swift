@@ -1,17 +1,17 @@
-/// The timers of one ``HTTP1EventLoop``: a binary min-heap by deadline (ties in the order they were scheduled).
+/// The timers of one ``EventLoop``: a binary min-heap by deadline (ties in the order they were scheduled).
 /// Cancelled timers stay in the heap until they reach the top, or until they outnumber the live ones, when the heap
 /// is rebuilt without them.
 ///
 /// ```swift
-/// var queue = HTTP1TimerQueue()
-/// queue.insert(HTTP1LoopTimer(deadline: 10) { print("fired") })
+/// var queue = TimerQueue()
+/// queue.insert(LoopTimer(deadline: 10) { print("fired") })
 /// queue.fire(upTo: 10)
 /// ```
-struct HTTP1TimerQueue {
+struct TimerQueue {
     private struct Entry {
         let deadline: UInt64
         let sequence: UInt64
-        let timer: HTTP1LoopTimer
+        let timer: LoopTimer
 
         func precedes(_ other: Entry) -> Bool {
             deadline < other.deadline || (deadline == other.deadline && sequence < other.sequence)
@@ -32,14 +32,14 @@ struct HTTP1TimerQueue {
     }
 
     /// Adds a timer.
-    mutating func insert(_ timer: HTTP1LoopTimer) {
+    mutating func insert(_ timer: LoopTimer) {
         nextSequence += 1
         heap.append(Entry(deadline: timer.deadline, sequence: nextSequence, timer: timer))
         siftUp(heap.count - 1)
     }
 
     /// Cancels a pending timer.
-    mutating func cancel(_ timer: HTTP1LoopTimer) {
+    mutating func cancel(_ timer: LoopTimer) {
         guard timer.isPending else { return }
         timer.action = nil
         cancelledCount += 1

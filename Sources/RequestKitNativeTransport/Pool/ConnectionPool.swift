@@ -15,16 +15,16 @@ import Foundation
 ///
 /// Any thread may call it: the machine and the maps are guarded by `lock`, and every action is carried out after
 /// the lock is released. The timer runs on the pool's loop.
-final class HTTP1ConnectionPool: @unchecked Sendable {
+final class ConnectionPool: @unchecked Sendable {
     // Safe: `machine`, `connections`, `waiting` and `nextRequest` are only touched while holding `lock`. No access
     // to them is held across a call that could reach them again (actions run after the lock is released), so they
     // skip the runtime's exclusivity checks.
-    typealias Machine = ConnectionPoolStateMachine<HTTP1ConnectionKey>
+    typealias Machine = ConnectionPoolStateMachine<ConnectionKey>
 
     private let lock = NSLock()
     @exclusivity(unchecked) private var machine: Machine
     @exclusivity(unchecked) private var connections: [Machine.ConnectionID: PooledConnection] = [:]
-    @exclusivity(unchecked) private var waiting: [Machine.RequestID: HTTP1Job] = [:]
+    @exclusivity(unchecked) private var waiting: [Machine.RequestID: RequestJob] = [:]
     @exclusivity(unchecked) private var nextRequest = 0
     /// The most connections busy at once since the pool last trimmed the heap (``HeapTrim``).
     private var peakBusy = 0
@@ -33,7 +33,7 @@ final class HTTP1ConnectionPool: @unchecked Sendable {
     private let connectTimeout: Double
     /// The connections' ``HTTP1Connection/pollWindow``.
     private let pollWindow: UInt64
-    private let group: HTTP1EventLoopGroup
+    private let group: EventLoopGroup
     /// Makes the byte stream of a newly connected socket: the one place where plain TCP could become TLS.
     private let makeStream: HTTP1Connection.StreamFactory
     /// Where connections speak HTTP/2.
@@ -42,7 +42,7 @@ final class HTTP1ConnectionPool: @unchecked Sendable {
     let http2PingInterval: UInt64?
 
     init(
-        group: HTTP1EventLoopGroup, maxConnectionsPerHost: Int, idleTimeout: Double, connectTimeout: Double,
+        group: EventLoopGroup, maxConnectionsPerHost: Int, idleTimeout: Double, connectTimeout: Double,
         bufferSize: Int, pollWindow: UInt64, http2: HTTP2Policy = .disabled, http2PingInterval: Double = 0,
         makeStream: @escaping HTTP1Connection.StreamFactory
     ) {
@@ -65,7 +65,7 @@ final class HTTP1ConnectionPool: @unchecked Sendable {
     }
 
     /// The loop that runs the pool's timer.
-    private var timerLoop: HTTP1EventLoop { group.loops[0] }
+    private var timerLoop: EventLoop { group.loops[0] }
 
     /// Connections open and idle, over all hosts.
     var idleCount: Int { lock.withLock { machine.idleCount } }
@@ -94,7 +94,7 @@ final class HTTP1ConnectionPool: @unchecked Sendable {
 
     /// Whether a connection to `key` may learn once open that it speaks HTTP/2: TLS that offers `h2`, or plain TCP to
     /// a server the policy says speaks h2c.
-    func negotiates(_ key: HTTP1ConnectionKey) -> Bool {
+    func negotiates(_ key: ConnectionKey) -> Bool {
         #if canImport(CNghttp2)
         if key.isSecure { return http2.offersOverTLS }
         return http2.usesPriorKnowledge && key.proxy == nil
@@ -109,12 +109,12 @@ final class HTTP1ConnectionPool: @unchecked Sendable {
     /// - Parameter inline: Whether the caller (an awaiting task, never a loop) may write the request on an idle
     ///   connection itself (``HTTP1Connection/runInline(_:polls:)``) instead of handing it to the connection's loop,
     ///   which it does when that loop is waiting for readiness.
-    func submit(_ job: HTTP1Job, inline: Bool = false) {
+    func submit(_ job: RequestJob, inline: Bool = false) {
         if job.wasCancelled {
             job.finish(.cancelled)
             return
         }
-        let now = HTTP1EventLoop.now()
+        let now = EventLoop.now()
         let deadline = job.idleDeadline
         let action: Machine.RequestAction
         var connection: PooledConnection?
@@ -175,7 +175,7 @@ final class HTTP1ConnectionPool: @unchecked Sendable {
     /// Makes the connection the machine counted as `id`, outside the lock (it allocates its read buffer: a
     /// thread of the cooperative pool waiting for the lock meanwhile has been seen to make the system start another),
     /// then holds it under the lock. Nothing refers to `id` before the connection runs its first job.
-    private func makeConnection(_ id: Machine.ConnectionID, key: HTTP1ConnectionKey) -> HTTP1Connection {
+    private func makeConnection(_ id: Machine.ConnectionID, key: ConnectionKey) -> HTTP1Connection {
         let connection = HTTP1Connection(
             id: id, key: key, loop: group.next(), pool: self, bufferSize: bufferSize, connectTimeout: connectTimeout,
             pollWindow: pollWindow, makeStream: makeStream)
@@ -184,7 +184,7 @@ final class HTTP1ConnectionPool: @unchecked Sendable {
     }
 
     /// Takes a job out of its host's queue; false when it was not waiting.
-    func removeWaiter(_ job: HTTP1Job) -> Bool {
+    func removeWaiter(_ job: RequestJob) -> Bool {
         lock.withLock {
             guard let id = job.poolID, machine.cancelled(id, key: job.key) else { return false }
             waiting[id] = nil
@@ -195,9 +195,9 @@ final class HTTP1ConnectionPool: @unchecked Sendable {
     /// Returns a connection once a job on it ended, from any thread: kept for the next job when `isReusable`,
     /// dropped otherwise (it is closed already). A waiting job gets it, or a replacement, at once.
     func release(_ connection: PooledConnection, isReusable: Bool) {
-        let now = HTTP1EventLoop.now()
-        var next: (job: HTTP1Job, connection: PooledConnection)?
-        var waiter: HTTP1Job?
+        let now = EventLoop.now()
+        var next: (job: RequestJob, connection: PooledConnection)?
+        var waiter: RequestJob?
         var burstEnded = false
         let action: Machine.ReleaseAction = lock.withLock {
             let action = machine.released(connection.id, isReusable: isReusable, now: now)
@@ -258,7 +258,7 @@ final class HTTP1ConnectionPool: @unchecked Sendable {
         }
     }
 
-    /// Arms the pool's timer for `deadline` (``HTTP1EventLoop/now()`` nanoseconds).
+    /// Arms the pool's timer for `deadline` (``EventLoop/now()`` nanoseconds).
     private func arm(_ deadline: UInt64) {
         let loop = timerLoop
         loop.execute { [weak self] in
@@ -268,8 +268,8 @@ final class HTTP1ConnectionPool: @unchecked Sendable {
 
     /// Fails the waiting jobs whose deadline passed and closes connections idle for too long.
     private func timerFired(_ deadline: UInt64) {
-        let now = HTTP1EventLoop.now()
-        let (expired, closing, armTimer): ([HTTP1Job], [PooledConnection], UInt64?) = lock.withLock {
+        let now = EventLoop.now()
+        let (expired, closing, armTimer): ([RequestJob], [PooledConnection], UInt64?) = lock.withLock {
             let action = machine.timerFired(deadline: deadline, now: now)
             let expired = action.expired.compactMap { waiting.removeValue(forKey: $0) }
             let closing = action.closing.compactMap { connections.removeValue(forKey: $0) }
@@ -305,7 +305,7 @@ final class HTTP1ConnectionPool: @unchecked Sendable {
 
     /// An HTTP/2 connection's server changed how many streams it allows at once: waiters take the room it gained.
     func capacityChanged(_ connection: HTTP2Connection, to capacity: Int) {
-        let started: [HTTP1Job] = lock.withLock {
+        let started: [RequestJob] = lock.withLock {
             machine.capacityChanged(connection.id, to: capacity).compactMap { waiting.removeValue(forKey: $0) }
         }
         for job in started {
@@ -327,9 +327,9 @@ final class HTTP1ConnectionPool: @unchecked Sendable {
 
     /// Carries out what a connection's learning its protocol calls for: waiters to run on it, connections to open.
     private func negotiated(_ connection: PooledConnection, capacity: Int, replacing: Bool) {
-        let now = HTTP1EventLoop.now()
-        var created: [(Machine.ConnectionID, HTTP1Job)] = []
-        let started: [HTTP1Job] = lock.withLock {
+        let now = EventLoop.now()
+        var created: [(Machine.ConnectionID, RequestJob)] = []
+        let started: [RequestJob] = lock.withLock {
             if replacing, connections[connection.id] != nil { connections[connection.id] = connection }
             let action = machine.negotiated(connection.id, capacity: capacity, now: now)
             for pair in action.create {

@@ -8,7 +8,7 @@ import FoundationNetworking
 ///
 /// The target is the URL's path and query exactly as percent-encoded in the URL; `Host` carries the port when
 /// it is not the scheme's default (80, or 443 for https); `Content-Length` is computed from the body;
-/// `Accept-Encoding` offers the codings ``HTTP1ContentDecoder`` undoes (gzip, deflate, and on Linux br and zstd)
+/// `Accept-Encoding` offers the codings ``ContentDecoder`` undoes (gzip, deflate, and on Linux br and zstd)
 /// unless the caller set `Accept-Encoding`; `Connection: keep-alive` is added unless the caller set `Connection`.
 /// The executor has validated every header already, but a name that is not a token or a value
 /// with CR, LF or another control byte is refused again here, so no request can ever smuggle a line.
@@ -16,7 +16,7 @@ enum HTTP1RequestEncoder {
     /// Where a request goes and what its request line names.
     struct Target: Sendable, Equatable {
         /// The host and port to connect to.
-        var key: HTTP1ConnectionKey
+        var key: ConnectionKey
         /// The `Host` header value.
         var hostHeader: String
         /// The origin-form request target: path and query, never empty.
@@ -26,10 +26,10 @@ enum HTTP1RequestEncoder {
 
         /// The target of a request that goes through `route`: the key names the proxy, and a plain request to an
         /// HTTP proxy names the whole URL (absolute form) and carries the proxy's credentials.
-        func routed(through route: HTTP1ProxyRoute?) -> Target {
+        func routed(through route: ProxyRoute?) -> Target {
             guard let route else { return self }
             var routed = self
-            routed.key = HTTP1ConnectionKey(host: key.host, port: key.port, tls: key.tls, proxy: route)
+            routed.key = ConnectionKey(host: key.host, port: key.port, tls: key.tls, proxy: route)
             if !routed.key.isTunnelled {
                 routed.path = "http://\(hostHeader)\(path)"
                 routed.proxyAuthorization = route.server.credentials?.basicAuthorization
@@ -45,7 +45,7 @@ enum HTTP1RequestEncoder {
     ///
     /// - Throws: ``RequestError`` of kind `.transport` when the URL has no host.
     static func target(
-        of url: URL, authority known: PlainURLAuthority? = nil, tls: HTTP1TLSSettings? = nil
+        of url: URL, authority known: PlainURLAuthority? = nil, tls: TLSSettings? = nil
     ) throws(RequestError) -> Target {
         let defaultPort = tls == nil ? 80 : 443
         if let authority = known ?? PlainURLAuthority(url) {
@@ -53,7 +53,7 @@ enum HTTP1RequestEncoder {
             let port = authority.port ?? defaultPort
             let hostHeader = port == defaultPort ? authority.host : "\(authority.host):\(port)"
             return Target(
-                key: HTTP1ConnectionKey(host: authority.host, port: port, tls: tls), hostHeader: hostHeader,
+                key: ConnectionKey(host: authority.host, port: port, tls: tls), hostHeader: hostHeader,
                 path: originForm(url))
         }
         guard var host = url.host, !host.isEmpty else {
@@ -64,7 +64,7 @@ enum HTTP1RequestEncoder {
         var hostHeader = host.utf8.contains(UInt8(ascii: ":")) ? "[\(host)]" : host
         if port != defaultPort { hostHeader += ":\(port)" }
         return Target(
-            key: HTTP1ConnectionKey(host: host, port: port, tls: tls), hostHeader: hostHeader, path: originForm(url))
+            key: ConnectionKey(host: host, port: port, tls: tls), hostHeader: hostHeader, path: originForm(url))
     }
 
     /// The path and query of `url` as written, without the fragment: "/" when the path is empty.
@@ -192,7 +192,7 @@ enum HTTP1RequestEncoder {
             }
             if !hasAcceptEncoding {
                 bytes += "Accept-Encoding: ".utf8
-                bytes += HTTP1ContentDecoder.acceptEncoding.utf8
+                bytes += ContentDecoder.acceptEncoding.utf8
                 bytes += "\r\n".utf8
             }
             if let proxyAuthorization = target.proxyAuthorization {

@@ -37,7 +37,7 @@ struct HTTP1BodyDecoder: Sendable {
     private(set) var bodyBytes = 0
 
     /// A decoder for a body framed as `framing` says.
-    init(framing: HTTP1ResponseHead.Framing, limits: Limits = Limits()) {
+    init(framing: ResponseHead.Framing, limits: Limits = Limits()) {
         self.limits = limits
         endsWithClose = framing == .untilClose
         switch framing {

@@ -15,12 +15,12 @@ import Darwin
 /// Everything but ``execute(_:)`` and ``isCurrent`` must be called on the loop's own thread.
 ///
 /// ```swift
-/// let loop = try HTTP1EventLoop()
+/// let loop = try EventLoop()
 /// loop.execute {
-///     _ = loop.schedule(at: HTTP1EventLoop.now() + 1_000_000_000) { print("one second later, on the loop") }
+///     _ = loop.schedule(at: EventLoop.now() + 1_000_000_000) { print("one second later, on the loop") }
 /// }
 /// ```
-package final class HTTP1EventLoop: @unchecked Sendable {
+package final class EventLoop: @unchecked Sendable {
     // Safe: `queued`, `isWaitingForReadiness` and `isWakePending` are only touched while holding `lock`;
     // `registrations` and `timers` only on the loop's thread. No access to them is held across a handler, a timer or
     // a queued task (each is copied out first), so they skip the runtime's exclusivity checks.
@@ -30,9 +30,9 @@ package final class HTTP1EventLoop: @unchecked Sendable {
     private var isWaitingForReadiness = false
     /// Whether a wake-up was signalled since the loop began waiting.
     private var isWakePending = false
-    private let selector: HTTP1Selector
+    private let selector: ReadinessSelector
     @exclusivity(unchecked) private var registrations: [Int32: Registration] = [:]
-    @exclusivity(unchecked) private var timers = HTTP1TimerQueue()
+    @exclusivity(unchecked) private var timers = TimerQueue()
 
     /// The thread-specific slot in which each loop's thread holds its loop, for ``isCurrent``; nil when the
     /// system has no slot left, and then no loop starts.
@@ -42,16 +42,16 @@ package final class HTTP1EventLoop: @unchecked Sendable {
     }()
 
     private struct Registration {
-        let handler: any HTTP1LoopHandler
-        var interest: HTTP1Interest
+        let handler: any EventLoopHandler
+        var interest: LoopInterest
     }
 
     /// Starts a loop on a thread of its own.
     ///
     /// - Parameter name: The thread's name.
     /// - Throws: `POSIXError` when the selector cannot be opened or the system refuses the thread.
-    package init(name: String = "RequestKit.HTTP1EventLoop") throws(POSIXError) {
-        selector = try HTTP1Selector()
+    package init(name: String = "RequestKit.EventLoop") throws(POSIXError) {
+        selector = try ReadinessSelector()
         guard let key = Self.currentLoopKey else { throw POSIXError(.EAGAIN) }
         try DetachedThread.start(name: name, stackSize: 1 << 20) { [self] in
             pthread_setspecific(key, Unmanaged.passUnretained(self).toOpaque())
@@ -88,7 +88,7 @@ package final class HTTP1EventLoop: @unchecked Sendable {
     ///
     /// - Throws: `POSIXError` when the system refuses to watch the descriptor.
     package func register(
-        _ descriptor: Int32, interest: HTTP1Interest, handler: any HTTP1LoopHandler
+        _ descriptor: Int32, interest: LoopInterest, handler: any EventLoopHandler
     ) throws(POSIXError) {
         registrations[descriptor] = Registration(handler: handler, interest: [])
         try setInterest(interest, for: descriptor)
@@ -97,7 +97,7 @@ package final class HTTP1EventLoop: @unchecked Sendable {
     /// Changes the readiness `descriptor` is watched for; empty stops watching until it changes again.
     ///
     /// - Throws: `POSIXError` when the system refuses the change.
-    package func setInterest(_ interest: HTTP1Interest, for descriptor: Int32) throws(POSIXError) {
+    package func setInterest(_ interest: LoopInterest, for descriptor: Int32) throws(POSIXError) {
         guard let old = registrations[descriptor]?.interest, old != interest else { return }
         try selector.change(descriptor, from: old, to: interest)
         registrations[descriptor]?.interest = interest
@@ -110,19 +110,19 @@ package final class HTTP1EventLoop: @unchecked Sendable {
     }
 
     /// Runs `action` on the loop at `deadline` (``now()`` nanoseconds) unless the timer is cancelled first.
-    package func schedule(at deadline: UInt64, _ action: @escaping () -> Void) -> HTTP1LoopTimer {
-        let timer = HTTP1LoopTimer(deadline: deadline, action: action)
+    package func schedule(at deadline: UInt64, _ action: @escaping () -> Void) -> LoopTimer {
+        let timer = LoopTimer(deadline: deadline, action: action)
         timers.insert(timer)
         return timer
     }
 
     /// Runs `action` on the loop after `seconds`, clamped to a century.
-    package func schedule(after seconds: Double, _ action: @escaping () -> Void) -> HTTP1LoopTimer {
+    package func schedule(after seconds: Double, _ action: @escaping () -> Void) -> LoopTimer {
         schedule(at: Self.deadline(after: seconds), action)
     }
 
     /// Cancels a timer that has not fired.
-    package func cancel(_ timer: HTTP1LoopTimer) {
+    package func cancel(_ timer: LoopTimer) {
         timers.cancel(timer)
     }
 

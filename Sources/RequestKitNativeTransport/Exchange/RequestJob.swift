@@ -12,7 +12,7 @@ import Foundation
 ///     pool.submit(job)
 /// }
 /// ```
-final class HTTP1Job: @unchecked Sendable {
+final class RequestJob: @unchecked Sendable {
     // Safe: `continuation`, `isFinished`, `isCancelled`, `connection` and `retried` are only touched while holding
     // `lock`; `poolID` only while holding the pool's lock; `idleClockStart` is set before the job is submitted or
     // handed to a connection (through the pool's lock or the loop's queue, which order the two); everything else is
@@ -24,13 +24,13 @@ final class HTTP1Job: @unchecked Sendable {
         /// The whole response (``Mode/buffered(bodyLimit:)``); the connection is back in the pool already.
         case response(HTTP1Connection.Exchanged)
         /// The final response head (``Mode/streaming(_:)``); the body follows into the options' continuation.
-        case head(HTTP1ResponseHead)
+        case head(ResponseHead)
         /// The request was cancelled.
         case cancelled
         /// No connection came free within the idle timeout.
         case poolWaitTimedOut
         /// No connection could be opened.
-        case connectFailed(HTTP1Socket.Failure)
+        case connectFailed(NetworkSocket.Failure)
         /// The exchange failed; `wasReused` says whether the connection had carried an earlier request.
         case failed(any Error, wasReused: Bool)
     }
@@ -40,13 +40,13 @@ final class HTTP1Job: @unchecked Sendable {
         /// Read whole, the body held to `bodyLimit` bytes on the wire.
         case buffered(bodyLimit: Int)
         /// Delivered once the head arrives, the body streaming after it.
-        case streaming(HTTP1StreamOptions)
+        case streaming(StreamOptions)
     }
 
     /// The host and port.
-    let key: HTTP1ConnectionKey
+    let key: ConnectionKey
     /// The pool the job was submitted to; the connection goes back to it.
-    let pool: HTTP1ConnectionPool
+    let pool: ConnectionPool
     /// The request head.
     let head: [UInt8]
     /// The in-memory body (possibly empty).
@@ -61,12 +61,12 @@ final class HTTP1Job: @unchecked Sendable {
     /// The idle timeout in seconds: the longest wait for a pooled connection and for any byte.
     let idleTimeout: Double
     /// The parser limits.
-    let limits: HTTP1Limits
+    let limits: ConnectionLimits
     /// How the response is delivered.
     let mode: Mode
     /// The job's identifier in the pool's ``ConnectionPoolStateMachine`` (the pool's, under its lock).
-    var poolID: HTTP1ConnectionPool.Machine.RequestID?
-    /// When the job's idle clock started (``HTTP1EventLoop/now()`` nanoseconds): when it was made, or sent again
+    var poolID: ConnectionPool.Machine.RequestID?
+    /// When the job's idle clock started (``EventLoop/now()`` nanoseconds): when it was made, or sent again
     /// after a stale connection. Waiting for a connection is no progress, so the wait counts against the request's
     /// idle timeout.
     var idleClockStart: UInt64
@@ -75,11 +75,11 @@ final class HTTP1Job: @unchecked Sendable {
     // Unchecked: written only by the connection running the job, under its state lock, and read by the awaiting
     // task (``finishedRecord``) once that connection has let the job go; the runtime's checks cost as much as the
     // writes.
-    @exclusivity(unchecked) var record: HTTP1AttemptRecord
+    @exclusivity(unchecked) var record: AttemptRecord
 
     /// ``record`` once the job has finished, read under the job's lock, which ``finish(_:)`` took after the
     /// connection's last write: that orders the two even when the task resumes without suspending.
-    var finishedRecord: HTTP1AttemptRecord { lock.withLock { record } }
+    var finishedRecord: AttemptRecord { lock.withLock { record } }
 
     /// The end of the job's first idle period: the longest it may wait for a connection.
     var idleDeadline: UInt64? {
@@ -106,10 +106,10 @@ final class HTTP1Job: @unchecked Sendable {
     private var retried = false
 
     init(
-        key: HTTP1ConnectionKey, pool: HTTP1ConnectionPool, head: [UInt8], body: Data,
+        key: ConnectionKey, pool: ConnectionPool, head: [UInt8], body: Data,
         makeBodyReader: (@Sendable () throws -> RequestBodyReader?)? = nil, bodyLength: Int? = nil, method: String,
         idleTimeout: Double,
-        limits: HTTP1Limits, mode: Mode, recordsMetrics: Bool = true
+        limits: ConnectionLimits, mode: Mode, recordsMetrics: Bool = true
     ) {
         self.key = key
         self.pool = pool
@@ -121,9 +121,9 @@ final class HTTP1Job: @unchecked Sendable {
         self.idleTimeout = idleTimeout
         self.limits = limits
         self.mode = mode
-        let now = HTTP1EventLoop.now()
+        let now = EventLoop.now()
         idleClockStart = now
-        record = HTTP1AttemptRecord(started: now, isRecording: recordsMetrics)
+        record = AttemptRecord(started: now, isRecording: recordsMetrics)
     }
 
     /// Whether the request is a HEAD request, whose response has no body.
@@ -169,8 +169,8 @@ final class HTTP1Job: @unchecked Sendable {
     /// resumed before its task suspends, which goes on without a wake-up. Yields the processor between looks, so
     /// the loop and the server keep theirs on a busy machine.
     func awaitFinish(within nanoseconds: UInt64) {
-        let deadline = HTTP1EventLoop.now() &+ nanoseconds
-        while !lock.withLock({ isFinished }), HTTP1EventLoop.now() < deadline { sched_yield() }
+        let deadline = EventLoop.now() &+ nanoseconds
+        while !lock.withLock({ isFinished }), EventLoop.now() < deadline { sched_yield() }
     }
 
     /// Cancels the job from any thread: it leaves the pool's queue, or its connection closes.
@@ -190,7 +190,7 @@ final class HTTP1Job: @unchecked Sendable {
 }
 
 /// What a streamed response needs once its head arrives.
-struct HTTP1StreamOptions: Sendable {
+struct StreamOptions: Sendable {
     /// The request's URL, for the response.
     let url: URL
     /// Where the body goes: the producing side of the stream the awaiting task made.

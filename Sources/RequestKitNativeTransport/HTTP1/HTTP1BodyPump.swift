@@ -5,17 +5,17 @@ import Foundation
 /// while the consumer's buffer is full and resumes when the continuation asks for more.
 final class HTTP1BodyPump {
     /// The response head.
-    let head: HTTP1ResponseHead
+    let head: ResponseHead
     /// The request's URL, for errors.
     let url: URL
     /// Takes the body off the wire.
     var decoder: HTTP1BodyDecoder
     /// Decompresses the body, when the server compressed it.
-    let contentDecoder: HTTP1ContentDecoder?
+    let contentDecoder: ContentDecoder?
     /// Where the body goes.
     let continuation: ResponseBodyStream.Continuation
     /// The pool the connection goes back to at the end.
-    let pool: HTTP1ConnectionPool
+    let pool: ConnectionPool
     /// The idle timeout in seconds.
     let idleTimeout: Double
     /// The body limit in bytes.
@@ -23,14 +23,14 @@ final class HTTP1BodyPump {
     /// The decompression ratio limit.
     let maxRatio: Int
     /// The job's phases so far, completed as the body arrives.
-    var record: HTTP1AttemptRecord
+    var record: AttemptRecord
     /// The body's bytes handed to the consumer, decoded.
     var bodyBytes = 0
 
     init(
-        head: HTTP1ResponseHead, url: URL, decoder: HTTP1BodyDecoder, contentDecoder: HTTP1ContentDecoder?,
-        continuation: ResponseBodyStream.Continuation, pool: HTTP1ConnectionPool, idleTimeout: Double, bodyLimit: Int,
-        maxRatio: Int, record: HTTP1AttemptRecord
+        head: ResponseHead, url: URL, decoder: HTTP1BodyDecoder, contentDecoder: ContentDecoder?,
+        continuation: ResponseBodyStream.Continuation, pool: ConnectionPool, idleTimeout: Double, bodyLimit: Int,
+        maxRatio: Int, record: AttemptRecord
     ) {
         self.head = head
         self.url = url

@@ -1,13 +1,13 @@
 import Foundation
 
-/// What a job's connections saw of its phases, as ``HTTP1EventLoop/now()`` nanoseconds (0: not reached), turned
+/// What a job's connections saw of its phases, as ``EventLoop/now()`` nanoseconds (0: not reached), turned
 /// into a ``RequestMetrics/Attempt`` when the transport hands the outcome over.
 ///
 /// Raw clock readings, because the connection already reads that clock where the phases change; one reading of the
 /// continuous clock, when the job is made, places them all on it. That reading is kept as a `Duration` from
 /// ``anchor``: a `ContinuousClock.Instant` (from a resilient module) would make every copy of the record go through
 /// value witnesses.
-struct HTTP1AttemptRecord: Sendable {
+struct AttemptRecord: Sendable {
     /// When the job was made, on both clocks.
     let started: UInt64
     let startSinceAnchor: Duration
@@ -27,9 +27,9 @@ struct HTTP1AttemptRecord: Sendable {
     var bytesSent = 0
     var bytesReceived = 0
     var isReused: Bool?
-    var connection: HTTP1ConnectionFacts?
+    var connection: ConnectionFacts?
 
-    /// A record of a job made at `started` (``HTTP1EventLoop/now()``), reading the continuous clock once when
+    /// A record of a job made at `started` (``EventLoop/now()``), reading the continuous clock once when
     /// `isRecording`.
     init(started: UInt64, isRecording: Bool) {
         self.started = started
@@ -47,14 +47,14 @@ struct HTTP1AttemptRecord: Sendable {
     /// ``noteSendStart()`` ends the wait with its own reading of the clock.
     mutating func assign(isReused: Bool) {
         guard isRecording else { return }
-        if assigned == 0, !isReused { assigned = HTTP1EventLoop.now() }
+        if assigned == 0, !isReused { assigned = EventLoop.now() }
         self.isReused = isReused
     }
 
     /// The request's head is about to be written.
     mutating func noteSendStart() {
         guard isRecording else { return }
-        sendStart = HTTP1EventLoop.now()
+        sendStart = EventLoop.now()
         if assigned == 0 { assigned = sendStart }
     }
 
@@ -71,10 +71,10 @@ struct HTTP1AttemptRecord: Sendable {
 
     /// Forgets what an earlier connection saw, when the job is sent again on a new one; its pool wait stays.
     mutating func restart() {
-        self = HTTP1AttemptRecord(keepingStartOf: self)
+        self = AttemptRecord(keepingStartOf: self)
     }
 
-    private init(keepingStartOf record: HTTP1AttemptRecord) {
+    private init(keepingStartOf record: AttemptRecord) {
         started = record.started
         startSinceAnchor = record.startSinceAnchor
         isRecording = record.isRecording
@@ -119,7 +119,7 @@ struct HTTP1AttemptRecord: Sendable {
 
 /// What a connection knows of itself once open: its addresses and what its TLS handshake negotiated. Shared by
 /// reference, so that a record copied per request holds one pointer to it rather than its five strings.
-final class HTTP1ConnectionFacts: Sendable {
+final class ConnectionFacts: Sendable {
     let localAddress: String?
     let remoteAddress: String?
     let tls: RequestMetrics.TLS?
@@ -137,14 +137,14 @@ final class HTTP1ConnectionFacts: Sendable {
     }
 
     /// These facts with what the TLS handshake negotiated.
-    func negotiated(_ tls: RequestMetrics.TLS?) -> HTTP1ConnectionFacts {
-        HTTP1ConnectionFacts(
+    func negotiated(_ tls: RequestMetrics.TLS?) -> ConnectionFacts {
+        ConnectionFacts(
             localAddress: localAddress, remoteAddress: remoteAddress, tls: tls, networkProtocol: networkProtocol)
     }
 
     /// These facts for a connection that speaks `networkProtocol`.
-    func speaking(_ networkProtocol: String) -> HTTP1ConnectionFacts {
-        HTTP1ConnectionFacts(
+    func speaking(_ networkProtocol: String) -> ConnectionFacts {
+        ConnectionFacts(
             localAddress: localAddress, remoteAddress: remoteAddress, tls: tls, networkProtocol: networkProtocol)
     }
 }

@@ -6,7 +6,7 @@ import Foundation
 /// accepts CRLF or a bare LF as a line end, rejects obsolete line folding, header names that are not tokens and
 /// values with control characters, and enforces ``Limits``. This file depends only on Foundation, `HTTPSyntax` and
 /// `HTTPHeaders` so that the fuzzer can compile it with them alone.
-struct HTTP1ResponseHead: Sendable, Equatable {
+struct ResponseHead: Sendable, Equatable {
     /// One header field as it arrived, without surrounding whitespace: the type a ``Response`` holds, so that the
     /// fields go into one without a copy.
     typealias Field = HTTPHeader
@@ -175,7 +175,7 @@ struct HTTP1ResponseHead: Sendable, Equatable {
     }
 }
 
-extension HTTP1ResponseHead {
+extension ResponseHead {
     /// Parses a response head at the start of `bytes`.
     ///
     /// - Parameters:
@@ -186,7 +186,7 @@ extension HTTP1ResponseHead {
     ///   limit.
     static func parse(
         _ bytes: UnsafeRawBufferPointer, limits: Limits = Limits()
-    ) throws(HTTP1ParseError) -> (head: HTTP1ResponseHead, length: Int)? {
+    ) throws(HTTP1ParseError) -> (head: ResponseHead, length: Int)? {
         let count = bytes.count
         // Fail fast on a peer that does not speak HTTP/1.x, whatever follows and however the bytes arrived.
         if count >= 5, !startsWithHTTP(bytes) { throw .invalidStatusLine }
@@ -235,7 +235,7 @@ extension HTTP1ResponseHead {
 
     private static func statusLine(
         _ bytes: UnsafeRawBufferPointer, _ line: Range<Int>
-    ) throws(HTTP1ParseError) -> HTTP1ResponseHead {
+    ) throws(HTTP1ParseError) -> ResponseHead {
         // "HTTP/1.1 200 OK": 12 bytes at least, the reason phrase is optional.
         let start = line.lowerBound
         guard line.count >= 12, startsWithHTTP(UnsafeRawBufferPointer(rebasing: bytes[line])) else {
@@ -259,7 +259,7 @@ extension HTTP1ResponseHead {
             for index in phrase where isControl(bytes[index]) { throw .invalidStatusLine }
             reason = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[phrase]), as: UTF8.self)
         }
-        return HTTP1ResponseHead(minorVersion: Int(bytes[start + 7] - 0x30), status: status, reason: reason, fields: [])
+        return ResponseHead(minorVersion: Int(bytes[start + 7] - 0x30), status: status, reason: reason, fields: [])
     }
 
     private static func field(

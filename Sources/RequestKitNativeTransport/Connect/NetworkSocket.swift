@@ -11,7 +11,7 @@ import Darwin
 /// The system calls that open a non-blocking TCP connection for ``HTTP1Connection``: resolving the host, starting
 /// a connection to one address, and reading how it ended. Each failure is a `POSIXError`, a timeout or an
 /// unknown host, which the transport tells apart.
-enum HTTP1Socket {
+enum NetworkSocket {
     /// Why a connection could not be opened or an exchange stopped, when it was not a parse error.
     enum Failure: Error, Sendable {
         /// Nothing happened for the whole timeout.

@@ -1,26 +1,26 @@
 import Foundation
 
-/// A fixed set of ``HTTP1EventLoop`` threads that connections are spread over, one after another.
+/// A fixed set of ``EventLoop`` threads that connections are spread over, one after another.
 ///
 /// Transports asking for the same number of loops share one group, made on first use and kept for the life of the
 /// process, so that making many transports never makes many threads.
 ///
 /// ```swift
-/// let group = try HTTP1EventLoopGroup.shared(loops: 1)
+/// let group = try EventLoopGroup.shared(loops: 1)
 /// let loop = group.next()
 /// ```
-final class HTTP1EventLoopGroup: Sendable {
+final class EventLoopGroup: Sendable {
     /// The loops.
-    let loops: [HTTP1EventLoop]
-    private let counter = HTTP1RoundRobin()
+    let loops: [EventLoop]
+    private let counter = RoundRobin()
 
     private static let lock = NSLock()
-    nonisolated(unsafe) private static var groups: [Int: HTTP1EventLoopGroup] = [:]
+    nonisolated(unsafe) private static var groups: [Int: EventLoopGroup] = [:]
 
     private init(count: Int) throws(POSIXError) {
-        var loops: [HTTP1EventLoop] = []
+        var loops: [EventLoop] = []
         for index in 0..<count {
-            loops.append(try HTTP1EventLoop(name: "RequestKit.HTTP1EventLoop.\(index)"))
+            loops.append(try EventLoop(name: "RequestKit.EventLoop.\(index)"))
         }
         self.loops = loops
     }
@@ -28,25 +28,25 @@ final class HTTP1EventLoopGroup: Sendable {
     /// The shared group of `count` loops (clamped to 1...64), started on first use.
     ///
     /// - Throws: `POSIXError` when a loop cannot open its selector.
-    static func shared(loops count: Int) throws(POSIXError) -> HTTP1EventLoopGroup {
+    static func shared(loops count: Int) throws(POSIXError) -> EventLoopGroup {
         let count = min(max(count, 1), 64)
         // Safe: `groups` is only touched while holding `lock`.
         lock.lock()
         defer { lock.unlock() }
         if let group = groups[count] { return group }
-        let group = try HTTP1EventLoopGroup(count: count)
+        let group = try EventLoopGroup(count: count)
         groups[count] = group
         return group
     }
 
     /// The loop for the next new connection.
-    func next() -> HTTP1EventLoop {
+    func next() -> EventLoop {
         loops.count == 1 ? loops[0] : loops[counter.next() % loops.count]
     }
 }
 
 /// A counter shared between threads.
-final class HTTP1RoundRobin: @unchecked Sendable {
+final class RoundRobin: @unchecked Sendable {
     // Safe: `value` is only touched while holding `lock`.
     private let lock = NSLock()
     private var value = 0
