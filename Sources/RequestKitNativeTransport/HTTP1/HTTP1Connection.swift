@@ -1075,8 +1075,7 @@ final class HTTP1Connection: EventLoopHandler, @unchecked Sendable {
     }
 
     /// What the state machine needs of a final head.
-    private static func finalHead(_ head: ResponseHead, isStreamed: Bool) -> HTTP1ConnectionStateMachine.FinalHead
-    {
+    private static func finalHead(_ head: ResponseHead, isStreamed: Bool) -> HTTP1ConnectionStateMachine.FinalHead {
         HTTP1ConnectionStateMachine.FinalHead(
             isKeepAlive: head.isKeepAlive, hasAmbiguousFraming: head.hasAmbiguousFraming,
             isSwitchingProtocols: head.status == 101, isStreamed: isStreamed)
