@@ -71,6 +71,8 @@ extension Exchange {
 
     /// The outcome of sending a validation of `stored`: a `304` that selects it freshens it; an error or a 5xx
     /// that `stale-if-error` covers serves it stale; anything else is the server's new answer, stored if it may be.
+    /// A stored response served after a validation carries the validation's attempt in its metrics: the request
+    /// went to the network.
     private func validated(
         _ result: Result<Delivery, RequestError>, stored: CachedResponse, cacheRequest: CacheRequest,
         options: CacheDecision.ValidationOptions, requestTime: Date, cache: ResponseCache
@@ -79,7 +81,9 @@ extension Exchange {
         switch result {
         case .failure(let error):
             guard options.mayServeOnError, error.kind != .cancelled, !Task.isCancelled else { return .network(result) }
-            return .stored(stored.answer(to: cacheRequest, status: .stale, at: cache.now))
+            var answer = stored.answer(to: cacheRequest, status: .stale, at: cache.now)
+            answer.metrics = error.metrics ?? RequestMetrics()
+            return .stored(answer)
         case .success(let delivered): delivery = delivered
         }
         let status = delivery.response.statusCode
@@ -93,11 +97,15 @@ extension Exchange {
                 return .network(.success(Delivery(response: response, body: delivery.body)))
             }
             await delivery.discard()
-            return .stored(updated.answer(to: cacheRequest, status: .revalidated, at: cache.now))
+            var answer = updated.answer(to: cacheRequest, status: .revalidated, at: cache.now)
+            answer.metrics = delivery.response.metrics
+            return .stored(answer)
         }
         if options.mayServeOnError, [500, 502, 503, 504].contains(status) {
             await delivery.discard()
-            return .stored(stored.answer(to: cacheRequest, status: .stale, at: cache.now))
+            var answer = stored.answer(to: cacheRequest, status: .stale, at: cache.now)
+            answer.metrics = delivery.response.metrics
+            return .stored(answer)
         }
         Self.store(delivery, for: cacheRequest, requestTime: requestTime, in: cache)
         return .network(result)

@@ -33,12 +33,15 @@ final class DiskCacheStore: CacheStore, @unchecked Sendable {
     /// ``directory``'s path, the prefix of every file's.
     private let directoryPath: String
     let maxBytes: Int
+    /// The time in seconds since 1970 that decides and dates a touch: the system's, or a test's.
+    private let now: @Sendable () -> Int
     // Safe: every access to `estimatedBytes` holds `lock`.
     private let lock = NSLock()
     private var estimatedBytes: Int
 
-    init(directory: URL, maxBytes: Int) {
+    init(directory: URL, maxBytes: Int, now: @escaping @Sendable () -> Int = { Int(time(nil)) }) {
         self.directory = directory
+        self.now = now
         let path = directory.path
         directoryPath = path.count > 1 && path.hasSuffix("/") ? String(path.dropLast()) : path
         self.maxBytes = max(0, maxBytes)
@@ -59,8 +62,15 @@ final class DiskCacheStore: CacheStore, @unchecked Sendable {
             if CacheEntryCoding.decode(data) == nil { unlink(path) }
             return []
         }
-        if time(nil) - modified >= Self.touchInterval { _ = utimes(path, nil) }
+        let now = now()
+        if now - modified >= Self.touchInterval { Self.touch(path, at: now) }
         return decoded.variants
+    }
+
+    /// Sets the modification time of the file at `path` to `seconds` since 1970.
+    private static func touch(_ path: String, at seconds: Int) {
+        let time = timeval(tv_sec: seconds, tv_usec: 0)
+        _ = [time, time].withUnsafeBufferPointer { utimes(path, $0.baseAddress) }
     }
 
     /// The whole file at `path` and its modification time in seconds since 1970; nil when it cannot be read.

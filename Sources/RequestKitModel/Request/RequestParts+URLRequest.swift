@@ -58,6 +58,10 @@ extension RequestParts {
                         .invalidComponent,
                         "Content-Length says \(declared) but the body has \(length) bytes"))
             }
+        } else if let declared = headers["Content-Length"], declared != "0" {
+            // No transport sends a length without a body: the header would be shown (cURL) but never sent.
+            problems.append(
+                RequestProblem(.invalidComponent, "Content-Length says \(declared) but the request has no body"))
         }
 
         for field in headers {

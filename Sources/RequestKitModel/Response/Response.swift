@@ -24,8 +24,11 @@ public struct Response: Sendable, CustomStringConvertible, CustomDebugStringConv
     /// if response.cacheStatus == .hit { print("no request was sent") }
     /// ```
     public var cacheStatus = CacheStatus.network
-    /// Where the request's time went: each attempt's phases, bytes and connection (``RequestMetrics``). Empty for
-    /// a response made by hand, one answered from the cache, or one from a transport that reports none.
+    /// Where the request's time went: each attempt's phases, bytes and connection (``RequestMetrics``), one attempt
+    /// per trip to the network. A response a ``ResponseCache`` answered after asking the server
+    /// (``CacheStatus/revalidated`` after a `304`, or ``CacheStatus/stale`` after a failed validation) has that
+    /// trip's attempt. Empty for a response made by hand, one the cache answered without a request (a hit, a stale
+    /// answer while a background refresh asks the server), or one from a transport that reports none.
     ///
     /// ```swift
     /// let response = try await Request { Url("http://127.0.0.1:8080/todos") }.send()

@@ -1,8 +1,9 @@
-/// A decoded value together with the response it came from: status, headers, cookies and raw body.
+/// A decoded value together with the response it came from: status, headers, cookies, raw body, where it came
+/// from (``cacheStatus``) and where its time went (``metrics``).
 ///
 /// ```swift
 /// let result = try await client.response(for: GetUser(id: 1))
-/// print(result.value.name, result.status, result.headers.etag ?? "", result.cookies)
+/// print(result.value.name, result.status, result.headers.etag ?? "", result.cookies, result.cacheStatus)
 /// ```
 public struct TypedResponse<Value: Sendable>: Sendable {
     /// The decoded body.
@@ -31,6 +32,22 @@ public struct TypedResponse<Value: Sendable>: Sendable {
 
     /// The cookies the response set.
     public var cookies: [ResponseCookie] { response.cookies }
+
+    /// Whether the response came from the network or from a ``ResponseCache`` (``Response/cacheStatus``).
+    ///
+    /// ```swift
+    /// let result = try await client.response(for: GetUser(id: 1))
+    /// if result.cacheStatus == .hit { print("no request was sent") }
+    /// ```
+    public var cacheStatus: CacheStatus { response.cacheStatus }
+
+    /// Where the request's time went: one attempt per trip to the network (``Response/metrics``).
+    ///
+    /// ```swift
+    /// let result = try await client.response(for: GetUser(id: 1))
+    /// print(result.metrics.attempts.last?.timeline ?? "answered without a request")
+    /// ```
+    public var metrics: RequestMetrics { response.metrics }
 
     /// A response with the value transformed.
     ///

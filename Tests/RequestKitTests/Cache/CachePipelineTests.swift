@@ -209,6 +209,41 @@ struct CachePipelineTests {
         #expect(failed.cacheStatus == .network && failed.statusCode == 503)
     }
 
+    @Test("A 304 revalidation keeps its trip to the network in the answer's metrics; a fresh hit has none")
+    func revalidationMetrics() async throws {
+        let setup = try Setup()
+        setup.origin.route("/r") { count, _ in
+            count == 1
+                ? TestResponse(headers: [("Cache-Control", "max-age=60"), ("ETag", "\"v1\"")])
+                : TestResponse(status: 304, headers: [("ETag", "\"v1\"")])
+        }
+        let first = try await setup.send("/r")
+        let hit = try await setup.send("/r")
+        await setup.clock.advance(by: .seconds(61))
+        let validated = try await setup.send("/r")
+        #expect(first.cacheStatus == .network && first.metrics.attempts.map(\.status) == [HTTPStatus(code: 200)])
+        #expect(hit.cacheStatus == .hit && hit.metrics.attempts.isEmpty)
+        #expect(validated.cacheStatus == .revalidated && validated.statusCode == 200 && setup.text(validated) == "1")
+        let attempt = try #require(validated.metrics.attempts.first)
+        #expect(validated.metrics.attempts.count == 1)
+        #expect(attempt.status == HTTPStatus(code: 304) && attempt.url == setup.origin.url("/r"))
+        #expect(attempt.bytesReceived.map { $0 > 0 } == true && attempt.end != nil)
+        #expect(setup.origin.count("/r") == 2)
+    }
+
+    @Test("A stale answer after a 503 (stale-if-error) keeps the failed validation's attempt in its metrics")
+    func staleIfErrorMetrics() async throws {
+        let setup = try Setup()
+        setup.origin.route("/r") { count, _ in
+            count == 1 ? TestResponse(headers: [("Cache-Control", "max-age=10, stale-if-error=60")]) : .status(503)
+        }
+        _ = try await setup.send("/r")
+        await setup.clock.advance(by: .seconds(20))
+        let stale = try await setup.send("/r")
+        #expect(stale.cacheStatus == .stale && stale.statusCode == 200)
+        #expect(stale.metrics.attempts.map(\.status) == [HTTPStatus(code: 503)])
+    }
+
     @Test("Redirects are stored as responses: both hops answer from the cache")
     func redirects() async throws {
         let setup = try Setup()
@@ -365,7 +400,7 @@ struct CachePipelineTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         setup.origin.route("/r", [("Cache-Control", "max-age=60"), ("ETag", "\"1\"")])
         for _ in 0..<2 {
-            let cache = ResponseCache(.disk(at: directory, maxBytes: 1 << 20))
+            let cache = ResponseCache(.disk(at: directory, maxBytes: 1 << 20), clock: RequestClock(setup.clock))
             let response = try await Request {
                 Url(setup.origin.url("/r")); Cache(cache)
             }.send()

@@ -14,18 +14,21 @@ struct CacheStreamingTests {
         var testDescription: String { rawValue }
     }
 
-    /// A cache of `store`'s kind (a disk store in a directory of its own) in front of a loopback origin.
+    /// A cache of `store`'s kind (a disk store in a directory of its own) in front of a loopback origin, both on a
+    /// test clock: a stored response stays fresh however long the machine takes, until the test moves the clock.
     struct Setup {
         let origin: CacheOrigin
+        let clock = TestClock()
         let cache: ResponseCache
         let directory: URL
 
         init(_ store: Store, maxStreamedBodyBytes: Int = 1 << 20, wire: WireTransport? = nil) throws {
-            origin = try CacheOrigin(wire: wire)
             directory = DiskCacheStoreTests.directory()
             let storage: ResponseCache.Storage =
                 store == .memory ? .memory(maxBytes: 1 << 20) : .disk(at: directory, maxBytes: 1 << 20)
-            cache = ResponseCache(storage, maxStreamedBodyBytes: maxStreamedBodyBytes)
+            let cache = ResponseCache(storage, maxStreamedBodyBytes: maxStreamedBodyBytes, clock: RequestClock(clock))
+            origin = try CacheOrigin(now: { cache.now }, wire: wire)
+            self.cache = cache
         }
 
         func request(_ path: String, transport: any Transport = NativeTransport.shared) -> Request {
@@ -58,6 +61,7 @@ struct CacheStreamingTests {
         let streaming = try await setup.request("/r", transport: wire.transport).stream()
         #expect(streaming.head.cacheStatus == .network)
         #expect(try await streaming.collect() == Data("first second third".utf8))
+        await setup.clock.advance(by: .seconds(59))
         let again = try await setup.request("/r", transport: wire.transport).send()
         #expect(again.cacheStatus == .hit)
         #expect(String(decoding: again.body, as: UTF8.self) == "first second third")
@@ -166,6 +170,8 @@ struct CacheStreamingTests {
         _ = try await request("text/a").send()
         _ = try await request("text/b").stream().collect()
         _ = try await request("text/c").stream().collect()
+        // Fresh until 60 s have passed on the cache's clock, however long the requests above took.
+        await setup.clock.advance(by: .seconds(59))
         let answers = try await ["text/a", "text/b", "text/c"].asyncMap { try await request($0).send() }
         #expect(answers.map(\.cacheStatus) == [.hit, .hit, .hit])
         #expect(answers.map { String(decoding: $0.body, as: UTF8.self) } == ["text/a 1", "text/b 2", "text/c 3"])

@@ -98,6 +98,26 @@ struct EndpointTests {
         #expect(try empty.decode(NoContent.self) == NoContent())
     }
 
+    @Test("A typed response says where it came from and where its time went, as its response does")
+    func typedMetricsAndCacheStatus() async throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        server.route("/api/text") { _ in
+            TestResponse(headers: [("Cache-Control", "max-age=60")], body: .data(Data("hi".utf8)))
+        }
+        let client = Client(baseURL: server.url("/api/")) { configuration in
+            configuration.cache = ResponseCache(.memory(), clock: RequestClock(TestClock()))
+        }
+        let first = try await client.response(for: Text())
+        let second = try await client.response(for: Text())
+        #expect(first.value == "hi" && second.value == "hi")
+        #expect(first.cacheStatus == .network && second.cacheStatus == .hit)
+        #expect(first.metrics.attempts.map(\.status) == [.ok] && first.metrics == first.response.metrics)
+        #expect(second.metrics.attempts.isEmpty)
+        #expect(first.map(\.count).metrics == first.metrics && first.map(\.count).cacheStatus == .network)
+        #expect(server.requests.count == 1)
+    }
+
     @Test("String, Data and Json outputs use their own parsers")
     func otherOutputs() async throws {
         let (server, client) = try makeServer()

@@ -128,4 +128,27 @@ struct RequestProblemTests {
         }
         #expect(found.map(\.message) == ["Content-Length says 3 but the body has 4 bytes"])
     }
+
+    @Test("A declared Content-Length on a request without a body is reported: no transport could send it")
+    func contentLengthWithoutBody() throws {
+        let found = try problems {
+            Url("http://h"); Header.ContentLength(16)
+        }
+        #expect(found.map(\.kind) == [.invalidComponent])
+        #expect(found.map(\.message) == ["Content-Length says 16 but the request has no body"])
+        let posted = try problems {
+            Url("http://h"); Method(.post); Header.ContentLength(5)
+        }
+        #expect(posted.map(\.message) == ["Content-Length says 5 but the request has no body"])
+        // Zero is what a request without a body has: nothing to report.
+        #expect(throws: Never.self) {
+            try Request {
+                Url("http://h"); Header.ContentLength(0)
+            }.urlRequest()
+        }
+        let shown = Request {
+            Url("http://h"); Header.ContentLength(16)
+        }.cURL
+        #expect(shown == "# Invalid request: 1 problem\n#   - Content-Length says 16 but the request has no body")
+    }
 }
