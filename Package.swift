@@ -22,6 +22,10 @@ let package = Package(
         // The system nghttp2, for HTTP/2's framing, HPACK and stream states on Linux: Debian's libnghttp2-dev. The
         // connections, the pool and every policy around them are RequestKit's (RequestKitHTTP2).
         .systemLibrary(name: "CNghttp2", path: "Sources/CNghttp2", providers: [.apt(["libnghttp2-dev"])]),
+        // The system c-ares, for resolving host names without blocking on Linux: Debian's libc-ares-dev. Its sockets
+        // and timers run on the native transport's event loop; the queries asked, the cache and the connection race
+        // are RequestKit's (RequestKitConnect).
+        .systemLibrary(name: "CAres", path: "Sources/CAres", providers: [.apt(["libc-ares-dev"])]),
         // epoll and eventfd for NativeTransport's event loop on Linux (the Glibc module does not export them); an
         // empty module on Apple platforms, which use kqueue from Darwin.
         .systemLibrary(name: "CEpoll", path: "Sources/CEpoll"),
@@ -48,12 +52,16 @@ let package = Package(
             name: "RequestKitSockets",
             dependencies: ["RequestKitModel", .target(name: "COpenSSL", condition: .when(platforms: [.linux]))]),
         .target(
+            name: "RequestKitConnect",
+            dependencies: ["RequestKitModel", .target(name: "CAres", condition: .when(platforms: [.linux]))]),
+        .target(
             name: "RequestKitHTTP2",
             dependencies: ["RequestKitModel", .target(name: "CNghttp2", condition: .when(platforms: [.linux]))]),
         .target(
             name: "RequestKitNativeTransport",
             dependencies: [
-                "RequestKitDSL", "RequestKitSockets", "RequestKitURLSession", "RequestKitHTTP2", "CZlib", "CEpoll",
+                "RequestKitDSL", "RequestKitSockets", "RequestKitConnect", "RequestKitURLSession", "RequestKitHTTP2",
+                "CZlib", "CEpoll",
                 "CAtomics", .target(name: "CBrotli", condition: .when(platforms: [.linux])),
                 .target(name: "CZstd", condition: .when(platforms: [.linux])),
                 .target(name: "CNghttp2", condition: .when(platforms: [.linux])),
@@ -66,8 +74,8 @@ let package = Package(
             name: "RequestKit",
             dependencies: [
                 "RequestKitJSON", "RequestKitModel", "RequestKitDSL", "RequestKitFeatures", "RequestKitURLSession",
-                "RequestKitSockets", "RequestKitNativeTransport", "RequestKitPipeline", "RequestKitSending",
-                "RequestKitComposition", "RequestKitClient",
+                "RequestKitSockets", "RequestKitConnect", "RequestKitNativeTransport", "RequestKitPipeline",
+                "RequestKitSending", "RequestKitComposition", "RequestKitClient",
             ]),
         .target(
             name: "RequestKitTesting",
@@ -91,8 +99,9 @@ let package = Package(
             dependencies: [
                 "RequestKit", "RequestKitTesting", "RequestKitJSON", "RequestKitModel", "RequestKitDSL",
                 "RequestKitFeatures", "RequestKitURLSession", "RequestKitSockets", "RequestKitNativeTransport",
-                "RequestKitSending", "RequestKitHTTP2",
+                "RequestKitSending", "RequestKitHTTP2", "RequestKitConnect",
                 .target(name: "COpenSSL", condition: .when(platforms: [.linux])),
+                .target(name: "CAres", condition: .when(platforms: [.linux])),
                 .target(name: "CNghttp2", condition: .when(platforms: [.linux])),
             ],
             exclude: ["Replay/Cassettes", "Proxy/Data"]),

@@ -3,6 +3,7 @@
 // compiler keeps each one from using the layers above it (CONTRIBUTING.md, Layout).
 @_exported import RequestKitClient
 @_exported import RequestKitComposition
+@_exported import RequestKitConnect
 @_exported import RequestKitDSL
 @_exported import RequestKitFeatures
 @_exported import RequestKitJSON

@@ -1,3 +1,4 @@
+@_exported import RequestKitConnect
 // The layers RequestKitNativeTransport builds on, visible in each of its files.
 @_exported import RequestKitDSL
 @_exported import RequestKitSockets

@@ -1,0 +1,2 @@
+// The layers RequestKitConnect builds on, visible in each of its files.
+@_exported import RequestKitModel
