@@ -13,17 +13,17 @@ struct AresResolverTests {
     typealias Outcome = Result<ResolvedAddresses, ResolutionFailure>
 
     /// One loop for every test of the suite: a loop's thread lasts for the life of the process.
-    static let loop: HTTP1EventLoop? = try? HTTP1EventLoop(name: "ResolverTests")
+    static let loop: EventLoop? = try? EventLoop(name: "ResolverTests")
 
     /// A resolver made, used and closed on the loop.
     final class OnLoop: @unchecked Sendable {
         // Safe: `resolver` is only touched on the loop's thread.
-        let loop: HTTP1EventLoop
-        var resolver: AresResolver<HTTP1EventLoop>?
+        let loop: EventLoop
+        var resolver: AresResolver<EventLoop>?
 
-        init(_ loop: HTTP1EventLoop, options: AresResolver<HTTP1EventLoop>.Options) async throws {
+        init(_ loop: EventLoop, options: AresResolver<EventLoop>.Options) async throws {
             self.loop = loop
-            let made: Result<AresResolver<HTTP1EventLoop>, ResolutionFailure> = await withCheckedContinuation {
+            let made: Result<AresResolver<EventLoop>, ResolutionFailure> = await withCheckedContinuation {
                 continuation in
                 loop.execute {
                     continuation.resume(

@@ -2,7 +2,7 @@ import Foundation
 
 /// The native transport's loop runs the system resolver's sockets and timers (``ResolverLoop``); its `now()`,
 /// `isCurrent`, `execute(_:)`, `schedule(at:_:)` and `cancel(_:)` are the loop's own.
-extension HTTP1EventLoop: ResolverLoop {
+extension EventLoop: ResolverLoop {
     package func watch(
         _ descriptor: Int32, readable: Bool, writable: Bool,
         ready: @escaping (_ readable: Bool, _ writable: Bool) -> Void
@@ -20,8 +20,8 @@ extension HTTP1EventLoop: ResolverLoop {
         deregister(descriptor)
     }
 
-    private static func interest(readable: Bool, writable: Bool) -> HTTP1Interest {
-        var interest: HTTP1Interest = []
+    private static func interest(readable: Bool, writable: Bool) -> LoopInterest {
+        var interest: LoopInterest = []
         if readable { interest.insert(.readable) }
         if writable { interest.insert(.writable) }
         return interest
@@ -29,7 +29,7 @@ extension HTTP1EventLoop: ResolverLoop {
 }
 
 /// A readiness handler that calls a closure, for descriptors watched through ``ResolverLoop``.
-private final class ReadinessCallback: HTTP1LoopHandler {
+private final class ReadinessCallback: EventLoopHandler {
     let ready: (_ readable: Bool, _ writable: Bool) -> Void
 
     init(_ ready: @escaping (_ readable: Bool, _ writable: Bool) -> Void) {
