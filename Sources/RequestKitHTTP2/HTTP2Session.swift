@@ -30,9 +30,9 @@ package final class HTTP2Session {
         case trailers(stream: Int32, HTTPHeaders)
         /// `stream`'s response is complete.
         case end(stream: Int32)
-        /// The server did not process `stream` (it refused it, or went away below it): its request may be sent again,
-        /// on another connection, whatever its method.
-        case retry(stream: Int32)
+        /// The server did not process `stream`: it refused it (`isRefused`, `REFUSED_STREAM`), or went away below
+        /// it. Its request may be sent again, whatever its method.
+        case retry(stream: Int32, isRefused: Bool)
         /// `stream` ended without its whole response.
         case failed(stream: Int32, HTTP2StreamFailure)
         /// The server is going away: no new streams; streams up to `lastStreamID` go on.

@@ -103,8 +103,10 @@ final class HTTP2SessionEvents {
         } else if oversized.contains(stream) {
             outputs.append(.failed(stream: stream, .headerListTooLarge(limit: maxHeaderListBytes)))
         } else if !answered.contains(stream), code == .refusedStream || (isGoingAway && stream > lastStreamID) {
-            // RFC 9113, 8.7: the server did not process it.
-            outputs.append(.retry(stream: stream))
+            // RFC 9113, 8.7: the server did not process it. nghttp2 closes the streams a GOAWAY did not reach with
+            // REFUSED_STREAM too: those count as unreached, not as refused.
+            let isUnreached = isGoingAway && stream > lastStreamID
+            outputs.append(.retry(stream: stream, isRefused: !isUnreached))
         } else {
             outputs.append(.failed(stream: stream, .reset(code)))
         }

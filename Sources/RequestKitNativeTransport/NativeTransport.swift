@@ -77,8 +77,7 @@ public final class NativeTransport: Transport {
                 idleTimeout: configuration.idleConnectionTimeout, connectTimeout: configuration.connectTimeout,
                 bufferSize: max(64 * 1024, configuration.maxResponseHeadBytes),
                 pollWindow: configuration.responsePollNanoseconds, http2: configuration.http2,
-                http2PingInterval: configuration.http2PingInterval,
-                makeStream: { descriptor, key in try NativeTransport.makeStream(descriptor: descriptor, key: key) })
+                http2PingInterval: configuration.http2PingInterval)
         }
     }
 
@@ -255,7 +254,7 @@ public final class NativeTransport: Transport {
         var error = error
         error.metrics = RequestMetrics(attempts: [
             job.finishedRecord.attempt(
-                url: url, status: error.response?.status, bodyBytes: nil, end: EventLoop.now())
+                url: url, status: error.response?.status, bodyBytes: nil, end: job.pool.clock.now())
         ])
         return error
     }

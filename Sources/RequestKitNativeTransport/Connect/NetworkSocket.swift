@@ -13,7 +13,7 @@ import Darwin
 /// unknown host, which the transport tells apart.
 enum NetworkSocket {
     /// Why a connection could not be opened or an exchange stopped, when it was not a parse error.
-    enum Failure: Error, Sendable {
+    enum Failure: Error, Sendable, Equatable {
         /// Nothing happened for the whole timeout.
         case timedOut
         /// A system call failed.
@@ -23,7 +23,7 @@ enum NetworkSocket {
     }
 
     /// One resolved socket address, copied out of the resolver's list.
-    struct Address: Sendable {
+    struct Address: Sendable, Equatable {
         let family: Int32
         let bytes: [UInt8]
     }

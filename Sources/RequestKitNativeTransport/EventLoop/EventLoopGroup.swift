@@ -12,6 +12,8 @@ import Foundation
 final class EventLoopGroup: Sendable {
     /// The loops.
     let loops: [EventLoop]
+    /// The clock the loops read (the first loop's: a group's loops share one).
+    let clock: LoopClock
     private let counter = RoundRobin()
 
     private static let lock = NSLock()
@@ -23,6 +25,14 @@ final class EventLoopGroup: Sendable {
             loops.append(try EventLoop(name: "RequestKit.EventLoop.\(index)"))
         }
         self.loops = loops
+        clock = .system
+    }
+
+    /// A group of loops made elsewhere (loops a test turns by hand), which share `loops[0]`'s clock.
+    init(loops: [EventLoop]) {
+        precondition(!loops.isEmpty, "an event loop group needs a loop")
+        self.loops = loops
+        clock = loops.first?.clock ?? .system
     }
 
     /// The shared group of `count` loops (clamped to 1...64), started on first use.

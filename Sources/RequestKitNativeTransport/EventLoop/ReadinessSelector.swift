@@ -26,7 +26,7 @@ package struct LoopInterest: OptionSet, Sendable {
 /// a wake-up descriptor (an eventfd, or a pipe) that other threads signal when they hand the loop work.
 ///
 /// Only its ``EventLoop``'s thread calls it, except ``wake()``, which any thread may call.
-final class ReadinessSelector: @unchecked Sendable {
+final class ReadinessSelector: ReadinessSource, @unchecked Sendable {
     // Safe: every method but `wake()` runs on the loop's thread; `wake()` only writes to a descriptor that stays
     // open for the life of the selector.
     private let descriptor: Int32

@@ -44,17 +44,28 @@ struct AttemptRecord: Sendable {
     var startInstant: ContinuousClock.Instant { Self.anchor.advanced(by: startSinceAnchor) }
 
     /// A connection took the job (the pool wait ends the first time). A reused connection sends at once, so
-    /// ``noteSendStart()`` ends the wait with its own reading of the clock.
-    mutating func assign(isReused: Bool) {
+    /// ``noteSendStart(at:)`` ends the wait with its own reading of the clock.
+    mutating func assign(isReused: Bool, at now: UInt64) {
         guard isRecording else { return }
-        if assigned == 0, !isReused { assigned = EventLoop.now() }
+        if assigned == 0, !isReused { assigned = now }
         self.isReused = isReused
     }
 
-    /// The request's head is about to be written.
-    mutating func noteSendStart() {
+    /// What the connector that opened the job's connection saw of its phases.
+    mutating func noteConnect(_ times: Connector.Times) {
         guard isRecording else { return }
-        sendStart = EventLoop.now()
+        lookupStart = times.lookupStart
+        lookupEnd = times.lookupEnd
+        connectStart = times.connectStart
+        connectEnd = times.connectEnd
+        handshakeStart = times.handshakeStart
+        handshakeEnd = times.handshakeEnd
+    }
+
+    /// The request's head is about to be written.
+    mutating func noteSendStart(at now: UInt64) {
+        guard isRecording else { return }
+        sendStart = now
         if assigned == 0 { assigned = sendStart }
     }
 

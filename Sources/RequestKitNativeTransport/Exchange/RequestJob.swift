@@ -13,11 +13,11 @@ import Foundation
 /// }
 /// ```
 final class RequestJob: @unchecked Sendable {
-    // Safe: `continuation`, `isFinished`, `isCancelled`, `connection` and `retried` are only touched while holding
-    // `lock`; `poolID` only while holding the pool's lock; `idleClockStart` is set before the job is submitted or
-    // handed to a connection (through the pool's lock or the loop's queue, which order the two); everything else is
-    // a `let`. `record` is written by the connection that runs the job (under its state lock) before it finishes
-    // the job; the awaiting task reads it under `lock` afterwards.
+    // Safe: `waiter`, `isFinished`, `isCancelled`, `connection` and `retried` are only touched while holding
+    // `lock`; `poolID` only while holding the pool's lock; `refusals`, `unprocessedResends` and `requiresFreshConnection` are set by the
+    // connection that hands the job back before it submits it again (the pool's lock orders the two); everything
+    // else is a `let`. `record` is written by the connection that runs the job before it finishes the job; the
+    // awaiting task reads it under `lock` afterwards.
 
     /// What the awaiting task gets back.
     enum Outcome: Sendable {
@@ -66,10 +66,10 @@ final class RequestJob: @unchecked Sendable {
     let mode: Mode
     /// The job's identifier in the pool's ``ConnectionPoolStateMachine`` (the pool's, under its lock).
     var poolID: ConnectionPool.Machine.RequestID?
-    /// When the job's idle clock started (``EventLoop/now()`` nanoseconds): when it was made, or sent again
-    /// after a stale connection. Waiting for a connection is no progress, so the wait counts against the request's
-    /// idle timeout.
-    var idleClockStart: UInt64
+    /// When the job's idle clock started (loop-clock nanoseconds): when it was made. Waiting for a connection,
+    /// connecting and being sent again are no progress, so they count against the request's idle timeout; only bytes
+    /// of its response (or of a body that waits for room) start it again, on the connection that moves them.
+    let idleClockStart: UInt64
     /// What the job's connections saw of its phases, for its ``RequestMetrics/Attempt``; the awaiting task reads
     /// ``finishedRecord`` instead.
     // Unchecked: written only by the connection running the job, under its state lock, and read by the awaiting
@@ -87,10 +87,26 @@ final class RequestJob: @unchecked Sendable {
             ? idleClockStart &+ UInt64(idleTimeout * 1e9) : nil
     }
 
-    /// How many times in a row an HTTP/2 connection that served nothing said it did not process the request (it
-    /// refused the stream, or went away below it), each time sent again on another connection; only the connection
-    /// running the job touches it.
+    /// How many times HTTP/2 servers refused the request's stream (`REFUSED_STREAM`), each time sent again: at most
+    /// ``maxRefusals`` in all, whatever the connections served. Only the connection running the job touches it.
     @exclusivity(unchecked) var refusals = 0
+
+    /// How many times the request was sent again because a server going away had not reached its stream: at most
+    /// ``maxUnprocessedResends`` in all. Only the connection running the job touches it.
+    @exclusivity(unchecked) var unprocessedResends = 0
+
+    /// The most times a request is sent again after its stream was refused.
+    static let maxRefusals = 4
+
+    /// The most times a request is sent again after servers going away did not reach it: enough for a burst to
+    /// drain through connections that each serve a few streams before going away, and still a bound when each new
+    /// connection goes away at once.
+    static let maxUnprocessedResends = 32
+
+    /// Whether the job must go on a connection opened for it: it is sent again after a kept-alive connection closed
+    /// before responding, and another kept-alive connection to the same server may be just as stale. Set before the
+    /// job is submitted again; the pool reads it under its lock.
+    @exclusivity(unchecked) var requiresFreshConnection = false
 
     /// Whether the request has already been sent again after a kept-alive connection closed before responding.
     var hasRetried: Bool {
@@ -99,7 +115,7 @@ final class RequestJob: @unchecked Sendable {
     }
 
     private let lock = NSLock()
-    private var continuation: CheckedContinuation<Outcome, Never>?
+    private var waiter: Waiter?
     private var isFinished = false
     private var isCancelled = false
     private var connection: PooledConnection?
@@ -121,7 +137,7 @@ final class RequestJob: @unchecked Sendable {
         self.idleTimeout = idleTimeout
         self.limits = limits
         self.mode = mode
-        let now = EventLoop.now()
+        let now = pool.clock.now()
         idleClockStart = now
         record = AttemptRecord(started: now, isRecording: recordsMetrics)
     }
@@ -135,16 +151,40 @@ final class RequestJob: @unchecked Sendable {
     /// Whether the awaiting task was cancelled.
     var wasCancelled: Bool { lock.withLock { isCancelled } }
 
+    /// Who waits for the outcome.
+    private enum Waiter {
+        /// An awaiting task.
+        case task(CheckedContinuation<Outcome, Never>)
+        /// A function called with the outcome, on the thread that ends the job (tests that turn a loop by hand).
+        case handler(@Sendable (Outcome) -> Void)
+
+        func resume(_ outcome: Outcome) {
+            switch self {
+            case .task(let continuation): continuation.resume(returning: outcome)
+            case .handler(let handler): handler(outcome)
+            }
+        }
+    }
+
     /// Keeps the continuation to resume; resumes it at once when the task is cancelled already.
     func begin(_ continuation: CheckedContinuation<Outcome, Never>) {
+        begin(.task(continuation))
+    }
+
+    /// Keeps `handler`, called once with the outcome, on the thread that ends the job.
+    func begin(handler: @escaping @Sendable (Outcome) -> Void) {
+        begin(.handler(handler))
+    }
+
+    private func begin(_ waiter: Waiter) {
         let cancelled: Bool = lock.withLock {
             if isCancelled { return true }
-            self.continuation = continuation
+            self.waiter = waiter
             return false
         }
         if cancelled {
             lock.withLock { isFinished = true }
-            continuation.resume(returning: .cancelled)
+            waiter.resume(.cancelled)
         }
     }
 
@@ -155,22 +195,23 @@ final class RequestJob: @unchecked Sendable {
 
     /// Resumes the awaiting task, unless it was resumed already.
     func finish(_ outcome: Outcome) {
-        let waiting: CheckedContinuation<Outcome, Never>? = lock.withLock {
+        let waiting: Waiter? = lock.withLock {
             guard !isFinished else { return nil }
             isFinished = true
             connection = nil
-            defer { continuation = nil }
-            return continuation
+            defer { waiter = nil }
+            return waiter
         }
-        waiting?.resume(returning: outcome)
+        waiting?.resume(outcome)
     }
 
     /// Waits on the calling thread, for at most `nanoseconds`, until the job has finished: its continuation is then
     /// resumed before its task suspends, which goes on without a wake-up. Yields the processor between looks, so
     /// the loop and the server keep theirs on a busy machine.
     func awaitFinish(within nanoseconds: UInt64) {
-        let deadline = EventLoop.now() &+ nanoseconds
-        while !lock.withLock({ isFinished }), EventLoop.now() < deadline { sched_yield() }
+        let clock = pool.clock
+        let deadline = clock.now() &+ nanoseconds
+        while !lock.withLock({ isFinished }), clock.now() < deadline { sched_yield() }
     }
 
     /// Cancels the job from any thread: it leaves the pool's queue, or its connection closes.

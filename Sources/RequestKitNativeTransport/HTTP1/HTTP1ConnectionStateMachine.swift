@@ -1,56 +1,78 @@
-/// The life of one HTTP/1.1 connection, with no I/O: its phase, what it knows of the request in flight, and every
-/// decision the protocol makes. Each event (a request started, connected, handshake done, request written, response
-/// bytes, a head parsed, the body complete, the end of the stream, a timeout, a cancellation, a failure) is one
-/// mutating call; its result is the action the connection carries out: connect, send, read, deliver, send again on a
-/// fresh connection, fail, close, go back to the pool.
+/// The life of one open HTTP/1.1 connection, with no I/O: its phase, what it knows of the request in flight, and
+/// every decision the protocol makes. Each event (a request started, the request written, response bytes, a head
+/// parsed, the body complete, the end of the stream, a timeout, a cancellation, a failure) is one mutating call; its
+/// result is the action the connection carries out: send, read, deliver, send again on a fresh connection, fail,
+/// close, go back to the pool.
 ///
-/// The connection that owns it does the reading, writing and parsing; what is decided about them lives here, so that
-/// it can be tested event by event (`HTTP1ConnectionStateMachineTests`).
+/// The connection opens already connected (its ``Connector`` resolved, connected and finished the handshakes); what
+/// it reads, writes and parses is its shell's work (``HTTP1Connection``), and what is decided about it lives here, so
+/// that it can be tested event by event (`HTTP1ConnectionStateMachineTests`). An event the machine cannot take in its
+/// state is a fault of the shell's: a debug build stops at it, and a release build fails the request with
+/// ``Failure/unexpected(_:)`` rather than going on in a state nobody planned.
 ///
 /// ```
-/// idle ─► resolving ─► connecting ─► handshaking ─► sending ─► receivingHead ─┬─► receivingBody ─► idle / closed
-///   └────────────── (kept alive) ───────────────────┘    ▲          │         └─► streaming ⇄ paused ─► idle / closed
-///                                                        └── 100 ───┘ (an interim answer while the body is written)
+/// idle ─► sending ─► receivingHead ─┬─► receivingBody ─► idle / closed
+///   ▲        ▲          │           └─► streaming ⇄ paused ─► idle / closed
+///   │        └── 100 ───┘ (an interim answer while the body is written)
+///   └──────────── kept alive ◄──────────────────────────┘
 /// ```
 ///
 /// ```swift
 /// var machine = HTTP1ConnectionStateMachine()
-/// machine.requestStarted(isIdempotent: true, canRetry: true, isOpen: false)   // .connect
-/// machine.connected()                                                          // (handshaking)
-/// machine.handshakeCompleted()                                                 // .send
-/// machine.requestWritten()                                                     // .readResponse
+/// machine.requestStarted(isIdempotent: true, canRetry: true, isStillOpen: true)   // .send
+/// machine.requestWritten()                                                         // .readResponse
+/// machine.finalHeadParsed(.init(isKeepAlive: true))                                // .readBody
+/// machine.bodyCompleted(.init())                                                   // .finish(isReusable: true)
 /// ```
 struct HTTP1ConnectionStateMachine: Sendable, Equatable {
-    /// Where the connection is.
+    /// Where the connection is, with what belongs to that phase.
     enum State: Sendable, Equatable {
-        /// No request; the socket is open and kept alive, or closed.
+        /// Open, with no request: kept alive for the next one.
         case idle
-        /// Looking the host up.
-        case resolving
-        /// Connecting to an address.
-        case connecting
-        /// The TLS handshake (a plain connection passes through at once).
-        case handshaking
         /// Writing the request.
-        case sending
+        case sending(Exchange)
         /// Waiting for, and reading, the final response head.
-        case receivingHead
+        case receivingHead(Exchange)
         /// Reading a buffered response body.
-        case receivingBody
+        case receivingBody(Exchange, FinalHead)
         /// Moving a streamed body to its consumer.
-        case streaming
+        case streaming(Exchange, FinalHead)
         /// A streamed body's consumer is full: the socket is not read.
-        case paused
+        case paused(Exchange, FinalHead)
+        /// The socket is closed: the connection carries nothing more.
+        case closed
+    }
+
+    /// The phase alone, for the shell's choice of what to read or write next.
+    enum Phase: Sendable, Equatable {
+        case idle, sending, receivingHead, receivingBody, streaming, paused, closed
+    }
+
+    /// What the machine knows of the request in flight.
+    struct Exchange: Sendable, Equatable {
+        /// Whether its method may be sent twice.
+        var isIdempotent: Bool
+        /// Whether it has not been sent again already.
+        var canRetry: Bool
+        /// Whether the connection carried a request before this one.
+        var isReused: Bool
+        /// Whether any byte of the response arrived.
+        var hasResponseBytes = false
+        /// Whether the server answered before the whole request was written: the connection is not reused.
+        var isRequestUnfinished = false
+        /// How many interim (1xx) heads arrived.
+        var informationalCount = 0
     }
 
     /// What to do after an event.
     enum Action: Sendable, Equatable {
         /// Nothing more now: wait for readiness, a timer or the next event.
         case none
-        /// Open a connection (look the host up, connect, handshake).
-        case connect
         /// Write the request.
         case send
+        /// The connection closed while it was idle, before the request was written: the request goes to another
+        /// connection, as if it had never been here (it was not sent).
+        case sendElsewhere
         /// Read the response (the request is written, or the server answered early and the writing stopped).
         case readResponse
         /// Go on writing the request after an interim answer.
@@ -71,13 +93,16 @@ struct HTTP1ConnectionStateMachine: Sendable, Equatable {
         /// `isReusable` (otherwise closed first).
         case finish(isReusable: Bool)
         /// The connection closed before any response byte, on a connection that had carried a request: close it,
-        /// and send the same request again on a fresh one, once.
+        /// and send the same request again, once, on a fresh connection (never on another kept-alive one, which may
+        /// be just as stale).
         case retry
         /// Close the connection and fail the job with this reason.
         case fail(Failure)
-        /// An idle connection is unusable (the server closed it, or sent bytes nobody asked for): close it and take
+        /// The idle connection is unusable (the server closed it, or sent bytes nobody asked for): close it and take
         /// it out of the pool.
         case discard
+        /// Close the idle connection: the pool let it go.
+        case close
     }
 
     /// Why a job failed, as the connection reports it.
@@ -93,14 +118,17 @@ struct HTTP1ConnectionStateMachine: Sendable, Equatable {
         case unconfirmedEnd
         /// More interim (1xx) responses than allowed.
         case tooManyInformationalResponses
-        /// No progress for the idle timeout while opening the connection.
-        case connectTimedOut
-        /// No progress for the idle timeout on an open connection.
+        /// The final answer was `101 Switching Protocols`: the connection now speaks another protocol, which an
+        /// HTTP request cannot be read from.
+        case switchedProtocols
+        /// No progress for the idle timeout.
         case timedOut
         /// The task was cancelled.
         case cancelled
         /// A failure of the stream, the parser or the system, reported as it is.
         case error
+        /// An event the machine could not take in its state: a fault of the connection's own.
+        case unexpected(String)
     }
 
     /// What the connection learned of a final response head.
@@ -127,139 +155,154 @@ struct HTTP1ConnectionStateMachine: Sendable, Equatable {
     static let maxInformationalResponses = 10
 
     private(set) var state = State.idle
-    /// Whether the socket is open.
-    private(set) var isOpen = false
-    /// Whether the current request runs on a connection that carried an earlier one.
+    /// How many requests the connection started.
+    private(set) var startedCount = 0
+
+    /// The phase, without what belongs to it.
+    var phase: Phase {
+        switch state {
+        case .idle: .idle
+        case .sending: .sending
+        case .receivingHead: .receivingHead
+        case .receivingBody: .receivingBody
+        case .streaming: .streaming
+        case .paused: .paused
+        case .closed: .closed
+        }
+    }
+
+    /// The request in flight, while there is one.
+    var exchange: Exchange? {
+        switch state {
+        case .sending(let exchange), .receivingHead(let exchange), .receivingBody(let exchange, _),
+            .streaming(let exchange, _), .paused(let exchange, _):
+            exchange
+        case .idle, .closed: nil
+        }
+    }
+
+    /// Whether the latest request (the current one, or the one that just ended) ran on a connection that carried an
+    /// earlier one.
     private(set) var isReused = false
-    private var isIdempotent = false
-    private var canRetry = false
+
     /// Whether any byte of the current response arrived.
-    private(set) var hasResponseBytes = false
-    /// Whether the server answered before the whole request was written: the connection is not reused.
-    private(set) var isRequestUnfinished = false
-    private var informationalCount = 0
-    private var finalHead: FinalHead?
+    var hasResponseBytes: Bool { exchange?.hasResponseBytes ?? false }
 
     // MARK: Requests
 
-    /// A request starts on this connection: sent at once on a kept-alive connection (`isOpen`, checked usable),
-    /// otherwise after connecting.
+    /// A request starts on this idle connection: it is written at once, unless the shell found the connection
+    /// closed (`isStillOpen` false), when the request goes elsewhere unsent.
     ///
     /// - Parameters:
     ///   - isIdempotent: Whether its method may be sent twice.
     ///   - canRetry: Whether it has not been sent again already.
-    ///   - isOpen: Whether the kept-alive socket is still usable.
-    mutating func requestStarted(isIdempotent: Bool, canRetry: Bool, isOpen: Bool) -> Action {
-        self.isIdempotent = isIdempotent
-        self.canRetry = canRetry
-        self.isOpen = isOpen
-        isReused = isOpen
-        hasResponseBytes = false
-        isRequestUnfinished = false
-        informationalCount = 0
-        finalHead = nil
-        if isOpen {
-            state = .sending
-            return .send
+    ///   - isStillOpen: Whether the idle socket turned out still usable.
+    mutating func requestStarted(isIdempotent: Bool, canRetry: Bool, isStillOpen: Bool) -> Action {
+        guard case .idle = state else { return unexpected("a request started") }
+        guard isStillOpen else {
+            state = .closed
+            return .sendElsewhere
         }
-        state = .resolving
-        return .connect
-    }
-
-    /// The host's addresses are known: connecting to them.
-    mutating func resolved() {
-        if state == .resolving { state = .connecting }
-    }
-
-    /// The socket connected: the handshake begins (for plain TCP it completes at once).
-    mutating func connected() {
-        guard state == .resolving || state == .connecting else { return }
-        isOpen = true
-        state = .handshaking
-    }
-
-    /// The stream is ready: the request is written.
-    mutating func handshakeCompleted() -> Action {
-        guard state == .handshaking else { return .none }
-        state = .sending
+        isReused = startedCount > 0
+        let exchange = Exchange(isIdempotent: isIdempotent, canRetry: canRetry, isReused: isReused)
+        startedCount += 1
+        state = .sending(exchange)
         return .send
     }
 
     /// The whole request is written: its response is read.
     mutating func requestWritten() -> Action {
-        guard state == .sending else { return .none }
-        state = .receivingHead
+        guard case .sending(let exchange) = state else { return unexpected("the request was written") }
+        state = .receivingHead(exchange)
         return .readResponse
     }
 
     /// Response bytes arrived while the request was still being written (a server refusing an upload): the
     /// writing stops, the response is read, and the connection will not be reused.
     mutating func earlyResponseArrived() -> Action {
-        guard state == .sending else { return .none }
-        hasResponseBytes = true
-        isRequestUnfinished = true
-        state = .receivingHead
+        guard case .sending(var exchange) = state else { return unexpected("an early response arrived") }
+        exchange.hasResponseBytes = true
+        exchange.isRequestUnfinished = true
+        state = .receivingHead(exchange)
         return .readResponse
     }
 
-    /// Response bytes arrived.
-    mutating func responseBytesArrived() {
-        hasResponseBytes = true
+    /// Bytes of the response head arrived: from now on, a close is a truncation, never a stale connection.
+    mutating func responseBytesArrived() -> Action {
+        guard case .receivingHead(var exchange) = state else { return unexpected("response bytes arrived") }
+        exchange.hasResponseBytes = true
+        state = .receivingHead(exchange)
+        return .none
     }
 
     /// An interim (1xx) head was parsed: the next head is read, or, when it came while the request was still being
     /// written, the writing goes on.
     mutating func informationalHeadParsed() -> Action {
-        guard state == .receivingHead else { return .none }
-        informationalCount += 1
-        if informationalCount > Self.maxInformationalResponses {
+        guard case .receivingHead(var exchange) = state else { return unexpected("an interim head arrived") }
+        exchange.hasResponseBytes = true
+        exchange.informationalCount += 1
+        if exchange.informationalCount > Self.maxInformationalResponses {
             return fail(.tooManyInformationalResponses)
         }
-        if isRequestUnfinished {
-            isRequestUnfinished = false
-            state = .sending
+        if exchange.isRequestUnfinished {
+            exchange.isRequestUnfinished = false
+            state = .sending(exchange)
             return .resumeSending
         }
+        state = .receivingHead(exchange)
         return .readNextHead
     }
 
-    /// The final head was parsed: its body is read, or it is handed over at once when the body streams.
+    /// The final head was parsed: its body is read, or it is handed over at once when the body streams. A
+    /// `101 Switching Protocols` fails: the connection speaks something else from here on.
     mutating func finalHeadParsed(_ head: FinalHead) -> Action {
-        guard state == .receivingHead else { return .none }
-        finalHead = head
+        guard case .receivingHead(var exchange) = state else { return unexpected("a final head arrived") }
+        if head.isSwitchingProtocols { return fail(.switchedProtocols) }
+        exchange.hasResponseBytes = true
         if head.isStreamed {
-            state = .streaming
+            state = .streaming(exchange, head)
             return .deliverHead
         }
-        state = .receivingBody
+        state = .receivingBody(exchange, head)
         return .readBody
     }
 
     /// The body is whole: the response goes to the job, and the connection back to the pool, kept only when the
     /// server allows it, the request was written whole, nothing else arrived, and the body did not end with the close.
     mutating func bodyCompleted(_ body: CompletedBody) -> Action {
-        guard state == .receivingBody || state == .streaming, let head = finalHead else { return .none }
+        let exchange: Exchange
+        let head: FinalHead
+        switch state {
+        case .receivingBody(let current, let final), .streaming(let current, let final):
+            (exchange, head) = (current, final)
+        default:
+            return unexpected("the body completed")
+        }
         let isReusable =
-            head.isKeepAlive && !head.hasAmbiguousFraming && !head.isSwitchingProtocols && !isRequestUnfinished
-            && !body.wasDelimitedByClose && !body.hasExtraBytes && isOpen
-        state = .idle
-        finalHead = nil
-        if !isReusable { isOpen = false }
+            head.isKeepAlive && !head.hasAmbiguousFraming && !exchange.isRequestUnfinished && !body.wasDelimitedByClose
+            && !body.hasExtraBytes
+        state = isReusable ? .idle : .closed
         return .finish(isReusable: isReusable)
     }
 
     /// A streamed body's consumer has a full buffer.
     mutating func consumerFull() -> Action {
-        guard state == .streaming else { return .none }
-        state = .paused
+        guard case .streaming(let exchange, let head) = state else { return unexpected("the consumer was full") }
+        state = .paused(exchange, head)
         return .pauseReading
     }
 
-    /// A paused consumer asked for more.
+    /// A streamed body's consumer read some of it: reading resumes when it was paused.
     mutating func consumerDemanded() -> Action {
-        guard state == .paused else { return .none }
-        state = .streaming
-        return .resumeReading
+        switch state {
+        case .paused(let exchange, let head):
+            state = .streaming(exchange, head)
+            return .resumeReading
+        case .streaming:
+            return .none
+        default:
+            return unexpected("the consumer asked for more")
+        }
     }
 
     // MARK: Endings
@@ -274,56 +317,45 @@ struct HTTP1ConnectionStateMachine: Sendable, Equatable {
     mutating func endOfStream(isDelimitedByClose: Bool = false, isConfirmed: Bool = true) -> Action {
         switch state {
         case .idle:
-            guard isOpen else { return .none }
-            isOpen = false
+            state = .closed
             return .discard
-        case .resolving, .connecting, .handshaking, .sending:
-            return closedBeforeResponse()
-        case .receivingHead:
-            return hasResponseBytes ? fail(.truncatedHead) : closedBeforeResponse()
+        case .sending(let exchange):
+            return closedBeforeResponse(exchange)
+        case .receivingHead(let exchange):
+            return exchange.hasResponseBytes ? fail(.truncatedHead) : closedBeforeResponse(exchange)
         case .receivingBody, .streaming, .paused:
             guard isDelimitedByClose else { return fail(.truncatedBody) }
             guard isConfirmed else { return fail(.unconfirmedEnd) }
-            isOpen = false
             return .bodyEndsHere
+        case .closed:
+            return unexpected("the stream ended")
         }
     }
 
-    /// The socket closed (after a failure, a cancellation, or when the pool let an idle connection go).
-    mutating func closed() {
-        state = .idle
-        isOpen = false
-        finalHead = nil
-    }
-
-    /// The job on the connection ended, however it ended: the connection is idle, and open only when it is kept.
-    mutating func jobEnded(isKept: Bool) {
-        state = .idle
-        finalHead = nil
-        if !isKept { isOpen = false }
-    }
-
     /// Readable bytes on an idle kept-alive connection: only stream-level bytes (a TLS session ticket) keep it;
-    /// application bytes (a stray response) or the end of the stream make it unusable.
+    /// application bytes (a stray response) make it unusable.
     mutating func idleBytesArrived(isApplicationData: Bool) -> Action {
-        guard state == .idle, isOpen, isApplicationData else { return .none }
-        isOpen = false
+        guard case .idle = state else { return unexpected("bytes arrived while idle") }
+        guard isApplicationData else { return .none }
+        state = .closed
         return .discard
     }
 
-    /// The idle timeout passed with no progress.
+    /// The request's idle timeout passed with no progress. A paused stream waits for its consumer, not the server.
     mutating func timedOut() -> Action {
         switch state {
-        case .idle, .paused: return .none
-        case .resolving, .connecting, .handshaking: return fail(.connectTimedOut)
         case .sending, .receivingHead, .receivingBody, .streaming: return fail(.timedOut)
+        case .paused: return .none
+        case .idle, .closed: return unexpected("the request timed out")
         }
     }
 
     /// The job was cancelled.
     mutating func cancelled() -> Action {
-        guard state != .idle else { return .none }
-        return fail(.cancelled)
+        switch state {
+        case .idle, .closed: return unexpected("the request was cancelled")
+        default: return fail(.cancelled)
+        }
     }
 
     /// Reading, writing or parsing failed: before any response byte a reset is a close before the response (sent
@@ -331,28 +363,48 @@ struct HTTP1ConnectionStateMachine: Sendable, Equatable {
     ///
     /// - Parameter isConnectionReset: Whether the failure is the connection's end (a reset, a broken pipe).
     mutating func failed(isConnectionReset: Bool) -> Action {
-        guard state != .idle else { return .none }
-        if isConnectionReset, !hasResponseBytes, state == .sending || state == .receivingHead {
-            return closedBeforeResponse()
+        switch state {
+        case .sending(let exchange) where isConnectionReset, .receivingHead(let exchange) where isConnectionReset:
+            return exchange.hasResponseBytes ? fail(.error) : closedBeforeResponse(exchange)
+        case .idle:
+            state = .closed
+            return .discard
+        case .closed:
+            return unexpected("the connection failed")
+        default:
+            return fail(.error)
         }
-        return fail(.error)
     }
 
-    private mutating func closedBeforeResponse() -> Action {
-        let wasReused = isReused
-        if wasReused, isIdempotent, canRetry {
-            canRetry = false
-            state = .idle
-            isOpen = false
-            return .retry
+    /// The pool closes the idle connection.
+    mutating func closeRequested() -> Action {
+        switch state {
+        case .idle:
+            state = .closed
+            return .close
+        case .closed:
+            return .none
+        default:
+            return unexpected("the pool closed a busy connection")
         }
-        return fail(.closedBeforeResponse(wasReused: wasReused))
+    }
+
+    private mutating func closedBeforeResponse(_ exchange: Exchange) -> Action {
+        state = .closed
+        if exchange.isReused, exchange.isIdempotent, exchange.canRetry { return .retry }
+        return .fail(.closedBeforeResponse(wasReused: exchange.isReused))
     }
 
     private mutating func fail(_ failure: Failure) -> Action {
-        state = .idle
-        isOpen = false
-        finalHead = nil
+        state = .closed
         return .fail(failure)
+    }
+
+    /// An event the state cannot take: the shell's fault. Stops a debug build; fails the request otherwise.
+    private mutating func unexpected(_ event: String) -> Action {
+        let failure = "\(event) while \(phase)"
+        assertionFailure("HTTP1ConnectionStateMachine: \(failure)")
+        state = .closed
+        return .fail(.unexpected(failure))
     }
 }

@@ -55,4 +55,7 @@ public struct HTTP1ParseError: Error, Sendable, Hashable, CustomStringConvertibl
     static let truncatedCompressedBody = Self("truncated compressed body")
     static func unsupportedContentEncoding(_ coding: String) -> Self { Self("unsupported Content-Encoding \(coding)") }
     static let tooManyInformationalResponses = Self("too many informational (1xx) responses")
+    static let switchedProtocols = Self(
+        "the server answered 101 Switching Protocols: the connection no longer speaks HTTP/1.1, so no response can be "
+            + "read from it")
 }

@@ -4,8 +4,8 @@ import RequestKitHTTP2
 
 /// One HTTP/2 connection, driven by readiness on its event loop: many requests at once, each on a stream of its own.
 ///
-/// An ``HTTP1Connection`` opens the socket (and the TLS handshake, whose ALPN picked `h2`), then hands it over with
-/// its job (``takeOver(_:)``); this connection takes its place in the pool. The protocol is the ``HTTP2Session``'s
+/// Its ``Connector`` opens the socket (and the TLS handshake, whose ALPN picked `h2`, or a prior-knowledge h2c
+/// connection); the pool makes this connection of it and starts its first job (``start(with:)``). The protocol is the ``HTTP2Session``'s
 /// (framing, HPACK, stream states, flow control, what each ending means); this class moves bytes between it and the
 /// socket, starts each job on a stream, and delivers what comes back: a whole response, or a head and then a body
 /// that streams at its consumer's pace (the stream's window stays shut while the consumer's buffer is full).
@@ -18,13 +18,13 @@ import RequestKitHTTP2
 /// Its loop owns it: every entry point runs on the loop's thread.
 ///
 /// ```swift
-/// let successor = try HTTP2Connection(id: id, key: key, loop: loop, pool: pool, stream: stream, limits: limits, facts: nil)
-/// successor.takeOver(job)
+/// let connection = try HTTP2Connection(id: id, key: key, loop: loop, pool: pool, stream: stream, limits: limits, facts: nil)
+/// connection.start(with: job)
 /// ```
 final class HTTP2Connection: EventLoopHandler, @unchecked Sendable {
     // Safe: every mutable field is touched only on `loop`'s thread (the entry points hop onto it).
 
-    /// The connection's identifier in its pool's machine (the identifier of the connection it took over from).
+    /// The connection's identifier in its pool's machine.
     let id: ConnectionPool.Machine.ConnectionID
     /// The host and port it goes to.
     let key: ConnectionKey
@@ -63,9 +63,6 @@ final class HTTP2Connection: EventLoopHandler, @unchecked Sendable {
     /// How many liveness PINGs the server answered (read from any thread).
     let pingsAnswered = AtomicWord()
 
-    /// Whether a request the server refused here is sent again or fails.
-    private var refusals = HTTP2Refusals()
-
     /// A connection over `stream`, whose handshake is done; it writes the connection preface when it takes over.
     ///
     /// - Throws: ``RequestError`` when nghttp2 cannot make the session.
@@ -97,10 +94,13 @@ final class HTTP2Connection: EventLoopHandler, @unchecked Sendable {
         buffer.deallocate()
     }
 
+    /// How many streams the server allows at once, as the pool was last told.
+    var capacity: Int { announcedCapacity }
+
     // MARK: Entry points (on the loop)
 
-    /// Takes over the socket and `job` from the connection that opened it, and its place in the pool.
-    func takeOver(_ job: RequestJob) {
+    /// Starts watching the socket its connector opened, and `job` on the first stream.
+    func start(with job: RequestJob) {
         guard let pool else {
             return job.finish(.failed(ExchangeFailure.closedBeforeResponse(nil), wasReused: false))
         }
@@ -114,8 +114,6 @@ final class HTTP2Connection: EventLoopHandler, @unchecked Sendable {
             pool.release(.http2(self), isReusable: false)
             return job.finish(.failed(error, wasReused: false))
         }
-        job.assign(.http2(self))
-        pool.switchedToHTTP2(self, capacity: announcedCapacity)
         run(job)
         // The handshake may have read the server's first frames already.
         readAvailable()
@@ -190,11 +188,12 @@ final class HTTP2Connection: EventLoopHandler, @unchecked Sendable {
             }
             return
         }
-        job.record.assign(isReused: startedCount > 0)
+        job.record.assign(isReused: startedCount > 0, at: loop.now())
         job.record.connection = facts
-        job.record.noteSendStart()
+        job.record.noteSendStart(at: loop.now())
         startedCount += 1
-        let exchange = HTTP2Exchange(job: job, now: EventLoop.now())
+        // The request's idle clock goes on from its submission: waiting for a stream is no progress.
+        let exchange = HTTP2Exchange(job: job, now: job.idleClockStart)
         streams[streamID] = exchange
         updateLiveness { $0.becameBusy() }
         if job.record.isRecording { unsent.append((streamID, exchange)) }
@@ -218,10 +217,19 @@ final class HTTP2Connection: EventLoopHandler, @unchecked Sendable {
 
     // MARK: Bytes
 
-    /// Reads what the socket has and hands it to the session, until it has nothing more now.
+    /// Reads what the socket has and hands it to the session, until it has nothing more now or the turn's budget is
+    /// spent: a server that sends frames without end (which flow control does not limit) cannot keep the loop from
+    /// its timers and its other connections.
     private func readAvailable() {
         guard let stream else { return }
+        var budget = EventLoop.readBudget
         while !isClosed {
+            if budget <= 0 {
+                // The socket is still readable, so the loop comes back to it in its next turn; bytes the TLS layer
+                // holds do not make it readable, so the next turn is asked for.
+                if stream.hasBufferedBytes { loop.execute { [weak self] in self?.readAvailable() } }
+                return flush()
+            }
             let result: ByteStreamResult
             do {
                 result = try stream.read(into: buffer)
@@ -230,6 +238,7 @@ final class HTTP2Connection: EventLoopHandler, @unchecked Sendable {
             }
             switch result {
             case .transferred(let count):
+                budget -= count
                 let outputs = session.receive(UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
                 handle(outputs)
             case .endOfStream:
@@ -289,7 +298,7 @@ final class HTTP2Connection: EventLoopHandler, @unchecked Sendable {
         outgoing.removeAll(keepingCapacity: true)
         outgoingOffset = 0
         if !unsent.isEmpty {
-            let now = EventLoop.now()
+            let now = loop.now()
             // Only while the stream is open: an ended job's record is its task's.
             for (id, exchange) in unsent where streams[id] === exchange { exchange.job.record.sendEnd = now }
             unsent.removeAll(keepingCapacity: true)
@@ -310,15 +319,11 @@ final class HTTP2Connection: EventLoopHandler, @unchecked Sendable {
     // MARK: What the server sent
 
     private func handle(_ outputs: [HTTP2Session.Output], lostWith error: (any Error)? = nil) {
-        // A GOAWAY is read before the refusals it makes: whether the connection served any stream decides whether
-        // they count.
-        for case .goingAway(let last, _) in outputs { refusals.wentAway(lastStreamID: last) }
         for output in outputs {
             switch output {
             case .informational:
                 continue
             case .head(let streamID, let status, let headers):
-                refusals.served()
                 headArrived(on: streamID, status: status, headers: headers)
             case .data(let streamID, let bytes):
                 dataArrived(bytes, on: streamID)
@@ -326,8 +331,8 @@ final class HTTP2Connection: EventLoopHandler, @unchecked Sendable {
                 continue
             case .end(let streamID):
                 ended(streamID)
-            case .retry(let streamID):
-                retry(streamID)
+            case .retry(let streamID, let isRefused):
+                retry(streamID, isRefused: isRefused)
             case .failed(let streamID, let failure):
                 guard let exchange = streams.removeValue(forKey: streamID) else { continue }
                 release(isReusable: !isClosed && session.isAvailable)
@@ -358,7 +363,7 @@ final class HTTP2Connection: EventLoopHandler, @unchecked Sendable {
         let job = exchange.job
         let head = ResponseHead(minorVersion: 1, status: status, reason: "", fields: headers.fields)
         exchange.head = head
-        exchange.lastActivity = EventLoop.now()
+        exchange.lastActivity = loop.now()
         switch job.mode {
         case .buffered(let bodyLimit):
             if let announced = head.value(of: "content-length").flatMap(Int.init), announced > bodyLimit {
@@ -399,7 +404,7 @@ final class HTTP2Connection: EventLoopHandler, @unchecked Sendable {
 
     private func dataArrived(_ bytes: Data, on streamID: Int32) {
         guard let exchange = streams[streamID] else { return }
-        let now = EventLoop.now()
+        let now = loop.now()
         exchange.lastActivity = now
         exchange.job.record.received(bytes.count, at: now)
         exchange.wireBytes += bytes.count
@@ -437,14 +442,14 @@ final class HTTP2Connection: EventLoopHandler, @unchecked Sendable {
         guard let exchange = streams[streamID], exchange.unconsumed > 0 else { return }
         session.consumed(exchange.unconsumed, on: streamID)
         exchange.unconsumed = 0
-        exchange.lastActivity = EventLoop.now()
+        exchange.lastActivity = loop.now()
         armTimer(for: exchange)
         flush()
     }
 
     private func ended(_ streamID: Int32) {
         guard let exchange = streams.removeValue(forKey: streamID) else { return }
-        let now = EventLoop.now()
+        let now = loop.now()
         exchange.job.record.noteComplete(at: now)
         guard let head = exchange.head else {
             release(isReusable: session.isAvailable)
@@ -467,23 +472,31 @@ final class HTTP2Connection: EventLoopHandler, @unchecked Sendable {
     }
 
     /// The server did not process the stream: its request goes to the pool again, counted as never sent.
-    private func retry(_ streamID: Int32) {
+    private func retry(_ streamID: Int32, isRefused: Bool) {
         guard let exchange = streams.removeValue(forKey: streamID) else { return }
         let job = exchange.job
         release(isReusable: !isClosed && session.isAvailable)
         guard !exchange.isDelivered else { return }
-        switch refusals.decide(afterRefusals: job.refusals) {
-        case .fail(let count):
-            return fail(
-                exchange,
-                with: RequestError.transport(
-                    HTTP2StreamFailure.reset(.refusedStream),
-                    detail: "the server did not process the request on \(count) connections in a row that served "
-                        + "nothing"))
-        case .sendAgain(let count):
-            job.refusals = count
+        if isRefused {
+            job.refusals += 1
+            guard job.refusals <= RequestJob.maxRefusals else {
+                return fail(
+                    exchange,
+                    with: RequestError.transport(
+                        HTTP2StreamFailure.reset(.refusedStream),
+                        detail: "the server refused the request's stream \(job.refusals) times; it was not sent again"))
+            }
+        } else {
+            job.unprocessedResends += 1
+            guard job.unprocessedResends <= RequestJob.maxUnprocessedResends else {
+                return fail(
+                    exchange,
+                    with: RequestError.transport(
+                        HTTP2StreamFailure.connectionLost(.closed),
+                        detail: "servers going away did not process the request \(job.unprocessedResends) times; it "
+                            + "was not sent again"))
+            }
         }
-        job.idleClockStart = EventLoop.now()
         job.record.restart()
         job.pool.submit(job)
     }
@@ -554,7 +567,7 @@ final class HTTP2Connection: EventLoopHandler, @unchecked Sendable {
             failure = NativeTransport.requestError(for: error, idleTimeout: job.idleTimeout, key: key)
         }
         options.continuation.finish(
-            throwing: failure, attempt: attempt(of: exchange, url: options.url, end: EventLoop.now()))
+            throwing: failure, attempt: attempt(of: exchange, url: options.url, end: loop.now()))
     }
 
     /// The attempt of a streamed body's request as it ends at `end`; nil when the transport records no metrics.
@@ -611,18 +624,18 @@ final class HTTP2Connection: EventLoopHandler, @unchecked Sendable {
     /// still there before a request relies on the connection.
     private func armPingIfIdle() {
         guard !isClosed, isIdle else { return }
-        updateLiveness { $0.becameIdle(at: EventLoop.now()) }
+        updateLiveness { $0.becameIdle(at: loop.now()) }
     }
 
     private func pingTimerFired() {
         pingTimer = nil
         guard !isClosed else { return }
-        updateLiveness { [isIdle] in $0.timerFired(at: EventLoop.now(), isIdle: isIdle) }
+        updateLiveness { [isIdle] in $0.timerFired(at: loop.now(), isIdle: isIdle) }
     }
 
     private func pingAnswered() {
         if liveness?.isAwaitingPing == true { _ = pingsAnswered.add(1) }
-        updateLiveness { [isIdle] in $0.pingAnswered(at: EventLoop.now(), isIdle: isIdle) }
+        updateLiveness { [isIdle] in $0.pingAnswered(at: loop.now(), isIdle: isIdle) }
     }
 
     /// Hands the liveness check an event and does what it says.
@@ -672,7 +685,7 @@ final class HTTP2Connection: EventLoopHandler, @unchecked Sendable {
     private func checkTimeouts() {
         timer = nil
         timerDeadline = nil
-        let now = EventLoop.now()
+        let now = loop.now()
         var soonest: UInt64?
         var expired: [Int32] = []
         for (streamID, exchange) in streams where exchange.unconsumed == 0 {

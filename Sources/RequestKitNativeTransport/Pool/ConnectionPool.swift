@@ -4,8 +4,9 @@ import Foundation
 ///
 /// The machine decides (which connection a request runs on, when a connection is opened, which waiter comes next,
 /// when waiters time out and idle connections close); this class holds the connection and job objects the
-/// machine's identifiers stand for, and does what it says: starts a job on its connection's loop (or lets the
-/// awaiting task write it, ``HTTP1Connection/runInline(_:polls:)``), fails a job, closes connections, arms the timer.
+/// machine's identifiers stand for, and does what it says: opens connections through a ``Connector`` and makes an
+/// HTTP/1.1 or an HTTP/2 connection of what it opened, starts a job on its connection's loop (or lets the awaiting
+/// task write it, ``HTTP1Connection/runInline(_:polls:)``), fails a job, closes connections, arms the timer.
 ///
 /// ```
 /// submit ──► machine.request ──► run on a connection / open one / wait (arm the timer)
@@ -14,11 +15,11 @@ import Foundation
 /// ```
 ///
 /// Any thread may call it: the machine and the maps are guarded by `lock`, and every action is carried out after
-/// the lock is released. The timer runs on the pool's loop.
+/// the lock is released. The timer runs on the pool's first loop.
 final class ConnectionPool: @unchecked Sendable {
-    // Safe: `machine`, `connections`, `waiting` and `nextRequest` are only touched while holding `lock`. No access
-    // to them is held across a call that could reach them again (actions run after the lock is released), so they
-    // skip the runtime's exclusivity checks.
+    // Safe: `machine`, `connections`, `waiting`, `nextRequest` and `peakBusy` are only touched while holding `lock`.
+    // No access to them is held across a call that could reach them again (actions run after the lock is released),
+    // so they skip the runtime's exclusivity checks.
     typealias Machine = ConnectionPoolStateMachine<ConnectionKey>
 
     private let lock = NSLock()
@@ -27,24 +28,26 @@ final class ConnectionPool: @unchecked Sendable {
     @exclusivity(unchecked) private var waiting: [Machine.RequestID: RequestJob] = [:]
     @exclusivity(unchecked) private var nextRequest = 0
     /// The most connections busy at once since the pool last trimmed the heap (``HeapTrim``).
-    private var peakBusy = 0
+    @exclusivity(unchecked) private var peakBusy = 0
 
     private let bufferSize: Int
     private let connectTimeout: Double
-    /// The connections' ``HTTP1Connection/pollWindow``.
+    /// The connections' ``HTTP1Connection`` poll window.
     private let pollWindow: UInt64
     private let group: EventLoopGroup
-    /// Makes the byte stream of a newly connected socket: the one place where plain TCP could become TLS.
-    private let makeStream: HTTP1Connection.StreamFactory
+    /// The system calls connectors make: the one place where plain TCP could become TLS.
+    private let dialer: any SocketDialer
     /// Where connections speak HTTP/2.
     let http2: HTTP2Policy
     /// How long an HTTP/2 connection stays idle before a PING checks it, in nanoseconds (nil: never).
     let http2PingInterval: UInt64?
+    /// The clock of the pool's loops, which jobs and deadlines read.
+    var clock: LoopClock { group.clock }
 
     init(
         group: EventLoopGroup, maxConnectionsPerHost: Int, idleTimeout: Double, connectTimeout: Double,
         bufferSize: Int, pollWindow: UInt64, http2: HTTP2Policy = .disabled, http2PingInterval: Double = 0,
-        makeStream: @escaping HTTP1Connection.StreamFactory
+        dialer: any SocketDialer = SystemDialer()
     ) {
         self.http2 = http2
         self.http2PingInterval =
@@ -54,7 +57,7 @@ final class ConnectionPool: @unchecked Sendable {
         self.group = group
         self.connectTimeout = connectTimeout
         self.bufferSize = bufferSize
-        self.makeStream = makeStream
+        self.dialer = dialer
         let clamped = idleTimeout.isNaN ? 0 : min(max(idleTimeout, 0), 3.15e9)
         machine = Machine(
             configuration: .init(maxConnectionsPerHost: maxConnectionsPerHost, idleTimeout: UInt64(clamped * 1e9)))
@@ -69,6 +72,9 @@ final class ConnectionPool: @unchecked Sendable {
 
     /// Connections open and idle, over all hosts.
     var idleCount: Int { lock.withLock { machine.idleCount } }
+
+    /// The most connections the pool lets one host have.
+    var maxConnectionsPerHost: Int { machine.configuration.maxConnectionsPerHost }
 
     /// The connections open and idle, over all hosts.
     var idleConnections: [HTTP1Connection] {
@@ -114,10 +120,11 @@ final class ConnectionPool: @unchecked Sendable {
             job.finish(.cancelled)
             return
         }
-        let now = EventLoop.now()
+        let now = clock.now()
         let deadline = job.idleDeadline
         let action: Machine.RequestAction
         var connection: PooledConnection?
+        var closing: PooledConnection?
         let negotiates = negotiates(job.key)
         do {
             lock.lock()
@@ -125,16 +132,18 @@ final class ConnectionPool: @unchecked Sendable {
             nextRequest &+= 1
             let id = Machine.RequestID(nextRequest)
             job.poolID = id
-            action = machine.request(id, key: job.key, deadline: deadline, now: now, negotiates: negotiates)
+            action = machine.request(
+                id, key: job.key, deadline: deadline, now: now, negotiates: negotiates,
+                fresh: job.requiresFreshConnection)
             peakBusy = max(peakBusy, machine.busyConnectionCount)
             switch action {
             case .run(let target, _):
                 connection = connections[target]
-            case .createConnection:
-                break
+            case .replaceConnection(let idle, _):
+                closing = connections.removeValue(forKey: idle)
             case .wait:
                 waiting[id] = job
-            case .fail:
+            case .createConnection, .fail:
                 break
             }
         }
@@ -158,9 +167,10 @@ final class ConnectionPool: @unchecked Sendable {
             }
             serial.loop.execute { serial.run(job) }
         case .createConnection(let target):
-            let fresh = makeConnection(target, key: job.key)
-            job.assign(.http1(fresh))
-            fresh.loop.execute { fresh.run(job) }
+            open(target, for: job)
+        case .replaceConnection(_, let target):
+            closing?.closeIdle()
+            open(target, for: job)
         case .wait(let armTimer):
             if let armTimer { arm(armTimer) }
         case .fail:
@@ -172,15 +182,61 @@ final class ConnectionPool: @unchecked Sendable {
     private static let lostConnection = RequestError.transport(
         URLError(.unknown), detail: "the connection pool lost track of a connection")
 
-    /// Makes the connection the machine counted as `id`, outside the lock (it allocates its read buffer: a
-    /// thread of the cooperative pool waiting for the lock meanwhile has been seen to make the system start another),
-    /// then holds it under the lock. Nothing refers to `id` before the connection runs its first job.
-    private func makeConnection(_ id: Machine.ConnectionID, key: ConnectionKey) -> HTTP1Connection {
-        let connection = HTTP1Connection(
-            id: id, key: key, loop: group.next(), pool: self, bufferSize: bufferSize, connectTimeout: connectTimeout,
-            pollWindow: pollWindow, makeStream: makeStream)
-        lock.withLock { connections[id] = .http1(connection) }
-        return connection
+    /// Opens the connection the machine counted as `id` for `job`, through a connector on the next loop; the job's
+    /// deadline bounds it.
+    private func open(_ id: Machine.ConnectionID, for job: RequestJob) {
+        let loop = group.next()
+        let connector = Connector(
+            key: job.key, loop: loop, dialer: dialer, connectTimeout: connectTimeout, deadline: job.idleDeadline,
+            requestTimeout: job.idleTimeout, negotiatesHTTP2: negotiates(job.key)
+        ) { [weak self] outcome in
+            self?.connectorEnded(id, loop: loop, job: job, outcome: outcome)
+        }
+        lock.withLock { connections[id] = .connecting(connector, id: id) }
+        job.assign(.connecting(connector, id: id))
+        loop.execute {
+            job.record.assign(isReused: false, at: loop.now())
+            connector.start()
+        }
+    }
+
+    /// A connector ended, on its loop: the job runs on the connection it opened, or fails with why none was.
+    private func connectorEnded(
+        _ id: Machine.ConnectionID, loop: EventLoop, job: RequestJob, outcome: Connector.Outcome
+    ) {
+        let connecting = lock.withLock { connections[id] }
+        if case .connecting(let connector, _) = connecting { job.record.noteConnect(connector.times) }
+        switch outcome {
+        case .failed(let failure):
+            if let connecting { release(connecting, isReusable: false) }
+            job.finish(job.wasCancelled ? .cancelled : failure)
+        case .opened(let opened):
+            #if canImport(CNghttp2)
+            if opened.speaksHTTP2 {
+                let connection: HTTP2Connection
+                do {
+                    connection = try HTTP2Connection(
+                        id: id, key: job.key, loop: loop, pool: self, stream: opened.stream, limits: job.limits,
+                        facts: opened.facts)
+                } catch {
+                    opened.stream.close()
+                    if let connecting { release(connecting, isReusable: false) }
+                    return job.finish(.failed(error, wasReused: false))
+                }
+                lock.withLock { connections[id] = .http2(connection) }
+                job.assign(.http2(connection))
+                negotiated(.http2(connection), capacity: connection.capacity)
+                return connection.start(with: job)
+            }
+            #endif
+            let connection = HTTP1Connection(
+                id: id, key: job.key, loop: loop, pool: self, stream: opened.stream, facts: opened.facts,
+                bufferSize: bufferSize, pollWindow: pollWindow)
+            lock.withLock { connections[id] = .http1(connection) }
+            job.assign(.http1(connection))
+            if negotiates(job.key) { negotiated(.http1(connection), capacity: 1) }
+            connection.run(job)
+        }
     }
 
     /// Takes a job out of its host's queue; false when it was not waiting.
@@ -195,7 +251,7 @@ final class ConnectionPool: @unchecked Sendable {
     /// Returns a connection once a job on it ended, from any thread: kept for the next job when `isReusable`,
     /// dropped otherwise (it is closed already). A waiting job gets it, or a replacement, at once.
     func release(_ connection: PooledConnection, isReusable: Bool) {
-        let now = EventLoop.now()
+        let now = clock.now()
         var next: (job: RequestJob, connection: PooledConnection)?
         var waiter: RequestJob?
         var burstEnded = false
@@ -212,6 +268,9 @@ final class ConnectionPool: @unchecked Sendable {
                     next = (job, target)
                 }
             case .createConnection(_, let request):
+                waiter = waiting.removeValue(forKey: request)
+            case .replace(_, _, let request):
+                connections[connection.id] = nil
                 waiter = waiting.removeValue(forKey: request)
             case .close:
                 connections[connection.id] = nil
@@ -231,19 +290,26 @@ final class ConnectionPool: @unchecked Sendable {
             next.job.assign(next.connection)
             next.connection.run(next.job)
         case .createConnection(let target, _):
-            let fresh = makeConnection(target, key: connection.key)
-            guard let waiter else { return release(.http1(fresh), isReusable: false) }
-            waiter.assign(.http1(fresh))
-            fresh.loop.execute { fresh.run(waiter) }
+            guard let waiter else { return discard(target) }
+            open(target, for: waiter)
+        case .replace(_, let target, _):
+            connection.closeIdle()
+            guard let waiter else { return discard(target) }
+            open(target, for: waiter)
         }
     }
 
-    /// Forgets a connection that closed while idle (the server hung up), or that could not be opened.
-    func discard(_ connection: PooledConnection) {
+    /// Forgets connection `id` (it closed while idle, could not be opened, or its waiter left).
+    private func discard(_ id: Machine.ConnectionID) {
         lock.withLock {
-            machine.closed(connection.id)
-            connections[connection.id] = nil
+            machine.closed(id)
+            connections[id] = nil
         }
+    }
+
+    /// Forgets a connection that closed while idle (the server hung up).
+    func discard(_ connection: PooledConnection) {
+        discard(connection.id)
     }
 
     /// Gives the burst's memory back a second after it ended, when the tasks that ran it have ended too, unless
@@ -258,7 +324,7 @@ final class ConnectionPool: @unchecked Sendable {
         }
     }
 
-    /// Arms the pool's timer for `deadline` (``EventLoop/now()`` nanoseconds).
+    /// Arms the pool's timer for `deadline` (loop-clock nanoseconds).
     private func arm(_ deadline: UInt64) {
         let loop = timerLoop
         loop.execute { [weak self] in
@@ -268,7 +334,7 @@ final class ConnectionPool: @unchecked Sendable {
 
     /// Fails the waiting jobs whose deadline passed and closes connections idle for too long.
     private func timerFired(_ deadline: UInt64) {
-        let now = EventLoop.now()
+        let now = clock.now()
         let (expired, closing, armTimer): ([RequestJob], [PooledConnection], UInt64?) = lock.withLock {
             let action = machine.timerFired(deadline: deadline, now: now)
             let expired = action.expired.compactMap { waiting.removeValue(forKey: $0) }
@@ -288,21 +354,9 @@ final class ConnectionPool: @unchecked Sendable {
         for connection in idle { connection.closeIdle() }
     }
 
-    // MARK: Negotiation
-
-    /// An HTTP/1.1 connection learned, once open, that it speaks HTTP/1.1: the waiters left over open connections of
-    /// their own.
-    func negotiatedHTTP1(_ connection: HTTP1Connection) {
-        negotiated(.http1(connection), capacity: 1, replacing: false)
-    }
+    // MARK: HTTP/2
 
     #if canImport(CNghttp2)
-    /// `connection` takes over from the HTTP/1.1 connection that opened its socket and learned it speaks HTTP/2:
-    /// its job and its place in the pool. Waiters run on it up to `capacity` streams at once.
-    func switchedToHTTP2(_ connection: HTTP2Connection, capacity: Int) {
-        negotiated(.http2(connection), capacity: capacity, replacing: true)
-    }
-
     /// An HTTP/2 connection's server changed how many streams it allows at once: waiters take the room it gained.
     func capacityChanged(_ connection: HTTP2Connection, to capacity: Int) {
         let started: [RequestJob] = lock.withLock {
@@ -325,12 +379,12 @@ final class ConnectionPool: @unchecked Sendable {
     }
     #endif
 
-    /// Carries out what a connection's learning its protocol calls for: waiters to run on it, connections to open.
-    private func negotiated(_ connection: PooledConnection, capacity: Int, replacing: Bool) {
-        let now = EventLoop.now()
+    /// A new connection knows its protocol: waiters run on it up to `capacity`, and those left over open connections
+    /// of their own.
+    private func negotiated(_ connection: PooledConnection, capacity: Int) {
+        let now = clock.now()
         var created: [(Machine.ConnectionID, RequestJob)] = []
         let started: [RequestJob] = lock.withLock {
-            if replacing, connections[connection.id] != nil { connections[connection.id] = connection }
             let action = machine.negotiated(connection.id, capacity: capacity, now: now)
             for pair in action.create {
                 guard let job = waiting.removeValue(forKey: pair.request) else { continue }
@@ -342,10 +396,6 @@ final class ConnectionPool: @unchecked Sendable {
             job.assign(connection)
             connection.run(job)
         }
-        for (id, job) in created {
-            let fresh = makeConnection(id, key: connection.key)
-            job.assign(.http1(fresh))
-            fresh.loop.execute { fresh.run(job) }
-        }
+        for (id, job) in created { open(id, for: job) }
     }
 }

@@ -60,6 +60,9 @@ struct ConnectionPoolStateMachine<Key: Hashable & Sendable>: Sendable {
         case run(on: ConnectionID, isAlone: Bool)
         /// Open this new connection (already counted) and run the request on it.
         case createConnection(ConnectionID)
+        /// Close this idle connection (already forgotten) to make room, then open the new one (already counted) and
+        /// run the request on it: a request that must go on a fresh connection, at the host's limit.
+        case replaceConnection(closing: ConnectionID, creating: ConnectionID)
         /// The request waits; arm the timer for this deadline when there is one.
         case wait(armTimer: UInt64?)
         /// Fail it: the pool is shut down.
@@ -74,6 +77,9 @@ struct ConnectionPoolStateMachine<Key: Hashable & Sendable>: Sendable {
         case run(RequestID, on: ConnectionID)
         /// Open this new connection (in place of one that closed) and run this waiting request on it.
         case createConnection(ConnectionID, for: RequestID)
+        /// Close the released connection (already forgotten), open this new one (already counted) and run this
+        /// waiting request on it: the request must go on a fresh connection.
+        case replace(closing: ConnectionID, creating: ConnectionID, for: RequestID)
         /// Close the connection: the pool is shut down.
         case close
     }
@@ -128,6 +134,8 @@ struct ConnectionPoolStateMachine<Key: Hashable & Sendable>: Sendable {
     private struct Waiter: Sendable {
         let id: RequestID
         let deadline: UInt64?
+        /// Whether it must go on a connection opened for it.
+        var isFresh = false
     }
 
     private struct Host: Sendable {
@@ -246,13 +254,15 @@ struct ConnectionPoolStateMachine<Key: Hashable & Sendable>: Sendable {
 
     /// A request for `key`: it runs on a connection with room (the most recently freed), on a new connection while
     /// the host is under its limit, or waits until `deadline`. A request that `negotiates` (its connection learns its
-    /// protocol once open) waits while another connection to a host that may multiplex is negotiating.
+    /// protocol once open) waits while another connection to a host that may multiplex is negotiating. A `fresh`
+    /// request (sent again after a kept-alive connection closed before answering) runs only on a connection opened
+    /// for it: at the host's limit, an idle connection closes to make room, or it waits for one to be released.
     mutating func request(
-        _ id: RequestID, key: Key, deadline: UInt64?, now: UInt64, negotiates: Bool = false
+        _ id: RequestID, key: Key, deadline: UInt64?, now: UInt64, negotiates: Bool = false, fresh: Bool = false
     ) -> RequestAction {
         if isShutDown { return .fail(.shutdown) }
         let slot = hosts.slot(of: key)
-        if let slot, let connection = hosts[slot: slot]?.available.last {
+        if !fresh, let slot, let connection = hosts[slot: slot]?.available.last {
             let isAlone = take(connection)
             return .run(on: connection, isAlone: isAlone)
         }
@@ -264,7 +274,13 @@ struct ConnectionPoolStateMachine<Key: Hashable & Sendable>: Sendable {
             take(connection)
             return .createConnection(connection)
         }
-        hosts[slot: hosts.slotMaking(key)]?.waiters.append(Waiter(id: id, deadline: deadline))
+        if fresh, let slot, let idle = hosts[slot: slot]?.available.first(where: { connections[$0]?.inUse == 0 }) {
+            remove(idle)
+            let connection = open(key, now: now, negotiates: negotiates)
+            take(connection)
+            return .replaceConnection(closing: idle, creating: connection)
+        }
+        hosts[slot: hosts.slotMaking(key)]?.waiters.append(Waiter(id: id, deadline: deadline, isFresh: fresh))
         return .wait(armTimer: deadline.flatMap { arm($0) })
     }
 
@@ -283,6 +299,12 @@ struct ConnectionPoolStateMachine<Key: Hashable & Sendable>: Sendable {
         connections[id] = connection
         if !isReusable { remove(id) }
         if !isShutDown, let waiter = hosts[slot: slot]?.popWaiter() {
+            if isReusable, waiter.isFresh, let key = hosts[slot: slot]?.key {
+                remove(id)
+                let fresh = open(key, now: now)
+                take(fresh)
+                return .replace(closing: id, creating: fresh, for: waiter.id)
+            }
             if isReusable {
                 take(id)
                 return .run(waiter.id, on: id)

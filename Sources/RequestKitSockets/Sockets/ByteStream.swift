@@ -1,3 +1,13 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// A non-blocking, ordered byte stream over one socket descriptor: plain TCP, or TLS layered on top of it.
 ///
 /// This is the boundary between the native transport's HTTP/1.1 code and the bytes on the wire. The HTTP code
@@ -38,6 +48,11 @@ package protocol ByteStream: AnyObject {
     /// bytes a TLS layer already holds).
     var hasBufferedBytes: Bool { get }
 
+    /// True when the socket has bytes to read, or its peer closed it, checked now without waiting: an idle
+    /// connection asks before it carries a request, and a request being written asks whether the server answered
+    /// early.
+    var isReadableNow: Bool { get }
+
     /// True once ``read(into:)`` returned `.endOfStream` for a close that the stream's own protocol did not confirm
     /// (a TLS peer that closed TCP without its close notification): the bytes before it may have been cut short by
     /// anyone on the path. Always false for plain TCP, which has no such confirmation.
@@ -56,6 +71,13 @@ package protocol ByteStream: AnyObject {
 }
 
 extension ByteStream {
+    /// Whether the descriptor is readable now, asked of the system (`poll` with no wait).
+    package var isReadableNow: Bool {
+        guard descriptor >= 0 else { return false }
+        var entry = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+        return poll(&entry, 1, 0) != 0
+    }
+
     /// A plain stream negotiates nothing.
     package var negotiatedTLS: RequestMetrics.TLS? { nil }
 

@@ -220,8 +220,8 @@ struct HTTP2SessionTests {
         server.goAway(lastStreamID: streams[0], code: .noError)
         let outputs = server.exchange(with: client)
         #expect(outputs.contains(.goingAway(lastStreamID: streams[0], code: .noError)))
-        #expect(outputs.contains(.retry(stream: streams[1])))
-        #expect(outputs.contains(.retry(stream: streams[2])))
+        #expect(outputs.contains(.retry(stream: streams[1], isRefused: false)))
+        #expect(outputs.contains(.retry(stream: streams[2], isRefused: false)))
         #expect(!client.isAvailable)
         #expect(throws: HTTP2Session.Refusal.connectionUnavailable) { try client.request(Self.head, body: nil) }
         server.respond(streams[0], status: 200, body: Data("done".utf8))
@@ -234,7 +234,7 @@ struct HTTP2SessionTests {
     func refusedStream() throws {
         let (client, server, stream) = try Self.requestSentToPeer()
         server.reset(stream, code: .refusedStream)
-        #expect(server.exchange(with: client) == [.retry(stream: stream)])
+        #expect(server.exchange(with: client) == [.retry(stream: stream, isRefused: true)])
     }
 
     // MARK: Failures

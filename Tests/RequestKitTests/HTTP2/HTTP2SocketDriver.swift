@@ -83,7 +83,7 @@ enum HTTP2SocketDriver {
                         if let request = streams.removeValue(forKey: stream) {
                             run.answers[request.path] = answers[stream]
                         }
-                    case .retry(let stream):
+                    case .retry(let stream, _):
                         if let request = streams.removeValue(forKey: stream) {
                             run.retries += 1
                             pending.append(request)

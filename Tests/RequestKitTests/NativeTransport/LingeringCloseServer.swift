@@ -12,7 +12,8 @@ import Darwin
 /// for the next request's bytes and closes the connection without answering: the race in which a pooled
 /// connection is closed by the server just as a request is sent on it, made deterministic. With an `earlyAnswer`, it
 /// instead answers each request as soon as its head is read, without reading its body, and closes: a server refusing
-/// an upload (413) before it arrives.
+/// an upload (413) before it arrives. With `holdingUntil` connections, each connection's first answer waits until
+/// the server has accepted that many, so that requests sent at once cannot share a connection.
 final class LingeringCloseServer: @unchecked Sendable {
     // Safe: `connections` and `accepted` are only touched while holding `lock`; `listener` and `port` are set once
     // in the initializer.
@@ -23,12 +24,14 @@ final class LingeringCloseServer: @unchecked Sendable {
     /// The port the server listens on.
     let port: Int
     private let earlyAnswer: [UInt8]?
+    private let holdingUntil: Int
 
     /// How many connections the server has accepted.
     var acceptedConnections: Int { lock.withLock { accepted } }
 
-    init(earlyAnswer: String? = nil) throws {
+    init(earlyAnswer: String? = nil, holdingUntil connections: Int = 1) throws {
         self.earlyAnswer = earlyAnswer.map { Array($0.utf8) }
+        holdingUntil = connections
         (listener, port) = try LoopbackListener.open(backlog: 16)
         Thread.detachNewThread { [self] in acceptLoop() }
     }
@@ -54,7 +57,7 @@ final class LingeringCloseServer: @unchecked Sendable {
                 if let earlyAnswer {
                     if Self.readRequestHead(connection) { _ = send(connection, earlyAnswer, earlyAnswer.count, 0) }
                 } else {
-                    Self.serve(connection)
+                    serve(connection)
                 }
                 lock.withLock {
                     connections.removeAll { $0 == connection }
@@ -65,8 +68,10 @@ final class LingeringCloseServer: @unchecked Sendable {
         _ = close(listener)
     }
 
-    private static func serve(_ connection: Int32) {
-        guard readRequestHead(connection) else { return }
+    private func serve(_ connection: Int32) {
+        guard Self.readRequestHead(connection) else { return }
+        // This connection's own thread waits (never a task of the cooperative pool).
+        for _ in 0..<10_000 where acceptedConnections < holdingUntil { usleep(1_000) }
         let response = Array("HTTP/1.1 200 OK\r\nContent-Length: 4\r\n\r\nonce".utf8)
         guard send(connection, response, response.count, 0) == response.count else { return }
         // Wait for the next request to start arriving, then close without answering it.

@@ -123,6 +123,30 @@ struct NativeTransportPoolTests {
         #expect(server.acceptedConnections == 2)
     }
 
+    @Test(
+        "An idempotent request whose kept-alive connection closes before responding goes once more on a fresh connection, never on another kept-alive one that may be as stale",
+        arguments: ["send", "stream"])
+    func staleRetryOnFreshConnection(_ verb: String) async throws {
+        let server = try LingeringCloseServer(holdingUntil: 2)
+        defer { server.stop() }
+        let url = try #require(URL(string: "http://127.0.0.1:\(server.port)/once"))
+        let transport = NativeTransport()
+        // Two requests at once leave two kept-alive connections, each of which the server closes on its next request.
+        async let first = transport.send(URLRequest(url: url))
+        async let second = transport.send(URLRequest(url: url.appending(path: "again")))
+        _ = try await (first, second)
+        #expect(transport.idleConnectionCount == 2)
+        let body: Data
+        if verb == "stream" {
+            let response = try await transport.stream(TransferRequest(URLRequest(url: url)))
+            body = try await response.collect(upTo: 1_000)
+        } else {
+            body = try await transport.send(URLRequest(url: url)).body
+        }
+        #expect(body == Data("once".utf8))
+        #expect(server.acceptedConnections == 3)
+    }
+
     @Test("A PUT of a file on a connection that closes before responding is retried with the whole body again")
     func staleRetryWithFileBody() async throws {
         let server = try LingeringCloseServer()
