@@ -189,7 +189,7 @@ package final class AresResolver<Loop: ResolverLoop> {
         var room = timeval()
         guard let next = ares_timeout(channel, nil, &room) else { return }
         let wait = UInt64(max(next.pointee.tv_sec, 0)) * 1_000_000_000 + UInt64(max(next.pointee.tv_usec, 0)) * 1_000
-        timer = loop.schedule(at: Loop.now() &+ wait) { [weak self] in
+        timer = loop.schedule(at: loop.now() &+ wait) { [weak self] in
             guard let self, let channel = self.channel else { return }
             self.timer = nil
             ares_process_fd(channel, ARES_SOCKET_BAD, ARES_SOCKET_BAD)

@@ -6,7 +6,7 @@ import Foundation
 /// ```swift
 /// loop.execute {
 ///     try? loop.watch(descriptor, readable: true, writable: false) { readable, writable in process(readable) }
-///     _ = loop.schedule(at: Loop.now() + 1_000_000_000) { print("a second later, on the loop") }
+///     _ = loop.schedule(at: loop.now() + 1_000_000_000) { print("a second later, on the loop") }
 /// }
 /// ```
 package protocol ResolverLoop: AnyObject, Sendable {
@@ -14,7 +14,7 @@ package protocol ResolverLoop: AnyObject, Sendable {
     associatedtype Timer: AnyObject
 
     /// Monotonic nanoseconds, the clock of ``schedule(at:_:)``.
-    static func now() -> UInt64
+    func now() -> UInt64
 
     /// Whether the caller runs on the loop's thread.
     var isCurrent: Bool { get }
