@@ -57,6 +57,14 @@ let package = Package(
         .target(
             name: "RequestKitHTTP2",
             dependencies: ["RequestKitModel", .target(name: "CNghttp2", condition: .when(platforms: [.linux]))]),
+        // RFC 6455 and RFC 7692 without I/O: frames, the opening handshake, the connection's state machine and
+        // permessage-deflate over the system zlib; SHA-1 for the handshake's accept value comes from OpenSSL on Linux
+        // and CryptoKit on Apple platforms, never from code of RequestKit's own.
+        .target(
+            name: "RequestKitWebSocket",
+            dependencies: [
+                "RequestKitModel", "CZlib", .target(name: "COpenSSL", condition: .when(platforms: [.linux])),
+            ]),
         .target(
             name: "RequestKitNativeTransport",
             dependencies: [
@@ -75,7 +83,7 @@ let package = Package(
             dependencies: [
                 "RequestKitJSON", "RequestKitModel", "RequestKitDSL", "RequestKitFeatures", "RequestKitURLSession",
                 "RequestKitSockets", "RequestKitConnect", "RequestKitNativeTransport", "RequestKitPipeline",
-                "RequestKitSending", "RequestKitComposition", "RequestKitClient",
+                "RequestKitSending", "RequestKitComposition", "RequestKitClient", "RequestKitWebSocket",
             ]),
         .target(
             name: "RequestKitTesting",
@@ -99,7 +107,7 @@ let package = Package(
             dependencies: [
                 "RequestKit", "RequestKitTesting", "RequestKitJSON", "RequestKitModel", "RequestKitDSL",
                 "RequestKitFeatures", "RequestKitURLSession", "RequestKitSockets", "RequestKitNativeTransport",
-                "RequestKitSending", "RequestKitHTTP2", "RequestKitConnect",
+                "RequestKitSending", "RequestKitHTTP2", "RequestKitConnect", "RequestKitWebSocket",
                 .target(name: "COpenSSL", condition: .when(platforms: [.linux])),
                 .target(name: "CAres", condition: .when(platforms: [.linux])),
                 .target(name: "CNghttp2", condition: .when(platforms: [.linux])),

@@ -13,3 +13,4 @@
 @_exported import RequestKitSending
 @_exported import RequestKitSockets
 @_exported import RequestKitURLSession
+@_exported import RequestKitWebSocket

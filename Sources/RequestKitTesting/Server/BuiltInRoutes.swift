@@ -57,6 +57,7 @@ struct BuiltInRoutes {
         case ("sequence", 1): return sequence(request, codes: rest[0])
         case ("fault", 1): return fault(kind: rest[0])
         case ("hostile", 1): return hostile(request, kind: rest[0])
+        case ("websocket", _): return webSocket(request, path: rest)
         default: return .text("not found: \(request.path)", status: 404)
         }
     }

@@ -70,6 +70,8 @@ final class ServerConnection: EventLoopHandler, @unchecked Sendable {
     /// The connection's HTTP/2 session, once the client opened with the HTTP/2 preface (in the HTTP/2 mode).
     private var http2: HTTP2ServerStreams?
     #endif
+    /// The connection's WebSocket conversation, once a route answered an upgrade with `101`.
+    private var webSocket: ServerWebSocketSession?
 
     init(core: ServerCore, loop: EventLoop, id: Int, stream: ConnectionStream) {
         self.core = core
@@ -198,6 +200,7 @@ final class ServerConnection: EventLoopHandler, @unchecked Sendable {
 
     /// The client closed its side or the connection failed.
     private func clientEnded(failed: Bool) {
+        if let webSocket, phase == .reading { return webSocket.inputEnded(failed: failed) }
         switch phase {
         case .reading:
             if head != nil {
@@ -219,6 +222,12 @@ final class ServerConnection: EventLoopHandler, @unchecked Sendable {
     }
 
     private func parseAvailable() {
+        if let webSocket {
+            let count = reader.bufferedCount
+            if count > 0, let bytes = try? reader.read(count: count) { webSocket.received(bytes) }
+            reader.compact()
+            return
+        }
         #if canImport(CNghttp2)
         if switchesToHTTP2() { return }
         #endif
@@ -335,11 +344,14 @@ final class ServerConnection: EventLoopHandler, @unchecked Sendable {
         #if canImport(CNghttp2)
         if http2 != nil { timeout = core.configuration.keepAliveTimeout }
         #endif
+        if webSocket != nil { timeout = core.configuration.keepAliveTimeout }
         readTimer = loop.schedule(after: timeout.timeInterval) { [self] in readTimedOut(wasIdle: isIdle) }
     }
 
     private func readTimedOut(wasIdle: Bool) {
         readTimer = nil
+        // A WebSocket stays open while the client keeps it; the conversation's own timers end it.
+        if webSocket != nil, phase == .reading { return armReadTimer() }
         #if canImport(CNghttp2)
         if let http2, phase == .reading {
             // An HTTP/2 connection stays while a stream is open; idle, it says GOAWAY and closes.
@@ -394,6 +406,7 @@ final class ServerConnection: EventLoopHandler, @unchecked Sendable {
             core.requestAborted()
             return
         }
+        if let plan = response.webSocket { return upgrade(to: plan, headers: response.headers) }
         let limitReached = core.configuration.maxRequestsPerConnection.map { served >= $0 } ?? false
         let keepAlive = wantsKeepAlive && !limitReached && !core.isStopped
         let plan = ResponsePlan(response, for: request, keepAlive: keepAlive)
@@ -583,6 +596,30 @@ final class ServerConnection: EventLoopHandler, @unchecked Sendable {
         }
     }
 
+    /// Answers an upgrade: a `101` and the WebSocket conversation of `plan` from then on, or the refusal of a request
+    /// that is no valid upgrade.
+    private func upgrade(to plan: TestWebSocketPlan, headers: [(name: String, value: String)]) {
+        switch ServerWebSocketHandshake.answer(request, plan: plan, extraHeaders: headers) {
+        case .refused(let refusal):
+            respond(refusal)
+        case .accepted(let head, let compression):
+            ending?.run()
+            ending = nil
+            phase = .reading
+            let session = ServerWebSocketSession(connection: self, plan: plan, compression: compression)
+            webSocket = session
+            enqueue(head)
+            armReadTimer()
+            session.start()
+            parseAvailable()
+        }
+    }
+
+    /// The WebSocket conversation is over: the connection closes once its last bytes are written.
+    func webSocketEnded() {
+        lingeringClose()
+    }
+
     private func sendError(_ error: HTTPRequestError) {
         let response = TestResponse.text(error.message + "\n", status: error.status)
         let plan = ResponsePlan(response, for: TestRequest(method: "GET", target: "/"), keepAlive: false)
@@ -730,6 +767,7 @@ final class ServerConnection: EventLoopHandler, @unchecked Sendable {
         #if canImport(CNghttp2)
         http2?.connectionClosed()
         #endif
+        webSocket?.connectionClosed()
         loop.deregister(socket.rawValue)
         core.connectionClosed(id: id, socket: socket)
     }

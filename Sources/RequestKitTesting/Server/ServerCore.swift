@@ -24,7 +24,7 @@ final class ServerCore: Sendable {
 
     /// The built-in routes whose answer takes long enough to compute (megabytes generated or hashed) that it is
     /// made on a handler thread rather than on a loop that other connections share.
-    private static let heavyBuiltInRoutes: Set<Substring> = ["bytes", "range", "upload", "stream"]
+    private static let heavyBuiltInRoutes: Set<Substring> = ["bytes", "range", "upload", "stream", "websocket"]
 
     let configuration: TestServer.Configuration
     let listener: SocketDescriptor

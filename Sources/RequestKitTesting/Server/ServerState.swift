@@ -12,4 +12,5 @@ struct ServerState: Sendable {
     var requests: [TestRequest] = []
     var hasDroppedEventStream = false
     var attemptsByPath: [String: Int] = [:]
+    var webSocketEvents: [TestWebSocketEvent] = []
 }

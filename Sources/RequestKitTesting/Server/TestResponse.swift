@@ -49,6 +49,9 @@ public struct TestResponse: Sendable {
     var steps: BodySteps?
     /// A wait, before ``delay``, until a condition holds (see ``held(longest:until:)``); `nil` for none.
     var hold: ResponseHold?
+    /// The WebSocket conversation a `101` starts (see ``webSocket(_:subprotocol:compression:headers:)``); `nil` for
+    /// an HTTP response.
+    var webSocket: TestWebSocketPlan?
 
     /// How a response body is produced and framed on the wire.
     ///
@@ -99,6 +102,7 @@ public struct TestResponse: Sendable {
         self.delay = nil
         self.steps = nil
         self.hold = nil
+        self.webSocket = nil
     }
 
     /// A copy of this response that the server sends only after waiting for `delay`.

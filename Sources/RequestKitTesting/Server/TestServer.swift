@@ -54,6 +54,8 @@ import Foundation
 /// | `/sequence/{codes}?retry_after=S` | the n-th request to the path gets the n-th code, with `X-Attempt` |
 /// | `/fault/{kind}` | `close`, `truncate`, `malformed-status`, `bad-chunk`, `hang`, `hang-body` |
 /// | `/hostile/{kind}` | `gzip-bomb`, `br-bomb`, `zstd-bomb`, `endless`, `bad-validators`, `bad-event-id`, `content-length` |
+/// | `/websocket/echo`, `/websocket/stream?count=N&size=S`, `/websocket/close?code=C&reason=R` | WebSocket upgrades |
+/// | `/websocket/hostile/{kind}` | WebSocket servers that break one rule each (``TestWebSocketStep`` builds your own) |
 ///
 /// Anything else is `404` with the text `not found: {path}`. Malformed requests get a `400` (or `413`, `414`,
 /// `431`, `501`, `505`, `408`) whose text says what was wrong, and the connection closes.
@@ -63,7 +65,7 @@ import Foundation
 ///
 /// A route handler that captures the server itself keeps it alive; call ``stop()`` explicitly in that case.
 public final class TestServer: Sendable {
-    private let core: ServerCore
+    let core: ServerCore
 
     /// Creates a server and starts listening on `127.0.0.1` at a free port chosen by the system.
     ///
