@@ -20,8 +20,8 @@ final class ServerWebSocketSession {
     private var isWaitingForMessage = false
     private var isEchoing = false
     private var hasEnded = false
-    private var stepTimer: HTTP1LoopTimer?
-    private var closeTimer: HTTP1LoopTimer?
+    private var stepTimer: LoopTimer?
+    private var closeTimer: LoopTimer?
 
     init(connection: ServerConnection, plan: TestWebSocketPlan, compression: PerMessageDeflateParameters?) {
         self.connection = connection
