@@ -1130,6 +1130,20 @@ enum DocumentedCode {
     // Sources/RequestKit/RequestKit.docc/Testing.md, block 3
     static func snippetTesting3() async throws {
 
+        func webSocketServerExample() async throws {
+            let server = try TestServer()
+            defer { server.stop() }
+            server.route("/feed") { _ in
+                .webSocket([.receive, .send(.text("subscribed")), .pause(.milliseconds(20)), .close(.normalClosure)])
+            }
+            _ = await server.waitForWebSocketEvents(count: 2, timeout: .milliseconds(10))
+            print(server.url("/websocket/echo"), server.webSocketEvents)
+        }
+    }
+
+    // Sources/RequestKit/RequestKit.docc/Testing.md, block 4
+    static func snippetTesting4() async throws {
+
         func clockExample() async throws {
             let server = try TestServer()
             defer { server.stop() }
@@ -1148,8 +1162,8 @@ enum DocumentedCode {
         }
     }
 
-    // Sources/RequestKit/RequestKit.docc/Testing.md, block 4
-    static func snippetTesting4() async throws {
+    // Sources/RequestKit/RequestKit.docc/Testing.md, block 5
+    static func snippetTesting5() async throws {
 
         func clientClockExample() {
             let clock = TestClock()
@@ -2426,6 +2440,21 @@ import Foundation
 import RequestKit
 import RequestKitTesting
 
+func webSocketServerExample() async throws {
+    let server = try TestServer()
+    defer { server.stop() }
+    server.route("/feed") { _ in
+        .webSocket([.receive, .send(.text("subscribed")), .pause(.milliseconds(20)), .close(.normalClosure)])
+    }
+    _ = await server.waitForWebSocketEvents(count: 2, timeout: .milliseconds(10))
+    print(server.url("/websocket/echo"), server.webSocketEvents)
+}
+"""#),
+    DocumentedSnippet(document: "Sources/RequestKit/RequestKit.docc/Testing.md", index: 4, code: #"""
+import Foundation
+import RequestKit
+import RequestKitTesting
+
 func clockExample() async throws {
     let server = try TestServer()
     defer { server.stop() }
@@ -2443,7 +2472,7 @@ func clockExample() async throws {
     print(first ?? .zero, second ?? .zero, response.statusCode, server.requests.count)
 }
 """#),
-    DocumentedSnippet(document: "Sources/RequestKit/RequestKit.docc/Testing.md", index: 4, code: #"""
+    DocumentedSnippet(document: "Sources/RequestKit/RequestKit.docc/Testing.md", index: 5, code: #"""
 import RequestKit
 import RequestKitTesting
 

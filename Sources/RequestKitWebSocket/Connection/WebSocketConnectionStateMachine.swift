@@ -253,10 +253,12 @@ package struct WebSocketConnectionStateMachine {
         return .pauseReading
     }
 
-    /// Ends the connection now: a close frame with `code` and `reason`, then the socket closes.
+    /// Ends the connection now: a close frame with `code` and `reason` (unless this end sent its close already,
+    /// after which it sends nothing more), then the socket closes.
     mutating func end(closingWith code: WebSocketCloseCode, reason: String, ending: WebSocketEnding) -> Action {
+        let frame = state == .open ? closeFrame(code, reason: reason) : nil
         state = .closed
         message = nil
-        return .close(writingFirst: closeFrame(code, reason: reason), ending: ending)
+        return .close(writingFirst: frame, ending: ending)
     }
 }

@@ -332,6 +332,20 @@ struct WebSocketConnectionStateMachineTests {
         #expect(machine.state == .closed)
     }
 
+    @Test("a rule broken after this end's close fails without a second close frame")
+    func violationWhileClosing() {
+        let violation = WebSocketViolation.protocolViolation(
+            "the server closed with the code 1005, which no close frame may carry")
+        Self.run([
+            Step(
+                .close(.normalClosure, ""),
+                [.sendClose(FrameBytes.maskedClose(1000), timeout: Self.closeTimeout)], .closing),
+            Step(
+                .bytes(FrameBytes.close(1005)),
+                [.close(writingFirst: nil, ending: .failed(violation.record, kind: .webSocket))], .closed),
+        ])
+    }
+
     @Test("an unanswered close times out; a connection lost before any close is abnormal")
     func closeTimeoutAndLoss() {
         Self.run([
