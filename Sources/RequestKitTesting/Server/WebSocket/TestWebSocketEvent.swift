@@ -9,7 +9,7 @@ import RequestKit
 public enum TestWebSocketEvent: Sendable, Hashable {
     /// The client sent this message.
     case message(WebSocketMessage)
-    /// The client sent a close frame with this code (``WebSocketCloseCode/noStatusReceived`` for none) and reason,
+    /// The client sent a close frame with this code (`.noStatusReceived` for none) and reason,
     /// starting the closing handshake or answering the server's.
     case closed(WebSocketCloseCode, reason: String)
     /// The client broke a rule of the protocol; the text says which. The server closed the connection.
