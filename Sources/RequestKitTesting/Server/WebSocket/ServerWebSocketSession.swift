@@ -27,9 +27,13 @@ final class ServerWebSocketSession {
         self.connection = connection
         steps = plan.steps
         let limit = connection.core.configuration.maxBodyBytes
+        // The client has as long to answer the server's close as to send a request: a test server is never the one
+        // that gives up first on a loaded machine.
         machine = WebSocketConnectionStateMachine(
             role: .server,
-            configuration: WebSocket.Configuration(maxMessageBytes: limit, maxFrameBytes: limit, compression: nil),
+            configuration: WebSocket.Configuration(
+                maxMessageBytes: limit, maxFrameBytes: limit,
+                closeTimeout: connection.core.configuration.readTimeout, compression: nil),
             compression: compression)
     }
 
