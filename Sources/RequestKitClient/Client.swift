@@ -121,18 +121,15 @@ public struct Client: Sendable {
         try parts(for: request).makeURLRequest()
     }
 
-    /// The request as this client would send it, as a curl command with secrets redacted.
+    /// The request as this client sends it, as a curl command with secrets redacted: the client's defaults, the
+    /// headers its interceptors add (the `Authorization` of ``Client/Configuration/useBearerToken(_:refresh:)``, shown
+    /// as `<redacted>`) and its cookie jar's cookies (``RequestRepresentable/cURL``).
     ///
     /// ```swift
     /// print(client.cURL(for: Request { Path("users") }))
     /// ```
     public func cURL(for request: some RequestRepresentable) -> String {
-        do {
-            let parts = parts(for: request)
-            return CURLCommand(try parts.makeURLRequest(), redacting: parts[option: SensitiveDataKey.self]).text
-        } catch {
-            return "# " + error.description.replacingOccurrences(of: "\n", with: "\n# ")
-        }
+        self.request(request).cURL
     }
 
     /// Builds the Foundation request this client sends for an endpoint (before interceptors adapt it).

@@ -127,7 +127,9 @@ extension Exchange {
         let isSameOrigin = RedirectPolicy.isSameOrigin(firstURL, target)
         if !isSameOrigin {
             for name in RedirectPolicy.credentialHeaders { next.setValue(nil, forHTTPHeaderField: name) }
-            for name in sensitiveData.headerNames { next.setValue(nil, forHTTPHeaderField: name) }
+            for name in (next.allHTTPHeaderFields ?? [:]).keys where sensitiveData.isSensitive(header: name) {
+                next.setValue(nil, forHTTPHeaderField: name)
+            }
         }
         if let cookieJar {
             next.setValue(isSameOrigin ? explicitCookies : nil, forHTTPHeaderField: "Cookie")

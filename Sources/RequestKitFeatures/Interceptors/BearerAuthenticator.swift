@@ -20,6 +20,8 @@ import FoundationNetworking
 /// ```
 public struct BearerAuthenticator: Interceptor {
     private let store: TokenStore
+    /// The token new requests are sent with, for ``preview(_:)``, which cannot wait for the store.
+    private let latest: LatestToken
 
     /// Creates an authenticator.
     ///
@@ -27,7 +29,22 @@ public struct BearerAuthenticator: Interceptor {
     ///   - token: The token to start with; nil sends no `Authorization` until the first refresh.
     ///   - refresh: Returns a new token, given the one the server rejected.
     public init(token: String?, refresh: @escaping @Sendable (_ rejected: String?) async throws -> String) {
-        store = TokenStore(token: token, refresh: refresh)
+        latest = LatestToken(token)
+        store = TokenStore(token: token, latest: latest, refresh: refresh)
+    }
+
+    /// The request with `Authorization: Bearer <token>` when a token is known, as ``adapt(_:)`` sends it (the token of
+    /// a refresh in progress, which `adapt` waits for, is not known yet).
+    ///
+    /// ```swift
+    /// print(auth.preview(URLRequest(url: url)).value(forHTTPHeaderField: "Authorization") ?? "no token yet")
+    /// ```
+    public func preview(_ request: URLRequest) -> URLRequest {
+        guard let token = latest.value, RequestProblem.header(name: "Authorization", value: "Bearer \(token)").isEmpty
+        else { return request }
+        var request = request
+        request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
+        return request
     }
 
     /// The token sent with new requests (after any refresh in progress).
@@ -80,15 +97,33 @@ public struct BearerAuthenticator: Interceptor {
     }
 }
 
+/// The latest token, readable without waiting: the store sets it whenever its token changes.
+private final class LatestToken: @unchecked Sendable {
+    // Safe: every access to `token` holds `lock`.
+    private let lock = NSLock()
+    private var token: String?
+
+    init(_ token: String?) { self.token = token }
+
+    var value: String? {
+        get { lock.withLock { token } }
+        set { lock.withLock { token = newValue } }
+    }
+}
+
 /// The token and the refresh in progress; an actor so concurrent requests share one refresh.
 private actor TokenStore {
-    private var token: String?
+    private var token: String? {
+        didSet { latest.value = token }
+    }
+    private let latest: LatestToken
     private var refreshing: Task<String, any Error>?
     private var failure: (rejected: String?, error: any Error)?
     private let refresher: @Sendable (String?) async throws -> String
 
-    init(token: String?, refresh: @escaping @Sendable (String?) async throws -> String) {
+    init(token: String?, latest: LatestToken, refresh: @escaping @Sendable (String?) async throws -> String) {
         self.token = token
+        self.latest = latest
         self.refresher = refresh
     }
 

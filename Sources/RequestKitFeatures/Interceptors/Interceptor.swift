@@ -28,6 +28,15 @@ public protocol Interceptor: Sendable {
     /// - Throws: Any error; a ``RequestError`` is passed on as it is, others are wrapped.
     func adapt(_ request: URLRequest) async throws -> URLRequest
 
+    /// The request as ``adapt(_:)`` would send it, told at once, without waiting and without side effects: what
+    /// a request's descriptions show (``RequestRepresentable/cURL``, ``Client/cURL(for:)``, `print(request)`), so
+    /// that they show what is sent. The default leaves the request unchanged: an interceptor that adds a header
+    /// implements it to have descriptions show that header.
+    ///
+    /// - Parameter request: The request as built (and previewed by earlier interceptors).
+    /// - Returns: The request as `adapt` would make it, as far as can be told without waiting.
+    func preview(_ request: URLRequest) -> URLRequest
+
     /// Decides whether to send the request again after an attempt.
     ///
     /// - Parameters:
@@ -48,6 +57,20 @@ extension Interceptor {
     /// struct RetryOnly: Interceptor { /* adapt is inherited: the request goes as built */ }
     /// ```
     public func adapt(_ request: URLRequest) async throws -> URLRequest { request }
+
+    /// Shows the request unchanged.
+    ///
+    /// ```swift
+    /// struct RequestID: Interceptor {
+    ///     func adapt(_ request: URLRequest) async throws -> URLRequest { preview(request) }
+    ///     func preview(_ request: URLRequest) -> URLRequest {
+    ///         var request = request
+    ///         request.setValue("per-request id", forHTTPHeaderField: "X-Request-ID")
+    ///         return request
+    ///     }
+    /// }
+    /// ```
+    public func preview(_ request: URLRequest) -> URLRequest { request }
 
     /// Never retries.
     ///

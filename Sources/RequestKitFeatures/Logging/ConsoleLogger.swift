@@ -8,8 +8,9 @@ import FoundationNetworking
 ///
 /// Secrets print as `<redacted>` (see ``SensitiveData``): sensitive headers such as `Authorization`, `Cookie`
 /// and `X-Api-Key`, a password in the URL, and sensitive query parameters such as `api_key`. Request bodies are
-/// not logged (only their size) unless `logsBodies` is true, and then with sensitive JSON and form members
-/// redacted. Lines go to standard output unless another destination is given.
+/// not logged (only their size) unless `logsBodies` is true, and then with sensitive JSON, form and multipart
+/// members redacted. A failure's line also has the request's secret values (8 characters or more) redacted wherever
+/// they reappear in it. Lines go to standard output unless another destination is given.
 ///
 /// ```swift
 /// let client = Client(baseURL: url) { $0.monitors = [ConsoleLogger()] }
@@ -62,7 +63,8 @@ public struct ConsoleLogger: EventMonitor {
     }
 
     public func requestFailed(_ error: RequestError, for request: URLRequest, duration: Double, attempt: Int) {
-        output(sensitiveData.redacting("✗ \(error.kind) after \(Self.format(duration)) s: \(error)"))
+        let line = sensitiveData.redacting("✗ \(error.kind) after \(Self.format(duration)) s: \(error)")
+        output(sensitiveData.secrets(of: request).replacingEchoes(in: line))
         if logsTimeline, let attempt = error.metrics?.attempts.last { output("⏱ " + attempt.timeline) }
     }
 

@@ -71,6 +71,12 @@ public struct RequestError: Error, Sendable, CustomStringConvertible, CustomDebu
         get { storage.fields.redaction }
         set { uniqueStorage().fields.redaction = newValue }
     }
+    /// The request whose secret values ``description`` replaces wherever they reappear (``RequestParts/secrets``),
+    /// found only when the description is made.
+    private var secretSource: RequestParts? {
+        get { storage.fields.secretSource }
+        set { uniqueStorage().fields.secretSource = newValue }
+    }
 
     /// Creates an error. Transports and custom components use the static factories instead.
     package init(
@@ -82,7 +88,7 @@ public struct RequestError: Error, Sendable, CustomStringConvertible, CustomDebu
             Fields(
                 kind: kind, problems: problems, response: response, underlyingError: underlyingError,
                 request: request, detail: detail, connectionFailure: connectionFailure, tlsFailure: tlsFailure,
-                redaction: SensitiveData(), metrics: nil))
+                redaction: SensitiveData(), metrics: nil, secretSource: nil))
     }
 
     /// The storage, copied first when another error shares it, so that changing this error changes no other.
@@ -103,6 +109,7 @@ public struct RequestError: Error, Sendable, CustomStringConvertible, CustomDebu
         var tlsFailure: TLSFailure?
         var redaction: SensitiveData
         var metrics: RequestMetrics?
+        var secretSource: RequestParts?
     }
 
     /// The fields, behind a lock. An error is made on one thread (a transport's) and read on another (the task
@@ -149,8 +156,14 @@ public struct RequestError: Error, Sendable, CustomStringConvertible, CustomDebu
     public func errorBody<T>(as type: T.Type) -> T? { decodedErrorBody as? T }
 
     /// What went wrong, for a person: the kind, the request, the detail, the underlying error and a preview of
-    /// the body, with every secret a URL in it carries redacted (see ``SensitiveData``).
-    public var description: String { redaction.redacting(unredactedDescription) }
+    /// the body, with every secret a URL in it carries redacted (see ``SensitiveData``), and every secret value of
+    /// the request (a password in its body, a token in its headers: 8 characters or more) wherever it reappears, such
+    /// as in a body that echoes the request.
+    public var description: String {
+        let redacted = redaction.redacting(unredactedDescription)
+        guard let secretSource else { return redacted }
+        return secretSource.secrets.replacingEchoes(in: redacted)
+    }
 
     /// The same as ``description``: redacted.
     public var debugDescription: String { description }
@@ -373,6 +386,7 @@ extension RequestError {
         var copy = self
         copy.redaction = parts[option: SensitiveDataKey.self]
         copy.request = parts.label
+        copy.secretSource = parts
         return copy
     }
 }

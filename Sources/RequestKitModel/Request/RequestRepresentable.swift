@@ -28,31 +28,4 @@ extension RequestRepresentable {
     public func urlRequest() throws(RequestError) -> URLRequest {
         try request.parts().makeURLRequest()
     }
-
-    /// A copy-pasteable curl command with secrets redacted (see ``SensitiveData``): sensitive headers such as
-    /// `Authorization`, `Cookie` and `X-Api-Key`, a password in the URL, sensitive query parameters such as
-    /// `api_key`, and sensitive members of JSON and form bodies such as `password`. An invalid request gives a
-    /// comment listing its problems.
-    ///
-    /// ```swift
-    /// print(request.cURL)
-    /// // curl -X POST 'http://127.0.0.1:8080/todos' -H 'Authorization: <redacted>' --data-binary '{"a":1}'
-    /// ```
-    public var cURL: String { cURL(redactingSecrets: true) }
-
-    /// A copy-pasteable curl command, redacting secrets unless asked not to.
-    ///
-    /// ```swift
-    /// print(request.cURL(redactingSecrets: false))
-    /// ```
-    public func cURL(redactingSecrets: Bool) -> String {
-        do {
-            let parts = request.parts()
-            return CURLCommand(
-                try parts.makeURLRequest(), redacting: redactingSecrets ? parts[option: SensitiveDataKey.self] : nil
-            ).text
-        } catch {
-            return "# " + error.description.replacingOccurrences(of: "\n", with: "\n# ")
-        }
-    }
 }

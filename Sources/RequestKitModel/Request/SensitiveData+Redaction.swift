@@ -53,32 +53,19 @@ extension SensitiveData {
         return String(decoding: output, as: UTF8.self)
     }
 
-    /// A body as text with the values of sensitive members replaced: JSON (at any depth) and
-    /// `application/x-www-form-urlencoded`; nil when the body is neither, or not text.
+    /// A body as text with the values of sensitive members replaced: JSON (at any depth),
+    /// `application/x-www-form-urlencoded` and `multipart/form-data` (``redactingMembers(of:contentType:formPlaceholder:secrets:)``);
+    /// nil when the body is none of these, or not text.
     func redactedBody(_ body: Data, contentType: String?) -> String? {
-        let mediaType = contentType.map { MediaType(parsing: $0) }
-        if mediaType?.essence == "application/x-www-form-urlencoded" {
-            let text = String(decoding: body, as: UTF8.self)
-            return text.split(separator: "&", omittingEmptySubsequences: false).map { field in
-                guard let equals = field.firstIndex(of: "=") else { return String(field) }
-                let name = String(field[..<equals])
-                let decoded = name.replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? name
-                return isSensitive(query: decoded) ? "\(name)=\(Self.placeholder)" : String(field)
-            }.joined(separator: "&")
+        var secrets = Secrets()
+        if let redacted = redactingMembers(of: body, contentType: contentType, secrets: &secrets) {
+            return String(decoding: redacted, as: UTF8.self)
         }
-        guard let json = try? Json(parsing: body) else { return nil }
-        return redacted(json).serializedString()
-    }
-
-    private func redacted(_ json: Json) -> Json {
-        if let entries = json.entries {
-            return Json(
-                entries: entries.map { entry in
-                    (entry.key, isSensitive(query: entry.key) ? Json(string: Self.placeholder) : redacted(entry.value))
-                })
+        switch contentType.map({ MediaType(parsing: $0).essence }) {
+        case "application/x-www-form-urlencoded": return String(decoding: body, as: UTF8.self)
+        case "multipart/form-data": return nil
+        default: return (try? Json(parsing: body))?.serializedString()
         }
-        if let elements = json.array { return Json(elements.map(redacted)) }
-        return json
     }
 
     private static func endsAuthority(_ byte: UInt8) -> Bool {

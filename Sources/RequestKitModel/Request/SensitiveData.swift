@@ -1,9 +1,15 @@
 import Foundation
 
-/// The names that hold secrets: header names and query parameter names. One list serves every place a secret
-/// could leak: redirects to another origin drop the sensitive headers, and `cURL`, ``ConsoleLogger`` and
-/// ``RequestError`` descriptions print `<redacted>` instead of their values, of sensitive query parameters, of a
-/// password in the URL, and of sensitive members of JSON and form bodies.
+/// The names that hold secrets: header names, query parameter names, and the words that make any name secret. One
+/// list serves every place a secret could leak: redirects to another origin drop the sensitive headers, and `cURL`,
+/// ``ConsoleLogger`` and ``RequestError`` descriptions print `<redacted>` instead of their values, of sensitive query
+/// parameters, of a password in the URL, and of sensitive members of JSON, form and multipart bodies.
+///
+/// A name is secret when it is one of ``headerNames`` (for a header) or ``queryNames`` (for a query parameter or a
+/// body member), or when one of its words is one of ``secretWords``: `token`, `secret`, `password`, `key`, `auth`
+/// and a few more. A name's words are split at every character that is not a letter or a digit and where a word in
+/// camel case starts, so `X-Vendor-Token`, `refresh_token`, `id_token`, `client_secret`, `clientSecret`, `APIKey`
+/// and `X-Auth-User` are secret, and `author`, `max_tokens` and `keyboard` are not.
 ///
 /// Add your own names on a client, or per request with ``Sensitive``:
 ///
@@ -28,6 +34,20 @@ public struct SensitiveData: Sendable, Hashable {
     /// sensitive.queryNames.insert("sig")
     /// ```
     public var queryNames: Set<String>
+    /// The words, lowercased, that make any header, query parameter or body member name holding one of them secret
+    /// (``defaultSecretWords`` by default); empty to go by the names alone.
+    ///
+    /// ```swift
+    /// sensitive.secretWords.insert("session")   // X-Session-ID, session_id
+    /// ```
+    public var secretWords: Set<String> = Self.defaultSecretWords
+
+    /// The default secret words: `token`, `secret`, `password`, `passwd`, `passphrase`, `key`, `apikey`, `auth`,
+    /// `authorization`, `credential`, `credentials`, `signature` and `cookie`.
+    public static let defaultSecretWords: Set<String> = [
+        "token", "secret", "password", "passwd", "passphrase", "key", "apikey", "auth", "authorization", "credential",
+        "credentials", "signature", "cookie",
+    ]
 
     /// The default header names.
     public static let defaultHeaderNames: Set<String> = [
@@ -54,7 +74,7 @@ public struct SensitiveData: Sendable, Hashable {
     /// SensitiveData().isSensitive(header: "X-API-Key")  // true
     /// ```
     public func isSensitive(header name: String) -> Bool {
-        headerNames.contains(name.lowercased())
+        headerNames.contains(name.lowercased()) || hasSecretWord(name)
     }
 
     /// Whether a query parameter's (or a JSON or form member's) value is secret.
@@ -63,8 +83,46 @@ public struct SensitiveData: Sendable, Hashable {
     /// SensitiveData().isSensitive(query: "access_token")  // true
     /// ```
     public func isSensitive(query name: String) -> Bool {
-        queryNames.contains(name.lowercased())
+        queryNames.contains(name.lowercased()) || hasSecretWord(name)
     }
+
+    /// Whether one of `name`'s words is one of ``secretWords``: words end at every byte that is not an ASCII letter
+    /// or digit (a byte of a non-ASCII character belongs to its word), before an upper-case letter that follows a
+    /// lower-case letter or a digit, and before the last upper-case letter of a run followed by a lower-case one
+    /// (`APIKey` is `api` and `key`).
+    ///
+    /// ```swift
+    /// SensitiveData().hasSecretWord("X-Vendor-Token")  // true
+    /// SensitiveData().hasSecretWord("author")          // false
+    /// ```
+    public func hasSecretWord(_ name: String) -> Bool {
+        guard !secretWords.isEmpty else { return false }
+        let bytes = Array(name.utf8)
+        var word: [UInt8] = []
+        func endsSecretWord() -> Bool {
+            defer { word.removeAll(keepingCapacity: true) }
+            return !word.isEmpty && secretWords.contains(String(decoding: word, as: UTF8.self))
+        }
+        for (index, byte) in bytes.enumerated() {
+            let isUpper = Self.isUpper(byte)
+            guard isUpper || Self.isLower(byte) || Self.isDigit(byte) || byte >= 0x80 else {
+                if endsSecretWord() { return true }
+                continue
+            }
+            if isUpper, !word.isEmpty {
+                let previous = bytes[index - 1]
+                let followsLower = Self.isLower(previous) || Self.isDigit(previous)
+                let endsRun = Self.isUpper(previous) && index + 1 < bytes.count && Self.isLower(bytes[index + 1])
+                if followsLower || endsRun, endsSecretWord() { return true }
+            }
+            word.append(isUpper ? byte + 32 : byte)
+        }
+        return endsSecretWord()
+    }
+
+    private static func isUpper(_ byte: UInt8) -> Bool { byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") }
+    private static func isLower(_ byte: UInt8) -> Bool { byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z") }
+    private static func isDigit(_ byte: UInt8) -> Bool { byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") }
 
     /// What is printed instead of a secret.
     static let placeholder = "<redacted>"

@@ -81,6 +81,54 @@ struct InterceptorTests {
         #expect(try await authenticator?.currentToken() == "fresh")
     }
 
+    @Test("cURL shows the Authorization useBearerToken sends and the jar's cookies, as the server gets them")
+    func cURLShowsWhatIsSent() async throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        server.route("/me") { request in
+            request.header("Authorization") == "Bearer fresh" ? .text("ann") : .status(401)
+        }
+        let jar = CookieJar()
+        jar.store([ResponseCookie(name: "session", value: "jar-cookie")], from: server.url("/"))
+        let client = try Client(baseURL: server.url("/").absoluteString) { configuration in
+            configuration.cookieJar = jar
+            configuration.useBearerToken("stale") { _ in "fresh" }
+        }
+        let me = Request { Path("me") }
+        #expect(
+            client.cURL(for: me)
+                == "curl '\(server.url("/me").absoluteString)' -H 'Authorization: <redacted>' -H 'Cookie: <redacted>'")
+        #expect(client.request(me).description == client.cURL(for: me))
+        let shown = client.request(me).cURL(redactingSecrets: false)
+        #expect(shown.contains("-H 'Authorization: Bearer stale'") && shown.contains("-H 'Cookie: session=jar-cookie'"))
+        #expect(try await client.string(me) == "ann")
+        // After the refresh the token shown is the one sent.
+        let sent = try #require(server.requests.last)
+        #expect(sent.header("Authorization") == "Bearer fresh" && sent.header("Cookie") == "session=jar-cookie")
+        #expect(client.request(me).cURL(redactingSecrets: false).contains("-H 'Authorization: Bearer fresh'"))
+        // An interceptor of one's own shows what it adds through preview(_:).
+        let stamped = Request {
+            Path("me"); Intercept(Stamp(name: "one"))
+        }
+        #expect(!client.request(stamped).cURL.contains("X-Trail"))
+        #expect(
+            client.request(
+                Request {
+                    Path("me"); Intercept(Previewed())
+                }
+            ).cURL.contains("-H 'X-Trail: shown'"))
+    }
+
+    /// An interceptor whose preview shows the header it adds.
+    struct Previewed: Interceptor {
+        func adapt(_ request: URLRequest) async throws -> URLRequest { preview(request) }
+        func preview(_ request: URLRequest) -> URLRequest {
+            var request = request
+            request.setValue("shown", forHTTPHeaderField: "X-Trail")
+            return request
+        }
+    }
+
     @Test("Interceptors adapt every request in order: the client's, then the request's", arguments: WireTransport.all)
     func adaptOrder(_ transport: WireTransport) async throws {
         let server = try transport.server()

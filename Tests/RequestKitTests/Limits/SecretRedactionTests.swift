@@ -127,18 +127,105 @@ struct SecretRedactionTests {
             Header.Any(key: "X-Api-Key", value: "K")
             Header.Any(key: "X-Auth-Token", value: "T")
             Header.Any(key: "X-Tenant-Secret", value: "S")
+            Header.Any(key: "X-Vendor-Token", value: "V")
             Header.Authorization(.bearer("B"))
             Header.Any(key: "X-Plain", value: "kept")
             Sensitive(headers: "X-Tenant-Secret")
         }.send()
         let landed = try #require(second.requests.last)
         #expect(landed.path == "/anything/landed")
-        for name in ["X-Api-Key", "X-Auth-Token", "X-Tenant-Secret", "Authorization", "Cookie"] {
+        for name in ["X-Api-Key", "X-Auth-Token", "X-Tenant-Secret", "X-Vendor-Token", "Authorization", "Cookie"] {
             #expect(landed.header(name) == nil, "\(name)")
         }
         #expect(landed.header("X-Plain") == "kept")
         #expect(first.requests.last?.header("X-Tenant-Secret") == "S")
+        #expect(first.requests.last?.header("X-Vendor-Token") == "V")
     }
+    @Test(
+        "A name is secret when one of its words is a secret word: refresh_token, client_secret, X-Vendor-Token, apiKey",
+        arguments: [
+            ("X-Vendor-Token", true), ("refresh_token", true), ("id_token", true), ("client_secret", true),
+            ("clientSecret", true), ("APIKey", true), ("x-api-key", true), ("X-Auth-User", true),
+            ("new_password", true), ("Set-Cookie", true), ("oauth_signature", true), ("author", false),
+            ("max_tokens", false), ("keyboard", false), ("X-Request-ID", false), ("Content-Type", false),
+            ("page", false), ("WWW-Authenticate", false),
+        ])
+    func secretWords(_ name: String, _ isSecret: Bool) {
+        let sensitive = SensitiveData()
+        #expect(sensitive.isSensitive(header: name) == isSecret)
+        #expect(sensitive.isSensitive(query: name) == isSecret)
+        var namesOnly = SensitiveData()
+        namesOnly.secretWords = []
+        #expect(namesOnly.isSensitive(header: "X-Vendor-Token") == false)
+        #expect(namesOnly.isSensitive(header: "Authorization") == true)
+    }
+
+    @Test("cURL redacts the common credential names and a multipart field named like a secret")
+    func curlCredentialNames() {
+        let request = Request {
+            Url("http://h.test/token?client_secret=CS1&client_id=app")
+            Header.Any(key: "X-Vendor-Token", value: "VT1")
+            Method(.post)
+            Body(json: ["refresh_token": "RT1", "id_token": "IT1", "author": "Ann", "max_tokens": 5])
+        }
+        #expect(
+            request.cURL
+                == "curl -X POST 'http://h.test/token?client_secret=<redacted>&client_id=app' "
+                + "-H 'Content-Type: application/json' -H 'X-Vendor-Token: <redacted>' "
+                + #"--data-binary '{"refresh_token":"<redacted>","id_token":"<redacted>","author":"Ann","max_tokens":5}'"#
+        )
+        let form = Form {
+            Field("user", "ann")
+            Field("password", "MP1")
+        }
+        let multipart = Request {
+            Url("http://h.test/login"); Method(.post); form
+        }
+        let shown = multipart.cURL
+        #expect(!shown.contains("MP1"))
+        #expect(shown.contains("name=\"password\"\r\n\r\n<redacted>\r\n--\(form.boundary)"))
+        #expect(shown.contains("name=\"user\"\r\n\r\nann\r\n"))
+        #expect(multipart.cURL(redactingSecrets: false).contains("MP1"))
+    }
+
+    @Test("An error and a logged failure redact the request's secret values wherever they reappear")
+    func echoedSecret() async throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        // Echoes the raw body as text, as validation errors often do.
+        server.route("/login", method: "POST") { request in
+            TestResponse(
+                headers: [("Content-Type", "text/plain")],
+                body: .data(Data("invalid login: ".utf8) + request.body))
+        }
+        struct Token: Decodable { let token: String }
+        let error = try await #require(throws: RequestError.self) {
+            try await Request {
+                Url(server.url("/login")); Method(.post)
+                Body(json: ["user": "ann", "password": "wrong-SECRET-PW"])
+            }.decode(Token.self)
+        }
+        #expect(error.kind == .decoding)
+        #expect(String(decoding: error.responseBody ?? Data(), as: UTF8.self).contains("wrong-SECRET-PW"))
+        for text in ["\(error)", String(reflecting: error), error.localizedDescription] {
+            #expect(!text.contains("wrong-SECRET-PW"), "\(text)")
+            #expect(
+                text.contains(#"invalid login: {\"user\":\"ann\",\"password\":\"<redacted>\"}"#)
+                    || text.contains(#"{"user":"ann","password":"<redacted>"}"#), "\(text)")
+        }
+        let lines = Lines()
+        let failing = MockTransport { _ in
+            throw RequestError.transport(POSIXError(.ECONNRESET), detail: "the proxy said: bad token tok-ECHOED-1234")
+        }
+        _ = try? await Request {
+            Url("http://h.test/me"); Using(failing); Header.Authorization(.bearer("tok-ECHOED-1234"))
+            Monitor(ConsoleLogger { lines.append($0) })
+        }.send()
+        let failure = try #require(lines.all.last)
+        #expect(failure.hasPrefix("✗ transport"))
+        #expect(!failure.contains("tok-ECHOED-1234") && failure.contains("bad token <redacted>"))
+    }
+
 }
 
 /// Lines a logger wrote, collected across threads.
