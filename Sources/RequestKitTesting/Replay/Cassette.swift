@@ -35,6 +35,13 @@ struct Cassette: Sendable {
         } catch {
             throw ReplayFailure.error("the cassette \(url.path) is not a HAR 1.2 file: \(error)")
         }
+        let problems = HARValidation.problems(in: log, sideFiles: sideFiles)
+        if !problems.isEmpty {
+            let count = problems.count
+            throw ReplayFailure.error(
+                "the cassette \(url.path) has \(count) invalid field\(count == 1 ? "" : "s"):\n"
+                    + problems.map { "  - \($0)" }.joined(separator: "\n"))
+        }
         self.url = url
         self.sideFiles = sideFiles
         var requests: [RecordedRequest] = []
@@ -59,14 +66,15 @@ struct Cassette: Sendable {
     /// The entry answering `sent`, marked as used: the first unused match in recorded order.
     mutating func select(_ sent: RecordedRequest, matching: ReplayMatching) -> Selection {
         var candidates: [Int] = []
-        var closest: (index: Int, differences: [String])?
+        var closest: (index: Int, differences: [String], distance: ReplayDistance)?
         for (index, recorded) in requests.enumerated() {
             let differences = matching.differences(recorded: recorded, sent: sent)
             if differences.isEmpty {
                 candidates.append(index)
-            } else if closest == nil || differences.count < (closest?.differences.count ?? .max) {
-                closest = (index, differences)
+                continue
             }
+            let distance = ReplayDistance(recorded: recorded, sent: sent, differences: differences.count)
+            if closest.map({ distance < $0.distance }) ?? true { closest = (index, differences, distance) }
         }
         let entries = log.entries
         if let index = cursor.take(candidates, repeats: { entries[$0].repeats == true }) {
@@ -103,12 +111,30 @@ struct Cassette: Sendable {
         var failure = failure
         if let detail = failure?.detail { failure?.detail = redaction.redacted(detail) }
         let entry = try HAREntry(
-            request: redacted.request, response: redacted.response, chunks: chunks, failure: failure, timing: timing,
-            sideFiles: sideFiles)
+            request: redacted.request, response: redacted.response,
+            chunks: chunks.map { Self.fitted($0, to: redacted.response?.body.count ?? 0) }, failure: failure,
+            timing: timing, sideFiles: sideFiles)
         log.entries.append(entry)
         requests.append(redacted.request)
         cursor.appendUsed()
         try write()
+    }
+
+    /// `chunks` cut to a body of `length` bytes, which redaction may have made longer or shorter than the body
+    /// received: the difference goes to the last chunks, each arriving when it did.
+    static func fitted(_ chunks: [HARChunk], to length: Int) -> [HARChunk] {
+        guard !chunks.isEmpty else { return length == 0 ? [] : [HARChunk(size: length, time: 0)] }
+        var fitted = chunks
+        var excess = chunks.reduce(0) { $0 + $1.size } - length
+        if excess < 0 { fitted[fitted.count - 1].size -= excess }
+        var index = fitted.count - 1
+        while excess > 0, index >= 0 {
+            let taken = min(excess, fitted[index].size)
+            fitted[index].size -= taken
+            excess -= taken
+            index -= 1
+        }
+        return fitted
     }
 
     /// Writes the HAR file, creating its folder if needed.

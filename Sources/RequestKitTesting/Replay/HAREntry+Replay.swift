@@ -59,10 +59,24 @@ extension HAREntry {
     /// The sizes and times of the chunks a streamed body arrived in; one chunk of the whole body when none were
     /// recorded (a body read whole, or a browser's entry).
     func replayedChunks(bodyLength: Int) -> [HARChunk] {
-        guard let chunks = response.chunks, chunks.reduce(0, { $0 + $1.size }) == bodyLength else {
+        // The cassette was checked when it was loaded (``HARValidation``); a chunk list that does not cut the body
+        // exactly is never used.
+        guard let chunks = response.chunks, Self.total(of: chunks) == bodyLength else {
             return bodyLength == 0 ? [] : [HARChunk(size: bodyLength, time: 0)]
         }
         return chunks
+    }
+
+    /// The sum of the chunks' sizes; nil when one is negative or the sum overflows.
+    private static func total(of chunks: [HARChunk]) -> Int? {
+        var total = 0
+        for chunk in chunks {
+            guard chunk.size >= 0 else { return nil }
+            let (sum, overflow) = total.addingReportingOverflow(chunk.size)
+            guard !overflow else { return nil }
+            total = sum
+        }
+        return total
     }
 
     private static func headers(_ pairs: [HARNameValue]) -> HTTPHeaders {

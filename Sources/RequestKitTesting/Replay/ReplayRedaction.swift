@@ -4,10 +4,14 @@ import RequestKit
 /// What a ``RecordingTransport`` removes from an exchange before it reaches the cassette, or memory shared with
 /// other requests.
 ///
-/// By default every name of `SensitiveData` is redacted, in requests and responses alike: the values of its
-/// headers, of its query items, of members of JSON bodies (at any depth) and of fields of form bodies, the password
-/// of a URL, the values of `Cookie` and `Set-Cookie` (the cookie names stay). A value is replaced by `<redacted>`.
-/// Then each of ``rules`` runs, for what only the project knows to be secret.
+/// By default every name `SensitiveData` holds secret is redacted, in requests and responses alike (its header and
+/// query names, and any name with one of its secret words, such as `refresh_token`, `client_secret` or
+/// `X-Vendor-Token`): the values of those headers, of those query items, of those members of JSON bodies (at any
+/// depth), of those fields of form bodies and of those parts of `multipart/form-data` bodies, the password of a URL,
+/// and the values of `Cookie` and `Set-Cookie` (the cookie names stay). A value is replaced by `<redacted>`. Every
+/// secret value found that way (8 characters or more) is then replaced wherever else it occurs in the exchange's
+/// headers and bodies, text or not: its bytes in UTF-8, and in UTF-16 of either byte order. Then each of ``rules``
+/// runs, for what only the project knows to be secret.
 ///
 /// Replay redacts each sent request the same way before matching it, so a request carrying a real token matches
 /// the recorded one carrying `<redacted>`.
@@ -49,7 +53,7 @@ public struct ReplayRedaction: Sendable {
     func redacted(
         _ request: RecordedRequest, _ response: RecordedResponse?
     ) -> (request: RecordedRequest, response: RecordedResponse?) {
-        var secrets = Set<String>()
+        var secrets = SensitiveData.Secrets()
         var request = request
         var response = response
         request.url = redacted(request.url, secrets: &secrets)
@@ -60,14 +64,12 @@ public struct ReplayRedaction: Sendable {
             head.body = redactedBody(head.body, contentType: head.headers["Content-Type"], secrets: &secrets)
             response = head
         }
-        let echoes = secrets.filter { $0.count >= Self.shortestEchoedSecret && $0 != Self.placeholder }
-            .sorted { $0.count > $1.count }
-        if !echoes.isEmpty {
-            request.headers = Self.replacing(echoes, in: request.headers)
-            request.body = Self.replacing(echoes, in: request.body)
+        if !secrets.echoes.isEmpty {
+            request.headers = Self.replacing(secrets, in: request.headers)
+            request.body = secrets.replacingEchoes(in: request.body)
             if var head = response {
-                head.headers = Self.replacing(echoes, in: head.headers)
-                head.body = Self.replacing(echoes, in: head.body)
+                head.headers = Self.replacing(secrets, in: head.headers)
+                head.body = secrets.replacingEchoes(in: head.body)
                 response = head
             }
         }
@@ -82,10 +84,6 @@ public struct ReplayRedaction: Sendable {
         return (request, response)
     }
 
-    /// Secrets shorter than this are replaced only where their name marks them, never wherever they occur, so that
-    /// a password `1` does not turn every `1` of a response into a placeholder.
-    static let shortestEchoedSecret = 8
-
     /// A sent request as replay compares it: redacted exactly as it would have been recorded.
     func redacted(_ request: RecordedRequest) -> RecordedRequest {
         redacted(request, nil).request
@@ -98,32 +96,29 @@ public struct ReplayRedaction: Sendable {
 
     /// `url` without a password and with its sensitive query items' values replaced.
     func redacted(_ url: URL) -> URL {
-        var secrets = Set<String>()
+        var secrets = SensitiveData.Secrets()
         return redacted(url, secrets: &secrets)
     }
 
     /// A body with the values of sensitive members replaced.
     func redactedBody(_ body: Data, contentType: String?) -> Data {
-        var secrets = Set<String>()
+        var secrets = SensitiveData.Secrets()
         return redactedBody(body, contentType: contentType, secrets: &secrets)
     }
 
-    private func redacted(_ url: URL, secrets: inout Set<String>) -> URL {
+    private func redacted(_ url: URL, secrets: inout SensitiveData.Secrets) -> URL {
         guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else { return url }
+        sensitiveData.collectSecrets(of: url, into: &secrets)
         let encodedPlaceholder = "%3Credacted%3E"
         var changed = false
-        if let password = components.percentEncodedPassword {
-            secrets.insert(password)
-            secrets.insert(password.removingPercentEncoding ?? password)
+        if components.percentEncodedPassword != nil {
             components.percentEncodedPassword = encodedPlaceholder
             changed = true
         }
         if let items = components.percentEncodedQueryItems {
             components.percentEncodedQueryItems = items.map { item in
                 let name = item.name.removingPercentEncoding ?? item.name
-                guard let value = item.value, sensitiveData.isSensitive(query: name) else { return item }
-                secrets.insert(value)
-                secrets.insert(value.removingPercentEncoding ?? value)
+                guard item.value != nil, sensitiveData.isSensitive(query: name) else { return item }
                 changed = true
                 return URLQueryItem(name: item.name, value: encodedPlaceholder)
             }
@@ -134,7 +129,9 @@ public struct ReplayRedaction: Sendable {
 
     /// `headers` with sensitive values replaced; the cookie header (`Cookie` or `Set-Cookie`) keeps its cookie
     /// names and attributes, and loses every value.
-    private func redacted(_ headers: HTTPHeaders, cookieHeader: String, secrets: inout Set<String>) -> HTTPHeaders {
+    private func redacted(
+        _ headers: HTTPHeaders, cookieHeader: String, secrets: inout SensitiveData.Secrets
+    ) -> HTTPHeaders {
         var redactedFields: [HTTPHeader] = []
         for field in headers.fields {
             let name = field.name.lowercased()
@@ -144,11 +141,7 @@ public struct ReplayRedaction: Sendable {
                         name: field.name,
                         value: redactedCookies(field.value, isSetCookie: name == "set-cookie", secrets: &secrets)))
             } else if name == "cookie" || name == "set-cookie" || sensitiveData.isSensitive(header: name) {
-                secrets.insert(field.value)
-                // `Bearer <token>`, `Basic <credentials>`: the credentials on their own too.
-                if let space = field.value.firstIndex(of: " ") {
-                    secrets.insert(String(field.value[field.value.index(after: space)...]))
-                }
+                secrets.insert(credentials: field.value)
                 redactedFields.append(HTTPHeader(name: field.name, value: Self.placeholder))
             } else {
                 redactedFields.append(field)
@@ -158,7 +151,7 @@ public struct ReplayRedaction: Sendable {
     }
 
     /// A `Cookie` value (`a=1; b=2`) or a `Set-Cookie` value (`a=1; Path=/`) with the cookies' values replaced.
-    private func redactedCookies(_ value: String, isSetCookie: Bool, secrets: inout Set<String>) -> String {
+    private func redactedCookies(_ value: String, isSetCookie: Bool, secrets: inout SensitiveData.Secrets) -> String {
         let parts = value.split(separator: ";", omittingEmptySubsequences: false)
         return parts.enumerated().map { index, part in
             guard index == 0 || !isSetCookie else { return String(part) }
@@ -168,79 +161,16 @@ public struct ReplayRedaction: Sendable {
         }.joined(separator: ";")
     }
 
-    /// A JSON or form body with the values of sensitive members replaced; any other body as it is. A body with
-    /// nothing to redact keeps its exact bytes.
-    private func redactedBody(_ body: Data, contentType: String?, secrets: inout Set<String>) -> Data {
-        guard !body.isEmpty else { return body }
-        let essence = contentType.map { MediaType(parsing: $0).essence }
-        if essence == "application/x-www-form-urlencoded" {
-            return redactedForm(body, secrets: &secrets)
-        }
-        let isJSON = essence.map { $0 == "application/json" || $0.hasSuffix("+json") } ?? true
-        guard isJSON, let json = try? Json(parsing: body) else { return body }
-        let result = redacted(json, secrets: &secrets)
-        return result == json ? body : result.serializedData()
-    }
-
-    private func isSensitive(member name: String) -> Bool {
-        sensitiveData.isSensitive(query: name) || sensitiveData.isSensitive(header: name)
-    }
-
-    private func redacted(_ json: Json, secrets: inout Set<String>) -> Json {
-        if let entries = json.entries {
-            var redactedEntries: [(key: String, value: Json)] = []
-            redactedEntries.reserveCapacity(entries.count)
-            for entry in entries {
-                if isSensitive(member: entry.key), !entry.value.isNull {
-                    if let value = entry.value.string {
-                        secrets.insert(value)
-                        if let space = value.firstIndex(of: " ") {
-                            secrets.insert(String(value[value.index(after: space)...]))
-                        }
-                    }
-                    redactedEntries.append((entry.key, Json(string: Self.placeholder)))
-                } else {
-                    redactedEntries.append((entry.key, redacted(entry.value, secrets: &secrets)))
-                }
-            }
-            return Json(entries: redactedEntries)
-        }
-        if let elements = json.array {
-            return Json(elements.map { redacted($0, secrets: &secrets) })
-        }
-        return json
-    }
-
-    private func redactedForm(_ body: Data, secrets: inout Set<String>) -> Data {
-        guard let text = String(data: body, encoding: .utf8) else { return body }
-        var changed = false
-        let fields = text.split(separator: "&", omittingEmptySubsequences: false).map { field -> String in
-            guard let equals = field.firstIndex(of: "=") else { return String(field) }
-            let name = String(field[..<equals])
-            let decoded = name.replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? name
-            guard sensitiveData.isSensitive(query: decoded) else { return String(field) }
-            let value = String(field[field.index(after: equals)...])
-            secrets.insert(value)
-            secrets.insert(value.replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? value)
-            changed = true
-            return "\(name)=%3Credacted%3E"
-        }
-        return changed ? Data(fields.joined(separator: "&").utf8) : body
+    /// A JSON, form or multipart body with the values of sensitive members replaced
+    /// (`SensitiveData`'s member redaction); any other body as it is. A body with nothing to redact keeps its exact
+    /// bytes.
+    private func redactedBody(_ body: Data, contentType: String?, secrets: inout SensitiveData.Secrets) -> Data {
+        sensitiveData.redactingMembers(
+            of: body, contentType: contentType, formPlaceholder: "%3Credacted%3E", secrets: &secrets) ?? body
     }
 
     /// `headers` with every occurrence of `secrets` in their values replaced.
-    private static func replacing(_ secrets: [String], in headers: HTTPHeaders) -> HTTPHeaders {
-        HTTPHeaders(headers.fields.map { HTTPHeader(name: $0.name, value: replacing(secrets, in: $0.value)) })
-    }
-
-    /// A text body with every occurrence of `secrets` replaced; a body that is not UTF-8 text as it is.
-    private static func replacing(_ secrets: [String], in body: Data) -> Data {
-        guard !body.isEmpty, let text = String(data: body, encoding: .utf8) else { return body }
-        let replaced = replacing(secrets, in: text)
-        return replaced == text ? body : Data(replaced.utf8)
-    }
-
-    private static func replacing(_ secrets: [String], in text: String) -> String {
-        secrets.reduce(text) { text, secret in text.replacingOccurrences(of: secret, with: placeholder) }
+    private static func replacing(_ secrets: SensitiveData.Secrets, in headers: HTTPHeaders) -> HTTPHeaders {
+        HTTPHeaders(headers.fields.map { HTTPHeader(name: $0.name, value: secrets.replacingEchoes(in: $0.value)) })
     }
 }

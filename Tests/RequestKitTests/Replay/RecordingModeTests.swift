@@ -115,4 +115,24 @@ struct RecordingModeTests {
         #expect(RecordingMode("passthrough") == .passthrough)
         #expect(RecordingMode.recordNew.description == "recordNew")
     }
+    @Test("The closest recorded request is the one nearest by path: /items/99 is told of /items/5, not /items")
+    func closestByPath() async throws {
+        let folder = try CassetteFolder()
+        defer { folder.remove() }
+        let base = Self.makeBase()
+        let recorder = try folder.transport("c.har", mode: .recordAll, base: base)
+        for path in ["/items", "/users/99", "/items/5", "/items/5/parts"] { _ = try await Self.get(path, recorder) }
+        let player = try folder.transport("c.har", mode: .replayOnly, base: base)
+        let error = await #expect(throws: RequestError.self) { try await Self.get("/items/99", player) }
+        #expect(
+            error?.detail == """
+                RecordingTransport: c.har records no request matching GET http://api.test/items/99; \
+                the closest is entry 3, GET http://api.test/items/5:
+                  - path: recorded /items/5, sent /items/99
+                """)
+        let other = await #expect(throws: RequestError.self) { try await Self.get("/users/7", player) }
+        #expect(other?.detail?.contains("the closest is entry 2, GET http://api.test/users/99:") == true)
+        #expect(base.requests.count == 4)
+    }
+
 }

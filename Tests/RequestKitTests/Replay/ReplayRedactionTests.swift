@@ -129,4 +129,85 @@ struct ReplayRedactionTests {
             redacted.response.map { String(decoding: $0.body, as: UTF8.self) }
                 == #"{"headers":{"Authorization":"<redacted>"},"url":"/echo?api_key=<redacted>","n":2}"#)
     }
+    @Test("A multipart field named like a secret is redacted in the cassette; the other fields keep their values")
+    func multipartFields() async throws {
+        let folder = try CassetteFolder()
+        defer { folder.remove() }
+        let base = MockTransport { _ in Response(status: .ok, body: Data("ok".utf8)) }
+        let recorder = try folder.transport("multipart.har", mode: .recordAll, base: base)
+        _ = try await Request {
+            Url("http://api.test/login"); Method(.post); Using(recorder)
+            Form {
+                Field("user", "ada")
+                Field("password", "multipart-secret-1")
+                Field("refresh_token", "rt")
+            }
+        }.send()
+        let sent = String(decoding: try #require(base.requests.first?.httpBody), as: UTF8.self)
+        #expect(sent.contains("multipart-secret-1"))
+        let onDisk = try folder.allText()
+        #expect(!onDisk.contains("multipart-secret-1"))
+        #expect(onDisk.contains(#"name=\"password\"\r\n\r\n<redacted>\r\n"#))
+        #expect(onDisk.contains(#"name=\"refresh_token\"\r\n\r\n<redacted>\r\n"#))
+        #expect(onDisk.contains(#"name=\"user\"\r\n\r\nada\r\n"#))
+    }
+
+    @Test("A secret echoed in a body that is not UTF-8 is replaced in its bytes, not stored base64-encoded")
+    func binaryEcho() async throws {
+        let folder = try CassetteFolder()
+        defer { folder.remove() }
+        let secret = "binary-echo-secret-1"
+        let utf16 = Data(secret.utf16.flatMap { [UInt8(truncatingIfNeeded: $0), UInt8(truncatingIfNeeded: $0 >> 8)] })
+        let echoed = Data([0xFF, 0xFE, 0x00, 0x80]) + Data("token:\(secret);".utf8) + utf16 + Data([0xC3, 0x28])
+        let base = MockTransport { _ in
+            Response(status: .ok, headers: ["Content-Type": "application/octet-stream"], body: echoed)
+        }
+        let recorder = try folder.transport("binary.har", mode: .recordAll, base: base)
+        let live = try await Request {
+            Url("http://api.test/blob"); Using(recorder); Header.Authorization(.bearer(secret))
+        }.send()
+        #expect(live.body == echoed)
+        let document = try HARDocument.decoded(from: Data(contentsOf: folder.cassette("binary.har")))
+        let content = try #require(document.log.entries.first?.response.content)
+        #expect(content.encoding == "base64")
+        let stored = try #require(Data(base64Encoded: content.text ?? ""))
+        #expect(stored.range(of: Data(secret.utf8)) == nil)
+        #expect(stored.range(of: utf16) == nil)
+        let placeholder16 = Data(
+            "<redacted>".utf16.flatMap { [UInt8(truncatingIfNeeded: $0), UInt8(truncatingIfNeeded: $0 >> 8)] })
+        #expect(
+            stored
+                == Data([0xFF, 0xFE, 0x00, 0x80]) + Data("token:<redacted>;".utf8) + placeholder16 + Data([0xC3, 0x28]))
+        #expect(document.log.entries.first?.response.content.size == stored.count)
+    }
+
+    @Test("refresh_token, id_token, client_secret and vendor token headers never reach the cassette by default")
+    func commonCredentialNames() async throws {
+        let folder = try CassetteFolder()
+        defer { folder.remove() }
+        let base = MockTransport { _ in
+            Response(
+                status: .ok,
+                headers: ["Content-Type": "application/json", "X-Vendor-Token": "vendor-secret-3"],
+                body: Data(
+                    #"{"access_token":"at-secret-1","refresh_token":"rt-secret-2","id_token":"idt-secret-4","author":"Ann","max_tokens":5}"#
+                        .utf8))
+        }
+        let recorder = try folder.transport("oauth.har", mode: .recordAll, base: base)
+        _ = try await Request {
+            Url("http://api.test/oauth/token"); Method(.post); Using(recorder)
+            Header.Any(key: "X-Vendor-Token", value: "vendor-secret-5")
+            Header.ContentType(.formURLEncoded)
+            Body("grant_type=refresh_token&refresh_token=rt-secret-2&client_id=app&client_secret=cs-secret-6")
+        }.send()
+        let onDisk = try folder.allText()
+        for secret in [
+            "at-secret-1", "rt-secret-2", "vendor-secret-3", "idt-secret-4", "vendor-secret-5", "cs-secret-6",
+        ] {
+            #expect(!onDisk.contains(secret), "\(secret) reached the cassette")
+        }
+        #expect(onDisk.contains("client_id=app"))
+        #expect(onDisk.contains(#"\"author\":\"Ann\""#) && onDisk.contains(#"\"max_tokens\":5"#))
+    }
+
 }
