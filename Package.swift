@@ -11,8 +11,9 @@ let package = Package(
         .library(name: "RequestKitTesting", targets: ["RequestKitTesting"]),
     ],
     targets: [
-        // The system zlib, for decompressing gzip and deflate response bodies in NativeTransport: part of every
-        // Linux distribution and Apple SDK, so RequestKit still has no package dependencies.
+        // The system zlib, for decompressing gzip and deflate response bodies in NativeTransport and for the CRC-32 of
+        // the disk cache's files: part of every Linux distribution and Apple SDK, so RequestKit still has no package
+        // dependencies.
         .systemLibrary(name: "CZlib", path: "Sources/CZlib", providers: [.apt(["zlib1g-dev"])]),
         // The system brotli and zstd, for decoding (and, on request, encoding) br and zstd bodies on Linux: Debian's
         // libbrotli-dev and libzstd-dev. Apple platforms never link them (their transports offer gzip and deflate,
@@ -32,8 +33,9 @@ let package = Package(
         // Atomic operations on a word for the native transport's lock-free handoffs (a header of its own, no library):
         // Swift's `Atomic` needs macOS 15 and iOS 18, above the package's minimum.
         .systemLibrary(name: "CAtomics", path: "Sources/CAtomics"),
-        // The system OpenSSL 3, for TLS on Linux: Debian's libssl-dev. Apple platforms never link it (the native
-        // transport hands https to URLSession there), so the dependency and every use of it are Linux-only.
+        // The system OpenSSL 3, for TLS on Linux and the cache's SHA-256 of credentials: Debian's libssl-dev. Apple
+        // platforms never link it (the native transport hands https to URLSession there, and the cache uses
+        // CryptoKit), so the dependency and every use of it are Linux-only.
         .systemLibrary(name: "COpenSSL", path: "Sources/COpenSSL", providers: [.apt(["libssl-dev"])]),
         // RequestKit's layers, from the bottom: each target uses only the targets it lists, so a reference against
         // the flow (a model type calling a verb, a transport calling the pipeline) does not compile. The RequestKit
@@ -46,7 +48,13 @@ let package = Package(
                 "RequestKitModel", "CZlib", .target(name: "CBrotli", condition: .when(platforms: [.linux])),
                 .target(name: "CZstd", condition: .when(platforms: [.linux])),
             ]),
-        .target(name: "RequestKitFeatures", dependencies: ["RequestKitModel"]),
+        // The cache keys a request's responses by a SHA-256 digest of its credentials (OpenSSL on Linux, CryptoKit on
+        // Apple platforms) and checks each file of its disk store with zlib's CRC-32.
+        .target(
+            name: "RequestKitFeatures",
+            dependencies: [
+                "RequestKitModel", "CZlib", .target(name: "COpenSSL", condition: .when(platforms: [.linux])),
+            ]),
         .target(name: "RequestKitURLSession", dependencies: ["RequestKitModel"]),
         .target(
             name: "RequestKitSockets",

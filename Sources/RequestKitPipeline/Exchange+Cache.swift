@@ -16,9 +16,9 @@ extension Exchange {
         _ request: TransferRequest.Head, body: RequestBody?, sink: ResponseSink, cache: ResponseCache
     ) async -> Result<Delivery, RequestError> {
         guard let url = request.url else { return await transfer(request, body: body, sink: sink) }
-        let cacheRequest = CacheRequest(
+        let cacheRequest = cache.request(
             method: Self.method(of: request), url: url, headers: Self.headers(of: request),
-            rule: parts[option: CachePolicyKey.self])
+            rule: parts[option: CachePolicyKey.self], sensitiveData: sensitiveData)
         guard cacheRequest.isLookupMethod else {
             let requestTime = cache.now
             let result = await transfer(request, body: body, sink: sink)

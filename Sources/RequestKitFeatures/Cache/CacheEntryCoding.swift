@@ -1,35 +1,66 @@
 import Foundation
 
-/// The file format of ``DiskCacheStore``: one file per primary key, holding the key and its variants.
+/// The file format of ``DiskCacheStore``: one file per key, holding the key and its variants, its own length first
+/// and a CRC-32 of every byte before it last.
 ///
-///     "RKCACHE1"  u32 variant count  key
+///     "RKCACHE2"  u64 file length  u32 variant count  key
 ///     per variant: u32 status, f64 request time, f64 response time, url ("" for none),
 ///                  u32 field count, (name, value)…, u32 varying count, (name, u8 has value, value)…,
 ///                  u64 body length, body
+///     u32 CRC-32 of all the bytes before it
 ///
-/// Strings are a u32 byte count and UTF-8; numbers little-endian. Reading checks every length against what is
-/// left, so a truncated or corrupt file reads as nil (a miss), never a crash. A body stored while it streams is
-/// written after its variant's head, and its length and the variant count are filled in once it has ended.
+/// Strings are a u32 byte count and UTF-8; numbers little-endian. A reader checks the file's length against the
+/// length it holds before reading the rest (a file with bytes added is not read whole), the CRC against the bytes,
+/// and every length inside against what is left, so a truncated, lengthened or corrupt file reads as nil (a miss),
+/// never a crash. A body stored while it streams is written after its variant's head, and its length, the variant
+/// count, the file length and the CRC are filled in once it has ended.
 enum CacheEntryCoding {
-    static let magic = Array("RKCACHE1".utf8)
+    static let magic = Array("RKCACHE2".utf8)
     /// The most fields or varying fields a variant may have, and variants a file may hold: more is corruption.
     static let maxCount = 10_000
 
+    /// The byte offset of the file length in a file.
+    static let lengthOffset = magic.count
     /// The byte offset of the variant count in a file.
-    static let countOffset = magic.count
+    static let countOffset = lengthOffset + 8
+    /// The bytes before the key: the magic, the file length and the variant count.
+    static let prefixLength = countOffset + 4
+    /// The bytes of the CRC at the end.
+    static let checksumLength = 4
+    /// The smallest well-formed file: the prefix, an empty key and the CRC.
+    static let minimumLength = prefixLength + 4 + checksumLength
 
+    /// The whole file of `key` and `variants`.
     static func encode(key: String, variants: [CachedResponse]) -> Data {
         var data = header(key: key, count: variants.count)
         for variant in variants { append(variant, to: &data) }
+        let length = data.count + checksumLength
+        data.replaceSubrange(lengthOffset..<countOffset, with: bytes(of: UInt64(length)))
+        data.append(contentsOf: bytes(of: CacheChecksum(of: data).value))
         return data
     }
 
-    /// The start of a file: the magic, the variant count and the key.
+    /// The start of a file: the magic, the file length (0 until it is known), the variant count and the key.
     static func header(key: String, count: Int) -> Data {
         var data = Data(magic)
+        append(UInt64(0), to: &data)
         append(UInt32(clamping: count), to: &data)
         append(key, to: &data)
         return data
+    }
+
+    /// The start of a file as it is when whole: the magic, `length` and `count`.
+    static func prefix(length: Int, count: Int) -> [UInt8] {
+        magic + bytes(of: UInt64(length)) + bytes(of: UInt32(clamping: count))
+    }
+
+    /// The file length a file's first bytes give; nil when they are not this format's.
+    static func declaredLength(_ prefix: some DataProtocol) -> Int? {
+        let bytes = Array(prefix.prefix(countOffset))
+        guard bytes.count == countOffset, Array(bytes[..<lengthOffset]) == magic else { return nil }
+        var length: UInt64 = 0
+        for (index, byte) in bytes[lengthOffset...].enumerated() { length |= UInt64(byte) << (8 * index) }
+        return length <= UInt64(Int.max) ? Int(length) : nil
     }
 
     /// Appends `variant`, its body included.
@@ -63,12 +94,18 @@ enum CacheEntryCoding {
         withUnsafeBytes(of: value.littleEndian) { Array($0) }
     }
 
-    /// The key and variants in `data`, or nil when it is not a whole, well-formed file.
+    /// The key and variants in `data`, or nil when it is not a whole, well-formed file: its length not the one it
+    /// holds, its CRC not its bytes', or anything inside out of place.
     static func decode(_ data: Data) -> (key: String, variants: [CachedResponse])? {
-        var reader = Reader(data: data)
-        guard reader.bytes(magic.count).map(Array.init) == magic, let count = reader.count(),
-            let key = reader.string()
-        else { return nil }
+        guard data.count >= minimumLength, declaredLength(data) == data.count else { return nil }
+        let checked = data.prefix(data.count - checksumLength)
+        var stored: UInt32 = 0
+        for (index, byte) in data.suffix(checksumLength).enumerated() { stored |= UInt32(byte) << (8 * index) }
+        guard CacheChecksum(of: checked).value == stored else { return nil }
+        var reader = Reader(data: checked)
+        guard reader.bytes(prefixLength - 4) != nil, let count = reader.count(), let key = reader.string() else {
+            return nil
+        }
         var variants: [CachedResponse] = []
         for _ in 0..<count {
             guard let status = reader.u32(), let requested = reader.u64(), let responded = reader.u64(),

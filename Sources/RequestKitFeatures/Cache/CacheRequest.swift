@@ -1,7 +1,8 @@
 import Foundation
 
 /// A request as a ``ResponseCache`` sees it: the method, the URL without its fragment (the primary key, RFC 9111
-/// §4), the header fields, the request's `Cache-Control` directives (looked up once) and the ``CachePolicy`` rule.
+/// §4), the digest of its credentials when its responses are kept for them alone, the header fields, the request's
+/// `Cache-Control` directives (looked up once) and the ``CachePolicy`` rule.
 ///
 /// ```swift
 /// let request = CacheRequest(method: "GET", url: url, headers: ["Accept": "application/json"])
@@ -14,16 +15,29 @@ package struct CacheRequest: Sendable {
     /// The request's `Cache-Control` directives.
     let directives: CacheDirectives
     let rule: CachePolicy.Rule
-    /// The primary cache key: the URL without its fragment.
+    /// The URL without its fragment: the key of every response stored for it, whatever the credentials.
+    package let urlKey: String
+    /// The key the request's responses are stored under: ``urlKey``, then a space and the digest of the request's
+    /// credentials when it has any and the cache keeps responses for their credentials (a URL's text has no space).
     package let key: String
 
-    package init(method: String, url: URL, headers: HTTPHeaders, rule: CachePolicy.Rule = .useProtocol) {
+    package init(
+        method: String, url: URL, headers: HTTPHeaders, rule: CachePolicy.Rule = .useProtocol,
+        credentials: CredentialDigest? = nil
+    ) {
         self.method = Self.uppercased(method)
         self.url = url
         self.headers = headers
         self.rule = rule
         directives = CacheDirectives(headers)
-        key = Self.key(for: url)
+        let urlKey = Self.key(for: url)
+        self.urlKey = urlKey
+        if let credentials { key = urlKey + " " + credentials.hex } else { key = urlKey }
+    }
+
+    /// The URL part of a key (``key``): all of it, or what comes before the credentials' digest.
+    static func urlKey(of key: String) -> Substring {
+        key.firstIndex(of: " ").map { key[..<$0] } ?? key[...]
     }
 
     /// `method` in upper case: as it is when it is ASCII without a lower-case letter (the usual case, which

@@ -21,7 +21,7 @@ enum CacheStorability {
         if request.method == "POST" {
             guard let location = response.headers["Content-Location"],
                 let target = URL(string: location, relativeTo: request.url),
-                CacheRequest.key(for: target.absoluteURL) == request.key,
+                CacheRequest.key(for: target.absoluteURL) == request.urlKey,
                 CacheControl(response.headers).contains("max-age") || response.headers.contains("Expires")
             else { return false }
         }

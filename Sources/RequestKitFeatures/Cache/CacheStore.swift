@@ -1,6 +1,6 @@
-/// Where a ``ResponseCache`` keeps responses: by primary key (the URL), each key holding its variants (responses
-/// that differ by the request fields their `Vary` names), newest first. Implementations bound their size and are
-/// safe to call from any task.
+/// Where a ``ResponseCache`` keeps responses: by key (``CacheRequest/key``: the URL, and a digest of the request's
+/// credentials when it has any), each key holding its variants (responses that differ by the request fields their
+/// `Vary` names), newest first. Implementations bound their size and are safe to call from any task.
 protocol CacheStore: Sendable {
     /// The variants stored for `key`, newest first; marks the key as used.
     func variants(for key: String) -> [CachedResponse]
@@ -8,6 +8,8 @@ protocol CacheStore: Sendable {
     func store(_ response: CachedResponse, for key: String)
     /// Removes everything stored for `key`.
     func remove(_ key: String)
+    /// Removes everything stored for the URL whose key is `urlKey`, whatever the credentials it was stored for.
+    func removeAll(of urlKey: String)
     /// Removes everything.
     func removeAll()
     /// The bytes held, as counted against the bound.

@@ -9,8 +9,9 @@ import Darwin
 /// A streamed body on its way into a ``DiskCacheStore``, never held in memory: the file is written as the body
 /// streams, to a temporary file created owner-only, the variant's head first (its body length still 0), then each
 /// chunk. When the body has ended, its length is filled in, the key's other stored variants are appended and
-/// counted, and the file is renamed into place, as ``DiskCacheStore/store(_:for:)`` does with a whole file. Past
-/// `limit` body bytes, or the store's bound, or on a failed write, the temporary file is removed.
+/// counted, the file's length is filled in and its CRC-32 appended (combined from the CRCs of its pieces, so that
+/// nothing is read back), and the file is renamed into place, as ``DiskCacheStore/store(_:for:)`` does with a whole
+/// file. Past `limit` body bytes, or the store's bound, or on a failed write, the temporary file is removed.
 ///
 /// The chunks are written in the task that reads the body, as the store's other files are: a write of a chunk to
 /// the page cache, which also holds the stream to the pace of the disk.
@@ -27,6 +28,10 @@ final class DiskCacheBody: CacheBodySink {
     private var descriptor: Int32
     /// Where the body length is in the file.
     private let lengthOffset: Int
+    /// The CRC of the head's bytes from the key to the body length, which never change.
+    private let headChecksum: CacheChecksum
+    /// The CRC of the body so far.
+    private var bodyChecksum = CacheChecksum()
     private var fileBytes: Int
     private var bodyBytes = 0
 
@@ -34,7 +39,7 @@ final class DiskCacheBody: CacheBodySink {
     init?(store: DiskCacheStore, key: String, response: CachedResponse, limit: Int) {
         var head = CacheEntryCoding.header(key: key, count: 1)
         CacheEntryCoding.appendHead(of: response, bodyLength: 0, to: &head)
-        guard head.count <= store.maxBytes else { return nil }
+        guard head.count + CacheEntryCoding.checksumLength <= store.maxBytes else { return nil }
         let temporary = store.temporaryPath()
         let descriptor = DiskCacheStore.createFile(temporary)
         guard descriptor >= 0 else { return nil }
@@ -49,7 +54,9 @@ final class DiskCacheBody: CacheBodySink {
         self.limit = limit
         self.temporary = temporary
         self.descriptor = descriptor
-        lengthOffset = head.count - 8
+        let lengthOffset = head.count - 8
+        self.lengthOffset = lengthOffset
+        headChecksum = CacheChecksum(of: head[CacheEntryCoding.prefixLength..<lengthOffset])
         fileBytes = head.count
     }
 
@@ -57,12 +64,14 @@ final class DiskCacheBody: CacheBodySink {
 
     func write(_ chunk: Data) -> Bool {
         guard descriptor >= 0 else { return false }
-        guard chunk.count <= limit - bodyBytes, chunk.count <= store.maxBytes - fileBytes,
+        guard chunk.count <= limit - bodyBytes,
+            chunk.count <= store.maxBytes - CacheEntryCoding.checksumLength - fileBytes,
             DiskCacheStore.writeAll(chunk, to: descriptor)
         else {
             discard()
             return false
         }
+        bodyChecksum.update(chunk)
         bodyBytes += chunk.count
         fileBytes += chunk.count
         return true
@@ -73,19 +82,27 @@ final class DiskCacheBody: CacheBodySink {
         let others = store.variants(for: key).filter { $0.varyingFields != response.varyingFields }
         var tail = Data()
         for variant in others { CacheEntryCoding.append(variant, to: &tail) }
-        guard tail.count <= store.maxBytes - fileBytes,
-            DiskCacheStore.writeAll(CacheEntryCoding.bytes(of: UInt64(bodyBytes)), to: descriptor, at: lengthOffset),
+        let length = fileBytes + tail.count + CacheEntryCoding.checksumLength
+        let prefix = CacheEntryCoding.prefix(length: length, count: 1 + others.count)
+        let bodyLength = CacheEntryCoding.bytes(of: UInt64(bodyBytes))
+        // The CRC of the file as it will be: prefix, head, body length, body, other variants.
+        let checksum = CacheChecksum(of: prefix)
+            .combined(with: headChecksum, length: lengthOffset - CacheEntryCoding.prefixLength)
+            .combined(with: CacheChecksum(of: bodyLength), length: bodyLength.count)
+            .combined(with: bodyChecksum, length: bodyBytes)
+            .combined(with: CacheChecksum(of: tail), length: tail.count)
+        guard length <= store.maxBytes,
+            DiskCacheStore.writeAll(bodyLength, to: descriptor, at: lengthOffset),
             DiskCacheStore.writeAll(tail, to: descriptor),
-            DiskCacheStore.writeAll(
-                CacheEntryCoding.bytes(of: UInt32(clamping: 1 + others.count)), to: descriptor,
-                at: CacheEntryCoding.countOffset)
+            DiskCacheStore.writeAll(Data(CacheEntryCoding.bytes(of: checksum.value)), to: descriptor),
+            DiskCacheStore.writeAll(prefix, to: descriptor, at: 0)
         else {
             discard()
             return
         }
         close(descriptor)
         descriptor = -1
-        store.install(temporary, for: key, size: fileBytes + tail.count)
+        store.install(temporary, for: key, size: length)
     }
 
     func discard() {

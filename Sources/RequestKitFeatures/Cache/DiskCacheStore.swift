@@ -8,10 +8,12 @@ import Darwin
 
 /// A cache store in a directory, bounded by bytes, safe for several processes sharing the directory.
 ///
-/// One file per URL (its name a hash of the key; the key inside is checked), in ``CacheEntryCoding``'s format.
-/// A file is written whole to a temporary file created owner-only (`0600`, the directory `0700`) and renamed over
-/// the old one, so a reader in any process sees the old file or the new one, never half of one. A file that is
-/// truncated or corrupt reads as a miss and is removed. A hit touches the file's modification time (unless it was
+/// One file per key (a URL, with the digest of the credentials its responses were stored for; its name a hash of
+/// the key, the key inside checked), in ``CacheEntryCoding``'s format. A file is written whole to a temporary file
+/// created owner-only (`0600`, the directory `0700`) and renamed over the old one, so a reader in any process sees
+/// the old file or the new one, never half of one. A file that is truncated, lengthened or corrupt (its length or its
+/// CRC-32 not what it holds, which is checked before it is decoded) reads as a miss and is removed; a file whose size
+/// is not the length its first bytes give, or passes the bound, is not read past those bytes. A hit touches the file's modification time (unless it was
 /// touched within ``touchInterval``: a touch writes the file system's journal, which can stall a read for
 /// milliseconds), and when the directory passes its bound the least recently touched files are removed first,
 /// whichever process wrote them.
@@ -56,12 +58,22 @@ final class DiskCacheStore: CacheStore, @unchecked Sendable {
 
     func variants(for key: String) -> [CachedResponse] {
         let path = self.path(for: key)
-        guard let (data, modified) = Self.readFile(path) else { return [] }
-        guard let decoded = CacheEntryCoding.decode(data), decoded.key == key else {
-            // Corrupt or truncated (or another key with the same hash, which the next store replaces).
-            if CacheEntryCoding.decode(data) == nil { unlink(path) }
+        let data: Data
+        let modified: Int
+        switch Self.readEntry(path, maxBytes: maxBytes) {
+        case .missing: return []
+        case .corrupt:
+            unlink(path)
+            return []
+        case .read(let bytes, let time): (data, modified) = (bytes, time)
+        }
+        guard let decoded = CacheEntryCoding.decode(data) else {
+            // Cut short, lengthened, a byte changed, or out of place inside: a miss, and the file goes.
+            unlink(path)
             return []
         }
+        // Another key with the same hash, which the next store replaces.
+        guard decoded.key == key else { return [] }
         let now = now()
         if now - modified >= Self.touchInterval { Self.touch(path, at: now) }
         return decoded.variants
@@ -73,33 +85,59 @@ final class DiskCacheStore: CacheStore, @unchecked Sendable {
         _ = [time, time].withUnsafeBufferPointer { utimes(path, $0.baseAddress) }
     }
 
-    /// The whole file at `path` and its modification time in seconds since 1970; nil when it cannot be read.
-    static func readFile(_ path: String) -> (data: Data, modified: Int)? {
+    /// What reading a file gave.
+    enum Entry {
+        /// No file, or one that cannot be opened.
+        case missing
+        /// A file that is not a whole entry: not read, and to be removed.
+        case corrupt
+        /// The whole file and its modification time in seconds since 1970.
+        case read(Data, modified: Int)
+    }
+
+    /// The file at `path`, read whole only when its size is the length its first bytes give and within `maxBytes`:
+    /// a file with bytes added (or a huge file put in its place) is found corrupt without being read.
+    static func readEntry(_ path: String, maxBytes: Int) -> Entry {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { return nil }
+        guard descriptor >= 0 else { return .missing }
         defer { close(descriptor) }
         var status = stat()
-        guard fstat(descriptor, &status) == 0, status.st_size >= 0, status.st_size <= Int.max else { return nil }
+        guard fstat(descriptor, &status) == 0 else { return .missing }
+        let size = Int(clamping: status.st_size)
+        guard size >= CacheEntryCoding.minimumLength, size <= maxBytes else { return .corrupt }
         #if canImport(Darwin)
         let modified = Int(status.st_mtimespec.tv_sec)
         #else
         let modified = Int(status.st_mtim.tv_sec)
         #endif
-        var data = Data(count: Int(status.st_size))
-        let count = data.withUnsafeMutableBytes { buffer -> Int in
-            guard let base = buffer.baseAddress else { return 0 }
-            var done = 0
-            while done < buffer.count {
-                let got = read(descriptor, base + done, buffer.count - done)
-                if got < 0, errno == EINTR { continue }
-                guard got > 0 else { break }
-                done += got
-            }
-            return done
+        // The length it holds first: nothing more is read, nor room made for it, in a file of another length.
+        let prefixLength = CacheEntryCoding.countOffset
+        var prefix = [UInt8](repeating: 0, count: prefixLength)
+        guard prefix.withUnsafeMutableBytes({ readExactly(descriptor, into: $0.baseAddress, count: prefixLength) }),
+            CacheEntryCoding.declaredLength(prefix) == size
+        else { return .corrupt }
+        var data = Data(count: size)
+        let isWhole = data.withUnsafeMutableBytes { buffer -> Bool in
+            guard let base = buffer.baseAddress else { return false }
+            base.copyMemory(from: prefix, byteCount: prefixLength)
+            return readExactly(descriptor, into: base + prefixLength, count: size - prefixLength)
         }
-        // A file cut short since `fstat` reads as what it holds: the format's own checks reject it.
-        if count < data.count { data.removeSubrange(count...) }
-        return (data, modified)
+        // A file cut short since `fstat`.
+        guard isWhole else { return .corrupt }
+        return .read(data, modified: modified)
+    }
+
+    /// Reads exactly `count` bytes from `descriptor` into `base`; false when the file ends first or a read fails.
+    private static func readExactly(_ descriptor: Int32, into base: UnsafeMutableRawPointer?, count: Int) -> Bool {
+        guard let base else { return count == 0 }
+        var done = 0
+        while done < count {
+            let got = read(descriptor, base + done, count - done)
+            if got < 0, errno == EINTR { continue }
+            guard got > 0 else { return false }
+            done += got
+        }
+        return true
     }
 
     func store(_ response: CachedResponse, for key: String) {
@@ -157,20 +195,38 @@ final class DiskCacheStore: CacheStore, @unchecked Sendable {
 
     func remove(_ key: String) { unlink(path(for: key)) }
 
+    func removeAll(of urlKey: String) {
+        unlink(path(for: urlKey))
+        let prefix = Self.hash(urlKey) + "-"
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: directoryPath) else { return }
+        for name in names where name.hasPrefix(prefix) && name.hasSuffix("." + Self.fileExtension) {
+            unlink(directoryPath + "/" + name)
+        }
+    }
+
     func removeAll() {
         for file in files() { unlink(file.path) }
         lock.withLock { estimatedBytes = 0 }
     }
 
-    /// The file of `key`: a 128-bit hash of it in hex (two 64-bit FNV-1a hashes with different offsets).
+    /// The file of `key`: a hash of its URL's key, then, for a key with credentials, `-` and a hash of the whole key,
+    /// so that the files of one URL share a prefix (``removeAll(of:)``).
     func path(for key: String) -> String {
+        let urlKey = CacheRequest.urlKey(of: key)
+        let name = urlKey.endIndex == key.endIndex ? Self.hash(key) : Self.hash(urlKey) + "-" + Self.hash(key)
+        return directoryPath + "/" + name + "." + Self.fileExtension
+    }
+
+    /// A 128-bit hash of `text` in hex (two 64-bit FNV-1a hashes with different offsets): a file name, not a secret
+    /// (the key inside the file is checked).
+    static func hash(_ text: some StringProtocol) -> String {
         var first: UInt64 = 0xcbf2_9ce4_8422_2325
         var second: UInt64 = 0x6c62_272e_07bb_0142
-        for byte in key.utf8 {
+        for byte in text.utf8 {
             first = (first ^ UInt64(byte)) &* 0x0000_0100_0000_01b3
             second = (second ^ UInt64(byte)) &* 0x0000_0100_0000_01b3
         }
-        return directoryPath + "/" + String(first, radix: 16) + String(second, radix: 16) + "." + Self.fileExtension
+        return String(first, radix: 16) + String(second, radix: 16)
     }
 
     /// Removes the least recently touched files until the directory is within its bound.

@@ -7,6 +7,8 @@ final class MemoryCacheStore: CacheStore, @unchecked Sendable {
     // Safe: every access to the mutable state below holds `lock`.
     private let lock = NSLock()
     private var entries: [String: Entry] = [:]
+    /// The keys with credentials stored for each URL's key, so that its responses go together.
+    private var credentialKeys: [Substring: Set<String>] = [:]
     private var newest: String?
     private var oldest: String?
     private var bytes = 0
@@ -42,6 +44,8 @@ final class MemoryCacheStore: CacheStore, @unchecked Sendable {
             guard size <= maxBytes else { return }
             while bytes + size > maxBytes, let victim = oldest { unlink(victim) }
             entries[key] = Entry(variants: variants, byteCount: size, older: newest, newer: nil)
+            let urlKey = CacheRequest.urlKey(of: key)
+            if urlKey.endIndex != key.endIndex { credentialKeys[urlKey, default: []].insert(key) }
             if let newest { entries[newest]?.newer = key }
             newest = key
             if oldest == nil { oldest = key }
@@ -51,6 +55,13 @@ final class MemoryCacheStore: CacheStore, @unchecked Sendable {
 
     func remove(_ key: String) {
         lock.withLock { unlink(key) }
+    }
+
+    func removeAll(of urlKey: String) {
+        lock.withLock {
+            unlink(urlKey)
+            for key in credentialKeys[urlKey[...]] ?? [] { unlink(key) }
+        }
     }
 
     /// Gathered in memory, where the body goes anyway, up to `limit` or the store's bound, whichever is smaller.
@@ -63,6 +74,7 @@ final class MemoryCacheStore: CacheStore, @unchecked Sendable {
     func removeAll() {
         lock.withLock {
             entries = [:]
+            credentialKeys = [:]
             newest = nil
             oldest = nil
             bytes = 0
@@ -72,6 +84,11 @@ final class MemoryCacheStore: CacheStore, @unchecked Sendable {
     /// Removes `key` from the list and the dictionary. Called with the lock held.
     private func unlink(_ key: String) {
         guard let entry = entries.removeValue(forKey: key) else { return }
+        let urlKey = CacheRequest.urlKey(of: key)
+        if urlKey.endIndex != key.endIndex {
+            credentialKeys[urlKey]?.remove(key)
+            if credentialKeys[urlKey]?.isEmpty == true { credentialKeys[urlKey] = nil }
+        }
         if let older = entry.older { entries[older]?.newer = entry.newer } else { oldest = entry.newer }
         if let newer = entry.newer { entries[newer]?.older = entry.older } else { newest = entry.older }
         bytes -= entry.byteCount

@@ -21,6 +21,15 @@ import Foundation
 ///
 /// Time comes from `clock`, so a `TestClock` moves a cache's responses from fresh to stale without waiting. On the
 /// system's clock (the default) ages are measured against the system's date, as the dates in responses are.
+///
+/// **Credentials.** A cache is shared by whoever shares it: a client that serves many users hands every user's
+/// requests to one cache. So by default a response to a request with credentials (the fields its ``SensitiveData``
+/// holds secret: `Authorization`, `Cookie`, `X-Api-Key`, any name with a secret word such as `X-Vendor-Token`) is
+/// stored for those credentials alone, keyed by a SHA-256 digest of them (never their values): it answers only a
+/// request with the same credentials, never another user's or one without credentials, and a request without
+/// credentials is never answered by a response stored for some. `sharesAcrossCredentials: true` keeps one set of
+/// responses per URL for everyone, as RFC 9111 allows a private cache (one user's client). Either way, a response
+/// to a request with `Authorization` is stored only when it says `public`, `must-revalidate` or `s-maxage`.
 public final class ResponseCache: Sendable {
     /// Where the cache keeps responses.
     public struct Storage: Sendable {
@@ -61,6 +70,9 @@ public final class ResponseCache: Sendable {
     let store: any CacheStore
     /// The longest body stored while it streams (`stream()`, `download(to:)`).
     public let maxStreamedBodyBytes: Int
+    /// Whether a response stored for a request with credentials may answer requests with other credentials, or
+    /// none: false unless the cache was made sharing them.
+    public let sharesAcrossCredentials: Bool
     private let clock: RequestClock
     private let origin: Date
     private let originReading: Duration
@@ -77,15 +89,22 @@ public final class ResponseCache: Sendable {
     /// ```swift
     /// let cache = ResponseCache(.memory(), clock: RequestClock(testClock))
     /// let downloads = ResponseCache(.disk(at: directory), maxStreamedBodyBytes: 64 << 20)
+    /// let oneUser = ResponseCache(.memory(), sharesAcrossCredentials: true)   // an app with one signed-in user
     /// ```
     /// - Parameters:
     ///   - storage: Where responses are kept.
     ///   - maxStreamedBodyBytes: The longest streamed body stored; 16 MiB by default, 0 for none.
     ///   - clock: The clock ages are measured on: the system's by default (its date, read directly), a `TestClock`
     ///     in tests (counted from when the cache was made).
-    public init(_ storage: Storage, maxStreamedBodyBytes: Int = 16 << 20, clock: RequestClock = .continuous) {
+    ///   - sharesAcrossCredentials: Whether a response stored for one request's credentials answers requests with
+    ///     other credentials or none; false by default, which keeps it for the same credentials alone.
+    public init(
+        _ storage: Storage, maxStreamedBodyBytes: Int = 16 << 20, clock: RequestClock = .continuous,
+        sharesAcrossCredentials: Bool = false
+    ) {
         store = storage.store
         self.maxStreamedBodyBytes = max(0, maxStreamedBodyBytes)
+        self.sharesAcrossCredentials = sharesAcrossCredentials
         self.clock = clock
         origin = Date()
         originReading = clock.now
@@ -105,13 +124,26 @@ public final class ResponseCache: Sendable {
     /// ```
     public func removeAll() { store.removeAll() }
 
-    /// Removes the responses stored for `url` (every variant).
+    /// Removes the responses stored for `url` (every variant, for every credentials).
     ///
     /// ```swift
     /// cache.remove(url)
     /// ```
     /// - Parameter url: The URL whose responses to forget.
-    public func remove(_ url: URL) { store.remove(CacheRequest.key(for: url)) }
+    public func remove(_ url: URL) { store.removeAll(of: CacheRequest.key(for: url)) }
+
+    /// A request as this cache sees it: keyed by the digest of its credentials (``CredentialDigest``, the fields
+    /// `sensitiveData` holds secret) unless the cache shares responses across credentials.
+    package func request(
+        method: String, url: URL, headers: HTTPHeaders, rule: CachePolicy.Rule,
+        sensitiveData: @autoclosure () -> SensitiveData
+    ) -> CacheRequest {
+        // A request without fields (the usual fresh hit) has no credentials: the names are not even read.
+        let credentials =
+            sharesAcrossCredentials || headers.isEmpty
+            ? nil : CredentialDigest(of: headers, sensitiveData: sensitiveData())
+        return CacheRequest(method: method, url: url, headers: headers, rule: rule, credentials: credentials)
+    }
 
     /// The current time on the cache's clock.
     package var now: Date {
@@ -165,15 +197,16 @@ public final class ResponseCache: Sendable {
     }
 
     /// Invalidates what is stored after `response` to an unsafe `request` (RFC 9111 §4.4): a success or redirect
-    /// removes the request's URL and the `Location` and `Content-Location` URLs of the same origin.
+    /// removes the request's URL and the `Location` and `Content-Location` URLs of the same origin, for every
+    /// credentials (what one user changed, another must not read stale).
     package func invalidate(after response: Response, to request: CacheRequest) {
         guard request.isUnsafe, (200..<400).contains(response.statusCode) else { return }
-        store.remove(request.key)
+        store.removeAll(of: request.urlKey)
         for name in ["Location", "Content-Location"] {
             guard let value = response.headers[name], let target = URL(string: value, relativeTo: request.url),
                 RedirectPolicy.isSameOrigin(request.url, target.absoluteURL)
             else { continue }
-            store.remove(CacheRequest.key(for: target.absoluteURL))
+            store.removeAll(of: CacheRequest.key(for: target.absoluteURL))
         }
     }
 }

@@ -159,4 +159,66 @@ struct DiskCacheStoreTests {
         let leftovers = try FileManager.default.contentsOfDirectory(atPath: directory.path)
         #expect(leftovers.count == 1)
     }
+    @Test("A file with any one byte changed is a miss and is removed: the body, a field, the key, the CRC itself")
+    func flippedByte() throws {
+        let directory = Self.directory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let store = DiskCacheStore(directory: directory, maxBytes: 1 << 20)
+        let entry = Self.entry(
+            "a body whose bytes are checked", fields: [("Cache-Control", "max-age=60"), ("ETag", "\"7\"")])
+        store.store(entry, for: "http://a/k")
+        let path = store.path(for: "http://a/k")
+        let original = try #require(FileManager.default.contents(atPath: path))
+        let body = try #require(original.range(of: Data("bytes are".utf8))).lowerBound
+        let field = try #require(original.range(of: Data("\"7\"".utf8))).lowerBound + 1
+        let key = try #require(original.range(of: Data("http://a/k".utf8))).lowerBound + 7
+        for offset in [body, field, key, original.count - 1] {
+            var flipped = original
+            flipped[offset] ^= 0x01
+            try flipped.write(to: URL(fileURLWithPath: path))
+            #expect(store.variants(for: "http://a/k").isEmpty, "byte \(offset)")
+            #expect(!FileManager.default.fileExists(atPath: path), "byte \(offset)")
+        }
+        try original.write(to: URL(fileURLWithPath: path))
+        #expect(store.variants(for: "http://a/k") == [entry])
+    }
+
+    @Test("A file with bytes added is a miss and is removed without being read: a terabyte of holes takes no memory")
+    func appendedBytes() throws {
+        let directory = Self.directory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        // No bound to stop the read: the length the file holds must.
+        let store = DiskCacheStore(directory: directory, maxBytes: .max)
+        store.store(Self.entry("body"), for: "k")
+        let path = store.path(for: "k")
+        let size = try #require(FileManager.default.attributesOfItem(atPath: path)[.size] as? Int)
+        // A sparse file: a terabyte of zeros that the file system does not store, but a whole read would.
+        #expect(truncate(path, off_t(size) + (1 << 40)) == 0)
+        #expect(store.variants(for: "k").isEmpty)
+        #expect(!FileManager.default.fileExists(atPath: path))
+        // Within a bound, a file past it is not read either.
+        let bounded = DiskCacheStore(directory: directory, maxBytes: 1 << 20)
+        bounded.store(Self.entry("body"), for: "k")
+        #expect(truncate(path, 1 << 21) == 0)
+        #expect(bounded.variants(for: "k").isEmpty)
+        #expect(!FileManager.default.fileExists(atPath: path))
+    }
+
+    @Test("A body stored while it streams gets the CRC a whole write gives")
+    func streamedChecksum() throws {
+        let directory = Self.directory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let store = DiskCacheStore(directory: directory, maxBytes: 1 << 20)
+        store.store(Self.entry("other variant", fields: [("Vary", "Accept")]), for: "k")
+        var head = Self.entry("", fields: [("Cache-Control", "max-age=60"), ("Vary", "Accept")])
+        head.varyingFields = [.init(name: "accept", value: "text/b")]
+        let sink = try #require(store.bodySink(for: "k", response: head, limit: 1 << 20))
+        for chunk in ["first ", "second ", "third"] { #expect(sink.write(Data(chunk.utf8))) }
+        sink.commit()
+        let written = try #require(FileManager.default.contents(atPath: store.path(for: "k")))
+        let variants = store.variants(for: "k")
+        #expect(variants.map { String(decoding: $0.body, as: UTF8.self) } == ["first second third", "other variant"])
+        #expect(CacheEntryCoding.encode(key: "k", variants: variants) == written)
+    }
+
 }
