@@ -994,6 +994,7 @@ enum DocumentedCode {
     static func snippetRecordingAndReplaying5() async throws {
         var configuration = RecordingTransport.Configuration()
         configuration.redaction.sensitiveData.headerNames.insert("x-tenant-secret")
+        configuration.redaction.sensitiveData.secretWords.insert("session")
         configuration.redaction.rules.append { request, response in
             request.headers.remove("X-Debug-Session")
             response?.headers.remove("X-Debug-Session")
@@ -1001,8 +1002,8 @@ enum DocumentedCode {
         _ = configuration
     }
 
-    // Sources/RequestKit/RequestKit.docc/RecordingAndReplaying.md, block 6
-    static func snippetRecordingAndReplaying6() async throws {
+    // Sources/RequestKit/RequestKit.docc/RecordingAndReplaying.md, block 7
+    static func snippetRecordingAndReplaying7() async throws {
         let exporter = HARExportMonitor(file: URL(fileURLWithPath: "/tmp/session.har"))
         let client = Client(baseURL: apiURL) { configuration in
             configuration.monitors.append(exporter)
@@ -1047,6 +1048,12 @@ enum DocumentedCode {
 
     // Sources/RequestKit/RequestKit.docc/ResponseCaching.md, block 2
     static func snippetResponseCaching2() async throws {
+        let oneUser = ResponseCache(.memory(), sharesAcrossCredentials: true)
+        _ = oneUser
+    }
+
+    // Sources/RequestKit/RequestKit.docc/ResponseCaching.md, block 3
+    static func snippetResponseCaching3() async throws {
         let cacheDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("http-cache")
         let downloads = ResponseCache(.disk(at: cacheDirectory, maxBytes: 1 << 30), maxStreamedBodyBytes: 256 << 20)
         let head = try await Request {
@@ -2325,12 +2332,20 @@ let transport = try RecordingTransport(cassette: URL(fileURLWithPath: "search.ha
     DocumentedSnippet(document: "Sources/RequestKit/RequestKit.docc/RecordingAndReplaying.md", index: 5, code: #"""
 var configuration = RecordingTransport.Configuration()
 configuration.redaction.sensitiveData.headerNames.insert("x-tenant-secret")
+configuration.redaction.sensitiveData.secretWords.insert("session")
 configuration.redaction.rules.append { request, response in
     request.headers.remove("X-Debug-Session")
     response?.headers.remove("X-Debug-Session")
 }
 """#),
     DocumentedSnippet(document: "Sources/RequestKit/RequestKit.docc/RecordingAndReplaying.md", index: 6, code: #"""
+.testTarget(
+    name: "MyAppTests",
+    dependencies: ["MyApp", .product(name: "RequestKitTesting", package: "RequestKit")],
+    exclude: ["Cassettes"]
+)
+"""#),
+    DocumentedSnippet(document: "Sources/RequestKit/RequestKit.docc/RecordingAndReplaying.md", index: 7, code: #"""
 let exporter = HARExportMonitor(file: URL(fileURLWithPath: "/tmp/session.har"))
 let client = Client(baseURL: apiURL) { configuration in
     configuration.monitors.append(exporter)
@@ -2365,6 +2380,9 @@ default: print("from the network")
 }
 """#),
     DocumentedSnippet(document: "Sources/RequestKit/RequestKit.docc/ResponseCaching.md", index: 2, code: #"""
+let oneUser = ResponseCache(.memory(), sharesAcrossCredentials: true)
+"""#),
+    DocumentedSnippet(document: "Sources/RequestKit/RequestKit.docc/ResponseCaching.md", index: 3, code: #"""
 let cacheDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("http-cache")
 let downloads = ResponseCache(.disk(at: cacheDirectory, maxBytes: 1 << 30), maxStreamedBodyBytes: 256 << 20)
 let head = try await Request {
