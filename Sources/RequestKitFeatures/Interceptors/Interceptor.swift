@@ -29,7 +29,7 @@ public protocol Interceptor: Sendable {
     func adapt(_ request: URLRequest) async throws -> URLRequest
 
     /// The request as ``adapt(_:)`` would send it, told at once, without waiting and without side effects: what
-    /// a request's descriptions show (``RequestRepresentable/cURL``, ``Client/cURL(for:)``, `print(request)`), so
+    /// a request's descriptions show (``RequestRepresentable/cURL``, `client.cURL(for:)`, `print(request)`), so
     /// that they show what is sent. The default leaves the request unchanged: an interceptor that adds a header
     /// implements it to have descriptions show that header.
     ///
