@@ -13,10 +13,10 @@ import Darwin
 /// created owner-only (`0600`, the directory `0700`) and renamed over the old one, so a reader in any process sees
 /// the old file or the new one, never half of one. A file that is truncated, lengthened or corrupt (its length or its
 /// CRC-32 not what it holds, which is checked before it is decoded) reads as a miss and is removed; a file whose size
-/// is not the length its first bytes give, or passes the bound, is not read past those bytes. A hit touches the file's modification time (unless it was
-/// touched within ``touchInterval``: a touch writes the file system's journal, which can stall a read for
-/// milliseconds), and when the directory passes its bound the least recently touched files are removed first,
-/// whichever process wrote them.
+/// is not the length its first bytes give, or passes the bound, is not read past those bytes. A hit touches the
+/// file's modification time (unless it was touched within ``touchInterval``: a touch writes the file system's
+/// journal, which can stall a read for milliseconds), and when the directory passes its bound the least recently
+/// touched files are removed first, whichever process wrote them.
 ///
 /// What is written: the status, the response's fields except `Set-Cookie` (a cookie never reaches the disk), the
 /// body, the URL, and the request's values of the fields the response varies on; a response that varies on

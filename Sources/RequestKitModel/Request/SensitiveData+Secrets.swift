@@ -40,11 +40,6 @@ extension SensitiveData {
             }
         }
 
-        /// Adds every secret of `other`.
-        package mutating func formUnion(_ other: Secrets) {
-            values.formUnion(other.values)
-        }
-
         /// The secrets replaced wherever they occur: those of at least ``shortestEcho`` characters, longest first,
         /// so that a secret that contains another is replaced whole.
         package var echoes: [String] {
@@ -55,8 +50,9 @@ extension SensitiveData {
 
         /// `text` with every occurrence of a secret replaced by `<redacted>`.
         package func replacingEchoes(in text: String) -> String {
-            echoes.reduce(text) { text, secret in text.replacingOccurrences(of: secret, with: SensitiveData.placeholder)
-            }
+            var text = text
+            for secret in echoes { text = text.replacingOccurrences(of: secret, with: SensitiveData.placeholder) }
+            return text
         }
 
         /// `data` with every occurrence of a secret's bytes replaced by the bytes of `<redacted>`, whatever the rest
@@ -159,22 +155,6 @@ extension SensitiveData {
         if let body = request.httpBody {
             _ = redactingMembers(
                 of: body, contentType: request.value(forHTTPHeaderField: "Content-Type"), secrets: &secrets)
-        }
-        return secrets
-    }
-}
-
-extension RequestParts {
-    /// The secrets this request carries, by its ``SensitiveData``: a password and sensitive query values in its URL,
-    /// the values of its sensitive fields, and the sensitive members of a body held in memory.
-    package var secrets: SensitiveData.Secrets {
-        let sensitive = self[option: SensitiveDataKey.self]
-        var secrets = SensitiveData.Secrets()
-        if let url = try? resolvedURL() { sensitive.collectSecrets(of: url, into: &secrets) }
-        sensitive.collectSecrets(of: headers, into: &secrets)
-        if let body, body.isInMemory {
-            let contentType = headers["Content-Type"] ?? body.contentType?.description
-            _ = sensitive.redactingMembers(of: body.data, contentType: contentType, secrets: &secrets)
         }
         return secrets
     }
