@@ -147,7 +147,14 @@ package final class HTTP2Session {
                 ? .connectionUnavailable : .invalidRequest(reason)
         }
         events.open.insert(stream)
+        events.wireBytes[stream] = (0, 0)
         return stream
+    }
+
+    /// The bytes of `stream`'s frames sent and received so far (frame headers and payloads: what the stream put on
+    /// the wire), which the session then forgets. Take them when the stream's request ends, however it ends.
+    package func takeWireBytes(of stream: Int32) -> (sent: Int, received: Int) {
+        events.wireBytes.removeValue(forKey: stream) ?? (0, 0)
     }
 
     /// Resets `stream` with `CANCEL`: its response is no longer wanted. Nothing more is reported for it.

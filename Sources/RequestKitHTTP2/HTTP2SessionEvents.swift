@@ -31,6 +31,8 @@ final class HTTP2SessionEvents {
     /// The acknowledgements of the server's PING and SETTINGS frames made since the connection's bytes were last
     /// taken for writing.
     var acknowledgementsUnwritten = 0
+    /// The bytes of each stream's frames (headers and payloads) sent and received, until its connection takes them.
+    var wireBytes: [Int32: (sent: Int, received: Int)] = [:]
 
     init(maxHeaderListBytes: Int) {
         self.maxHeaderListBytes = maxHeaderListBytes
@@ -179,6 +181,9 @@ final class HTTP2SessionEvents {
         nghttp2_session_callbacks_set_on_frame_recv_callback(callbacks) { _, frame, context in
             guard let frame, let events = events(context) else { return 0 }
             let header = frame.pointee.hd
+            if header.stream_id != 0, events.wireBytes[header.stream_id] != nil {
+                events.wireBytes[header.stream_id]?.received += 9 + header.length
+            }
             let endsStream = has(NGHTTP2_FLAG_END_STREAM, header.flags)
             switch UInt32(header.type) {
             case NGHTTP2_HEADERS.rawValue:
@@ -222,6 +227,10 @@ final class HTTP2SessionEvents {
         }
         nghttp2_session_callbacks_set_on_frame_send_callback(callbacks) { _, frame, context in
             guard let frame, let events = events(context) else { return 0 }
+            let streamID = frame.pointee.hd.stream_id
+            if streamID != 0, events.wireBytes[streamID] != nil {
+                events.wireBytes[streamID]?.sent += 9 + frame.pointee.hd.length
+            }
             let type = UInt32(frame.pointee.hd.type)
             if type == NGHTTP2_GOAWAY.rawValue {
                 events.sentGoAway(code: HTTP2ErrorCode(rawValue: frame.pointee.goaway.error_code))

@@ -307,6 +307,11 @@ public final class NativeTransport: Transport {
             return RequestError.transport(URLError(.unknown), detail: "the connection returned a response")
         case .cancelled:
             return RequestError.cancelled(underlyingError: CancellationError())
+        case .poolWaitTimedOut(isMultiplexed: true):
+            return RequestError.timedOut(
+                "no HTTP/2 stream to \(key.host) port \(key.port) came free within "
+                    + "\(FoundationMapping.seconds(job.idleTimeout)) s: every connection to it had as many streams "
+                    + "open as its server allows at once (SETTINGS_MAX_CONCURRENT_STREAMS)")
         case .poolWaitTimedOut:
             return RequestError.timedOut(
                 "no connection to \(key.host) port \(key.port) came free within "

@@ -28,7 +28,7 @@ final class RequestJob: @unchecked Sendable {
         /// The request was cancelled.
         case cancelled
         /// No connection came free within the idle timeout.
-        case poolWaitTimedOut
+        case poolWaitTimedOut(isMultiplexed: Bool)
         /// No connection could be opened.
         case connectFailed(NetworkSocket.Failure)
         /// The exchange failed; `wasReused` says whether the connection had carried an earlier request.

@@ -5,24 +5,25 @@ import RequestKitHTTP2
 /// One HTTP/2 connection, driven by readiness on its event loop: many requests at once, each on a stream of its own.
 ///
 /// Its ``Connector`` opens the socket (and the TLS handshake, whose ALPN picked `h2`, or a prior-knowledge h2c
-/// connection); the pool makes this connection of it and starts its first job (``start(with:)``). The protocol is the ``HTTP2Session``'s
-/// (framing, HPACK, stream states, flow control, what each ending means); this class moves bytes between it and the
-/// socket, starts each job on a stream, and delivers what comes back: a whole response, or a head and then a body
-/// that streams at its consumer's pace (the stream's window stays shut while the consumer's buffer is full).
+/// connection); the pool makes this connection of it and starts its first job (``start(with:)``). A shell between
+/// two value-like parts: the ``HTTP2Session`` (framing, HPACK, stream states and flow control, over nghttp2) and the
+/// ``HTTP2ConnectionStateMachine`` (every decision about requests, streams, limits, timeouts and liveness). This
+/// class moves bytes between the socket and the session, hands what the session reports to the machine, and carries
+/// out what the machine decides: it starts streams, delivers heads and bodies (decoding them), sends requests
+/// elsewhere, fails them, arms timers.
 ///
-/// A stream the server refused, or went away below, is sent again through the pool (counted as never sent); a
-/// server going away takes the connection out of the pool's rotation, and it closes after its last stream. Each
-/// stream has the request's idle timeout (the stream is reset with `CANCEL` when it passes), and so does a
-/// cancelled request.
-///
-/// Its loop owns it: every entry point runs on the loop's thread.
+/// Each readiness call reads at most ``EventLoop/readBudget`` bytes: a server that sends frames flow control does not
+/// limit cannot keep the loop from its timers and other connections. Its loop owns it: every entry point runs on
+/// the loop's thread.
 ///
 /// ```swift
-/// let connection = try HTTP2Connection(id: id, key: key, loop: loop, pool: pool, stream: stream, limits: limits, facts: nil)
+/// let connection = try HTTP2Connection(
+///     id: id, key: key, loop: loop, pool: pool, stream: stream, limits: limits, facts: nil)
 /// connection.start(with: job)
 /// ```
 final class HTTP2Connection: EventLoopHandler, @unchecked Sendable {
     // Safe: every mutable field is touched only on `loop`'s thread (the entry points hop onto it).
+    typealias Machine = HTTP2ConnectionStateMachine
 
     /// The connection's identifier in its pool's machine.
     let id: ConnectionPool.Machine.ConnectionID
@@ -37,18 +38,16 @@ final class HTTP2Connection: EventLoopHandler, @unchecked Sendable {
     private let facts: ConnectionFacts?
     private let buffer: UnsafeMutableRawBufferPointer
     private var interest: LoopInterest = []
+    private var machine: Machine
 
-    /// The streams open, by id.
-    private var streams: [Int32: HTTP2Exchange] = [:]
-    /// Jobs the pool gave it that wait for the server to allow another stream.
-    private var queued: [RequestJob] = []
+    /// The open streams' requests, by stream id.
+    private var exchanges: [Int32: HTTP2Exchange] = [:]
+    /// The jobs the connection took, by the number it gave each (queued ones, and those on a stream).
+    private var jobs: [Machine.RequestID: RequestJob] = [:]
+    private var nextRequest = 0
     /// Bytes the session made that the socket has not taken yet, from ``outgoingOffset``.
     private var outgoing: [UInt8] = []
     private var outgoingOffset = 0
-    /// How many streams it started: a job after the first runs on a reused connection.
-    private var startedCount = 0
-    /// The stream limit the pool was last told.
-    private var announcedCapacity: Int
     private var isClosed = false
     /// Whether a ``flush()`` is queued on the loop: the streams started meanwhile go out in one write.
     private var isFlushQueued = false
@@ -56,21 +55,18 @@ final class HTTP2Connection: EventLoopHandler, @unchecked Sendable {
     private var unsent: [(id: Int32, exchange: HTTP2Exchange)] = []
     private var timer: LoopTimer?
     private var timerDeadline: UInt64?
-    /// When the idle connection checks that the server is still there (nil: never).
-    private var liveness: HTTP2Liveness?
     /// The liveness timer: a PING when it fires with the connection idle, or the end of the wait for its answer.
     private var pingTimer: LoopTimer?
     /// How many liveness PINGs the server answered (read from any thread).
     let pingsAnswered = AtomicWord()
 
-    /// A connection over `stream`, whose handshake is done; it writes the connection preface when it takes over.
+    /// A connection over `stream`, whose handshake is done; it writes the connection preface when it starts.
     ///
     /// - Throws: ``RequestError`` when nghttp2 cannot make the session.
     init(
-        id: ConnectionPool.Machine.ConnectionID, key: ConnectionKey, loop: EventLoop,
-        pool: ConnectionPool, stream: any ByteStream, limits: ConnectionLimits, facts: ConnectionFacts?
+        id: ConnectionPool.Machine.ConnectionID, key: ConnectionKey, loop: EventLoop, pool: ConnectionPool,
+        stream: any ByteStream, limits: ConnectionLimits, facts: ConnectionFacts?
     ) throws(RequestError) {
-        liveness = pool.http2PingInterval.map(HTTP2Liveness.init(interval:))
         self.id = id
         self.key = key
         self.loop = loop
@@ -85,7 +81,7 @@ final class HTTP2Connection: EventLoopHandler, @unchecked Sendable {
         } catch {
             throw RequestError.transport(error, detail: error.description)
         }
-        announcedCapacity = session.maxConcurrentStreams
+        machine = Machine(capacity: session.maxConcurrentStreams, pingInterval: pool.http2PingInterval)
         buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 16)
     }
 
@@ -95,23 +91,18 @@ final class HTTP2Connection: EventLoopHandler, @unchecked Sendable {
     }
 
     /// How many streams the server allows at once, as the pool was last told.
-    var capacity: Int { announcedCapacity }
+    var capacity: Int { machine.announcedCapacity }
 
     // MARK: Entry points (on the loop)
 
     /// Starts watching the socket its connector opened, and `job` on the first stream.
     func start(with job: RequestJob) {
-        guard let pool else {
-            return job.finish(.failed(ExchangeFailure.closedBeforeResponse(nil), wasReused: false))
-        }
         do {
             try loop.register(descriptor, interest: .readable, handler: self)
             interest = .readable
         } catch {
-            stream?.close()
-            stream = nil
-            isClosed = true
-            pool.release(.http2(self), isReusable: false)
+            close()
+            pool?.release(.http2(self), isReusable: false)
             return job.finish(.failed(error, wasReused: false))
         }
         run(job)
@@ -121,19 +112,23 @@ final class HTTP2Connection: EventLoopHandler, @unchecked Sendable {
 
     /// Cancels `job` if it is still this connection's: its stream is reset; the connection goes on.
     func cancel(_ job: RequestJob) {
-        if let index = queued.firstIndex(where: { $0 === job }) {
-            queued.remove(at: index)
+        guard let request = jobs.first(where: { $0.value === job })?.key else { return }
+        switch machine.cancelled(request) {
+        case .none:
+            return
+        case .dequeued:
+            jobs[request] = nil
             release(isReusable: !isClosed)
-            return job.finish(.cancelled)
+            job.finish(.cancelled)
+        case .reset(let streamID):
+            session.cancel(streamID)
+            if let exchange = exchanges.removeValue(forKey: streamID) { record(exchange, on: streamID) }
+            jobs[request] = nil
+            release(isReusable: !isClosed)
+            job.finish(.cancelled)
+            startQueued()
+            flush()
         }
-        guard let (streamID, exchange) = streams.first(where: { $0.value.job === job }), !exchange.isDelivered
-        else { return }
-        session.cancel(streamID)
-        streams[streamID] = nil
-        release(isReusable: !isClosed)
-        job.finish(.cancelled)
-        startQueued()
-        flush()
     }
 
     /// Closes the connection once the pool let it go (it was idle, or its server went away and its last stream
@@ -150,13 +145,32 @@ final class HTTP2Connection: EventLoopHandler, @unchecked Sendable {
 
     // MARK: Starting streams
 
-    /// Starts `job` on a stream of its own, or queues it until the server allows one more.
+    /// Starts `job` on a stream of its own, queues it until the server allows one more, or sends it elsewhere.
     func run(_ job: RequestJob) {
         if job.wasCancelled {
             release(isReusable: !isClosed)
             return job.finish(.cancelled)
         }
-        guard !isClosed else { return sendElsewhere(job) }
+        nextRequest += 1
+        let request = Machine.RequestID(nextRequest)
+        jobs[request] = job
+        arrive(request, job: job)
+    }
+
+    private var room: Machine.Room {
+        !session.isAvailable || isClosed ? .unavailable : session.canOpenStream ? .available : .full
+    }
+
+    private func arrive(_ request: Machine.RequestID, job: RequestJob) {
+        switch machine.requestArrived(request, deadline: job.idleDeadline, room: room) {
+        case .start: open(request, job: job)
+        case .queue(let deadline): if let deadline { arm(deadline) }
+        case .sendElsewhere: sendElsewhere(request)
+        }
+    }
+
+    /// Opens a stream for `request`'s job.
+    private func open(_ request: Machine.RequestID, job: RequestJob) {
         let head: HTTP2RequestHead
         let body: HTTP2RequestBody?
         do {
@@ -167,42 +181,47 @@ final class HTTP2Connection: EventLoopHandler, @unchecked Sendable {
                 body = job.body.isEmpty ? nil : .bytes(job.body)
             }
         } catch {
-            release(isReusable: true)
-            return job.finish(.failed(error, wasReused: startedCount > 0))
+            return end(request, with: .failed(error, wasReused: machine.startedCount > 0))
         }
         let streamID: Int32
         do {
             streamID = try session.request(head, body: body)
         } catch {
             switch error {
-            case .noStreamAvailable:
-                queued.append(job)
-                if let deadline = job.idleDeadline { arm(deadline) }
-            case .connectionUnavailable:
-                sendElsewhere(job)
+            case .noStreamAvailable, .connectionUnavailable:
+                // The session knew better than the room said: ask again.
+                return arrive(request, job: job)
             case .invalidRequest(let reason):
-                release(isReusable: true)
                 let error = RequestError.transport(
                     POSIXError(.EINVAL), detail: "the request cannot go over HTTP/2: \(reason)")
-                job.finish(.failed(error, wasReused: startedCount > 0))
+                return end(request, with: .failed(error, wasReused: machine.startedCount > 0))
             }
-            return
         }
-        job.record.assign(isReused: startedCount > 0, at: loop.now())
+        let now = loop.now()
+        job.record.assign(isReused: machine.startedCount > 0, at: now)
         job.record.connection = facts
-        job.record.noteSendStart(at: loop.now())
-        startedCount += 1
+        job.record.noteSendStart(at: now)
+        let delivery: Machine.Delivery
+        switch job.mode {
+        case .buffered(let limit): delivery = .buffered(bodyLimit: limit)
+        case .streaming(let options):
+            delivery = .streamed(bodyLimit: options.responseLimits.maxStreamedBodyBytes ?? .max)
+        }
+        let exchange = HTTP2Exchange(job: job, request: request)
+        exchanges[streamID] = exchange
         // The request's idle clock goes on from its submission: waiting for a stream is no progress.
-        let exchange = HTTP2Exchange(job: job, now: job.idleClockStart)
-        streams[streamID] = exchange
-        updateLiveness { $0.becameBusy() }
+        let opened = machine.streamOpened(
+            streamID, for: request, delivery: delivery, idleTimeout: Self.nanoseconds(job.idleTimeout),
+            since: job.idleClockStart)
+        runLiveness(opened.liveness)
+        if let deadline = opened.armTimer { arm(deadline) }
         if job.record.isRecording { unsent.append((streamID, exchange)) }
         queueFlush()
-        armTimer(for: exchange)
     }
 
-    /// Gives `job` back to the pool to run on another connection: this one takes no new streams.
-    private func sendElsewhere(_ job: RequestJob) {
+    /// Gives `request`'s job back to the pool to run on another connection: this one takes no new streams.
+    private func sendElsewhere(_ request: Machine.RequestID) {
+        guard let job = jobs.removeValue(forKey: request) else { return }
         _ = pool?.goingAway(self)
         release(isReusable: true)
         job.pool.submit(job)
@@ -210,8 +229,9 @@ final class HTTP2Connection: EventLoopHandler, @unchecked Sendable {
 
     /// Starts queued jobs while the server allows more streams.
     private func startQueued() {
-        while !queued.isEmpty, session.canOpenStream, !isClosed {
-            run(queued.removeFirst())
+        while let request = machine.nextWaiter(room: room) {
+            guard let job = jobs[request] else { continue }
+            open(request, job: job)
         }
     }
 
@@ -225,9 +245,8 @@ final class HTTP2Connection: EventLoopHandler, @unchecked Sendable {
         var budget = EventLoop.readBudget
         while !isClosed {
             if budget <= 0 {
-                // The socket is still readable, so the loop comes back to it in its next turn; bytes the TLS layer
-                // holds do not make it readable, so the next turn is asked for.
-                if stream.hasBufferedBytes { loop.execute { [weak self] in self?.readAvailable() } }
+                // The loop's next turn goes on: bytes the TLS layer holds do not make the socket readable.
+                loop.execute { [weak self] in self?.readAvailable() }
                 return flush()
             }
             let result: ByteStreamResult
@@ -239,8 +258,7 @@ final class HTTP2Connection: EventLoopHandler, @unchecked Sendable {
             switch result {
             case .transferred(let count):
                 budget -= count
-                let outputs = session.receive(UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
-                handle(outputs)
+                handle(session.receive(UnsafeRawBufferPointer(rebasing: buffer[0..<count])))
             case .endOfStream:
                 return handle(session.receivedEnd())
             case .wouldBlock:
@@ -287,8 +305,7 @@ final class HTTP2Connection: EventLoopHandler, @unchecked Sendable {
             case .endOfStream:
                 return handle(session.receivedEnd())
             case .wouldBlock:
-                setInterest([.readable, .writable])
-                return
+                return setInterest([.readable, .writable])
             }
             if outgoingOffset == outgoing.count {
                 outgoing = session.outgoing()
@@ -300,7 +317,7 @@ final class HTTP2Connection: EventLoopHandler, @unchecked Sendable {
         if !unsent.isEmpty {
             let now = loop.now()
             // Only while the stream is open: an ended job's record is its task's.
-            for (id, exchange) in unsent where streams[id] === exchange { exchange.job.record.sendEnd = now }
+            for (id, exchange) in unsent where exchanges[id] === exchange { exchange.job.record.sendEnd = now }
             unsent.removeAll(keepingCapacity: true)
         }
         setInterest(.readable)
@@ -321,60 +338,63 @@ final class HTTP2Connection: EventLoopHandler, @unchecked Sendable {
     private func handle(_ outputs: [HTTP2Session.Output], lostWith error: (any Error)? = nil) {
         for output in outputs {
             switch output {
-            case .informational:
+            case .informational, .trailers:
                 continue
             case .head(let streamID, let status, let headers):
                 headArrived(on: streamID, status: status, headers: headers)
             case .data(let streamID, let bytes):
                 dataArrived(bytes, on: streamID)
-            case .trailers:
-                continue
             case .end(let streamID):
                 ended(streamID)
             case .retry(let streamID, let isRefused):
-                retry(streamID, isRefused: isRefused)
+                notProcessed(streamID, isRefused: isRefused)
             case .failed(let streamID, let failure):
-                guard let exchange = streams.removeValue(forKey: streamID) else { continue }
-                release(isReusable: !isClosed && session.isAvailable)
-                fail(exchange, with: Self.requestError(failure, key: key, hadHead: exchange.head != nil))
+                guard let (request, hadHead) = machine.streamFailed(streamID) else { continue }
+                fail(request, on: streamID, with: Self.requestError(failure, key: key, hadHead: hadHead))
             case .goingAway:
                 wentAway()
             case .pingAnswered:
-                pingAnswered()
+                if machine.isAwaitingPing { pingsAnswered.add(1) }
+                runLiveness(machine.liveness(.pingAnswered, now: loop.now()))
             case .closed(let failure):
                 closed(failure, error: error)
             }
         }
         if let error, !isClosed { closed(.protocolViolation(.internalError, "\(error)"), error: error) }
-        if session.maxConcurrentStreams != announcedCapacity, !isClosed, session.isAvailable {
-            announcedCapacity = session.maxConcurrentStreams
-            pool?.capacityChanged(self, to: announcedCapacity)
+        if let capacity = machine.capacityChanged(to: session.maxConcurrentStreams, isAvailable: session.isAvailable) {
+            pool?.capacityChanged(self, to: capacity)
         }
         startQueued()
-        if !isClosed, !session.isAvailable, streams.isEmpty, queued.isEmpty {
+        if machine.isFinished(isAvailable: session.isAvailable && !isClosed) {
             close()
             pool?.discard(.http2(self))
         }
-        armPingIfIdle()
+        runLiveness(machine.liveness(.becameIdle, now: loop.now()))
     }
 
     private func headArrived(on streamID: Int32, status: Int, headers: HTTPHeaders) {
-        guard let exchange = streams[streamID] else { return }
-        let job = exchange.job
         let head = ResponseHead(minorVersion: 1, status: status, reason: "", fields: headers.fields)
-        exchange.head = head
-        exchange.lastActivity = loop.now()
-        switch job.mode {
-        case .buffered(let bodyLimit):
-            if let announced = head.value(of: "content-length").flatMap(Int.init), announced > bodyLimit {
-                return abandon(streamID, failing: ResponseTooLarge(head: head, isRatio: false, limit: bodyLimit))
-            }
-        case .streaming(let options):
+        let now = loop.now()
+        let announced = head.value(of: "content-length").flatMap(Int.init)
+        switch machine.headArrived(on: streamID, announcedLength: announced, now: now) {
+        case .ignore:
+            return
+        case .awaitBody:
+            guard let exchange = exchanges[streamID] else { return }
+            exchange.head = head
+            exchange.job.record.received(0, at: now)
+        case .deliver(let request):
+            guard let exchange = exchanges[streamID], case .streaming(let options) = exchange.job.mode else { return }
+            exchange.head = head
+            exchange.job.record.received(0, at: now)
             do {
                 try startDelivery(of: exchange, on: streamID, head: head, options: options)
             } catch {
-                return abandon(streamID, failing: error)
+                abandon(streamID, request, failing: error)
             }
+        case .abandon(let request, let failure):
+            exchanges[streamID]?.head = head
+            reset(streamID, request, failing: error(for: failure, head: head))
         }
     }
 
@@ -383,191 +403,238 @@ final class HTTP2Connection: EventLoopHandler, @unchecked Sendable {
         of exchange: HTTP2Exchange, on streamID: Int32, head: ResponseHead, options: StreamOptions
     ) throws {
         let bodyLimit = options.responseLimits.maxStreamedBodyBytes ?? .max
-        exchange.bodyLimit = bodyLimit
-        exchange.maxRatio = options.responseLimits.maxDecompressionRatio
         exchange.contentDecoder = try ContentDecoder(
             codings: head.tokens(of: "Content-Encoding"), maxBytes: bodyLimit,
             maxRatio: options.responseLimits.maxDecompressionRatio,
             ratioAllowance: ResponseLimits.decompressionAllowance)
-        let continuation = options.continuation
-        let loop = loop
+        let (continuation, loop, request) = (options.continuation, loop, exchange.request)
         // A connection never reuses a stream id: the id alone names the exchange.
         continuation.onDemand = { [weak self] in
             loop.execute { self?.demanded(on: streamID) }
         }
         continuation.onTermination = { [weak self] in
-            loop.execute { self?.abandon(streamID, failing: CancellationError()) }
+            loop.execute { self?.consumerLeft(streamID, request) }
         }
         exchange.isDelivered = true
         exchange.job.finish(.head(head))
     }
 
     private func dataArrived(_ bytes: Data, on streamID: Int32) {
-        guard let exchange = streams[streamID] else { return }
         let now = loop.now()
-        exchange.lastActivity = now
-        exchange.job.record.received(bytes.count, at: now)
-        exchange.wireBytes += bytes.count
-        switch exchange.job.mode {
-        case .buffered(let bodyLimit):
-            guard exchange.wireBytes <= bodyLimit, exchange.head != nil else {
-                let head = exchange.head ?? ResponseHead(minorVersion: 1, status: 0, reason: "", fields: [])
-                return abandon(streamID, failing: ResponseTooLarge(head: head, isRatio: false, limit: bodyLimit))
-            }
+        switch machine.dataArrived(on: streamID, count: bytes.count, now: now) {
+        case .ignore:
+            return
+        case .keep:
+            guard let exchange = exchanges[streamID] else { return }
+            exchange.job.record.received(0, at: now)
             exchange.body.append(bytes)
             session.consumed(bytes.count, on: streamID)
-        case .streaming(let options):
-            let continuation = options.continuation
+        case .handOver:
+            guard let exchange = exchanges[streamID], case .streaming(let options) = exchange.job.mode else { return }
             do {
-                if exchange.wireBytes > exchange.bodyLimit, let head = exchange.head {
-                    throw ResponseTooLarge(head: head, isRatio: false, limit: exchange.bodyLimit)
-                }
                 let plain = try exchange.contentDecoder?.decode(bytes) ?? bytes
                 exchange.bodyBytes += plain.count
-                if continuation.isTerminated { throw CancellationError() }
-                if plain.isEmpty || continuation.yield(plain) {
-                    session.consumed(bytes.count, on: streamID)
-                } else {
-                    // The consumer's buffer is full: the stream's window stays shut until it reads.
-                    exchange.unconsumed += bytes.count
-                }
+                if options.continuation.isTerminated { throw CancellationError() }
+                let isAccepted = plain.isEmpty || options.continuation.yield(plain)
+                let consumed = machine.pieceHandedOver(on: streamID, count: bytes.count, isAccepted: isAccepted)
+                session.consumed(consumed, on: streamID)
             } catch {
-                abandon(streamID, failing: error)
+                abandon(streamID, exchange.request, failing: error)
             }
+        case .abandon(let request, let failure):
+            reset(streamID, request, failing: error(for: failure, head: exchanges[streamID]?.head))
         }
     }
 
     /// The consumer of a streamed body read some of it: the bytes it was given open the stream's window again.
     private func demanded(on streamID: Int32) {
-        guard let exchange = streams[streamID], exchange.unconsumed > 0 else { return }
-        session.consumed(exchange.unconsumed, on: streamID)
-        exchange.unconsumed = 0
-        exchange.lastActivity = loop.now()
-        armTimer(for: exchange)
+        let (consume, deadline) = machine.consumerDemanded(on: streamID, now: loop.now())
+        guard consume > 0 else { return }
+        session.consumed(consume, on: streamID)
+        if let deadline { arm(deadline) }
         flush()
     }
 
+    /// The consumer of a streamed body left it: the stream is reset.
+    private func consumerLeft(_ streamID: Int32, _ request: Machine.RequestID) {
+        abandon(streamID, request, failing: CancellationError())
+    }
+
+    /// Tells the machine this connection gives up `streamID` (its request cannot go on), then resets it.
+    private func abandon(_ streamID: Int32, _ request: Machine.RequestID, failing error: any Error) {
+        guard machine.abandoned(streamID) == request else { return }
+        reset(streamID, request, failing: error)
+    }
+
     private func ended(_ streamID: Int32) {
-        guard let exchange = streams.removeValue(forKey: streamID) else { return }
         let now = loop.now()
-        exchange.job.record.noteComplete(at: now)
-        guard let head = exchange.head else {
-            release(isReusable: session.isAvailable)
-            return fail(exchange, with: HTTP1ParseError.truncatedHead)
-        }
-        switch exchange.job.mode {
-        case .buffered:
-            release(isReusable: session.isAvailable)
-            exchange.job.finish(.response((head: head, body: exchange.body, isReusable: true)))
-        case .streaming(let options):
-            do {
-                try exchange.contentDecoder?.finish()
-            } catch {
+        switch machine.streamEnded(streamID, now: now) {
+        case .ignore:
+            return
+        case .fail(let request, let failure):
+            fail(request, on: streamID, with: error(for: failure, head: nil))
+        case .finish(let request):
+            guard let exchange = exchanges.removeValue(forKey: streamID), let head = exchange.head else { return }
+            jobs[request] = nil
+            exchange.job.record.noteComplete(at: now)
+            record(exchange, on: streamID)
+            switch exchange.job.mode {
+            case .buffered:
                 release(isReusable: session.isAvailable)
-                return fail(exchange, with: error)
+                exchange.job.finish(.response((head: head, body: exchange.body, isReusable: true)))
+            case .streaming(let options):
+                do {
+                    try exchange.contentDecoder?.finish()
+                } catch {
+                    release(isReusable: session.isAvailable)
+                    return deliverFailure(of: exchange, error)
+                }
+                release(isReusable: session.isAvailable)
+                options.continuation.finish(attempt: attempt(of: exchange, url: options.url, end: now))
             }
-            release(isReusable: session.isAvailable)
-            options.continuation.finish(attempt: attempt(of: exchange, url: options.url, end: now))
         }
     }
 
-    /// The server did not process the stream: its request goes to the pool again, counted as never sent.
-    private func retry(_ streamID: Int32, isRefused: Bool) {
-        guard let exchange = streams.removeValue(forKey: streamID) else { return }
+    /// The server did not process the stream: its request goes to the pool again, or fails, as the machine says.
+    private func notProcessed(_ streamID: Int32, isRefused: Bool) {
+        guard let exchange = exchanges[streamID] else { return }
         let job = exchange.job
-        release(isReusable: !isClosed && session.isAvailable)
-        guard !exchange.isDelivered else { return }
-        if isRefused {
-            job.refusals += 1
-            guard job.refusals <= RequestJob.maxRefusals else {
-                return fail(
-                    exchange,
-                    with: RequestError.transport(
-                        HTTP2StreamFailure.reset(.refusedStream),
-                        detail: "the server refused the request's stream \(job.refusals) times; it was not sent again"))
-            }
-        } else {
-            job.unprocessedResends += 1
-            guard job.unprocessedResends <= RequestJob.maxUnprocessedResends else {
-                return fail(
-                    exchange,
-                    with: RequestError.transport(
-                        HTTP2StreamFailure.connectionLost(.closed),
-                        detail: "servers going away did not process the request \(job.unprocessedResends) times; it "
-                            + "was not sent again"))
-            }
+        switch machine.streamNotProcessed(
+            streamID, isRefused: isRefused, refusals: job.refusals, unprocessed: job.unprocessedResends)
+        {
+        case .ignore:
+            return
+        case .fail(let request, let failure):
+            fail(request, on: streamID, with: error(for: failure, head: nil))
+        case .resend(let request, let refusals, let unprocessed):
+            exchanges[streamID] = nil
+            jobs[request] = nil
+            _ = session.takeWireBytes(of: streamID)
+            release(isReusable: !isClosed && session.isAvailable)
+            job.refusals = refusals
+            job.unprocessedResends = unprocessed
+            job.record.restart()
+            job.pool.submit(job)
         }
-        job.record.restart()
-        job.pool.submit(job)
     }
 
     /// The server sent GOAWAY: no new streams here. Queued jobs go elsewhere; the open ones below the server's last
     /// stream go on, and the connection closes after the last of them.
     private func wentAway() {
         guard let pool else { return }
+        let action = machine.serverWentAway()
         let isIdle = pool.goingAway(self)
-        let waiting = queued
-        queued = []
-        for job in waiting {
+        for request in action.elsewhere {
+            guard let job = jobs.removeValue(forKey: request) else { continue }
             release(isReusable: true)
             job.pool.submit(job)
         }
-        if isIdle, streams.isEmpty { close() }
+        if isIdle, action.closeNow { close() }
     }
 
-    /// The connection is over: every stream still open fails.
+    /// The connection is over: every stream still open fails, and the queued jobs go elsewhere.
     private func closed(_ failure: HTTP2ConnectionFailure?, error: (any Error)?) {
-        let open = streams
-        streams = [:]
-        let waiting = queued
-        queued = []
+        let action = machine.connectionClosed()
         flush()
         close()
         let reason = failure ?? .closed
-        for (_, exchange) in open {
-            release(isReusable: false)
-            fail(exchange, with: Self.requestError(.connectionLost(reason), key: key, hadHead: exchange.head != nil))
+        for failing in action.failing {
+            fail(
+                failing.request, on: failing.stream,
+                with: Self.requestError(.connectionLost(reason), key: key, hadHead: failing.hadHead), isReusable: false)
         }
-        for job in waiting {
+        for request in action.elsewhere {
+            guard let job = jobs.removeValue(forKey: request) else { continue }
             release(isReusable: false)
             job.pool.submit(job)
         }
-        if open.isEmpty, waiting.isEmpty { pool?.discard(.http2(self)) }
+        if action.failing.isEmpty, action.elsewhere.isEmpty { pool?.discard(.http2(self)) }
     }
 
-    // MARK: Ending streams
+    // MARK: Ending requests
 
     /// Resets `streamID` (its response is no longer wanted, or broke a limit) and fails its request with `error`.
-    private func abandon(_ streamID: Int32, failing error: any Error) {
-        guard let exchange = streams.removeValue(forKey: streamID) else { return }
+    private func reset(_ streamID: Int32, _ request: Machine.RequestID, failing error: any Error) {
         session.cancel(streamID)
-        release(isReusable: !isClosed && session.isAvailable)
-        fail(exchange, with: error)
+        fail(request, on: streamID, with: error)
         // Its stream's room goes to a job waiting for one.
         startQueued()
         flush()
     }
 
-    /// Fails `exchange`'s request: its task, or the consumer of its streamed body.
-    private func fail(_ exchange: HTTP2Exchange, with error: any Error) {
-        let job = exchange.job
-        guard exchange.isDelivered, case .streaming(let options) = job.mode else {
-            if error is CancellationError || job.wasCancelled { return job.finish(.cancelled) }
-            return job.finish(.failed(error, wasReused: false))
-        }
+    /// Fails `request` (whose stream, if any, the machine has let go): its task, or the consumer of its body.
+    private func fail(
+        _ request: Machine.RequestID, on streamID: Int32?, with error: any Error, isReusable: Bool? = nil
+    ) {
+        let exchange = streamID.flatMap { exchanges.removeValue(forKey: $0) }
+        guard let job = jobs.removeValue(forKey: request) else { return }
+        if let exchange, let streamID { record(exchange, on: streamID) }
+        release(isReusable: isReusable ?? (!isClosed && session.isAvailable))
+        if let exchange, exchange.isDelivered { return deliverFailure(of: exchange, error) }
+        if error is CancellationError || job.wasCancelled { return job.finish(.cancelled) }
+        job.finish(.failed(error, wasReused: false))
+    }
+
+    /// Ends `request` at once, before it had a stream, with `outcome`.
+    private func end(_ request: Machine.RequestID, with outcome: RequestJob.Outcome) {
+        guard let job = jobs.removeValue(forKey: request) else { return }
+        release(isReusable: !isClosed)
+        job.finish(outcome)
+    }
+
+    /// Fails the consumer of a streamed body with `error`.
+    private func deliverFailure(of exchange: HTTP2Exchange, _ error: any Error) {
+        guard case .streaming(let options) = exchange.job.mode else { return }
         let failure: RequestError
         if error is CancellationError {
             failure = RequestError.cancelled(underlyingError: error)
-        } else if let head = exchange.head,
-            let tooLarge = ResponseTooLarge(
-                error, head: head, bodyLimit: exchange.bodyLimit, maxRatio: exchange.maxRatio)
-        {
-            failure = tooLarge.requestError(url: options.url)
         } else {
-            failure = NativeTransport.requestError(for: error, idleTimeout: job.idleTimeout, key: key)
+            failure = NativeTransport.requestError(
+                for: error, idleTimeout: exchange.job.idleTimeout, key: key, url: options.url)
         }
         options.continuation.finish(
             throwing: failure, attempt: attempt(of: exchange, url: options.url, end: loop.now()))
+    }
+
+    /// Moves what `streamID` put on the wire into its job's record.
+    private func record(_ exchange: HTTP2Exchange, on streamID: Int32) {
+        let wire = session.takeWireBytes(of: streamID)
+        exchange.job.record.bytesSent = wire.sent
+        exchange.job.record.bytesReceived = wire.received
+    }
+
+    /// The error for a machine's failure of a request whose head, if any, is `head`.
+    private func error(for failure: Machine.Failure, head: ResponseHead?) -> any Error {
+        let head = head ?? ResponseHead(minorVersion: 1, status: 0, reason: "", fields: [])
+        switch failure {
+        case .tooLarge(let limit):
+            return ResponseTooLarge(head: head, isRatio: false, limit: limit)
+        case .truncatedHead:
+            return HTTP1ParseError.truncatedHead
+        case .refused(let times):
+            return RequestError.transport(
+                HTTP2StreamFailure.reset(.refusedStream),
+                detail: "the server refused the request's stream \(times) times; it was not sent again")
+        case .unprocessed(let times):
+            return RequestError.transport(
+                HTTP2StreamFailure.connectionLost(.closed),
+                detail: "servers going away did not process the request \(times) times; it was not sent again")
+        case .timedOut:
+            return NetworkSocket.Failure.timedOut
+        case .streamWaitTimedOut(let streams):
+            return RequestError.timedOut(Self.streamWaitMessage(streams, key: key))
+        case .unexpected(let what):
+            return RequestError.transport(POSIXError(.EPROTO), detail: "the HTTP/2 server broke the protocol: \(what)")
+        }
+    }
+
+    /// Why a request that waited for a stream gave up.
+    static func streamWaitMessage(_ streams: Int, key: ConnectionKey) -> String {
+        streams == 0
+            ? "the HTTP/2 server at \(key.host) port \(key.port) allows no streams at once "
+                + "(SETTINGS_MAX_CONCURRENT_STREAMS 0), so the request could not start within its timeout"
+            : "all \(streams) streams the HTTP/2 server at \(key.host) port \(key.port) allows at once stayed busy "
+                + "for the request's timeout"
     }
 
     /// The attempt of a streamed body's request as it ends at `end`; nil when the transport records no metrics.
@@ -597,7 +664,7 @@ final class HTTP2Connection: EventLoopHandler, @unchecked Sendable {
     /// Gives one stream's room back to the pool (its request ended, or went elsewhere): kept when `isReusable`.
     private func release(isReusable: Bool) {
         pool?.release(.http2(self), isReusable: isReusable)
-        armPingIfIdle()
+        runLiveness(machine.liveness(.becameIdle, now: loop.now()))
     }
 
     /// Closes the socket and stops the timers; nothing more is read or written.
@@ -608,44 +675,19 @@ final class HTTP2Connection: EventLoopHandler, @unchecked Sendable {
         stream?.close()
         stream = nil
         descriptor = -1
-        if let timer { loop.cancel(timer) }
+        for pending in [timer, pingTimer].compactMap({ $0 }) { loop.cancel(pending) }
         timer = nil
         timerDeadline = nil
-        if let pingTimer { loop.cancel(pingTimer) }
         pingTimer = nil
     }
 
-    // MARK: Liveness
+    // MARK: Timers
 
-    /// Whether the connection has nothing to do: no stream open, no request waiting.
-    private var isIdle: Bool { streams.isEmpty && queued.isEmpty }
-
-    /// Tells the liveness check the connection has gone idle: a PING after its interval checks that the server is
-    /// still there before a request relies on the connection.
-    private func armPingIfIdle() {
-        guard !isClosed, isIdle else { return }
-        updateLiveness { $0.becameIdle(at: loop.now()) }
-    }
-
-    private func pingTimerFired() {
-        pingTimer = nil
-        guard !isClosed else { return }
-        updateLiveness { [isIdle] in $0.timerFired(at: loop.now(), isIdle: isIdle) }
-    }
-
-    private func pingAnswered() {
-        if liveness?.isAwaitingPing == true { _ = pingsAnswered.add(1) }
-        updateLiveness { [isIdle] in $0.pingAnswered(at: loop.now(), isIdle: isIdle) }
-    }
-
-    /// Hands the liveness check an event and does what it says.
-    private func updateLiveness(_ event: (inout HTTP2Liveness) -> HTTP2Liveness.Action) {
-        guard var machine = liveness else { return }
-        let action = event(&machine)
-        liveness = machine
+    /// Carries out what the liveness check says.
+    private func runLiveness(_ action: HTTP2Liveness.Action) {
         switch action {
         case .none:
-            break
+            return
         case .wait(let deadline):
             schedulePing(at: deadline)
         case .sendPing(let deadline):
@@ -663,57 +705,41 @@ final class HTTP2Connection: EventLoopHandler, @unchecked Sendable {
 
     private func schedulePing(at deadline: UInt64) {
         if let pingTimer { loop.cancel(pingTimer) }
-        pingTimer = loop.schedule(at: deadline) { [weak self] in self?.pingTimerFired() }
+        pingTimer = loop.schedule(at: deadline) { [weak self] in
+            guard let self else { return }
+            pingTimer = nil
+            guard !isClosed else { return }
+            runLiveness(machine.liveness(.timerFired, now: loop.now()))
+        }
     }
 
-    // MARK: Timeouts
-
-    /// Arms the connection's timer for `exchange`'s idle deadline, unless a sooner check is pending.
-    private func armTimer(for exchange: HTTP2Exchange) {
-        guard let deadline = exchange.idleDeadline else { return }
-        arm(deadline)
-    }
-
+    /// Arms the connection's timer for `deadline`, unless a sooner check is pending.
     private func arm(_ deadline: UInt64) {
         if let timerDeadline, timerDeadline <= deadline { return }
         if let timer { loop.cancel(timer) }
         timerDeadline = deadline
-        timer = loop.schedule(at: deadline) { [weak self] in self?.checkTimeouts() }
+        timer = loop.schedule(at: deadline) { [weak self] in self?.timerFired() }
     }
 
-    /// Resets the streams idle past their request's timeout (not those whose consumer is slow), failing each.
-    private func checkTimeouts() {
+    /// Resets the streams idle past their request's timeout, and fails the queued jobs past their deadline.
+    private func timerFired() {
         timer = nil
         timerDeadline = nil
-        let now = loop.now()
-        var soonest: UInt64?
-        var expired: [Int32] = []
-        for (streamID, exchange) in streams where exchange.unconsumed == 0 {
-            guard let deadline = exchange.idleDeadline else { continue }
-            if deadline <= now {
-                expired.append(streamID)
-            } else {
-                soonest = min(soonest ?? .max, deadline)
-            }
+        let action = machine.timerFired(now: loop.now(), maxConcurrentStreams: session.maxConcurrentStreams)
+        for (streamID, request) in action.expiredStreams {
+            reset(streamID, request, failing: NetworkSocket.Failure.timedOut)
         }
-        for streamID in expired { abandon(streamID, failing: NetworkSocket.Failure.timedOut) }
-        // A job waiting for a stream waits within its idle timeout, as it would in the pool's queue.
-        var waiting: [RequestJob] = []
-        for job in queued {
-            guard let deadline = job.idleDeadline else {
-                waiting.append(job)
-                continue
-            }
-            if deadline <= now {
-                release(isReusable: !isClosed)
-                job.finish(.poolWaitTimedOut)
-            } else {
-                waiting.append(job)
-                soonest = min(soonest ?? .max, deadline)
-            }
+        for request in action.expiredWaiters {
+            let failure = Machine.Failure.streamWaitTimedOut(maxConcurrentStreams: session.maxConcurrentStreams)
+            end(request, with: .failed(error(for: failure, head: nil), wasReused: false))
         }
-        queued = waiting
-        if let soonest { arm(soonest) }
+        if let deadline = action.armTimer { arm(deadline) }
+    }
+
+    /// Nanoseconds of `seconds` for an idle timeout; nil for none.
+    private static func nanoseconds(_ seconds: Double) -> UInt64? {
+        guard seconds > 0, seconds.isFinite, seconds < 1e8 else { return nil }
+        return UInt64(seconds * 1e9)
     }
 }
 #endif

@@ -1,38 +1,33 @@
 #if canImport(CNghttp2)
 import Foundation
 
-/// One request on an ``HTTP2Connection``'s stream, and what has come back for it.
+/// What an ``HTTP2Connection`` holds of one request on a stream: its job, the response head and body as they arrive,
+/// and a streamed body's decoding. What is decided about the stream (limits, timeouts, flow control held for a slow
+/// consumer) is its ``HTTP2ConnectionStateMachine``'s.
+///
+/// ```swift
+/// let exchange = HTTP2Exchange(job: job, request: HTTP2ConnectionStateMachine.RequestID(1))
+/// exchange.body.append(piece)
+/// ```
 final class HTTP2Exchange {
+    /// The request's job.
     let job: RequestJob
-    /// The final response head, once it came.
+    /// The number the connection gave the job.
+    let request: HTTP2ConnectionStateMachine.RequestID
+    /// The final response head, once it arrived.
     var head: ResponseHead?
     /// A buffered response's body so far.
     var body = Data()
-    /// Body bytes received, before decoding.
-    var wireBytes = 0
-    /// A streamed body's bytes handed to its consumer, decoded.
+    /// A streamed body's decoded bytes so far.
     var bodyBytes = 0
-    /// A streamed body's limit and decompression ratio.
-    var bodyLimit = Int.max
-    var maxRatio = 0
+    /// A streamed body's content decoding.
     var contentDecoder: ContentDecoder?
-    /// Whether the head went to the task (a streamed response): what follows goes to the body's consumer.
+    /// Whether the head went to the job's task: from then on, failures go to the body's consumer.
     var isDelivered = false
-    /// Bytes handed to a consumer whose buffer was full, not yet given back to the stream's window.
-    var unconsumed = 0
-    /// When a byte last moved for the stream (``EventLoop/now()`` nanoseconds).
-    var lastActivity: UInt64
 
-    init(job: RequestJob, now: UInt64) {
+    init(job: RequestJob, request: HTTP2ConnectionStateMachine.RequestID) {
         self.job = job
-        lastActivity = now
-    }
-
-    /// When the stream times out if nothing moves: nil when its request has no idle timeout.
-    var idleDeadline: UInt64? {
-        let seconds = job.idleTimeout
-        guard seconds > 0, seconds.isFinite, seconds < 1e8 else { return nil }
-        return lastActivity &+ UInt64(seconds * 1e9)
+        self.request = request
     }
 }
 #endif

@@ -335,13 +335,15 @@ final class ConnectionPool: @unchecked Sendable {
     /// Fails the waiting jobs whose deadline passed and closes connections idle for too long.
     private func timerFired(_ deadline: UInt64) {
         let now = clock.now()
-        let (expired, closing, armTimer): ([RequestJob], [PooledConnection], UInt64?) = lock.withLock {
+        let (expired, closing, armTimer): ([(RequestJob, Bool)], [PooledConnection], UInt64?) = lock.withLock {
             let action = machine.timerFired(deadline: deadline, now: now)
-            let expired = action.expired.compactMap { waiting.removeValue(forKey: $0) }
+            let expired = action.expired.compactMap { id in
+                waiting.removeValue(forKey: id).map { ($0, machine.hostProtocol(for: $0.key) == .multiplexed) }
+            }
             let closing = action.closing.compactMap { connections.removeValue(forKey: $0) }
             return (expired, closing, action.armTimer)
         }
-        for job in expired { job.finish(.poolWaitTimedOut) }
+        for (job, isMultiplexed) in expired { job.finish(.poolWaitTimedOut(isMultiplexed: isMultiplexed)) }
         for connection in closing { connection.closeIdle() }
         if let armTimer { arm(armTimer) }
     }

@@ -247,6 +247,9 @@ struct ConnectionPoolStateMachine<Key: Hashable & Sendable>: Sendable {
     /// How many requests wait for a connection to `key`.
     func waitingCount(for key: Key) -> Int { hosts[key]?.waitingCount ?? 0 }
 
+    /// What the connections to `key` speak, as far as they know.
+    func hostProtocol(for key: Key) -> HostProtocol { hosts[key]?.kind ?? .unknown }
+
     /// The key a connection serves.
     func key(of connection: ConnectionID) -> Key? { connections[connection].flatMap { hosts[slot: $0.host]?.key } }
 
@@ -490,8 +493,10 @@ struct ConnectionPoolStateMachine<Key: Hashable & Sendable>: Sendable {
         connections[id] = connection
         guard connection.inUse == 0 else { return .none(armTimer: nil) }
         remove(id)
+        // A waiter opens a connection of its own, unless one to a host that may multiplex is negotiating: it waits
+        // for that one, as a new request would.
         if !isShutDown, let host = hosts[slot: slot], host.connections.count < configuration.maxConnectionsPerHost,
-            let waiter = hosts[slot: slot]?.popWaiter()
+            host.kind == .serial || host.negotiating == 0, let waiter = hosts[slot: slot]?.popWaiter()
         {
             let fresh = open(host.key, now: now)
             take(fresh)

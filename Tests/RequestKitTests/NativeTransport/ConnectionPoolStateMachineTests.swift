@@ -29,6 +29,8 @@ struct ConnectionPoolStateMachineTests {
         /// (connection, request).
         case negotiated(Int, capacity: Int, now: UInt64, run: [Int], create: [(Int, Int)])
         case negotiationFailed(Int, now: UInt64, create: [(Int, Int)])
+        /// A request that must go on a connection opened for it (sent again after a stale kept-alive one).
+        case fresh(Int, key: String, deadline: UInt64?, now: UInt64, expect: Machine.RequestAction)
         case goingAway(Int, expectIdle: Bool)
         case shutdown(failing: [Int], closing: [Int])
     }
@@ -69,6 +71,9 @@ struct ConnectionPoolStateMachineTests {
             case .negotiated(let id, let capacity, let now, let run, let create):
                 let action = machine.negotiated(C(id), capacity: capacity, now: now)
                 #expect(action == negotiation(run: run, create: create), comment, sourceLocation: sourceLocation)
+            case .fresh(let id, let key, let deadline, let now, let expected):
+                let action = machine.request(R(id), key: key, deadline: deadline, now: now, fresh: true)
+                #expect(action == expected, comment, sourceLocation: sourceLocation)
             case .negotiationFailed(let id, let now, let create):
                 let action = machine.negotiationFailed(C(id), now: now)
                 #expect(action == negotiation(run: [], create: create), comment, sourceLocation: sourceLocation)
@@ -470,5 +475,60 @@ struct ConnectionPoolStateMachineTests {
             .goingAway(0, expectIdle: true),
             .request(2, key: "a", deadline: nil, now: 2, expect: .createConnection(C(1))),
         ])
+    }
+
+    @Test("A fresh request opens its own connection under the host's limit, though an idle one is there")
+    func freshUnderLimit() {
+        let machine = Self.run([
+            .request(1, key: "a", deadline: nil, now: 0, expect: .createConnection(C(0))),
+            .released(0, isReusable: true, now: 1, expect: .none(armTimer: 101)),
+            .fresh(2, key: "a", deadline: nil, now: 2, expect: .createConnection(C(1))),
+        ])
+        #expect(machine.connectionCount == 2)
+        #expect(machine.idleCount == 1)
+    }
+
+    @Test("At the host's limit, a fresh request closes an idle connection to make room for its own")
+    func freshReplacesIdle() {
+        let machine = Self.run(
+            [
+                .request(1, key: "a", deadline: nil, now: 0, expect: .createConnection(C(0))),
+                .released(0, isReusable: true, now: 1, expect: .none(armTimer: 101)),
+                .fresh(2, key: "a", deadline: nil, now: 2, expect: .replaceConnection(closing: C(0), creating: C(1))),
+            ], maxPerHost: 1)
+        #expect(machine.connectionCount == 1)
+        #expect(machine.idleCount == 0)
+    }
+
+    @Test(
+        "A fresh request waiting at the host's limit takes the room of the next released connection, never the connection"
+    )
+    func freshWaiterReplacesReleased() {
+        Self.run(
+            [
+                .request(1, key: "a", deadline: nil, now: 0, expect: .createConnection(C(0))),
+                .fresh(2, key: "a", deadline: 50, now: 1, expect: .wait(armTimer: 50)),
+                .released(0, isReusable: true, now: 2, expect: .replace(closing: C(0), creating: C(1), for: R(2))),
+                // The waiter's deadline (50) armed the timer already: nothing later needs arming.
+                .released(1, isReusable: true, now: 3, expect: .none(armTimer: nil)),
+            ], maxPerHost: 1)
+    }
+
+    @Test(
+        "A draining connection's last request leaves a waiter waiting while a new connection to the HTTP/2 host negotiates"
+    )
+    func drainingWhileNegotiating() {
+        Self.run(
+            [
+                .negotiating(1, key: "a", deadline: nil, now: 0, expect: .createConnection(C(0))),
+                .negotiated(0, capacity: 10, now: 1, run: [], create: []),
+                .negotiating(2, key: "a", deadline: nil, now: 1, expect: .run(on: C(0), isAlone: false)),
+                .goingAway(0, expectIdle: false),
+                .negotiating(3, key: "a", deadline: nil, now: 2, expect: .createConnection(C(1))),
+                .negotiating(4, key: "a", deadline: nil, now: 2, expect: .wait(armTimer: nil)),
+                .released(0, isReusable: true, now: 3, expect: .none(armTimer: nil)),
+                .released(0, isReusable: true, now: 4, expect: .close),
+                .negotiated(1, capacity: 10, now: 5, run: [4], create: []),
+            ], maxPerHost: 4)
     }
 }

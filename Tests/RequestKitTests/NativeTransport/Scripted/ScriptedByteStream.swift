@@ -93,8 +93,11 @@ final class ScriptedByteStream: ByteStream, @unchecked Sendable {
         set { lock.withLock { capacity = newValue } }
     }
 
-    /// Everything the client wrote.
+    /// Everything the client wrote, as text.
     var written: String { lock.withLock { String(decoding: outbound, as: UTF8.self) } }
+
+    /// Everything the client wrote.
+    var writtenBytes: [UInt8] { lock.withLock { outbound } }
 
     /// Whether the client closed the stream.
     var isClosed: Bool { lock.withLock { closed } }
