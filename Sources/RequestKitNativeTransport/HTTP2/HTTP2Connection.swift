@@ -403,6 +403,8 @@ final class HTTP2Connection: EventLoopHandler, @unchecked Sendable {
         of exchange: HTTP2Exchange, on streamID: Int32, head: ResponseHead, options: StreamOptions
     ) throws {
         let bodyLimit = options.responseLimits.maxStreamedBodyBytes ?? .max
+        exchange.bodyLimit = bodyLimit
+        exchange.maxRatio = options.responseLimits.maxDecompressionRatio
         exchange.contentDecoder = try ContentDecoder(
             codings: head.tokens(of: "Content-Encoding"), maxBytes: bodyLimit,
             maxRatio: options.responseLimits.maxDecompressionRatio,
@@ -588,6 +590,11 @@ final class HTTP2Connection: EventLoopHandler, @unchecked Sendable {
         let failure: RequestError
         if error is CancellationError {
             failure = RequestError.cancelled(underlyingError: error)
+        } else if let head = exchange.head,
+            let tooLarge = ResponseTooLarge(
+                error, head: head, bodyLimit: exchange.bodyLimit, maxRatio: exchange.maxRatio)
+        {
+            failure = tooLarge.requestError(url: options.url)
         } else {
             failure = NativeTransport.requestError(
                 for: error, idleTimeout: exchange.job.idleTimeout, key: key, url: options.url)

@@ -22,6 +22,9 @@ final class HTTP2Exchange {
     var bodyBytes = 0
     /// A streamed body's content decoding.
     var contentDecoder: ContentDecoder?
+    /// A streamed body's limit on the wire, and how many times its compressed bytes may expand.
+    var bodyLimit = Int.max
+    var maxRatio = 0
     /// Whether the head went to the job's task: from then on, failures go to the body's consumer.
     var isDelivered = false
 
