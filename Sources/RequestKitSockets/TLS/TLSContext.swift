@@ -32,6 +32,7 @@ final class TLSContext: @unchecked Sendable {
     ///
     /// - Throws: ``Problem`` when a PEM cannot be read or the client key does not match its certificate.
     init(configuration: TLSConfiguration) throws {
+        OpenSSLLibrary.initialize()
         ERR_clear_error()
         defer { ERR_clear_error() }
         let pins = try Self.pins(configuration.pinnedPublicKeys)

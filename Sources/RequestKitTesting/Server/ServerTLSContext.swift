@@ -1,6 +1,7 @@
 #if canImport(COpenSSL)
 import COpenSSL
 import Foundation
+import RequestKit
 
 /// The server side of the TLS mode: one OpenSSL `SSL_CTX` per ``TestServer``, shared by its connections (so
 /// session tickets issued on one connection resume on the next).
@@ -23,6 +24,7 @@ final class ServerTLSContext: @unchecked Sendable {
 
     /// - Parameter offersHTTP2: Whether ALPN picks `h2` when the client offers it (else `http/1.1`, when offered).
     init(_ tls: TestServer.TLS, offersHTTP2: Bool = false) throws {
+        OpenSSLLibrary.initialize()
         ERR_clear_error()
         defer { ERR_clear_error() }
         guard let method = TLS_server_method(), let context = SSL_CTX_new(method) else {
