@@ -1,0 +1,141 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A program a test runs (nginx, a proxy, curl, this test binary again), started with `posix_spawn`: the one way
+/// the tests start a process.
+///
+/// Foundation's `Process` is not used: swift-corelibs-foundation up to Swift 6.3.1 reads past `readdir`'s buffer
+/// while it lists `/proc/self/fd` to close the parent's descriptors in the child, and so crashes at random in a
+/// process with many descriptors open, as the test process is.
+///
+/// The child gets exactly the arguments and environment given (this process's environment when none is), starts
+/// in `workingDirectory` when one is given, reads its standard input from `/dev/null`, writes each output stream
+/// where its ``Output`` says, and inherits no other descriptor of this process. It starts with no signal blocked
+/// and every signal at its default action, in a process group of its own, which ``terminate()`` kills: a program
+/// that forks (nginx and its worker) ends whole. Its end is noticed without blocking a thread (see ``ChildExit``).
+/// A child still running when its `ChildProcess` goes away is killed, so none outlives the test that started it.
+///
+/// ```swift
+/// let curl = try ChildProcess("/usr/bin/curl", ["--silent", url.absoluteString], standardOutput: .captured)
+/// #expect(await curl.termination() == .exited(0))
+/// let body = await curl.standardOutput()
+/// ```
+final class ChildProcess: Sendable {
+    /// Where one of the child's output streams goes.
+    enum Output: Sendable {
+        /// `/dev/null`.
+        case discarded
+        /// A pipe this process reads: ``ChildProcess/standardOutput()`` and ``ChildProcess/standardError()``
+        /// return what arrived.
+        case captured
+        /// A file, created or truncated.
+        case file(URL)
+    }
+
+    /// How a child ended.
+    enum Termination: Equatable, Sendable, CustomStringConvertible {
+        /// It exited with this status.
+        case exited(Int32)
+        /// A signal ended it.
+        case signalled(Int32)
+
+        var description: String {
+            switch self {
+            case .exited(let status): "exited with status \(status)"
+            case .signalled(let signal): "ended by signal \(signal)"
+            }
+        }
+    }
+
+    /// Why a child could not be started.
+    struct SpawnFailure: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    /// The child's process identifier, which is also its process group's.
+    let identifier: pid_t
+    private let ending: ChildExit
+    private let output: CapturedOutput?
+    private let errors: CapturedOutput?
+
+    /// Starts `executable` with `arguments`.
+    ///
+    /// - Parameters:
+    ///   - executable: The program's absolute path, also the child's `argv[0]`.
+    ///   - arguments: The arguments after `argv[0]`.
+    ///   - environment: The child's whole environment; `nil` passes this process's own.
+    ///   - workingDirectory: The directory the child starts in; `nil` keeps this process's.
+    ///   - standardOutput: Where the child's standard output goes.
+    ///   - standardError: Where the child's standard error goes.
+    /// - Throws: ``SpawnFailure`` when a pipe cannot be made or `posix_spawn` fails (no such program, for one).
+    init(
+        _ executable: String, _ arguments: [String] = [], environment: [String: String]? = nil,
+        workingDirectory: URL? = nil, standardOutput: Output = .discarded, standardError: Output = .discarded
+    ) throws {
+        var request = SpawnRequest(
+            executable: executable, arguments: arguments,
+            environment: environment ?? ProcessInfo.processInfo.environment, workingDirectory: workingDirectory,
+            standardOutput: standardOutput, standardError: standardError)
+        defer { request.closePipes() }
+        try request.makePipes()
+        identifier = try request.spawn()
+        ending = ChildExit(identifier: identifier)
+        output = request.takeReadEnd(of: 1).map(CapturedOutput.init(reading:))
+        errors = request.takeReadEnd(of: 2).map(CapturedOutput.init(reading:))
+    }
+
+    /// Runs `executable` to its end and returns how it ended, with everything it wrote to its standard output and
+    /// its standard error.
+    ///
+    /// ```swift
+    /// let run = try await ChildProcess.run("/bin/echo", ["hi"])
+    /// #expect(run.termination == .exited(0) && run.output == Data("hi\n".utf8))
+    /// ```
+    static func run(
+        _ executable: String, _ arguments: [String] = [], environment: [String: String]? = nil,
+        workingDirectory: URL? = nil
+    ) async throws -> (termination: Termination, output: Data, errors: Data) {
+        let child = try ChildProcess(
+            executable, arguments, environment: environment, workingDirectory: workingDirectory,
+            standardOutput: .captured, standardError: .captured)
+        let termination = await child.termination()
+        return (termination, await child.standardOutput(), await child.standardError())
+    }
+
+    deinit {
+        terminate()
+    }
+
+    /// Whether the child has not been seen to end yet.
+    var isRunning: Bool { ending.termination == nil }
+
+    /// Waits, without blocking a thread, until the child ends, and returns how it ended.
+    func termination() async -> Termination {
+        await ending.termination()
+    }
+
+    /// Everything the child wrote to a ``Output/captured`` standard output, once that stream ends (when the child
+    /// and every process that inherited the stream have ended); empty for another ``Output``.
+    func standardOutput() async -> Data {
+        await output?.contents() ?? Data()
+    }
+
+    /// Everything the child wrote to a ``Output/captured`` standard error, once that stream ends; empty for
+    /// another ``Output``.
+    func standardError() async -> Data {
+        await errors?.contents() ?? Data()
+    }
+
+    /// Kills the child's process group with `SIGKILL`, unless the child has ended: a program that waits for its
+    /// connections on `SIGTERM` ends at once too. The child is reaped in the background.
+    func terminate() {
+        ending.signalGroup(SIGKILL)
+    }
+}
