@@ -26,7 +26,7 @@ final class LocalNginx {
     let root: URL
     /// The port it listens on: picked free, and picked again when another socket took it before nginx could.
     private(set) var port: Int
-    private var process: Process?
+    private var process: ChildProcess?
 
     /// `http://127.0.0.1:<port>`.
     var base: String { "http://127.0.0.1:\(port)" }
@@ -82,11 +82,7 @@ final class LocalNginx {
             """
         let configurationFile = directory.appendingPathComponent("nginx.conf")
         try Data(configuration.utf8).write(to: configurationFile)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: Self.executable)
-        process.arguments = ["-p", directory.path, "-c", configurationFile.path]
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+        let process = try ChildProcess(Self.executable, ["-p", directory.path, "-c", configurationFile.path])
         self.process = process
         let pidFile = directory.appendingPathComponent("nginx.pid").path
         for _ in 0..<1000 {
@@ -121,7 +117,7 @@ final class LocalNginx {
         Issue.record("nginx did not answer at \(url)")
     }
 
-    /// Ends nginx and removes its directory.
+    /// Ends nginx (its worker too) and removes its directory.
     func stop() {
         process?.terminate()
         try? FileManager.default.removeItem(at: directory)

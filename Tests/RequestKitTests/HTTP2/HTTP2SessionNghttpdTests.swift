@@ -1,9 +1,5 @@
 #if canImport(CNghttp2)
 import Foundation
-
-#if canImport(Glibc)
-import Glibc
-#endif
 import Testing
 @testable import RequestKitHTTP2
 
@@ -51,10 +47,10 @@ final class Nghttpd: Sendable {
     static let executable = "/usr/sbin/nghttpd"
 
     let port: Int
-    private let process: Process
+    private let process: ChildProcess
     private let directory: URL
 
-    private init(port: Int, process: Process, directory: URL) {
+    private init(port: Int, process: ChildProcess, directory: URL) {
         self.port = port
         self.process = process
         self.directory = directory
@@ -71,14 +67,9 @@ final class Nghttpd: Sendable {
         let listener = try SilentListener()
         let port = listener.port
         listener.close()
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments =
-            ["--no-tls", "--address=127.0.0.1", "--htdocs=\(directory.path)"] + arguments + extra
-            + [String(port)]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+        let process = try ChildProcess(
+            executable,
+            ["--no-tls", "--address=127.0.0.1", "--htdocs=\(directory.path)"] + arguments + extra + [String(port)])
         let server = Nghttpd(port: port, process: process, directory: directory)
         for _ in 0..<100 {
             if (try? await offThePool { _ = try BlockingHTTPConnection(port: port, timeout: .seconds(1)) }) != nil {
@@ -90,10 +81,9 @@ final class Nghttpd: Sendable {
         throw HTTP2ConnectionFailure.closed
     }
 
-    /// Ends nghttpd and removes its directory. With SIGKILL: a process started from a test may inherit a signal mask
-    /// that blocks SIGTERM.
+    /// Ends nghttpd and removes its directory.
     func stop() {
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        process.terminate()
         try? FileManager.default.removeItem(at: directory)
     }
 }

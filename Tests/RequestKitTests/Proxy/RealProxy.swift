@@ -12,9 +12,8 @@ import Darwin
 /// authentication) or microsocks (SOCKS5, with a user name and password). `.ci/run` installs both and sets
 /// `REQUESTKIT_REQUIRE_PROXIES`, so CI runs every test that needs them; elsewhere the tests skip when a binary is
 /// missing.
-final class RealProxy: @unchecked Sendable {
-    // The process is started once and stopped once, by the test that owns the proxy.
-    private let process: Process
+final class RealProxy: Sendable {
+    private let process: ChildProcess
     private let folder: URL
     let port: Int
 
@@ -62,14 +61,9 @@ final class RealProxy: @unchecked Sendable {
         guard let path = Self.path(of: binary) else {
             throw POSIXError(.ENOENT)  // not installed: apt-get install it
         }
-        process = Process()
-        process.executableURL = URL(fileURLWithPath: path)
-        process.arguments = arguments
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
+        process = try ChildProcess(path, arguments)
         self.port = port
         self.folder = folder
-        try process.run()
         // Ready once it accepts a connection; at most 10 s.
         for _ in 0..<200 {
             if Self.accepts(port) { return }
@@ -79,12 +73,10 @@ final class RealProxy: @unchecked Sendable {
         throw POSIXError(.ETIMEDOUT)  // it never listened
     }
 
+    /// Ends the proxy at once (tinyproxy would wait for its open connections on SIGTERM, and a transport's pool
+    /// keeps them open) and removes its folder.
     func stop() {
-        if process.isRunning {
-            // tinyproxy waits for its open connections on SIGTERM, and a transport's pool keeps them open.
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-        }
+        process.terminate()
         try? FileManager.default.removeItem(at: folder)
     }
 
