@@ -17,23 +17,6 @@ import FoundationNetworking
 struct CompressionInteropTests {
     static let curl = "/usr/bin/curl"
 
-    /// Runs `executable` and returns its standard output and exit status, waiting without blocking a thread.
-    static func run(_ executable: String, _ arguments: [String]) async throws -> (output: Data, status: Int32) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        let output = FileManager.default.temporaryDirectory.appendingPathComponent("interop-\(UUID().uuidString)")
-        _ = FileManager.default.createFile(atPath: output.path, contents: nil)
-        defer { try? FileManager.default.removeItem(at: output) }
-        process.standardOutput = try FileHandle(forWritingTo: output)
-        process.standardError = FileHandle.nullDevice
-        let status = try await withCheckedThrowingContinuation { continuation in
-            process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
-            do { try process.run() } catch { continuation.resume(throwing: error) }
-        }
-        return (try Data(contentsOf: output), status)
-    }
-
     @Test(
         "curl --compressed decodes TestServer's br and zstd to the bytes RequestKit decodes",
         .enabled(if: FileManager.default.isExecutableFile(atPath: curl)))
@@ -42,9 +25,9 @@ struct CompressionInteropTests {
         defer { server.stop() }
         for (route, coding) in [("brotli", "br"), ("zstd", "zstd")] {
             let url = server.url("/\(route)")
-            let (curled, status) = try await Self.run(
+            let (termination, curled, _) = try await ChildProcess.run(
                 Self.curl, ["--silent", "--compressed", "-H", "Accept-Encoding: \(coding)", url.absoluteString])
-            #expect(status == 0, "\(coding)")
+            #expect(termination == .exited(0), "\(coding)")
             let parsed = try Json(parsing: curled)
             #expect(parsed[route].bool == true, "\(coding)")
             #expect(parsed.headers["Accept-Encoding"].string == coding, "\(coding)")

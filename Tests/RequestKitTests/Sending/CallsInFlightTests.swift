@@ -123,26 +123,12 @@ struct CallsInFlightTests {
     @Test("A process that exits with a call in flight writes one line naming it on standard error")
     func exitWithCallInFlight() async throws {
         let binary = try #require(ProcessInfo.processInfo.arguments.first { $0.hasSuffix(".xctest") })
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(UUID().uuidString)
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let output = directory.appendingPathComponent("stdout"), errors = directory.appendingPathComponent("stderr")
-        try Data().write(to: output)
-        try Data().write(to: errors)
+        let run = try await ChildProcess.run(
+            binary, ["--testing-library", "swift-testing", "--filter", "CallsInFlightTests/exitProbe"],
+            environment: ProcessInfo.processInfo.environment.merging([Self.probeVariable: "1"]) { $1 })
 
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: binary)
-        process.arguments = ["--testing-library", "swift-testing", "--filter", "CallsInFlightTests/exitProbe"]
-        process.environment = ProcessInfo.processInfo.environment.merging([Self.probeVariable: "1"]) { $1 }
-        process.standardOutput = try FileHandle(forWritingTo: output)
-        process.standardError = try FileHandle(forWritingTo: errors)
-        let status = try await withCheckedThrowingContinuation { continuation in
-            process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
-            do { try process.run() } catch { continuation.resume(throwing: error) }
-        }
-
-        #expect(status == 0)
-        let written = try String(contentsOf: errors, encoding: .utf8)
+        #expect(run.termination == .exited(0))
+        let written = String(decoding: run.errors, as: UTF8.self)
         let reports = written.split(separator: "\n").filter { $0.hasPrefix("RequestKit:") }
         #expect(
             reports == [
