@@ -78,6 +78,16 @@ extension RequestMetrics {
         public var localAddress: String?
         /// The server's address and port (`127.0.0.1:8080`, `[::1]:8443`).
         public var remoteAddress: String?
+        /// Every address the attempt's new connection tried, in the order tried, and how each ended: the race of
+        /// the host's IPv6 and IPv4 addresses (Happy Eyeballs). Empty on a reused connection, and where the transport
+        /// does not say (URLSession).
+        ///
+        /// ```swift
+        /// for tried in attempt.addressAttempts where tried.outcome != .connected {
+        ///     print("tried \(tried.address) first: \(tried.outcome)")
+        /// }
+        /// ```
+        public var addressAttempts: [AddressAttempt] = []
         /// The response's status; nil when the attempt failed before one.
         public var status: HTTPStatus?
         /// The W3C `traceparent` the attempt was sent with (``TraceContext``); nil without one.

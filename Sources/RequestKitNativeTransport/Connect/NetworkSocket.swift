@@ -8,9 +8,9 @@ import Musl
 import Darwin
 #endif
 
-/// The system calls that open a non-blocking TCP connection for ``HTTP1Connection``: resolving the host, starting
-/// a connection to one address, and reading how it ended. Each failure is a `POSIXError`, a timeout or an
-/// unknown host, which the transport tells apart.
+/// The system calls that open a non-blocking socket for a ``Connector``: addresses that need no lookup, starting
+/// a connection to one address (TCP, or a Unix domain socket), and reading how it ended. Each failure is a
+/// `POSIXError`, a timeout or an unknown host, which the transport tells apart.
 enum NetworkSocket {
     /// Why a connection could not be opened or an exchange stopped, when it was not a parse error.
     enum Failure: Error, Sendable, Equatable {
@@ -22,48 +22,54 @@ enum NetworkSocket {
         case hostNotFound(String)
     }
 
-    /// One resolved socket address, copied out of the resolver's list.
-    struct Address: Sendable, Equatable {
-        let family: Int32
-        let bytes: [UInt8]
-    }
-
     #if canImport(Darwin)
     private static let streamType = SOCK_STREAM
     #else
     private static let streamType = Int32(SOCK_STREAM.rawValue)
     #endif
 
-    /// The addresses of `host` when it needs no name lookup (an IPv4 or IPv6 literal, or `localhost`), so they can
-    /// be had on the event loop without blocking it; nil when it needs one.
-    static func addressesWithoutLookup(host: String, port: Int) throws(Failure) -> [Address]? {
+    /// The addresses of `host` when it needs no name lookup (an IPv4 or IPv6 literal, or `localhost`, which
+    /// `/etc/hosts` answers), so they can be had on the event loop without blocking it; nil when it needs one.
+    static func addressesWithoutLookup(host: String, port: Int) throws(Failure) -> [SocketAddress]? {
         let isLocal = host.lowercased() == "localhost"
         guard isLocal || host.contains(":") || host.allSatisfy({ $0.isNumber || $0 == "." }) else { return nil }
-        return try resolve(host: host, port: port, numericOnly: !isLocal)
+        do {
+            return try resolve(host: host, port: port, numericOnly: !isLocal)
+        } catch {
+            throw .hostNotFound(error.message)
+        }
     }
 
-    /// Resolves `host` with `getaddrinfo`, which may block for a name lookup: never call it on an event loop or a
-    /// task for a name that is not numeric.
-    static func resolve(host: String, port: Int, numericOnly: Bool = false) throws(Failure) -> [Address] {
+    /// Resolves `host` with `getaddrinfo` (of one family, or both when nil), which may block for a name lookup:
+    /// never call it on an event loop or a task for a name that is not numeric.
+    static func resolve(
+        host: String, port: Int, family: SocketAddress.Family? = nil, numericOnly: Bool = false
+    ) throws(ResolutionFailure) -> [SocketAddress] {
         var hints = addrinfo()
-        hints.ai_family = AF_UNSPEC
+        hints.ai_family =
+            switch family {
+            case .ipv4?: AF_INET
+            case .ipv6?: AF_INET6
+            case .unix?, nil: AF_UNSPEC
+            }
         hints.ai_socktype = streamType
         hints.ai_flags = AI_NUMERICSERV | (numericOnly ? AI_NUMERICHOST : 0)
         var list: UnsafeMutablePointer<addrinfo>?
         let status = getaddrinfo(host, String(port), &hints, &list)
         guard status == 0, let first = list else {
-            throw Failure.hostNotFound(status == 0 ? "no address" : String(cString: gai_strerror(status)))
+            let reason = status == 0 ? "no address" : String(cString: gai_strerror(status))
+            throw ResolutionFailure(status == EAI_NONAME ? .notFound : .other, reason)
         }
         defer { freeaddrinfo(first) }
-        var addresses: [Address] = []
+        var addresses: [SocketAddress] = []
         var entry: UnsafeMutablePointer<addrinfo>? = first
         while let address = entry {
             entry = address.pointee.ai_next
             guard let socketAddress = address.pointee.ai_addr else { continue }
             let bytes = UnsafeRawBufferPointer(start: socketAddress, count: Int(address.pointee.ai_addrlen))
-            addresses.append(Address(family: address.pointee.ai_family, bytes: Array(bytes)))
+            if let parsed = SocketAddress(bytes: Array(bytes)), !addresses.contains(parsed) { addresses.append(parsed) }
         }
-        guard !addresses.isEmpty else { throw Failure.hostNotFound("no address") }
+        guard !addresses.isEmpty else { throw ResolutionFailure(.noAddress, "no address") }
         return addresses
     }
 
@@ -72,21 +78,18 @@ enum NetworkSocket {
     /// - Returns: The descriptor, and whether it is connected already (otherwise it becomes writable when the
     ///   attempt ends, and ``connectionError(_:)`` says how).
     /// - Throws: `Failure.system` when the socket cannot be made or the attempt fails at once.
-    static func startConnecting(to address: Address) throws(Failure) -> (descriptor: Int32, isConnected: Bool) {
-        let descriptor = socket(address.family, streamType, 0)
+    static func startConnecting(to address: SocketAddress) throws(Failure) -> (descriptor: Int32, isConnected: Bool) {
+        let descriptor = socket(address.systemFamily, streamType, 0)
         guard descriptor >= 0 else { throw Failure.system(currentError()) }
         _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL, 0) | O_NONBLOCK)
         _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC)
         var one: Int32 = 1
         let size = socklen_t(MemoryLayout<Int32>.size)
-        setsockopt(descriptor, Int32(IPPROTO_TCP), TCP_NODELAY, &one, size)
+        if address.family != .unix { setsockopt(descriptor, Int32(IPPROTO_TCP), TCP_NODELAY, &one, size) }
         #if canImport(Darwin)
         setsockopt(descriptor, SOL_SOCKET, SO_NOSIGPIPE, &one, size)
         #endif
-        let status = address.bytes.withUnsafeBytes { bytes in
-            systemConnect(
-                descriptor, bytes.baseAddress?.assumingMemoryBound(to: sockaddr.self), socklen_t(bytes.count))
-        }
+        let status = address.withSystemAddress { pointer, length in systemConnect(descriptor, pointer, length) }
         if status == 0 { return (descriptor, true) }
         let error = errno
         if error == EINPROGRESS || error == EINTR { return (descriptor, false) }
@@ -152,7 +155,7 @@ enum NetworkSocket {
     }
 
     private static func systemConnect(
-        _ descriptor: Int32, _ address: UnsafePointer<sockaddr>?, _ length: socklen_t
+        _ descriptor: Int32, _ address: UnsafePointer<sockaddr>, _ length: socklen_t
     ) -> Int32 {
         #if canImport(Glibc)
         Glibc.connect(descriptor, address, length)

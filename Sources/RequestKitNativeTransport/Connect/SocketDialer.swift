@@ -1,34 +1,21 @@
 import Foundation
 
-/// The system calls a ``Connector`` makes to open a connection: resolving a host, starting a non-blocking connection
-/// to one address, reading how it ended, and layering the byte stream (TLS, a proxy's tunnel) over the connected
-/// socket. The system's (``SystemDialer``) in use; a test's gives scripted answers and scripted byte streams, so that
-/// connecting runs with no socket and no clock.
+/// The system calls a ``Connector`` makes to open a connection: starting a non-blocking connection to one address,
+/// reading how it ended, and layering the byte stream (TLS, a proxy's tunnel) over the connected socket. The
+/// system's (``SystemDialer``) in use; a test's gives scripted outcomes and scripted byte streams, so that connecting
+/// runs with no socket and no clock. Where addresses come from is the ``HostResolver``'s concern.
 ///
 /// ```swift
 /// let (descriptor, isConnected) = try dialer.startConnecting(to: address)
 /// let stream = try dialer.makeStream(descriptor: descriptor, key: key)
 /// ```
 protocol SocketDialer: Sendable {
-    /// The addresses of `host` when it needs no name lookup (an IP literal, `localhost`); nil when it needs one.
-    ///
-    /// - Throws: ``NetworkSocket/Failure`` when the literal does not resolve.
-    func addressesWithoutLookup(host: String, port: Int) throws(NetworkSocket.Failure) -> [NetworkSocket.Address]?
-
-    /// Looks `host` up without blocking the caller, then calls `completion` once, on any thread.
-    ///
-    /// - Throws: ``NetworkSocket/Failure`` when the lookup cannot start (the system refused a thread).
-    func resolve(
-        host: String, port: Int,
-        completion: @escaping @Sendable (Result<[NetworkSocket.Address], NetworkSocket.Failure>) -> Void
-    ) throws(NetworkSocket.Failure)
-
     /// Opens a non-blocking socket and starts connecting it to `address`: its descriptor, and whether it is connected
     /// already (otherwise it becomes writable when the attempt ends, and ``connectionError(_:)`` says how).
     ///
     /// - Throws: ``NetworkSocket/Failure`` when the socket cannot be made or the attempt fails at once.
     func startConnecting(
-        to address: NetworkSocket.Address
+        to address: SocketAddress
     ) throws(NetworkSocket.Failure) -> (
         descriptor: Int32, isConnected: Bool
     )
@@ -49,39 +36,17 @@ protocol SocketDialer: Sendable {
     func close(_ descriptor: Int32)
 }
 
-/// The system's sockets: `getaddrinfo` on a short-lived thread of its own (never the loop or the task pool), the
-/// socket calls of ``NetworkSocket``, and ``NativeTransport``'s streams (TLS over OpenSSL, proxies' tunnels).
+/// The system's sockets: the socket calls of ``NetworkSocket``, and ``NativeTransport``'s streams (TLS over OpenSSL,
+/// proxies' tunnels).
 ///
 /// ```swift
-/// let connector = Connector(
-///     key: key, loop: loop, dialer: SystemDialer(), connectTimeout: 10, deadline: nil, negotiatesHTTP2: false
-/// ) { outcome in print(outcome) }
+/// let (descriptor, isConnected) = try SystemDialer().startConnecting(to: address)
 /// ```
 struct SystemDialer: SocketDialer {
     init() {}
 
-    func addressesWithoutLookup(
-        host: String, port: Int
-    ) throws(NetworkSocket.Failure) -> [NetworkSocket.Address]? {
-        try NetworkSocket.addressesWithoutLookup(host: host, port: port)
-    }
-
-    func resolve(
-        host: String, port: Int,
-        completion: @escaping @Sendable (Result<[NetworkSocket.Address], NetworkSocket.Failure>) -> Void
-    ) throws(NetworkSocket.Failure) {
-        do {
-            try DetachedThread.start(name: "RequestKit.DNS") {
-                completion(
-                    Result { () throws(NetworkSocket.Failure) in try NetworkSocket.resolve(host: host, port: port) })
-            }
-        } catch {
-            throw .system(error)
-        }
-    }
-
     func startConnecting(
-        to address: NetworkSocket.Address
+        to address: SocketAddress
     ) throws(NetworkSocket.Failure) -> (descriptor: Int32, isConnected: Bool) {
         try NetworkSocket.startConnecting(to: address)
     }

@@ -28,6 +28,8 @@ struct AttemptRecord: Sendable {
     var bytesReceived = 0
     var isReused: Bool?
     var connection: ConnectionFacts?
+    /// The addresses the connector tried, when it opened the job's connection.
+    var addressAttempts: [ConnectAttemptRecord] = []
 
     /// A record of a job made at `started` (``EventLoop/now()``), reading the continuous clock once when
     /// `isRecording`.
@@ -60,6 +62,7 @@ struct AttemptRecord: Sendable {
         connectEnd = times.connectEnd
         handshakeStart = times.handshakeStart
         handshakeEnd = times.handshakeEnd
+        addressAttempts = times.addressAttempts
     }
 
     /// The request's head is about to be written.
@@ -113,8 +116,25 @@ struct AttemptRecord: Sendable {
             attempt.localAddress = connection.localAddress
             attempt.remoteAddress = connection.remoteAddress
         }
+        attempt.addressAttempts = addressAttempts.compactMap(addressAttempt)
         attempt.status = status
         return attempt
+    }
+
+    /// A tried address as the metrics show it; nil while it is pending (never, once the connector ended).
+    private func addressAttempt(_ record: ConnectAttemptRecord) -> RequestMetrics.AddressAttempt? {
+        guard let outcome = record.outcome, let ended = record.ended else { return nil }
+        let shown: RequestMetrics.AddressAttempt.Outcome =
+            switch outcome {
+            case .connected: .connected
+            case .failed(let code): .failed(code)
+            case .lostRace: .lostRace
+            case .timedOut: .timedOut
+            case .abandoned: .cancelled
+            }
+        let interval = RequestMetrics.Interval(
+            start: startInstant.advanced(by: offset(record.started)), end: startInstant.advanced(by: offset(ended)))
+        return RequestMetrics.AddressAttempt(address: record.address.description, interval: interval, outcome: shown)
     }
 
     /// How long after the job was made `nanoseconds` (a reading of the same clock) came.

@@ -37,6 +37,10 @@ final class ConnectionPool: @unchecked Sendable {
     private let group: EventLoopGroup
     /// The system calls connectors make: the one place where plain TCP could become TLS.
     private let dialer: any SocketDialer
+    /// Where connectors get the hosts' addresses.
+    let resolver: HostResolver
+    /// The resolution and attempt delays of each connector's address race.
+    private let race: HappyEyeballsStateMachine.Configuration
     /// Where connections speak HTTP/2.
     let http2: HTTP2Policy
     /// How long an HTTP/2 connection stays idle before a PING checks it, in nanoseconds (nil: never).
@@ -47,8 +51,11 @@ final class ConnectionPool: @unchecked Sendable {
     init(
         group: EventLoopGroup, maxConnectionsPerHost: Int, idleTimeout: Double, connectTimeout: Double,
         bufferSize: Int, pollWindow: UInt64, http2: HTTP2Policy = .disabled, http2PingInterval: Double = 0,
-        dialer: any SocketDialer = SystemDialer()
+        dialer: any SocketDialer = SystemDialer(), resolver: HostResolver = HostResolver(),
+        race: HappyEyeballsStateMachine.Configuration = .init()
     ) {
+        self.resolver = resolver
+        self.race = race
         self.http2 = http2
         self.http2PingInterval =
             http2PingInterval.isFinite && http2PingInterval > 0
@@ -187,8 +194,9 @@ final class ConnectionPool: @unchecked Sendable {
     private func open(_ id: Machine.ConnectionID, for job: RequestJob) {
         let loop = group.next()
         let connector = Connector(
-            key: job.key, loop: loop, dialer: dialer, connectTimeout: connectTimeout, deadline: job.idleDeadline,
-            requestTimeout: job.idleTimeout, negotiatesHTTP2: negotiates(job.key)
+            key: job.key, loop: loop, dialer: dialer, resolution: resolver, connectTimeout: connectTimeout,
+            deadline: job.idleDeadline, requestTimeout: job.idleTimeout, negotiatesHTTP2: negotiates(job.key),
+            race: race
         ) { [weak self] outcome in
             self?.connectorEnded(id, loop: loop, job: job, outcome: outcome)
         }

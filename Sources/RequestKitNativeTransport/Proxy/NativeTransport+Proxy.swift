@@ -43,27 +43,20 @@ extension NativeTransport {
     }
 
     private static func lookUp(_ host: String) -> Result<String, RequestError> {
-        do {
-            let addresses = try NetworkSocket.resolve(host: host, port: 0)
-            for address in addresses {
-                var text = [CChar](repeating: 0, count: Int(NI_MAXHOST))
-                let status = address.bytes.withUnsafeBytes { bytes in
-                    getnameinfo(
-                        bytes.baseAddress?.assumingMemoryBound(to: sockaddr.self), socklen_t(bytes.count), &text,
-                        socklen_t(text.count), nil, 0, NI_NUMERICHOST)
-                }
-                if status == 0 {
-                    return .success(
-                        String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
-                }
+        do throws(ResolutionFailure) {
+            guard let address = try NetworkSocket.resolve(host: host, port: 0).first(where: { !$0.host.isEmpty })
+            else {
+                return .failure(
+                    RequestError.connectionFailed(
+                        .hostNotFound, host: host, port: nil, underlyingError: URLError(.cannotFindHost),
+                        reason: "no address to give the SOCKS5 proxy"))
             }
-            return .failure(
-                RequestError.connectionFailed(
-                    .hostNotFound, host: host, port: nil, underlyingError: URLError(.cannotFindHost),
-                    reason: "no address to give the SOCKS5 proxy"))
+            return .success(address.host)
         } catch {
             return .failure(
-                NativeTransport.requestError(for: error, idleTimeout: 0, key: ConnectionKey(host: host, port: 0)))
+                NativeTransport.requestError(
+                    for: NetworkSocket.Failure.hostNotFound(error.message), idleTimeout: 0,
+                    key: ConnectionKey(host: host, port: 0)))
         }
     }
 }

@@ -1,89 +1,97 @@
 import Foundation
 import Testing
 
+@testable import RequestKitConnect
+@testable import RequestKitModel
 @testable import RequestKitNativeTransport
 
-/// How a connection is opened, event by event, with no socket and no clock.
+/// The connector's decisions, event by event, with no socket and no clock: the address race delegated to the Happy
+/// Eyeballs machine, then the handshakes, the deadlines and how each failure is reported.
 @Suite("Connector state machine")
 struct ConnectorStateMachineTests {
     typealias Machine = ConnectorStateMachine
+    static let ms: UInt64 = 1_000_000
+    static let v6 = ScriptedDialer.address("2001:db8::1", port: 443)
+    static let v4 = ScriptedDialer.address("192.0.2.1", port: 443)
 
-    static let first = ScriptedDialer.address("127.0.0.1", port: 8080)
-    static let second = ScriptedDialer.address("127.0.0.2", port: 8080)
-
-    @Test("A name is looked up, then its addresses tried; the first that connects runs the handshakes")
-    func lookupThenConnect() {
-        var machine = Machine()
-        #expect(machine.start(addresses: nil) == .resolve)
-        #expect(machine.resolved(.success([Self.first, Self.second])) == .connect(Self.first))
-        #expect(machine.attemptConnected() == .handshake)
-        #expect(machine.handshakeFinished() == .succeed)
-        #expect(machine.state == .connected)
-        #expect(machine.isFinished)
+    static func machine(requestDeadline: UInt64? = nil) -> Machine {
+        Machine(host: "dual.test", port: 443, connectDeadline: 10_000 * ms, requestDeadline: requestDeadline)
     }
 
-    @Test("An IP literal needs no lookup; a literal that does not resolve fails at once")
-    func literals() {
-        var machine = Machine()
-        #expect(machine.start(addresses: .success([Self.first])) == .connect(Self.first))
-        var broken = Machine()
+    @Test("A name is asked for in both families; the first socket to connect is handshaken, the other closed")
+    func raceThenHandshake() {
+        var machine = Self.machine()
         #expect(
-            broken.start(addresses: .failure(.hostNotFound("bad literal")))
-                == .fail(.couldNotConnect(.hostNotFound("bad literal"))))
-        #expect(broken.isFinished)
+            machine.start(addresses: nil, now: 0) == [
+                .resolve(.ipv6), .resolve(.ipv4), .wakeRace(at: 10_000 * Self.ms),
+            ])
+        #expect(machine.resolved(.ipv6, .success([Self.v6]), now: 1 * Self.ms) == [.connect(0, Self.v6)])
+        #expect(machine.resolved(.ipv4, .success([Self.v4]), now: 2 * Self.ms) == [.wakeRace(at: 251 * Self.ms)])
+        #expect(machine.raceTimerFired(now: 251 * Self.ms) == [.connect(1, Self.v4), .wakeRace(at: 10_000 * Self.ms)])
+        #expect(machine.attemptConnected(1, now: 260 * Self.ms) == [.close(0), .handshake(1)])
+        #expect(machine.state == .handshaking(1))
+        #expect(machine.attemptFailed(0, .ECONNREFUSED, now: 261 * Self.ms) == [])
+        #expect(machine.handshakeFinished() == [.succeed])
+        #expect(machine.addressAttempts.map(\.outcome) == [.lostRace, .connected])
     }
 
-    @Test("Each failed or timed-out address moves on to the next; after the last, the last failure is the connector's")
-    func addressesInTurn() {
-        var machine = Machine()
-        #expect(machine.start(addresses: .success([Self.first, Self.second])) == .connect(Self.first))
-        #expect(machine.attemptFailed(.system(POSIXError(.ECONNREFUSED))) == .connect(Self.second))
-        #expect(machine.attemptTimedOut() == .fail(.couldNotConnect(.timedOut)))
-        var refused = Machine()
-        #expect(refused.start(addresses: .success([Self.first])) == .connect(Self.first))
+    @Test("One address refused fails as a single connection's refusal")
+    func singleAddressFailure() {
+        var machine = Self.machine()
+        _ = machine.start(addresses: [Self.v4], now: 0)
         #expect(
-            refused.attemptFailed(.system(POSIXError(.ECONNREFUSED)))
-                == .fail(.couldNotConnect(.system(POSIXError(.ECONNREFUSED)))))
+            machine.attemptFailed(0, .ECONNREFUSED, now: 1)
+                == [.fail(.couldNotConnect(.system(POSIXError(.ECONNREFUSED))))])
     }
 
-    @Test("A lookup that finds nothing, a failed or stalled handshake, the deadline and a cancellation each fail")
-    func failures() {
-        var empty = Machine()
-        #expect(empty.start(addresses: nil) == .resolve)
-        #expect(empty.resolved(.success([])) == .fail(.couldNotConnect(.hostNotFound("no address"))))
-        var handshake = Machine()
-        #expect(handshake.start(addresses: .success([Self.first])) == .connect(Self.first))
-        #expect(handshake.attemptConnected() == .handshake)
-        #expect(handshake.handshakeFailed() == .fail(.handshakeFailed))
-        var stalled = Machine()
-        #expect(stalled.start(addresses: .success([Self.first])) == .connect(Self.first))
-        #expect(stalled.attemptConnected() == .handshake)
-        #expect(stalled.handshakeTimedOut() == .fail(.handshakeTimedOut))
-        var late = Machine()
-        #expect(late.start(addresses: nil) == .resolve)
-        #expect(late.deadlinePassed() == .fail(.requestTimedOut))
-        var cancelled = Machine()
-        #expect(cancelled.start(addresses: .success([Self.first])) == .connect(Self.first))
-        #expect(cancelled.cancelled() == .fail(.cancelled))
+    @Test("Both addresses refused: the race's failure, naming both")
+    func everyAddressFailed() {
+        var machine = Self.machine()
+        _ = machine.start(addresses: [Self.v6, Self.v4], now: 0)
+        _ = machine.attemptFailed(0, .ENETUNREACH, now: 1)
+        let actions = machine.attemptFailed(1, .ECONNREFUSED, now: 2)
+        guard case .fail(.raceFailed(let race, requestDeadlineFirst: false))? = actions.last else {
+            Issue.record("expected the race's failure, got \(actions)")
+            return
+        }
+        #expect(race.attempts.map(\.address) == [Self.v6, Self.v4])
+        #expect(race.reason == .everyAttemptFailed)
     }
 
-    @Test("What comes after the end (a late lookup, a timer that fired as it gave up) changes nothing")
-    func afterTheEnd() {
-        var machine = Machine()
-        #expect(machine.start(addresses: nil) == .resolve)
-        #expect(machine.deadlinePassed() == .fail(.requestTimedOut))
-        #expect(machine.resolved(.success([Self.first])) == .none)
-        #expect(machine.attemptTimedOut() == .none)
-        #expect(machine.handshakeTimedOut() == .none)
-        #expect(machine.cancelled() == .none)
+    @Test("One address past the connect timeout is a plain connect timeout; past the request's, the request's")
+    func singleAddressTimeouts() {
+        var connect = Self.machine()
+        _ = connect.start(addresses: [Self.v4], now: 0)
+        #expect(connect.raceTimerFired(now: 10_000 * Self.ms).last == .fail(.couldNotConnect(.timedOut)))
+        var request = Self.machine(requestDeadline: 1_000 * Self.ms)
+        #expect(request.start(addresses: [Self.v4], now: 0) == [.connect(0, Self.v4), .wakeRace(at: 1_000 * Self.ms)])
+        #expect(request.deadlinePassed(now: 1_000 * Self.ms) == [.close(0), .fail(.requestTimedOut)])
+    }
+
+    @Test("Events after the end change nothing: a late answer, a late socket, a late timer")
+    func lateEvents() {
+        var machine = Self.machine()
+        _ = machine.start(addresses: nil, now: 0)
+        #expect(machine.cancelled(now: 1) == [.fail(.cancelled)])
+        #expect(machine.resolved(.ipv6, .success([Self.v6]), now: 2) == [])
+        #expect(machine.raceTimerFired(now: 3) == [])
+        #expect(machine.deadlinePassed(now: 4) == [])
         #expect(machine.state == .failed)
+    }
+
+    @Test("A numeric host that is no address fails at once, without a race")
+    func invalidLiteral() {
+        var machine = Self.machine()
+        #expect(
+            machine.start(failure: .hostNotFound("Name or service not known"))
+                == [.fail(.couldNotConnect(.hostNotFound("Name or service not known")))])
     }
 
     @Test("An event the state cannot take is a fault the machine reports: a debug build stops at it")
     func impossibleEventStops() async {
         await #expect(processExitsWith: .failure) {
-            var machine = ConnectorStateMachine()
-            let actions = [machine.start(addresses: nil), machine.handshakeFinished()]
+            var machine = ConnectorStateMachine(host: "dual.test", port: 443, connectDeadline: 1_000_000)
+            let actions = machine.start(addresses: nil, now: 0) + machine.handshakeFinished()
             print(actions)
         }
     }

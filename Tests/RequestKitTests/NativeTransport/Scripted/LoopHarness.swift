@@ -1,5 +1,6 @@
 import Foundation
 
+@testable import RequestKitConnect
 @testable import RequestKitModel
 @testable import RequestKitNativeTransport
 
@@ -26,7 +27,8 @@ final class LoopHarness: @unchecked Sendable {
 
     init(
         maxConnectionsPerHost: Int = 4, idleTimeout: Double = 60, connectTimeout: Double = 10,
-        http2: HTTP2Policy = .disabled, pollWindow: UInt64 = 0
+        http2: HTTP2Policy = .disabled, pollWindow: UInt64 = 0,
+        race: HappyEyeballsStateMachine.Configuration = .init()
     ) {
         self.connectTimeout = connectTimeout
         loop = EventLoop(readiness: readiness, clock: .manual(time))
@@ -34,7 +36,7 @@ final class LoopHarness: @unchecked Sendable {
         pool = ConnectionPool(
             group: EventLoopGroup(loops: [loop]), maxConnectionsPerHost: maxConnectionsPerHost,
             idleTimeout: idleTimeout, connectTimeout: connectTimeout, bufferSize: 64 * 1024, pollWindow: pollWindow,
-            http2: http2, dialer: dialer)
+            http2: http2, dialer: dialer, resolver: HostResolver(lookup: dialer), race: race)
     }
 
     /// A request on its way, and what became of it.
@@ -96,14 +98,14 @@ final class LoopHarness: @unchecked Sendable {
     @discardableResult
     func submit(
         _ path: String, method: String = "GET", host: String = "127.0.0.1", port: Int = 8080, body: Data = Data(),
-        timeout: Double = 30, mode: RequestJob.Mode = .buffered(bodyLimit: 1 << 20)
+        timeout: Double = 30, mode: RequestJob.Mode = .buffered(bodyLimit: 1 << 20), recordsMetrics: Bool = true
     ) -> Submitted {
         var head = "\(method) \(path) HTTP/1.1\r\nHost: \(host):\(port)\r\n"
         if !body.isEmpty || method == "POST" || method == "PUT" { head += "Content-Length: \(body.count)\r\n" }
         head += "\r\n"
         let job = RequestJob(
             key: ConnectionKey(host: host, port: port), pool: pool, head: Array(head.utf8), body: body, method: method,
-            idleTimeout: timeout, limits: ConnectionLimits(), mode: mode)
+            idleTimeout: timeout, limits: ConnectionLimits(), mode: mode, recordsMetrics: recordsMetrics)
         let submitted = Submitted(job, connectTimeout: connectTimeout)
         pool.submit(job)
         return submitted
