@@ -114,6 +114,63 @@ extension NativeTransport {
         /// configuration.http2PingInterval = 10
         /// ```
         public var http2PingInterval: Double = 30
+        /// Where host names are looked up: the system's resolver when nil (on Linux, c-ares on the transport's event
+        /// loop, reading `/etc/hosts` and `/etc/resolv.conf` as the C library does: no thread per lookup, and the
+        /// records' TTLs kept), or a ``Resolver`` of your own (service discovery, a fixed table). nil by default.
+        ///
+        /// ```swift
+        /// configuration.resolver = ServiceRegistry()
+        /// ```
+        public var resolver: (any Resolver)?
+        /// Fixed addresses for host names and ports, used instead of a lookup (curl's `--resolve`): a server before
+        /// its DNS record exists, or a staging address under the production name, so that TLS still checks the real
+        /// name. Empty by default.
+        ///
+        /// ```swift
+        /// configuration.dnsOverrides = try DNSOverrides(["api.example.com:443:192.0.2.7"])
+        /// ```
+        public var dnsOverrides = DNSOverrides()
+        /// How long, in seconds, a new connection's attempt has to itself before the host's next address is tried
+        /// beside it (Happy Eyeballs, RFC 8305); a failed attempt starts the next at once. 0.25 by default, within
+        /// 0.01 and 2 (RFC 8305's bounds).
+        ///
+        /// ```swift
+        /// configuration.connectionAttemptDelay = 0.1
+        /// ```
+        public var connectionAttemptDelay: Double = 0.25
+        /// How long, in seconds, an `A` answer that comes before the `AAAA` answer waits for it before IPv4 attempts
+        /// start. 0.05 by default, at most 1.
+        ///
+        /// ```swift
+        /// configuration.resolutionDelay = 0
+        /// ```
+        public var resolutionDelay: Double = 0.05
+        /// The shortest time, in seconds, an answer stays in the transport's DNS cache, whatever its TTL (a TTL of 0
+        /// would have every connection ask again). 1 by default.
+        ///
+        /// ```swift
+        /// configuration.dnsCacheMinimumTimeToLive = 5
+        /// ```
+        public var dnsCacheMinimumTimeToLive: Double = 1
+        /// The longest time, in seconds, an answer stays in the transport's DNS cache, whatever its TTL; 0 asks again
+        /// for every new connection. 300 by default.
+        ///
+        /// ```swift
+        /// configuration.dnsCacheMaximumTimeToLive = 60
+        /// ```
+        public var dnsCacheMaximumTimeToLive: Double = 300
+        /// The local address or interface new connections leave from; nil (the system chooses) by default.
+        ///
+        /// ```swift
+        /// configuration.localBinding = LocalBinding(interface: "eth1")
+        /// ```
+        public var localBinding: LocalBinding?
+        /// TCP keep-alive probes on every new connection; nil (the system's default, usually off) by default.
+        ///
+        /// ```swift
+        /// configuration.tcpKeepAlive = TCPKeepAlive(idle: .seconds(30), interval: .seconds(10), count: 3)
+        /// ```
+        public var tcpKeepAlive: TCPKeepAlive?
 
         /// Whether responses carry ``RequestMetrics``: always, except to measure what recording them costs (the
         /// metrics benchmark), when the transport reads no clock and builds no attempt for them. Package-level: only
@@ -136,6 +193,35 @@ extension NativeTransport {
             limits.head.maxHeadBytes = max(1024, maxResponseHeadBytes)
             limits.head.maxFields = max(1, maxResponseHeaderCount)
             return limits
+        }
+
+        /// The system resolver's name servers instead of `/etc/resolv.conf`'s (with their ports): tests and
+        /// benchmarks point it at a DNS server of their own. Package-level; nil (the system's) by default.
+        ///
+        /// ```swift
+        /// let transport = NativeTransport { $0.systemResolverServers = [dns.address] }
+        /// ```
+        package var systemResolverServers: [SocketAddress]?
+
+        /// The race's delays, within RFC 8305's bounds, in nanoseconds.
+        var raceConfiguration: HappyEyeballsStateMachine.Configuration {
+            HappyEyeballsStateMachine.Configuration(
+                resolutionDelay: Self.nanoseconds(resolutionDelay, within: 0...1),
+                attemptDelay: Self.nanoseconds(connectionAttemptDelay, within: 0.01...2))
+        }
+
+        /// What the DNS cache keeps, and for how long.
+        var dnsCachePolicy: DNSCache.Policy {
+            let ceiling = Self.nanoseconds(dnsCacheMaximumTimeToLive, within: 0...86_400)
+            let floor = min(Self.nanoseconds(dnsCacheMinimumTimeToLive, within: 0...86_400), ceiling)
+            return DNSCache.Policy(
+                minimumTimeToLive: .nanoseconds(Int64(floor)), maximumTimeToLive: .nanoseconds(Int64(ceiling)),
+                failureTimeToLive: .nanoseconds(Int64(min(2_000_000_000, ceiling))))
+        }
+
+        /// Seconds as nanoseconds, clamped to `bounds` (NaN is the lower bound).
+        private static func nanoseconds(_ seconds: Double, within bounds: ClosedRange<Double>) -> UInt64 {
+            UInt64((seconds.isNaN ? bounds.lowerBound : min(max(seconds, bounds.lowerBound), bounds.upperBound)) * 1e9)
         }
 
         /// ``responsePollWindow`` in nanoseconds, within 0 and 10 ms.

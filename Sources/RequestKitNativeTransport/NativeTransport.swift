@@ -19,8 +19,10 @@ import FoundationNetworking
 ///
 /// Its sockets are non-blocking and driven by an event loop (epoll on Linux, kqueue on Apple platforms): one
 /// thread by default (``Configuration/eventLoopCount``) serves every connection, however many are open or waiting
-/// on slow servers, and awaiting tasks are resumed from it. A host name is looked up on a short-lived thread of its
-/// own; IP literals and `localhost` need no lookup.
+/// on slow servers, and awaiting tasks are resumed from it. A host name is looked up without a thread of its own (on
+/// Linux, the system's c-ares resolver runs on the event loop) and its answer cached for its TTL; a new connection
+/// races the host's IPv6 and IPv4 addresses (Happy Eyeballs, RFC 8305), so a family whose packets are silently
+/// dropped costs ``Configuration/connectionAttemptDelay``, not the connect timeout.
 ///
 /// On Linux it speaks `https://` itself, over the system's OpenSSL 3: TLS 1.2 or 1.3, verified against
 /// ``Configuration/tls`` (the system's trust store by default) before any request byte is sent, with sessions
@@ -77,7 +79,13 @@ public final class NativeTransport: Transport {
                 idleTimeout: configuration.idleConnectionTimeout, connectTimeout: configuration.connectTimeout,
                 bufferSize: max(64 * 1024, configuration.maxResponseHeadBytes),
                 pollWindow: configuration.responsePollNanoseconds, http2: configuration.http2,
-                http2PingInterval: configuration.http2PingInterval)
+                http2PingInterval: configuration.http2PingInterval,
+                dialer: SystemDialer(binding: configuration.localBinding, keepAlive: configuration.tcpKeepAlive),
+                resolver: HostResolver(
+                    lookup: configuration.resolver.map { UserResolverLookup($0) as any AddressLookup }
+                        ?? SystemLookup(servers: configuration.systemResolverServers),
+                    overrides: configuration.dnsOverrides, policy: configuration.dnsCachePolicy),
+                race: configuration.raceConfiguration)
         }
     }
 

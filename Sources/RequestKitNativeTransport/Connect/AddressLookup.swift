@@ -40,9 +40,9 @@ final class SystemLookup: AddressLookup, @unchecked Sendable {
         }
     }
 
-    /// The system's configuration (`/etc/resolv.conf`, `/etc/hosts`), or `options` for tests.
-    init(options: AresResolver<EventLoop>.Options = .init()) {
-        self.options = options
+    /// The system's configuration (`/etc/resolv.conf`, `/etc/hosts`), or these name servers (tests, benchmarks).
+    init(servers: [SocketAddress]? = nil) {
+        options = AresResolver<EventLoop>.Options(servers: servers)
     }
 
     deinit {
@@ -80,13 +80,14 @@ final class SystemLookup: AddressLookup, @unchecked Sendable {
 /// loop.execute { lookup.resolve(host: "example.com", port: 443, family: .ipv4, on: loop) { print($0) } }
 /// ```
 struct SystemLookup: AddressLookup {
-    init() {}
+    /// The system's configuration; `servers` are not used, as `getaddrinfo` asks the system's name servers.
+    init(servers: [SocketAddress]? = nil) {}
 
     func resolve(
         host: String, port: Int, family: SocketAddress.Family, on loop: EventLoop,
         completion: @escaping (Result<ResolvedAddresses, ResolutionFailure>) -> Void
     ) {
-        let answer = UncheckedCompletion(completion)
+        let answer = LoopCompletion(completion)
         do {
             try DetachedThread.start(name: "RequestKit.DNS") {
                 let result = Result { () throws(ResolutionFailure) in
@@ -98,14 +99,6 @@ struct SystemLookup: AddressLookup {
             }
         } catch {
             completion(.failure(ResolutionFailure(.other, "no thread for looking \(host) up: \(error)")))
-        }
-    }
-
-    /// The completion, carried to the lookup's thread and back to the loop, where alone it is called.
-    private struct UncheckedCompletion: @unchecked Sendable {
-        let completion: (Result<ResolvedAddresses, ResolutionFailure>) -> Void
-        init(_ completion: @escaping (Result<ResolvedAddresses, ResolutionFailure>) -> Void) {
-            self.completion = completion
         }
     }
 }

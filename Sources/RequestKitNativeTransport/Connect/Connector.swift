@@ -222,7 +222,7 @@ final class Connector: EventLoopHandler, @unchecked Sendable {
             guard let self else { return }
             pendingFamilies.remove(family)
             if pendingFamilies.isEmpty, times.lookupEnd == 0 { times.lookupEnd = loop.now() }
-            feed(.resolved(family, result.map(\.addresses)))
+            feed(.resolved(family, result))
         }
     }
 

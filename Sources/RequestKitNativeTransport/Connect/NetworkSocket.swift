@@ -73,14 +73,26 @@ enum NetworkSocket {
         return addresses
     }
 
-    /// Opens a non-blocking socket and starts connecting it to `address`.
+    /// Opens a non-blocking socket, binds it as `binding` says and turns on `keepAlive` (TCP only), and starts
+    /// connecting it to `address`.
     ///
     /// - Returns: The descriptor, and whether it is connected already (otherwise it becomes writable when the
     ///   attempt ends, and ``connectionError(_:)`` says how).
-    /// - Throws: `Failure.system` when the socket cannot be made or the attempt fails at once.
-    static func startConnecting(to address: SocketAddress) throws(Failure) -> (descriptor: Int32, isConnected: Bool) {
+    /// - Throws: `Failure.system` when the socket cannot be made or set up, or the attempt fails at once.
+    static func startConnecting(
+        to address: SocketAddress, binding: LocalBinding? = nil, keepAlive: TCPKeepAlive? = nil
+    ) throws(Failure) -> (descriptor: Int32, isConnected: Bool) {
         let descriptor = socket(address.systemFamily, streamType, 0)
         guard descriptor >= 0 else { throw Failure.system(currentError()) }
+        if address.family != .unix {
+            do throws(POSIXError) {
+                if let binding { try SocketOptionCalls.bind(descriptor, to: binding, family: address.family) }
+                if let keepAlive { try SocketOptionCalls.enable(keepAlive, on: descriptor) }
+            } catch {
+                close(descriptor)
+                throw Failure.system(error)
+            }
+        }
         _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL, 0) | O_NONBLOCK)
         _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC)
         var one: Int32 = 1

@@ -36,19 +36,27 @@ protocol SocketDialer: Sendable {
     func close(_ descriptor: Int32)
 }
 
-/// The system's sockets: the socket calls of ``NetworkSocket``, and ``NativeTransport``'s streams (TLS over OpenSSL,
-/// proxies' tunnels).
+/// The system's sockets: the socket calls of ``NetworkSocket`` (with the local binding and TCP keep-alive of the
+/// transport's configuration), and ``NativeTransport``'s streams (TLS over OpenSSL, proxies' tunnels).
 ///
 /// ```swift
 /// let (descriptor, isConnected) = try SystemDialer().startConnecting(to: address)
 /// ```
 struct SystemDialer: SocketDialer {
-    init() {}
+    /// The local address or interface every TCP socket leaves from; nil for the system's choice.
+    let binding: LocalBinding?
+    /// The keep-alive probes of every TCP socket; nil for the system's default.
+    let keepAlive: TCPKeepAlive?
+
+    init(binding: LocalBinding? = nil, keepAlive: TCPKeepAlive? = nil) {
+        self.binding = binding
+        self.keepAlive = keepAlive
+    }
 
     func startConnecting(
         to address: SocketAddress
     ) throws(NetworkSocket.Failure) -> (descriptor: Int32, isConnected: Bool) {
-        try NetworkSocket.startConnecting(to: address)
+        try NetworkSocket.startConnecting(to: address, binding: binding, keepAlive: keepAlive)
     }
 
     func connectionError(_ descriptor: Int32) -> POSIXError? { NetworkSocket.connectionError(descriptor) }

@@ -40,6 +40,8 @@ enum LoopbackListener {
     static func streamSocket() -> Int32 {
         #if canImport(Darwin)
         let streamType = SOCK_STREAM
+        #elseif canImport(Glibc)
+        let streamType = Int32(Glibc.SOCK_STREAM.rawValue)
         #else
         let streamType = Int32(SOCK_STREAM.rawValue)
         #endif

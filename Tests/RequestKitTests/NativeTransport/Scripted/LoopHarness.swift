@@ -28,7 +28,8 @@ final class LoopHarness: @unchecked Sendable {
     init(
         maxConnectionsPerHost: Int = 4, idleTimeout: Double = 60, connectTimeout: Double = 10,
         http2: HTTP2Policy = .disabled, pollWindow: UInt64 = 0,
-        race: HappyEyeballsStateMachine.Configuration = .init()
+        race: HappyEyeballsStateMachine.Configuration = .init(), overrides: DNSOverrides = DNSOverrides(),
+        dnsPolicy: DNSCache.Policy = DNSCache.Policy()
     ) {
         self.connectTimeout = connectTimeout
         loop = EventLoop(readiness: readiness, clock: .manual(time))
@@ -36,7 +37,8 @@ final class LoopHarness: @unchecked Sendable {
         pool = ConnectionPool(
             group: EventLoopGroup(loops: [loop]), maxConnectionsPerHost: maxConnectionsPerHost,
             idleTimeout: idleTimeout, connectTimeout: connectTimeout, bufferSize: 64 * 1024, pollWindow: pollWindow,
-            http2: http2, dialer: dialer, resolver: HostResolver(lookup: dialer), race: race)
+            http2: http2, dialer: dialer,
+            resolver: HostResolver(lookup: dialer, overrides: overrides, policy: dnsPolicy), race: race)
     }
 
     /// A request on its way, and what became of it.
