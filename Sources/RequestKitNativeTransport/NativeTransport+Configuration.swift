@@ -171,6 +171,15 @@ extension NativeTransport {
         /// configuration.tcpKeepAlive = TCPKeepAlive(idle: .seconds(30), interval: .seconds(10), count: 3)
         /// ```
         public var tcpKeepAlive: TCPKeepAlive?
+        /// Base URLs whose requests go through a Unix domain socket instead of TCP (a local daemon such as Docker, a
+        /// sidecar): the URL keeps its host, which the `Host` header and TLS name, and the connections to each socket
+        /// are pooled apart. HTTP/2 with prior knowledge (``HTTP2Policy``) and TLS work over a socket as over TCP;
+        /// proxies are never used for these requests. None by default.
+        ///
+        /// ```swift
+        /// try configuration.unixSocketRoutes.route(URL(string: "http://docker")!, through: "/var/run/docker.sock")
+        /// ```
+        public var unixSocketRoutes = UnixSocketRoutes()
 
         /// Whether responses carry ``RequestMetrics``: always, except to measure what recording them costs (the
         /// metrics benchmark), when the transport reads no clock and builds no attempt for them. Package-level: only

@@ -28,7 +28,9 @@ extension NativeTransport {
     public func stream(_ request: TransferRequest) async throws -> StreamingResponse {
         let httpURL = try httpURL(of: request)
         if !sendsItself(httpURL) { return try await configuration.secureTransport.stream(request) }
-        let route = proxySelection.isEmpty ? nil : try await proxyRoute(for: request, to: httpURL)
+        let route =
+            proxySelection.isEmpty || unixSocket(for: httpURL.url) != nil
+            ? nil : try await proxyRoute(for: request, to: httpURL)
         let (job, body) = try streamingJob(for: request, to: httpURL, route: route)
         let outcome = try await perform(job, url: httpURL.url)
         return try Self.streamingResponse(outcome, of: job, body: body, url: httpURL.url)
@@ -81,7 +83,7 @@ extension NativeTransport {
             makeBodyReader = { try transfer.makeBodyReader() }
         }
         let job = RequestJob(
-            key: target.key, pool: try pool(), head: headBytes, body: inlineBody,
+            key: target.key.through(unixSocket(for: url)), pool: try pool(), head: headBytes, body: inlineBody,
             makeBodyReader: makeBodyReader,
             bodyLength: bodyLength, method: head.method, idleTimeout: head.timeout,
             limits: limits,

@@ -196,7 +196,9 @@ public final class NativeTransport: Transport {
             response.body = try await streaming.collect(upTo: bodyLimit)
             return response
         }
-        let route = proxySelection.isEmpty ? nil : try await proxyRoute(for: request, to: url)
+        let route =
+            proxySelection.isEmpty || unixSocket(for: url.url) != nil
+            ? nil : try await proxyRoute(for: request, to: url)
         let job = try bufferedJob(for: request, to: url, bodyLimit: bodyLimit, route: route)
         return try await exchange(
             job, url: url.url, bodyLimit: bodyLimit, maxRatio: request.responseLimits.maxDecompressionRatio)
@@ -280,7 +282,8 @@ public final class NativeTransport: Transport {
         let body = request.body?.data ?? head.bodyInRequest()
         let bytes = try head.bytes(target: target, bodyLength: body.count)
         return RequestJob(
-            key: target.key, pool: try pool(), head: bytes, body: body, method: head.method,
+            key: target.key.through(unixSocket(for: httpURL.url)), pool: try pool(), head: bytes, body: body,
+            method: head.method,
             idleTimeout: head.timeout, limits: limits, mode: .buffered(bodyLimit: bodyLimit),
             recordsMetrics: configuration.recordsMetrics)
     }

@@ -441,6 +441,23 @@ enum DocumentedCode {
         _ = proxied
     }
 
+    // README.md, block 33
+    static func snippetREADME33() async throws {
+        var connecting = NativeTransport.Configuration()
+        connecting.dnsOverrides = try DNSOverrides(["staging.example.com:443:192.0.2.7"])
+        if let docker = URL(string: "http://docker") {
+            try connecting.unixSocketRoutes.route(docker, through: "/var/run/docker.sock")
+        }
+        let local = NativeTransport(configuration: connecting)
+        let containers = try await Request {
+            Url("http://docker/v1.43/containers/json")
+            Using(local)
+        }.send()
+        _ = connecting
+        _ = local
+        _ = containers
+    }
+
     // Sources/RequestKit/RequestKit.docc/BuildingRequests.md, block 1
     static func snippetBuildingRequests1() async throws {
         func buildSearch(token: String?, tags: [String]) -> Request {
@@ -596,6 +613,86 @@ enum DocumentedCode {
                 Body(Json(["title": "foo", "body": "bar", "usedId": 1]).stringified)
             }
         }
+    }
+
+    // Sources/RequestKit/RequestKit.docc/ConnectionSetup.md, block 1
+    static func snippetConnectionSetup1() async throws {
+        struct Registry: Resolver {
+            func resolve(
+                host: String, port: Int, family: SocketAddress.Family
+            ) async throws(ResolutionFailure) -> ResolvedAddresses {
+                guard family == .ipv4, host == "billing.internal",
+                    let address = SocketAddress(ip: "10.1.2.3", port: port)
+                else {
+                    throw ResolutionFailure(.noAddress, "the registry has no \(family) address for \(host)")
+                }
+                return ResolvedAddresses(addresses: [address], timeToLive: .seconds(30))
+            }
+        }
+
+        let transport = NativeTransport { $0.resolver = Registry() }
+        _ = transport
+    }
+
+    // Sources/RequestKit/RequestKit.docc/ConnectionSetup.md, block 2
+    static func snippetConnectionSetup2() async throws {
+        let transport = NativeTransport {
+            $0.connectionAttemptDelay = 0.1
+            $0.connectTimeout = 5
+        }
+        let response = try await Request {
+            Url("https://api.example.com/health")
+            Using(transport)
+        }.send()
+        for tried in response.metrics.attempts.first?.addressAttempts ?? [] {
+            print(tried)  // [2001:db8::1]:443 lost the race after 250.0 ms
+        }
+        _ = transport
+        _ = response
+    }
+
+    // Sources/RequestKit/RequestKit.docc/ConnectionSetup.md, block 3
+    static func snippetConnectionSetup3() async throws {
+        let transport = NativeTransport {
+            $0.dnsCacheMinimumTimeToLive = 5
+            $0.dnsCacheMaximumTimeToLive = 60
+        }
+        _ = transport
+    }
+
+    // Sources/RequestKit/RequestKit.docc/ConnectionSetup.md, block 4
+    static func snippetConnectionSetup4() async throws {
+        var configuration = NativeTransport.Configuration()
+        configuration.dnsOverrides = try DNSOverrides(["api.example.com:443:192.0.2.7,[2001:db8::7]"])
+        let transport = NativeTransport(configuration: configuration)
+        _ = configuration
+        _ = transport
+    }
+
+    // Sources/RequestKit/RequestKit.docc/ConnectionSetup.md, block 5
+    static func snippetConnectionSetup5() async throws {
+        let transport = NativeTransport {
+            $0.localBinding = LocalBinding(interface: "eth1")
+            $0.tcpKeepAlive = TCPKeepAlive(idle: .seconds(30), interval: .seconds(10), count: 3)
+        }
+        _ = transport
+    }
+
+    // Sources/RequestKit/RequestKit.docc/ConnectionSetup.md, block 6
+    static func snippetConnectionSetup6() async throws {
+        var configuration = NativeTransport.Configuration()
+        if let base = URL(string: "http://docker") {
+            try configuration.unixSocketRoutes.route(base, through: "/var/run/docker.sock")
+        }
+        let docker = NativeTransport(configuration: configuration)
+        let containers = try await Request {
+            Url("http://docker/v1.43/containers/json")
+            Using(docker)
+        }.send()
+        print(containers.statusCode)
+        _ = configuration
+        _ = docker
+        _ = containers
     }
 
     // Sources/RequestKit/RequestKit.docc/GettingStarted.md, block 1
@@ -1738,6 +1835,18 @@ let proxied = NativeTransport {
                      excluding: "localhost,.internal")
 }
 """#),
+    DocumentedSnippet(document: "README.md", index: 33, code: #"""
+var connecting = NativeTransport.Configuration()
+connecting.dnsOverrides = try DNSOverrides(["staging.example.com:443:192.0.2.7"])
+if let docker = URL(string: "http://docker") {
+    try connecting.unixSocketRoutes.route(docker, through: "/var/run/docker.sock")
+}
+let local = NativeTransport(configuration: connecting)
+let containers = try await Request {
+    Url("http://docker/v1.43/containers/json")
+    Using(local)
+}.send()
+"""#),
     DocumentedSnippet(document: "Sources/RequestKit/RequestKit.docc/BuildingRequests.md", index: 1, code: #"""
 func buildSearch(token: String?, tags: [String]) -> Request {
     Request {
@@ -1916,6 +2025,64 @@ func fromSwiftRequestChain() throws {
         Body(Json(["title": "foo", "body": "bar", "usedId": 1]).stringified)
     }
 }
+"""#),
+    DocumentedSnippet(document: "Sources/RequestKit/RequestKit.docc/ConnectionSetup.md", index: 1, code: #"""
+struct Registry: Resolver {
+    func resolve(
+        host: String, port: Int, family: SocketAddress.Family
+    ) async throws(ResolutionFailure) -> ResolvedAddresses {
+        guard family == .ipv4, host == "billing.internal",
+            let address = SocketAddress(ip: "10.1.2.3", port: port)
+        else {
+            throw ResolutionFailure(.noAddress, "the registry has no \(family) address for \(host)")
+        }
+        return ResolvedAddresses(addresses: [address], timeToLive: .seconds(30))
+    }
+}
+
+let transport = NativeTransport { $0.resolver = Registry() }
+"""#),
+    DocumentedSnippet(document: "Sources/RequestKit/RequestKit.docc/ConnectionSetup.md", index: 2, code: #"""
+let transport = NativeTransport {
+    $0.connectionAttemptDelay = 0.1
+    $0.connectTimeout = 5
+}
+let response = try await Request {
+    Url("https://api.example.com/health")
+    Using(transport)
+}.send()
+for tried in response.metrics.attempts.first?.addressAttempts ?? [] {
+    print(tried)  // [2001:db8::1]:443 lost the race after 250.0 ms
+}
+"""#),
+    DocumentedSnippet(document: "Sources/RequestKit/RequestKit.docc/ConnectionSetup.md", index: 3, code: #"""
+let transport = NativeTransport {
+    $0.dnsCacheMinimumTimeToLive = 5
+    $0.dnsCacheMaximumTimeToLive = 60
+}
+"""#),
+    DocumentedSnippet(document: "Sources/RequestKit/RequestKit.docc/ConnectionSetup.md", index: 4, code: #"""
+var configuration = NativeTransport.Configuration()
+configuration.dnsOverrides = try DNSOverrides(["api.example.com:443:192.0.2.7,[2001:db8::7]"])
+let transport = NativeTransport(configuration: configuration)
+"""#),
+    DocumentedSnippet(document: "Sources/RequestKit/RequestKit.docc/ConnectionSetup.md", index: 5, code: #"""
+let transport = NativeTransport {
+    $0.localBinding = LocalBinding(interface: "eth1")
+    $0.tcpKeepAlive = TCPKeepAlive(idle: .seconds(30), interval: .seconds(10), count: 3)
+}
+"""#),
+    DocumentedSnippet(document: "Sources/RequestKit/RequestKit.docc/ConnectionSetup.md", index: 6, code: #"""
+var configuration = NativeTransport.Configuration()
+if let base = URL(string: "http://docker") {
+    try configuration.unixSocketRoutes.route(base, through: "/var/run/docker.sock")
+}
+let docker = NativeTransport(configuration: configuration)
+let containers = try await Request {
+    Url("http://docker/v1.43/containers/json")
+    Using(docker)
+}.send()
+print(containers.statusCode)
 """#),
     DocumentedSnippet(document: "Sources/RequestKit/RequestKit.docc/GettingStarted.md", index: 1, code: #"""
 import RequestKit

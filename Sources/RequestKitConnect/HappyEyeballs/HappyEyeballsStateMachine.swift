@@ -81,6 +81,8 @@ package struct HappyEyeballsStateMachine: Sendable {
     /// Addresses known and not tried yet, per family, in the resolver's order.
     private var untriedIPv6: [SocketAddress] = []
     private var untriedIPv4: [SocketAddress] = []
+    /// Unix socket paths known and not tried yet, tried before any IP address, in the order given.
+    private var untriedUnix: [SocketAddress] = []
     /// When the resolution delay ends, once an `A` answer came before the `AAAA` answer.
     private var resolutionDelayEnd: UInt64?
     /// When the next attempt may start beside pending ones.
@@ -111,13 +113,13 @@ package struct HappyEyeballsStateMachine: Sendable {
     }
 
     /// Starts the race with addresses known without a query (a numeric host, an override, a cache entry for both
-    /// families): no query is asked and no resolution delay applies.
+    /// families, a Unix socket's path, which goes first): no query is asked and no resolution delay applies.
     package mutating func start(addresses: [SocketAddress], now: UInt64) -> [Action] {
         guard !isStarted else { return [] }
         isStarted = true
-        let usable = addresses.filter { $0.family != .unix }
-        untriedIPv6 = unique(usable.filter { $0.family == .ipv6 })
-        untriedIPv4 = unique(usable.filter { $0.family == .ipv4 })
+        untriedUnix = unique(addresses.filter { $0.family == .unix })
+        untriedIPv6 = unique(addresses.filter { $0.family == .ipv6 })
+        untriedIPv4 = unique(addresses.filter { $0.family == .ipv4 })
         ipv6Answer = .notAsked
         ipv4Answer = .notAsked
         return advance(now: now)
@@ -263,12 +265,13 @@ package struct HappyEyeballsStateMachine: Sendable {
         return wake
     }
 
-    private var hasUntried: Bool { !untriedIPv6.isEmpty || !untriedIPv4.isEmpty }
+    private var hasUntried: Bool { !untriedUnix.isEmpty || !untriedIPv6.isEmpty || !untriedIPv4.isEmpty }
 
     private var hasPendingAttempt: Bool { attempts.contains { $0.isPending } }
 
     /// The next address to try: of the preferred family when it has one left, alternating from IPv6.
     private mutating func takeNextAddress() -> SocketAddress {
+        if !untriedUnix.isEmpty { return untriedUnix.removeFirst() }
         let takeIPv6 = untriedIPv4.isEmpty || (nextFamily == .ipv6 && !untriedIPv6.isEmpty)
         if takeIPv6 {
             nextFamily = .ipv4

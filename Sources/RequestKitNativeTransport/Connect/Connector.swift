@@ -138,7 +138,10 @@ final class Connector: EventLoopHandler, @unchecked Sendable {
                 run(machine.deadlinePassed(now: loop.now()))
             }
         }
-        switch resolution.addressesWithoutLookup(host: key.connectHost, port: key.connectPort) {
+        let known =
+            key.unixSocket.map { .success([$0]) }
+            ?? resolution.addressesWithoutLookup(host: key.connectHost, port: key.connectPort)
+        switch known {
         case .success(let known): run(machine.start(addresses: known, now: now))
         case .failure(let failure): run(machine.start(failure: failure))
         }
@@ -353,7 +356,11 @@ final class Connector: EventLoopHandler, @unchecked Sendable {
         let outcome: RequestJob.Outcome
         switch failure {
         case .couldNotConnect(let reason):
-            outcome = .connectFailed(reason)
+            if let socket = key.unixSocket {
+                outcome = .failed(unixSocketError(reason, socket: socket), wasReused: false)
+            } else {
+                outcome = .connectFailed(reason)
+            }
         case .raceFailed(let race, let requestDeadlineFirst):
             outcome = .failed(raceError(race, requestDeadlineFirst: requestDeadlineFirst), wasReused: false)
         case .handshakeFailed:
@@ -376,6 +383,22 @@ final class Connector: EventLoopHandler, @unchecked Sendable {
                 wasReused: false)
         }
         onEnd(.failed(outcome))
+    }
+
+    /// The error of a connection to a Unix socket that could not be made, naming the socket's path.
+    private func unixSocketError(_ failure: NetworkSocket.Failure, socket: SocketAddress) -> RequestError {
+        let place = "the Unix socket \(socket.host) (for \(key.host) port \(key.port))"
+        switch failure {
+        case .system(let error):
+            guard let reason = RequestError.connectionFailure(for: error.code) else {
+                return .transport(error, detail: "could not connect to \(place)")
+            }
+            return .connectionFailed(reason, host: socket.host, port: nil, underlyingError: error, reason: place)
+        case .timedOut:
+            return .timedOut("could not connect to \(place) within \(FoundationMapping.seconds(connectTimeout)) s")
+        case .hostNotFound(let why):
+            return .transport(POSIXError(.ENOENT), detail: "could not connect to \(place): \(why)")
+        }
     }
 
     /// The error of a race that tried several addresses: every one named, with how it ended; a proxy's timeout says

@@ -2,7 +2,8 @@ import Foundation
 
 /// What a pool of connections serves: the host and port, for `https` the TLS configuration the connections
 /// were verified with (plain and TLS connections to the same host and port are never mixed, nor TLS connections
-/// made with different trust settings), and the proxy they go through, if any (a tunnel serves its origin only).
+/// made with different trust settings), the proxy they go through, if any (a tunnel serves its origin only), and the
+/// Unix domain socket they go through instead of TCP, if any (each socket path is pooled apart).
 ///
 /// The pool looks a request's key up several times per request, so the key hashes its parts once, when it is made.
 struct ConnectionKey: Sendable, Hashable {
@@ -12,19 +13,32 @@ struct ConnectionKey: Sendable, Hashable {
     let tls: TLSSettings?
     /// The proxy the connection goes through; nil for a direct connection.
     let proxy: ProxyRoute?
+    /// The Unix domain socket the connection goes through instead of TCP; nil for TCP. The host and port still name
+    /// the origin, for the `Host` header and TLS.
+    let unixSocket: SocketAddress?
     private let hash: Int
 
-    init(host: String, port: Int, tls: TLSSettings? = nil, proxy: ProxyRoute? = nil) {
+    init(
+        host: String, port: Int, tls: TLSSettings? = nil, proxy: ProxyRoute? = nil, unixSocket: SocketAddress? = nil
+    ) {
         self.host = host
         self.port = port
         self.tls = tls
         self.proxy = proxy
+        self.unixSocket = unixSocket
         var hasher = Hasher()
         hasher.combine(host)
         hasher.combine(port)
         hasher.combine(tls)
         hasher.combine(proxy)
+        hasher.combine(unixSocket)
         hash = hasher.finalize()
+    }
+
+    /// This key for a connection through the Unix socket at `socket` (no proxy), or this key when nil.
+    func through(_ socket: SocketAddress?) -> ConnectionKey {
+        guard let socket else { return self }
+        return ConnectionKey(host: host, port: port, tls: tls, unixSocket: socket)
     }
 
     /// Whether connections for this key speak TLS.
@@ -45,7 +59,7 @@ struct ConnectionKey: Sendable, Hashable {
 
     static func == (lhs: Self, rhs: Self) -> Bool {
         lhs.hash == rhs.hash && lhs.port == rhs.port && lhs.host == rhs.host && lhs.tls == rhs.tls
-            && lhs.proxy == rhs.proxy
+            && lhs.proxy == rhs.proxy && lhs.unixSocket == rhs.unixSocket
     }
 
     func hash(into hasher: inout Hasher) {

@@ -100,13 +100,15 @@ final class LoopHarness: @unchecked Sendable {
     @discardableResult
     func submit(
         _ path: String, method: String = "GET", host: String = "127.0.0.1", port: Int = 8080, body: Data = Data(),
-        timeout: Double = 30, mode: RequestJob.Mode = .buffered(bodyLimit: 1 << 20), recordsMetrics: Bool = true
+        timeout: Double = 30, mode: RequestJob.Mode = .buffered(bodyLimit: 1 << 20), recordsMetrics: Bool = true,
+        unixSocket: SocketAddress? = nil
     ) -> Submitted {
         var head = "\(method) \(path) HTTP/1.1\r\nHost: \(host):\(port)\r\n"
         if !body.isEmpty || method == "POST" || method == "PUT" { head += "Content-Length: \(body.count)\r\n" }
         head += "\r\n"
         let job = RequestJob(
-            key: ConnectionKey(host: host, port: port), pool: pool, head: Array(head.utf8), body: body, method: method,
+            key: ConnectionKey(host: host, port: port, unixSocket: unixSocket), pool: pool, head: Array(head.utf8),
+            body: body, method: method,
             idleTimeout: timeout, limits: ConnectionLimits(), mode: mode, recordsMetrics: recordsMetrics)
         let submitted = Submitted(job, connectTimeout: connectTimeout)
         pool.submit(job)
