@@ -26,15 +26,10 @@ struct NamespaceConnectTests {
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
             "../../../Scripts/netns-test-env.sh"
         ).standardizedFileURL.path
-        let status = try await offThePool {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/bin/bash")
-            process.arguments = [script, "drop", family]
-            try process.run()
-            process.waitUntilExit()
-            return process.terminationStatus
-        }
-        #expect(status == 0, "netns-test-env.sh drop \(family) failed")
+        let run = try await ChildProcess.run("/bin/bash", [script, "drop", family])
+        #expect(
+            run.termination == .exited(0),
+            "netns-test-env.sh drop \(family) \(run.termination): \(String(decoding: run.errors, as: UTF8.self))")
     }
 
     static func transport(connectTimeout: Double = 10) throws -> NativeTransport {
