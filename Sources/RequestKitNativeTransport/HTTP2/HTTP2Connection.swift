@@ -49,6 +49,9 @@ final class HTTP2Connection: EventLoopHandler, @unchecked Sendable {
     private var outgoing: [UInt8] = []
     private var outgoingOffset = 0
     private var isClosed = false
+    /// Whether a write failed or found the stream ended: nothing more is written, so that the close it leads to
+    /// does not write (and fail, and close) again.
+    private var isWriteLost = false
     /// Whether a ``flush()`` is queued on the loop: the streams started meanwhile go out in one write.
     private var isFlushQueued = false
     /// Streams started whose first bytes the socket has not taken yet, for their metrics' `requestSent`.
@@ -282,7 +285,7 @@ final class HTTP2Connection: EventLoopHandler, @unchecked Sendable {
 
     /// Writes what the session has to send; waits for room when the socket takes no more.
     private func flush() {
-        guard let stream, !isClosed else { return }
+        guard let stream, !isClosed, !isWriteLost else { return }
         // The session's bytes are taken only once those taken before are written: what it still holds counts
         // toward its limits (the acknowledgements a server that does not read makes pile up), where bytes taken
         // into a socket that takes no more would pile up here without any.
@@ -297,12 +300,14 @@ final class HTTP2Connection: EventLoopHandler, @unchecked Sendable {
                     try stream.write(UnsafeRawBufferPointer(rebasing: $0[outgoingOffset...]))
                 }
             } catch {
+                isWriteLost = true
                 return handle(session.receivedEnd(), lostWith: error)
             }
             switch result {
             case .transferred(let count):
                 outgoingOffset += count
             case .endOfStream:
+                isWriteLost = true
                 return handle(session.receivedEnd())
             case .wouldBlock:
                 return setInterest([.readable, .writable])

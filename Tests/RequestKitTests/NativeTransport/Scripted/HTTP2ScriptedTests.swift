@@ -39,6 +39,31 @@ struct HTTP2ScriptedTests {
         }
     }
 
+    @Test("A connection reset while it has a frame to write closes once: the failed write does not close it again")
+    func resetWithBytesToWrite() {
+        let harness = Self.harness()
+        let stream = ScriptedByteStream()
+        harness.dialer.plans = [.connects(stream)]
+        let server = InMemoryHTTP2Server { id, _, peer in peer.respond(id, status: 200, body: Data("hi".utf8)) }
+        server.attach(to: stream)
+        let first = harness.submit("/1", port: 8081)
+        harness.settle()
+        #expect(first.body == "hi")
+        #expect(harness.pool.idleCount == 1)
+        // A PING the client must acknowledge, then the reset: the acknowledgement's write fails with EPIPE.
+        stream.deliver([0, 0, 8, 6, 0, 0, 0, 0, 0, 1, 2, 3, 4, 5, 6, 7, 8])
+        stream.deliverReset()
+        harness.settle()
+        #expect(harness.pool.idleCount == 0)
+        let next = ScriptedByteStream()
+        harness.dialer.plans = [.connects(next)]
+        InMemoryHTTP2Server { id, _, peer in peer.respond(id, status: 200, body: Data("again".utf8)) }.attach(to: next)
+        let second = harness.submit("/2", port: 8081)
+        harness.settle()
+        #expect(second.body == "again")
+        #expect(harness.dialer.attemptCount == 2)
+    }
+
     /// A server that answers nothing once its request arrived, and sends frames of an unknown type without end,
     /// which flow control does not limit.
     static func flood(_ stream: ScriptedByteStream) -> InMemoryHTTP2Server {
