@@ -39,12 +39,13 @@ extension Client {
                 RequestProblem(.malformedURL, "the base URL \"\(text)\" is malformed")
             ])
         }
-        guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
+        guard let scheme = url.scheme, HTTPSyntax.isRequestScheme(scheme) else {
             let scheme = url.scheme.map { "\"\($0)\"" } ?? "none"
             throw RequestError.invalidRequest([
                 RequestProblem(
                     .unsupportedScheme,
-                    "the base URL \"\(text)\" has scheme \(scheme); only http and https are supported")
+                    "the base URL \"\(text)\" has scheme \(scheme); only http, https, http+unix and https+unix are supported"
+                )
             ])
         }
         guard let host = url.host, !host.isEmpty else {

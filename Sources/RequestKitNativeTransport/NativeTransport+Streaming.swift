@@ -29,8 +29,7 @@ extension NativeTransport {
         let httpURL = try httpURL(of: request)
         if !sendsItself(httpURL) { return try await configuration.secureTransport.stream(request) }
         let route =
-            proxySelection.isEmpty || unixSocket(for: httpURL.url) != nil
-            ? nil : try await proxyRoute(for: request, to: httpURL)
+            proxySelection.isEmpty || httpURL.unixSocket != nil ? nil : try await proxyRoute(for: request, to: httpURL)
         let (job, body) = try streamingJob(for: request, to: httpURL, route: route)
         let outcome = try await perform(job, url: httpURL.url)
         return try Self.streamingResponse(outcome, of: job, body: body, url: httpURL.url)
@@ -65,10 +64,9 @@ extension NativeTransport {
     private func streamingJob(
         for request: TransferRequest, to httpURL: HTTPURL, route: ProxyRoute?
     ) throws(RequestError) -> (RequestJob, ResponseBodyStream) {
-        let url = httpURL.url
         let head = try HTTP1RequestEncoder.RequestHead(request)
         let target = try HTTP1RequestEncoder.target(
-            of: url, authority: request.built?.authority, tls: tlsConfiguration(for: httpURL)
+            of: httpURL.target, authority: request.built?.authority, tls: tlsConfiguration(for: httpURL)
         ).routed(through: route)
         // Nothing to read from the request when the body streams from the transfer.
         let inlineBody = request.body == nil ? head.bodyInRequest() : Data()
@@ -83,12 +81,12 @@ extension NativeTransport {
             makeBodyReader = { try transfer.makeBodyReader() }
         }
         let job = RequestJob(
-            key: target.key.through(unixSocket(for: url)), pool: try pool(), head: headBytes, body: inlineBody,
+            key: target.key.through(httpURL.unixSocket), pool: try pool(), head: headBytes, body: inlineBody,
             makeBodyReader: makeBodyReader,
             bodyLength: bodyLength, method: head.method, idleTimeout: head.timeout,
             limits: limits,
             mode: .streaming(
-                StreamOptions(url: url, continuation: continuation, responseLimits: request.responseLimits)),
+                StreamOptions(url: httpURL.url, continuation: continuation, responseLimits: request.responseLimits)),
             recordsMetrics: configuration.recordsMetrics)
         return (job, body)
     }

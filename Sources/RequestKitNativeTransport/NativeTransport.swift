@@ -197,44 +197,59 @@ public final class NativeTransport: Transport {
             return response
         }
         let route =
-            proxySelection.isEmpty || unixSocket(for: url.url) != nil
-            ? nil : try await proxyRoute(for: request, to: url)
+            proxySelection.isEmpty || url.unixSocket != nil ? nil : try await proxyRoute(for: request, to: url)
         let job = try bufferedJob(for: request, to: url, bodyLimit: bodyLimit, route: route)
         return try await exchange(
             job, url: url.url, bodyLimit: bodyLimit, maxRatio: request.responseLimits.maxDecompressionRatio)
     }
 
-    /// An `http` or `https` URL, with its scheme read once.
+    /// An `http` or `https` URL, with its scheme read once, and the Unix domain socket it goes through, if any.
     struct HTTPURL: Sendable {
+        /// The request's URL, which the response and the metrics report.
         let url: URL
-        /// Whether the scheme is `https`.
+        /// Whether the scheme is `https` (or `https+unix`).
         let isSecure: Bool
+        /// The Unix domain socket the request goes through instead of TCP (an `http+unix` URL's, or a route of
+        /// ``Configuration/unixSocketRoutes``); nil for TCP.
+        var unixSocket: SocketAddress? = nil
+        /// The URL the request line and `Host` are written from: ``url``, except for an `http+unix` URL, whose
+        /// path and query go to `localhost`.
+        var wireURL: URL? = nil
+
+        /// The URL the request is written from.
+        var target: URL { wireURL ?? url }
     }
 
-    /// The URL of `request`, which must be http or https: the one the pipeline checked when it built the request.
+    /// The URL of `request`, which must be http or https (or http+unix or https+unix): the one the pipeline checked
+    /// when it built the request.
     func httpURL(of request: TransferRequest) throws(RequestError) -> HTTPURL {
         guard let built = request.built else { return try httpURL(of: request.urlRequest.url) }
-        if let authority = built.authority { return HTTPURL(url: built.url, isSecure: authority.isSecure) }
+        if let authority = built.authority {
+            return HTTPURL(url: built.url, isSecure: authority.isSecure, unixSocket: unixSocket(for: built.url))
+        }
         return try httpURL(of: built.url)
     }
 
-    /// `url`, which must be http or https.
+    /// `url`, which must be http or https (or http+unix or https+unix).
     private func httpURL(of url: URL?) throws(RequestError) -> HTTPURL {
         guard let url else {
             throw RequestError.transport(URLError(.badURL), detail: "the request has no URL")
         }
         // A plain URL is read again when its job is made: kept here, it would enlarge the frames that wait.
         if let authority = PlainURLAuthority(url) {
-            return HTTPURL(url: url, isSecure: authority.isSecure)
+            return HTTPURL(url: url, isSecure: authority.isSecure, unixSocket: unixSocket(for: url))
         }
         guard let scheme = url.scheme else {
             throw RequestError.transport(URLError(.badURL), detail: "the request has no URL")
         }
+        if HTTPSyntax.isUnixSocketScheme(scheme) { return try Self.unixSocketURL(url) }
         let isSecure = HTTPSyntax.equalsIgnoringCase(scheme, "https")
         guard isSecure || HTTPSyntax.equalsIgnoringCase(scheme, "http") else {
-            throw RequestError.transport(URLError(.unsupportedURL), detail: "NativeTransport sends http URLs only")
+            throw RequestError.transport(
+                URLError(.unsupportedURL),
+                detail: "NativeTransport sends http, https, http+unix and https+unix URLs only")
         }
-        return HTTPURL(url: url, isSecure: isSecure)
+        return HTTPURL(url: url, isSecure: isSecure, unixSocket: unixSocket(for: url))
     }
 
     /// Runs `job`, one request (no redirects), and reads its whole response, of at most `bodyLimit` bytes once
@@ -277,13 +292,12 @@ public final class NativeTransport: Transport {
     ) throws(RequestError) -> RequestJob {
         let head = try HTTP1RequestEncoder.RequestHead(request)
         let target = try HTTP1RequestEncoder.target(
-            of: httpURL.url, authority: request.built?.authority, tls: tlsConfiguration(for: httpURL)
+            of: httpURL.target, authority: request.built?.authority, tls: tlsConfiguration(for: httpURL)
         ).routed(through: route)
         let body = request.body?.data ?? head.bodyInRequest()
         let bytes = try head.bytes(target: target, bodyLength: body.count)
         return RequestJob(
-            key: target.key.through(unixSocket(for: httpURL.url)), pool: try pool(), head: bytes, body: body,
-            method: head.method,
+            key: target.key.through(httpURL.unixSocket), pool: try pool(), head: bytes, body: body, method: head.method,
             idleTimeout: head.timeout, limits: limits, mode: .buffered(bodyLimit: bodyLimit),
             recordsMetrics: configuration.recordsMetrics)
     }

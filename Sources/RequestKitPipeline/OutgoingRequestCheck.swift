@@ -8,7 +8,7 @@ import FoundationNetworking
 /// an authenticator, the cookie jar, a redirect policy), nothing that cannot be sent safely goes out.
 ///
 /// It checks the method, every header name (a token) and value (no control characters: CR, LF and NUL would let
-/// a value add headers of its own), and the URL (http or https, with a host). A failure is a ``RequestError`` of
+/// a value add headers of its own), and the URL (http or https, or http+unix or https+unix, with a host). A failure is a ``RequestError`` of
 /// kind ``RequestError/Kind/invalidRequest`` naming each bad header, and nothing is sent.
 enum OutgoingRequestCheck {
     /// Throws when `head` cannot be sent as it is. A built request had its method and URL checked when it was
@@ -32,8 +32,7 @@ enum OutgoingRequestCheck {
                 RequestProblem(
                     .invalidMethod, "the method \"\(RequestParts.escaped(method))\" is not a valid HTTP token"))
         }
-        let scheme = request.url?.scheme?.lowercased()
-        if scheme != "http" && scheme != "https" || (request.url?.host ?? "").isEmpty {
+        if !HTTPSyntax.isRequestScheme(request.url?.scheme ?? "") || (request.url?.host ?? "").isEmpty {
             problems.append(
                 RequestProblem(
                     .unsupportedScheme,

@@ -453,9 +453,14 @@ enum DocumentedCode {
             Url("http://docker/v1.43/containers/json")
             Using(local)
         }.send()
+        let info = try await Request {
+            Url("http+unix://%2Fvar%2Frun%2Fdocker.sock/v1.43/info")
+            Using(local)
+        }.send()
         _ = connecting
         _ = local
         _ = containers
+        _ = info
     }
 
     // Sources/RequestKit/RequestKit.docc/BuildingRequests.md, block 1
@@ -680,6 +685,18 @@ enum DocumentedCode {
 
     // Sources/RequestKit/RequestKit.docc/ConnectionSetup.md, block 6
     static func snippetConnectionSetup6() async throws {
+        let transport = NativeTransport()
+        let info = try await Request {
+            Url("http+unix://%2Fvar%2Frun%2Fdocker.sock/v1.43/info")
+            Using(transport)
+        }.send()
+        print(info.statusCode)
+        _ = transport
+        _ = info
+    }
+
+    // Sources/RequestKit/RequestKit.docc/ConnectionSetup.md, block 7
+    static func snippetConnectionSetup7() async throws {
         var configuration = NativeTransport.Configuration()
         if let base = URL(string: "http://docker") {
             try configuration.unixSocketRoutes.route(base, through: "/var/run/docker.sock")
@@ -1846,6 +1863,10 @@ let containers = try await Request {
     Url("http://docker/v1.43/containers/json")
     Using(local)
 }.send()
+let info = try await Request {
+    Url("http+unix://%2Fvar%2Frun%2Fdocker.sock/v1.43/info")
+    Using(local)
+}.send()
 """#),
     DocumentedSnippet(document: "Sources/RequestKit/RequestKit.docc/BuildingRequests.md", index: 1, code: #"""
 func buildSearch(token: String?, tags: [String]) -> Request {
@@ -2073,6 +2094,14 @@ let transport = NativeTransport {
 }
 """#),
     DocumentedSnippet(document: "Sources/RequestKit/RequestKit.docc/ConnectionSetup.md", index: 6, code: #"""
+let transport = NativeTransport()
+let info = try await Request {
+    Url("http+unix://%2Fvar%2Frun%2Fdocker.sock/v1.43/info")
+    Using(transport)
+}.send()
+print(info.statusCode)
+"""#),
+    DocumentedSnippet(document: "Sources/RequestKit/RequestKit.docc/ConnectionSetup.md", index: 7, code: #"""
 var configuration = NativeTransport.Configuration()
 if let base = URL(string: "http://docker") {
     try configuration.unixSocketRoutes.route(base, through: "/var/run/docker.sock")

@@ -11,6 +11,17 @@ package enum HTTPSyntax {
         return byte < 128 && from64 >> (byte - 64) & 1 == 1
     }
 
+    /// Whether a request may have `scheme`: `http` or `https`, or a Unix domain socket's `http+unix` or
+    /// `https+unix` (the socket's path, percent-encoded, as the host), in any case.
+    package static func isRequestScheme(_ scheme: String) -> Bool {
+        equalsIgnoringCase(scheme, "http") || equalsIgnoringCase(scheme, "https") || isUnixSocketScheme(scheme)
+    }
+
+    /// Whether `scheme` is `http+unix` or `https+unix`, in any case.
+    package static func isUnixSocketScheme(_ scheme: String) -> Bool {
+        equalsIgnoringCase(scheme, "http+unix") || equalsIgnoringCase(scheme, "https+unix")
+    }
+
     /// Whether two strings are equal with ASCII letters compared case-insensitively, as header names and tokens
     /// are compared.
     @inline(__always)

@@ -139,8 +139,8 @@ extension RequestParts {
         return (extended(base, into: &problems), authority)
     }
 
-    /// `base` (resolved against a client's base URL when it has no scheme) when it is an http or https URL with a
-    /// usable host, read with Foundation's accessors; nil, with a problem appended, otherwise.
+    /// `base` (resolved against a client's base URL when it has no scheme) when it is an http or https URL (or an
+    /// http+unix or https+unix one, whose host is a socket's path) with a usable host, read with Foundation's accessors; nil, with a problem appended, otherwise.
     private func checkedBase(_ written: URL, into problems: inout [RequestProblem]) -> URL? {
         var base = written
         var baseScheme = base.scheme
@@ -148,14 +148,13 @@ extension RequestParts {
             base = Self.join(baseURL, base.absoluteString)
             baseScheme = base.scheme
         }
-        guard let scheme = baseScheme,
-            HTTPSyntax.equalsIgnoringCase(scheme, "http") || HTTPSyntax.equalsIgnoringCase(scheme, "https")
-        else {
+        guard let scheme = baseScheme, HTTPSyntax.isRequestScheme(scheme) else {
             let scheme = baseScheme.map { "\"\($0)\"" } ?? "none"
             problems.append(
                 RequestProblem(
                     .unsupportedScheme,
-                    "the URL \"\(base.absoluteString)\" has scheme \(scheme); only http and https are supported"))
+                    "the URL \"\(base.absoluteString)\" has scheme \(scheme); only http, https, http+unix and https+unix are supported"
+                ))
             return nil
         }
         // The host as written: whether it is empty needs no percent-decoding.

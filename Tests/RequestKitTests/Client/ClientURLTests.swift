@@ -16,17 +16,21 @@ struct ClientURLTests {
         let built = try client.urlRequest(for: Request { Path("users", 1) })
         #expect(built.url?.absoluteString == "http://h.test/api/users/1")
         #expect(built.value(forHTTPHeaderField: "Accept") == "application/json")
+        let socket = try Client(baseURL: "http+unix://%2Frun%2Fapp.sock/v1/")
+        #expect(
+            try socket.urlRequest(for: Request { Path("info") }).url?.absoluteString
+                == "http+unix://%2Frun%2Fapp.sock/v1/info")
         let configured = try Client(baseURL: "https://h.test") { $0.retryPolicy = .exponential() }
         #expect(configured.baseURL.absoluteString == "https://h.test")
         let cases: [(String, RequestProblem.Kind, String)] = [
             ("", .malformedURL, "the base URL \"\" is malformed"),
             (
                 "h.test/api", .unsupportedScheme,
-                "the base URL \"h.test/api\" has scheme none; only http and https are supported"
+                "the base URL \"h.test/api\" has scheme none; only http, https, http+unix and https+unix are supported"
             ),
             (
                 "ftp://h.test", .unsupportedScheme,
-                "the base URL \"ftp://h.test\" has scheme \"ftp\"; only http and https are supported"
+                "the base URL \"ftp://h.test\" has scheme \"ftp\"; only http, https, http+unix and https+unix are supported"
             ),
             ("http://", .malformedURL, "the base URL \"http://\" has no host"),
         ]

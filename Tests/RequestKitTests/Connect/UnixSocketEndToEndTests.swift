@@ -4,6 +4,7 @@ import Testing
 
 @testable import RequestKit
 @testable import RequestKitNativeTransport
+import RequestKitTesting
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -85,6 +86,101 @@ struct UnixSocketEndToEndTests {
             Using(transport)
         }.send()
         #expect(transport.idleConnectionCount == 1)
+    }
+
+    /// `path` percent-encoded as the host of an `http+unix` URL.
+    static func encoded(_ path: String) throws -> String {
+        try #require(
+            path.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(CharacterSet(charactersIn: "-._~"))))
+    }
+
+    @Test("An http+unix URL: its host is the socket's path, its path and query the request's, sent to localhost")
+    func httpUnixURL() async throws {
+        let server = try await PythonUnixServer()
+        defer { server.stop() }
+        let transport = NativeTransport { $0.proxy = .none }
+        let url = "http+unix://\(try Self.encoded(server.socketPath))/v1.43/containers/json?all=1"
+        let response = try await Request {
+            Url(url)
+            Using(transport)
+        }.send()
+        #expect(response.statusCode == 200)
+        let answer = try JSONDecoder().decode([String: String].self, from: response.body)
+        #expect(answer == ["path": "/v1.43/containers/json?all=1", "host": "localhost"])
+        #expect(response.url?.absoluteString == url)
+        #expect(response.metrics.attempts.first?.remoteAddress == "unix:\(server.socketPath)")
+        // A client whose base URL is the socket's: the same pooled connection carries its request.
+        let client = try Client(baseURL: "http+unix://\(try Self.encoded(server.socketPath))/v1.43/") {
+            Using(transport)
+        }
+        let info = try await client.send(Request { Path("info") })
+        let infoAnswer = try JSONDecoder().decode([String: String].self, from: info.body)
+        #expect(infoAnswer == ["path": "/v1.43/info", "host": "localhost"])
+        #expect(transport.idleConnectionCount == 1)
+    }
+
+    @Test("An http+unix URL naming no usable socket path is a typed error, nothing sent")
+    func badHTTPUnixURL() async throws {
+        let transport = NativeTransport { $0.proxy = .none }
+        let tooLong = String(repeating: "a", count: 200)
+        let error = try await #require(throws: RequestError.self) {
+            try await Request {
+                Url("http+unix://%2Ftmp%2F\(tooLong).sock/info")
+                Using(transport)
+            }.send()
+        }
+        #expect(error.kind == .invalidRequest)
+        #expect(error.problems.map(\.kind) == [.invalidSocketPath])
+    }
+
+    @Test(
+        "TLS over a Unix socket: https+unix and an https route, verified as localhost, ALPN choosing HTTP/2",
+        .enabled(if: LocalNginx.isInstalled))
+    func tlsOverASocket() async throws {
+        let nginx = try LocalNginx()
+        defer { nginx.stop() }
+        let certificate = nginx.directory.appendingPathComponent("valid.pem")
+        let key = nginx.directory.appendingPathComponent("valid-key.pem")
+        try Data(TestCertificate.valid.certificatePEM.utf8).write(to: certificate)
+        try Data(TestCertificate.valid.privateKeyPEM.utf8).write(to: key)
+        let h1 = nginx.directory.appendingPathComponent("tls.sock").path
+        let h2 = nginx.directory.appendingPathComponent("tls-h2.sock").path
+        let body = #"return 200 "secure over a socket\n";"#
+        try await nginx.start(
+            directives: """
+                ssl_certificate \(certificate.path); ssl_certificate_key \(key.path);
+                server { listen unix:\(h1) ssl; location / { \(body) } }
+                server { listen unix:\(h2) ssl http2; location / { \(body) } }
+                """)
+        let trust = TLSConfiguration(additionalRoots: [.data(Data(TestCertificate.authorityPEM.utf8))])
+        let direct = NativeTransport {
+            $0.proxy = .none
+            $0.tls = trust
+            $0.http2 = .disabled
+        }
+        let secureURL = "https+unix://\(try Self.encoded(h1))/status"
+        let one = try await Request {
+            Url(secureURL)
+            Using(direct)
+        }.send()
+        #expect(one.statusCode == 200)
+        #expect(String(decoding: one.body, as: UTF8.self) == "secure over a socket\n")
+        #expect(one.metrics.attempts.first?.tlsHandshake != nil)
+        #expect(one.metrics.attempts.first?.networkProtocol == "http/1.1")
+
+        var configuration = NativeTransport.Configuration()
+        configuration.proxy = .none
+        configuration.tls = trust
+        try configuration.unixSocketRoutes.route(try #require(URL(string: "https://localhost")), through: h2)
+        let routed = NativeTransport(configuration: configuration)
+        let two = try await Request {
+            Url("https://localhost/status")
+            Using(routed)
+        }.send()
+        #expect(two.statusCode == 200)
+        #expect(String(decoding: two.body, as: UTF8.self) == "secure over a socket\n")
+        #expect(two.metrics.attempts.first?.networkProtocol == "h2")
+        #expect(two.metrics.attempts.first?.remoteAddress == "unix:\(h2)")
     }
 
     @Test("A socket nobody listens on fails naming its path")

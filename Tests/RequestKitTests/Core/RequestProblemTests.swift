@@ -104,7 +104,7 @@ struct RequestProblemTests {
                 Invalid request: 5 problems
                   - a timeout must be a positive number, not -1.0
                   - the request has 2 Url components; it needs one
-                  - the URL "ftp://a" has scheme "ftp"; only http and https are supported
+                  - the URL "ftp://a" has scheme "ftp"; only http, https, http+unix and https+unix are supported
                   - the method "BAD METHOD" is not a valid HTTP token
                   - the value of header X contains a forbidden control character (0x0A)
                 """)
