@@ -41,6 +41,10 @@ let suites: [(name: String, summary: String, run: () -> Void)] = [
         "proxy", "through tinyproxy (CONNECT): native against URLSession, and a new tunnel against curl -x",
         runProxyBenchmarks
     ),
+    (
+        "connect", "a Unix socket against loopback TCP to one nginx; DNS queries per request (see BENCHMARKS.md)",
+        runConnectBenchmarks
+    ),
 ]
 let arguments = Array(CommandLine.arguments.dropFirst())
 if arguments.contains("--help") || arguments.contains("-h") {

@@ -3,7 +3,8 @@
 # 118-byte JSON file (and a 100 KiB file, large.bin) with keep-alive, for the transport and cache benchmarks.
 # Prints the lines to eval:
 #
-#   eval "$(bash Scripts/start-nginx.sh)"   # sets REQUESTKIT_BENCH_URL and REQUESTKIT_NGINX_PID
+#   eval "$(bash Scripts/start-nginx.sh)"   # sets REQUESTKIT_BENCH_URL, REQUESTKIT_BENCH_UNIX_SOCKET (the same
+#                                           # server on a Unix socket) and REQUESTKIT_NGINX_PID
 #   swift run -c release Benchmarks transport
 #   kill "$REQUESTKIT_NGINX_PID"
 #
@@ -43,17 +44,20 @@ http {
     default_type application/json;
     server {
         listen 127.0.0.1:$port;
+        listen unix:$dir/nginx.sock;
         root $dir/www;
         location / { }
     }
 }
 CONF
+rm -f "$dir/nginx.sock"   # left by an nginx that did not end cleanly: it would refuse to listen there
 "$nginx_binary" -p "$dir" -c "$dir/nginx.conf" >&2
 
 for _ in $(seq 1 50); do
     if python3 -c "import urllib.request; urllib.request.urlopen('http://127.0.0.1:$port/todo.json', timeout=1)" \
         2>/dev/null; then
         echo "export REQUESTKIT_BENCH_URL=http://127.0.0.1:$port/todo.json"
+        echo "export REQUESTKIT_BENCH_UNIX_SOCKET=$dir/nginx.sock"
         echo "export REQUESTKIT_NGINX_PID=$(cat "$dir/nginx.pid")"
         exit 0
     fi
