@@ -10,7 +10,8 @@ import FoundationNetworking
 /// (`REQUESTKIT_BENCH_URL` and `REQUESTKIT_BENCH_UNIX_SOCKET`, from `Scripts/start-nginx.sh`), and the DNS queries
 /// 1,000 sequential requests to a name with a 60 s TTL cost, counted in the query log of dnsmasq on the network
 /// namespace test host (`Scripts/netns-test-env.sh start`, which sets `REQUESTKIT_NETNS_DNS` and
-/// `REQUESTKIT_NETNS_DNS_LOG`).
+/// `REQUESTKIT_NETNS_DNS_LOG`), and the time to a connected socket with the test host's IPv6 path silently dropped,
+/// against curl.
 func runConnectBenchmarks() {
     let environment = ProcessInfo.processInfo.environment
     if let text = environment["REQUESTKIT_BENCH_URL"], let url = URL(string: text),
@@ -22,8 +23,12 @@ func runConnectBenchmarks() {
         print("\nconnect: Unix socket against TCP skipped (eval \"$(bash Scripts/start-nginx.sh)\" first)")
     }
     if let server = environment["REQUESTKIT_NETNS_DNS"], let log = environment["REQUESTKIT_NETNS_DNS_LOG"] {
-        runDNSLookupsPerRequest(
-            server: server, log: log, port: Int(environment["REQUESTKIT_NETNS_HTTP_PORT"] ?? "") ?? 8080)
+        let port = Int(environment["REQUESTKIT_NETNS_HTTP_PORT"] ?? "") ?? 8080
+        runDNSLookupsPerRequest(server: server, log: log, port: port)
+        runIPv6Dropped(
+            host4: environment["REQUESTKIT_NETNS_HOST4"] ?? "198.18.48.2",
+            host6: environment["REQUESTKIT_NETNS_HOST6"] ?? "fd48:5248::2", port: port,
+            rounds: Int(environment["REQUESTKIT_BENCH_ROUNDS"] ?? "") ?? 11)
     } else {
         print("\nconnect: DNS queries skipped (as root, eval \"$(bash Scripts/netns-test-env.sh start)\" first)")
     }
@@ -122,4 +127,83 @@ private func runDNSLookupsPerRequest(server: String, log: String, port: Int) {
     print(
         "| \(succeeded) | \(connections) | \(askedA) | \(askedAAAA) | "
             + "\(formatted(Double(max(askedA, askedAAAA)) / Double(requests), decimals: 3)) |")
+}
+
+/// The time to a connected socket with the test host's IPv6 TCP silently dropped (`netns-test-env.sh drop ipv6`),
+/// both addresses given (IPv6 first) so that no lookup is timed: RequestKit through ``DNSOverrides`` on a new
+/// transport each round (its `connect` interval's end from the attempt's start), with its default attempt delay
+/// and with curl's, against curl's `--resolve` with
+/// the same addresses (`-w %{time_connect}`), taking turns; medians of `rounds`, and which address each connected to.
+private func runIPv6Dropped(host4: String, host6: String, port: Int, rounds: Int) {
+    let name = "dual.requestkit.test"
+    let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .appendingPathComponent("../Scripts/netns-test-env.sh").standardizedFileURL.path
+    guard output(of: "/bin/bash", [script, "drop", "ipv6"]) != nil, let url = URL(string: "http://\(name):\(port)/")
+    else {
+        print("connect: could not drop the test host's IPv6 (netns-test-env.sh drop ipv6)")
+        return
+    }
+    defer { _ = output(of: "/bin/bash", [script, "drop", "none"]) }
+    let entry = "\(name):\(port):[\(host6)],\(host4)"
+    // RequestKit's default attempt delay (RFC 8305's 250 ms), and curl's 200 ms.
+    let delays = [0.25, 0.2]
+    var ours: [[Double]] = delays.map { _ in [] }
+    var oursWon: [[String: Int]] = delays.map { _ in [:] }
+    var theirs: [Double] = []
+    var curlWon: [String: Int] = [:]
+    for _ in 0..<max(rounds, 1) {
+        for (index, delay) in delays.enumerated() {
+            var configuration = NativeTransport.Configuration()
+            configuration.proxy = .none
+            configuration.connectionAttemptDelay = delay
+            configuration.dnsOverrides = (try? DNSOverrides([entry])) ?? DNSOverrides()
+            let transport = NativeTransport(configuration: configuration)
+            let attempt = runBlocking { () async -> RequestMetrics.Attempt? in
+                try? await Request({
+                    Url(url); Using(transport)
+                }).send().metrics.attempts.last
+            }
+            if let attempt, let connected = attempt.connect?.end {
+                let (seconds, attoseconds) = attempt.start.duration(to: connected).components
+                ours[index].append(Double(seconds) * 1e3 + Double(attoseconds) / 1e15)
+                oursWon[index][attempt.remoteAddress ?? "?", default: 0] += 1
+            }
+        }
+        let curl = output(
+            of: "/usr/bin/curl",
+            ["-s", "-o", "/dev/null", "--resolve", entry, "-w", "%{time_connect} %{remote_ip}", url.absoluteString])
+        let fields = curl?.split(separator: " ") ?? []
+        if fields.count == 2, let seconds = Double(fields[0]) {
+            theirs.append(seconds * 1e3)
+            curlWon[String(fields[1]), default: 0] += 1
+        }
+    }
+    func median(_ values: [Double]) -> String {
+        values.isEmpty ? "–" : formatted(values.sorted()[values.count / 2], decimals: 1)
+    }
+    func winners(_ counts: [String: Int]) -> String {
+        counts.sorted { $0.key < $1.key }.map { "\($0.key) ×\($0.value)" }.joined(separator: ", ")
+    }
+    print("\nIPv6 silently dropped: ms to a connected socket, both addresses given, medians of \(rounds):")
+    print("| client | connected after (ms) | connected to |")
+    print("|---|---|---|")
+    for (index, delay) in delays.enumerated() {
+        print(
+            "| RequestKit (attempt delay \(Int(delay * 1000)) ms) | \(median(ours[index])) | "
+                + "\(winners(oursWon[index])) |")
+    }
+    print("| curl (happy eyeballs 200 ms) | \(median(theirs)) | \(winners(curlWon)) |")
+}
+
+/// What `executable` wrote to its standard output; nil when it could not run or did not exit with 0.
+private func output(of executable: String, _ arguments: [String]) -> String? {
+    let process = Process()
+    let pipe = Pipe()
+    process.executableURL = URL(fileURLWithPath: executable)
+    process.arguments = arguments
+    process.standardOutput = pipe
+    guard (try? process.run()) != nil else { return nil }
+    let data = pipe.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return process.terminationStatus == 0 ? String(decoding: data, as: UTF8.self) : nil
 }
