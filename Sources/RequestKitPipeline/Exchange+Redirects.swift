@@ -146,14 +146,19 @@ extension Exchange {
                 .failure(RequestError(kind: .tooManyRedirects, response: head, detail: "more than \(limit) redirects")))
         case .follow(let decided):
             let scheme = decided.url?.scheme?.lowercased()
-            guard scheme == "http" || scheme == "https" else {
+            // A Unix socket URL is followed only to the socket the request went through: a server never sends
+            // the client to another socket on its machine.
+            let staysOnSocket =
+                HTTPSyntax.isUnixSocketScheme(scheme ?? "") && scheme == current.scheme?.lowercased()
+                && decided.url?.host(percentEncoded: true) == current.host(percentEncoded: true)
+            guard scheme == "http" || scheme == "https" || staysOnSocket else {
                 await delivery.discard()
                 return .deliver(
                     .failure(
                         RequestError(
                             kind: .redirectRefused, response: head,
                             detail: "the redirect to \"\(decided.url?.absoluteString ?? location)\" was not followed: "
-                                + "only http and https URLs are")))
+                                + "only http and https URLs are, and a Unix socket's to the same socket")))
             }
             await delivery.discard()
             return .follow(decided, keepsBody: keepsBody && decided.httpMethod == request.httpMethod)

@@ -159,6 +159,14 @@ public final class URLSessionTransport: Transport {
 
     /// The request to hand URLSession: the body as a stream read from disk, or as in-memory bytes.
     private static func prepare(_ request: TransferRequest, bodyFailure: BodyReadFailure) throws -> URLRequest {
+        if let url = request.url, HTTPSyntax.isUnixSocketScheme(url.scheme ?? "") {
+            throw RequestError.invalidRequest([
+                RequestProblem(
+                    .unsupportedScheme,
+                    "URLSession cannot reach the Unix socket of \"\(url.absoluteString)\": send it with NativeTransport"
+                )
+            ])
+        }
         guard let body = request.body else { return request.urlRequest }
         var urlRequest = request.headWithContentLength()
         if !body.isInMemory, let reader = try request.makeBodyReader() {

@@ -21,10 +21,16 @@ struct UnixSocketEndToEndTests {
         private let process: ChildProcess
 
         static let script = """
-            import http.server, json, socketserver, sys
+            import http.server, json, socketserver, sys, urllib.parse
             class Handler(http.server.BaseHTTPRequestHandler):
                 protocol_version = "HTTP/1.1"
                 def do_GET(self):
+                    if self.path.startswith("/redirect?to="):
+                        self.send_response(302)
+                        self.send_header("Location", urllib.parse.unquote(self.path[len("/redirect?to="):]))
+                        self.send_header("Content-Length", "0")
+                        self.end_headers()
+                        return
                     body = json.dumps({"path": self.path, "host": self.headers.get("Host")}).encode()
                     self.send_response(200)
                     self.send_header("Content-Type", "application/json")
@@ -117,6 +123,48 @@ struct UnixSocketEndToEndTests {
         let infoAnswer = try JSONDecoder().decode([String: String].self, from: info.body)
         #expect(infoAnswer == ["path": "/v1.43/info", "host": "localhost"])
         #expect(transport.idleConnectionCount == 1)
+    }
+
+    @Test("A redirect on an http+unix URL is followed on the same socket; one to another socket is refused")
+    func redirects() async throws {
+        let server = try await PythonUnixServer()
+        defer { server.stop() }
+        let transport = NativeTransport { $0.proxy = .none }
+        let base = "http+unix://\(try Self.encoded(server.socketPath))"
+        let followed = try await Request {
+            Url("\(base)/redirect?to=%2Fv1.43%2Finfo")
+            Using(transport)
+        }.send()
+        let answer = try JSONDecoder().decode([String: String].self, from: followed.body)
+        #expect(answer == ["path": "/v1.43/info", "host": "localhost"])
+        #expect(followed.url?.absoluteString == "\(base)/v1.43/info")
+        let other = "http+unix://%2Ftmp%2Fother.sock/x"
+        let escaped = try #require(other.addingPercentEncoding(withAllowedCharacters: .alphanumerics))
+        let error = try await #require(throws: RequestError.self) {
+            try await Request {
+                Url("\(base)/redirect?to=\(escaped)")
+                Using(transport)
+            }.send()
+        }
+        #expect(error.kind == .redirectRefused)
+        #expect(error.response?.statusCode == 302)
+        #expect(error.description.contains(other))
+    }
+
+    @Test("URLSessionTransport refuses an http+unix URL, naming the transport that sends it")
+    func urlSessionRefuses() async throws {
+        let error = try await #require(throws: RequestError.self) {
+            try await Request {
+                Url("http+unix://%2Fvar%2Frun%2Fdocker.sock/v1.43/info")
+                Using(URLSessionTransport.shared)
+            }.send()
+        }
+        #expect(error.kind == .invalidRequest)
+        #expect(error.problems.map(\.kind) == [.unsupportedScheme])
+        #expect(
+            error.problems.first?.message
+                == "URLSession cannot reach the Unix socket of \"http+unix://%2Fvar%2Frun%2Fdocker.sock/v1.43/info\": "
+                + "send it with NativeTransport")
     }
 
     @Test("An http+unix URL naming no usable socket path is a typed error, nothing sent")
