@@ -1,4 +1,3 @@
-import Dispatch
 import Foundation
 
 #if canImport(Glibc)
@@ -9,59 +8,50 @@ import Musl
 import Darwin
 #endif
 
-/// The bytes a child of ``ChildProcess`` writes to one ``ChildProcess/Output/captured`` stream, read from the pipe's
-/// end as they arrive (so a child that writes much never waits for a full pipe), by a `DispatchIO` channel rather
-/// than a thread; the descriptor is closed at the stream's end.
+/// The bytes a child of ``ChildProcess`` writes to one ``ChildProcess/Output/captured`` stream: a temporary file,
+/// removed from its directory as soon as it is made, that the child writes through its own copy of the descriptor
+/// (so a child that writes much never waits for a reader) and this process reads once the child has ended.
+///
+/// No pipe and no `DispatchIO` channel: nothing of libdispatch's event loop watches the stream, so no descriptor
+/// number is closed and reused under it.
 ///
 /// ```swift
-/// let captured = CapturedOutput(reading: readEnd)
-/// let bytes = await captured.contents()
+/// let captured = try CapturedOutput()
+/// // the child writes to captured.descriptor through dup2
+/// let bytes = captured.contents()
 /// ```
-final class CapturedOutput: @unchecked Sendable {
-    // Safe: `bytes`, `isComplete` and `waiters` are only touched while holding `lock`.
-    private let lock = NSLock()
-    private var bytes = Data()
-    private var isComplete = false
-    private var waiters: [CheckedContinuation<Data, Never>] = []
+final class CapturedOutput: Sendable {
+    /// The file's descriptor, closed on `exec` (the child gets its copy through `dup2`).
+    let descriptor: Int32
 
-    /// Starts reading `descriptor`, which it then owns.
-    init(reading descriptor: Int32) {
-        let queue = DispatchQueue(label: "RequestKitTests.CapturedOutput")
-        let channel = DispatchIO(type: .stream, fileDescriptor: descriptor, queue: queue) { _ in
-            _ = close(descriptor)
-        }
-        channel.read(offset: 0, length: Int.max, queue: queue) { [self] done, data, _ in
-            if let data, !data.isEmpty { append(data) }
-            if done {
-                finish()
-                channel.close()
-            }
-        }
+    /// Makes the temporary file.
+    ///
+    /// - Throws: ``ChildProcess/SpawnFailure`` when the file cannot be made.
+    init() throws {
+        var template = Array(
+            FileManager.default.temporaryDirectory.appendingPathComponent("requestkit-child-XXXXXX").path.utf8CString)
+        let descriptor = template.withUnsafeMutableBufferPointer { $0.baseAddress.map { mkstemp($0) } ?? -1 }
+        guard descriptor >= 0 else { throw ChildProcess.SpawnFailure(description: "mkstemp: errno \(errno)") }
+        template.withUnsafeBufferPointer { buffer in _ = buffer.baseAddress.map { unlink($0) } }
+        _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC)
+        self.descriptor = descriptor
     }
 
-    /// Everything read, once the stream has ended: every process holding the pipe's other end has closed it.
-    func contents() async -> Data {
-        await withCheckedContinuation { continuation in
-            let complete: Data? = lock.withLock {
-                if !isComplete { waiters.append(continuation) }
-                return isComplete ? bytes : nil
-            }
-            if let complete { continuation.resume(returning: complete) }
-        }
+    deinit {
+        _ = close(descriptor)
     }
 
-    private func append(_ data: DispatchData) {
-        lock.withLock {
-            data.enumerateBytes { buffer, _, _ in bytes.append(buffer) }
+    /// Everything written to the file so far, read from its start.
+    func contents() -> Data {
+        var bytes = Data()
+        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
+        var offset: off_t = 0
+        while true {
+            let count = chunk.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, $0.count, offset) }
+            if count < 0, errno == EINTR { continue }
+            guard count > 0 else { return bytes }
+            bytes.append(contentsOf: chunk[0..<count])
+            offset += off_t(count)
         }
-    }
-
-    private func finish() {
-        let (complete, resumed) = lock.withLock {
-            isComplete = true
-            defer { waiters = [] }
-            return (bytes, waiters)
-        }
-        for waiter in resumed { waiter.resume(returning: complete) }
     }
 }

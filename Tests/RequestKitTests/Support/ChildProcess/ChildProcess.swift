@@ -32,8 +32,8 @@ final class ChildProcess: Sendable {
     enum Output: Sendable {
         /// `/dev/null`.
         case discarded
-        /// A pipe this process reads: ``ChildProcess/standardOutput()`` and ``ChildProcess/standardError()``
-        /// return what arrived.
+        /// A temporary file this process reads once the child has ended: ``ChildProcess/standardOutput()`` and
+        /// ``ChildProcess/standardError()`` return what arrived.
         case captured
         /// A file, created or truncated.
         case file(URL)
@@ -74,7 +74,7 @@ final class ChildProcess: Sendable {
     ///   - workingDirectory: The directory the child starts in; `nil` keeps this process's.
     ///   - standardOutput: Where the child's standard output goes.
     ///   - standardError: Where the child's standard error goes.
-    /// - Throws: ``SpawnFailure`` when a pipe cannot be made or `posix_spawn` fails (no such program, for one).
+    /// - Throws: ``SpawnFailure`` when a temporary file cannot be made or `posix_spawn` fails (no such program, for one).
     init(
         _ executable: String, _ arguments: [String] = [], environment: [String: String]? = nil,
         workingDirectory: URL? = nil, standardOutput: Output = .discarded, standardError: Output = .discarded
@@ -83,12 +83,11 @@ final class ChildProcess: Sendable {
             executable: executable, arguments: arguments,
             environment: environment ?? ProcessInfo.processInfo.environment, workingDirectory: workingDirectory,
             standardOutput: standardOutput, standardError: standardError)
-        defer { request.closePipes() }
-        try request.makePipes()
+        try request.makeCapturedFiles()
         identifier = try request.spawn()
         ending = ChildExit(identifier: identifier)
-        output = request.takeReadEnd(of: 1).map(CapturedOutput.init(reading:))
-        errors = request.takeReadEnd(of: 2).map(CapturedOutput.init(reading:))
+        output = request.captured[1]
+        errors = request.captured[2]
     }
 
     /// Runs `executable` to its end and returns how it ended, with everything it wrote to its standard output and
@@ -121,16 +120,18 @@ final class ChildProcess: Sendable {
         await ending.termination()
     }
 
-    /// Everything the child wrote to a ``Output/captured`` standard output, once that stream ends (when the child
-    /// and every process that inherited the stream have ended); empty for another ``Output``.
+    /// Everything the child wrote to a ``Output/captured`` standard output, once the child has ended; empty for
+    /// another ``Output``.
     func standardOutput() async -> Data {
-        await output?.contents() ?? Data()
+        _ = await termination()
+        return output?.contents() ?? Data()
     }
 
-    /// Everything the child wrote to a ``Output/captured`` standard error, once that stream ends; empty for
+    /// Everything the child wrote to a ``Output/captured`` standard error, once the child has ended; empty for
     /// another ``Output``.
     func standardError() async -> Data {
-        await errors?.contents() ?? Data()
+        _ = await termination()
+        return errors?.contents() ?? Data()
     }
 
     /// Kills the child's process group with `SIGKILL`, unless the child has ended: a program that waits for its

@@ -24,7 +24,7 @@ struct ChildProcessTests {
         #expect(error?.description.contains("/nonexistent/program") == true)
     }
 
-    @Test("Standard output and standard error are captured apart, byte for byte, beyond a pipe's buffer")
+    @Test("Standard output and standard error are captured apart, byte for byte, far beyond a pipe's buffer")
     func outputCapturedExactly() async throws {
         let run = try await ChildProcess.run("/bin/sh", ["-c", "seq 1 100000; printf 'to stderr\\n\\001\\377' >&2"])
         #expect(run.termination == .exited(0))
@@ -81,7 +81,7 @@ struct ChildProcessTests {
     func terminateEndsTheGroup() async throws {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("child-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: file) }
-        // The background `sleep` holds the standard error pipe too: that stream ends only once `sleep` has ended.
+        // The background `sleep` is in the child's process group: it ends with the child.
         let child = try ChildProcess(
             "/bin/sh", ["-c", "sleep 1000 & echo started; wait"], standardOutput: .file(file),
             standardError: .captured)
@@ -148,7 +148,6 @@ struct ChildProcessTests {
             executable: "/bin/ls", arguments: ["/proc/self/fd"], environment: [:], workingDirectory: nil,
             standardOutput: .file(file), standardError: .discarded)
         request.listsDescriptorsToClose = true
-        defer { request.closePipes() }
         let identifier = try request.spawn()
         #expect(await ChildExit(identifier: identifier).termination() == .exited(0))
         let theirs = try String(contentsOf: file, encoding: .utf8).split(separator: "\n").compactMap { Int($0) }

@@ -8,7 +8,7 @@ import Musl
 import Darwin
 #endif
 
-/// One `posix_spawn` of a ``ChildProcess``: its pipes, file actions and attributes.
+/// One `posix_spawn` of a ``ChildProcess``: its captured output files, file actions and attributes.
 ///
 /// In the child, standard input reads `/dev/null`, standard output and standard error go where their
 /// ``ChildProcess/Output`` says, and every other descriptor is closed: with `POSIX_SPAWN_CLOEXEC_DEFAULT` on Apple
@@ -19,8 +19,7 @@ import Darwin
 /// ```swift
 /// var request = SpawnRequest(executable: "/bin/true", arguments: [], environment: [:], workingDirectory: nil,
 ///                            standardOutput: .discarded, standardError: .discarded)
-/// defer { request.closePipes() }
-/// try request.makePipes()
+/// try request.makeCapturedFiles()
 /// let pid = try request.spawn()
 /// ```
 struct SpawnRequest {
@@ -33,8 +32,8 @@ struct SpawnRequest {
     /// Whether the descriptors to close in the child are listed from `/proc/self/fd` (on Linux), as they are when the
     /// C library has no `posix_spawn_file_actions_addclosefrom_np`; a test sets it to try that way here.
     var listsDescriptorsToClose = SpawnExtensions.addCloseFrom == nil
-    /// The pipes of the captured streams, by the child's descriptor (1 or 2); an end is -1 once closed or taken.
-    private var pipes: [Int32: (read: Int32, write: Int32)] = [:]
+    /// The files of the captured streams, by the child's descriptor (1 or 2).
+    private(set) var captured: [Int32: CapturedOutput] = [:]
 
     init(
         executable: String, arguments: [String], environment: [String: String], workingDirectory: URL?,
@@ -48,33 +47,11 @@ struct SpawnRequest {
         self.standardError = standardError
     }
 
-    /// Makes a pipe for each captured stream, both ends closed on `exec` (the child gets its end through `dup2`), so
-    /// that no other child started meanwhile inherits one and holds the stream open.
-    mutating func makePipes() throws {
+    /// Makes a temporary file for each captured stream.
+    mutating func makeCapturedFiles() throws {
         for (descriptor, output) in [(Int32(1), standardOutput), (2, standardError)] {
             guard case .captured = output else { continue }
-            var ends: [Int32] = [-1, -1]
-            // `pipe2` with `O_CLOEXEC` would close the short window before `fcntl`, but Swift's Glibc module does
-            // not declare it.
-            guard pipe(&ends) == 0 else { throw ChildProcess.SpawnFailure(description: "pipe: errno \(errno)") }
-            for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
-            pipes[descriptor] = (ends[0], ends[1])
-        }
-    }
-
-    /// The read end of the pipe of the child's `descriptor`, now the caller's to close; `nil` when not captured.
-    mutating func takeReadEnd(of descriptor: Int32) -> Int32? {
-        guard let pipe = pipes[descriptor], pipe.read >= 0 else { return nil }
-        pipes[descriptor] = (-1, pipe.write)
-        return pipe.read
-    }
-
-    /// Closes every end not taken: the write ends after the spawn (only the child writes), everything after a
-    /// failure.
-    mutating func closePipes() {
-        for (descriptor, pipe) in pipes {
-            for end in [pipe.read, pipe.write] where end >= 0 { _ = close(end) }
-            pipes[descriptor] = (-1, -1)
+            captured[descriptor] = try CapturedOutput()
         }
     }
 
@@ -100,7 +77,9 @@ struct SpawnRequest {
             case .discarded:
                 posix_spawn_file_actions_addopen(&actions, descriptor, "/dev/null", O_WRONLY, 0)
             case .captured:
-                if let pipe = pipes[descriptor] { posix_spawn_file_actions_adddup2(&actions, pipe.write, descriptor) }
+                if let file = captured[descriptor] {
+                    posix_spawn_file_actions_adddup2(&actions, file.descriptor, descriptor)
+                }
             case .file(let url):
                 posix_spawn_file_actions_addopen(&actions, descriptor, url.path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
             }
