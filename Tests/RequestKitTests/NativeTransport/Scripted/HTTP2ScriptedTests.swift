@@ -171,13 +171,13 @@ struct HTTP2ScriptedTests {
 
     @Test(
         "A streamed response's head goes to its task; a full consumer holds the stream's window shut until it reads",
-        .timeLimit(.minutes(1)))
+        .timeLimit(.minutes(3)))
     func streamedBodyBackpressure() async throws {
         let harness = Self.harness()
         let stream = ScriptedByteStream()
         harness.dialer.plans = [.connects(stream)]
-        // Three times the stream's window (1 MiB).
-        let body = Data(repeating: 0x7A, count: 3 << 20)
+        // One and a half times the stream's window (1 MiB): the rest can only come once the consumer reads.
+        let body = Data(repeating: 0x7A, count: 3 << 19)
         let server = InMemoryHTTP2Server { id, _, peer in peer.respond(id, status: 200, body: body) }
         server.attach(to: stream)
         let (bodyStream, continuation) = ResponseBodyStream.makeStream(bufferLimit: 16 * 1024)
