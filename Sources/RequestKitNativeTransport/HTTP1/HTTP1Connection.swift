@@ -35,8 +35,6 @@ final class HTTP1Connection: EventLoopHandler, @unchecked Sendable {
     /// The loop's steps that came while the connection was lent, in order (only the loop touches them).
     @exclusivity(unchecked) private var deferredSteps: [Step] = []
     private weak var pool: ConnectionPool?
-    /// How long, in nanoseconds, ``runInline(_:polls:)`` looks for a response (0: never).
-    private let pollWindow: UInt64
     private let stream: any ByteStream
     private let descriptor: Int32
     private let facts: ConnectionFacts?
@@ -59,10 +57,8 @@ final class HTTP1Connection: EventLoopHandler, @unchecked Sendable {
     @exclusivity(unchecked) private var sentAt: UInt64 = 0
     /// Whether ``receiveOffLoop(_:)`` runs: the loop's registrations and timers are then not to be touched.
     @exclusivity(unchecked) private var isOffLoop = false
-    /// How many responses in a row the server sent later than ``pollWindow`` after their request (up to 2).
-    @exclusivity(unchecked) private var lateAnswers: UInt8 = 0
-    /// Requests sent inline without polling since polling stopped; every ``promptRecheck``-th polls again.
-    @exclusivity(unchecked) private var unpolledCount: UInt8 = 0
+    /// Whether ``runInline(_:polls:)`` looks for the response, from how promptly the server answered.
+    @exclusivity(unchecked) private var polling: HTTP1PromptPolling
     /// How many times ``runInline(_:polls:)`` looked for a response, and how many responses it read.
     private let polls = AtomicWord()
     private let answered = AtomicWord()
@@ -81,7 +77,7 @@ final class HTTP1Connection: EventLoopHandler, @unchecked Sendable {
         self.stream = stream
         self.descriptor = stream.descriptor
         self.facts = facts
-        self.pollWindow = pollWindow
+        polling = HTTP1PromptPolling(window: pollWindow)
         buffer = HTTP1ReadBuffer(capacity: bufferSize)
     }
 
@@ -198,24 +194,21 @@ final class HTTP1Connection: EventLoopHandler, @unchecked Sendable {
         }
     }
 
-    /// How often a connection whose server answered late twice in a row polls all the same.
-    static let promptRecheck: UInt8 = 16
-
     /// Sends `job`'s request from the calling thread (the awaiting task's) when the loop can lend this connection
     /// and it is idle and still usable: the request is written at once, and the loop, which watches the idle socket
     /// already, reads the response when it arrives. Returns false, having changed nothing, when the loop must start
     /// the job instead (``run(_:)``); a request that cannot be written whole, or fails, is handed to the loop.
     ///
-    /// When `polls`, the task then looks for the response itself for up to ``pollWindow``, reading it when it comes,
-    /// unless the server's last two answers here came later than the window (then only every ``promptRecheck``-th
-    /// time). The pool asks for it only for the one request in flight: its task has nothing else to run meanwhile.
+    /// When `polls`, the task then looks for the response itself for up to the window, reading it when it comes,
+    /// unless the server's last two answers here came later than the window (``HTTP1PromptPolling``). The pool asks for it only for the one request in flight: its task has nothing else to run meanwhile.
     /// (``NativeTransport/Configuration/responsePollWindow``.) The reads do not block.
     func runInline(_ job: RequestJob, polls: Bool) -> Bool {
         guard ownership.lend() else { return false }
         isOffLoop = true
         let isSent = sendInline(job)
-        if isSent, polls, isReceiving(job), startsPolling() {
-            let deadline = sentAt &+ pollWindow
+        if isSent, polls, isReceiving(job), polling.startsPolling() {
+            self.polls.add(1)
+            let deadline = sentAt &+ polling.window
             while receiveOffLoop(job), loop.now() < deadline {}
             if self.job !== job { answered.add(1) }
         }
@@ -247,17 +240,6 @@ final class HTTP1Connection: EventLoopHandler, @unchecked Sendable {
     /// Whether `job` is this connection's and waits for its response.
     private func isReceiving(_ job: RequestJob) -> Bool {
         self.job === job && (machine.phase == .receivingHead || machine.phase == .receivingBody)
-    }
-
-    /// Whether ``runInline(_:polls:)`` looks this time, counting it.
-    private func startsPolling() -> Bool {
-        if lateAnswers >= 2 {
-            unpolledCount += 1
-            guard unpolledCount >= Self.promptRecheck else { return false }
-        }
-        unpolledCount = 0
-        polls.add(1)
-        return true
     }
 
     /// The receiving steps of ``drive()``, from the awaiting task's thread: reads what has arrived, and ends the job
@@ -387,7 +369,7 @@ final class HTTP1Connection: EventLoopHandler, @unchecked Sendable {
             release(isReusable: false, pool: job.pool)
             job.pool.submit(job)
         case .fail(let failure):
-            let reason = error ?? Self.error(for: failure)
+            let reason = error ?? failure.error
             close()
             if pump != nil { return endPump(failing: reason) }
             guard let job else { return }
@@ -400,24 +382,6 @@ final class HTTP1Connection: EventLoopHandler, @unchecked Sendable {
             pool?.discard(.http1(self))
         case .close:
             close()
-        }
-    }
-
-    /// The error a machine's failure stands for when the event that led to it carried none.
-    private static func error(for failure: HTTP1ConnectionStateMachine.Failure) -> any Error {
-        switch failure {
-        case .closedBeforeResponse: ExchangeFailure.closedBeforeResponse(nil)
-        case .truncatedHead: HTTP1ParseError.truncatedHead
-        case .truncatedBody: HTTP1ParseError.truncatedBody
-        case .unconfirmedEnd: HTTP1ParseError.unconfirmedEnd
-        case .tooManyInformationalResponses: HTTP1ParseError.tooManyInformationalResponses
-        case .switchedProtocols: HTTP1ParseError.switchedProtocols
-        case .timedOut: NetworkSocket.Failure.timedOut
-        case .cancelled: CancellationError()
-        case .error: ExchangeFailure.closedBeforeResponse(nil)
-        case .unexpected(let what):
-            RequestError.transport(
-                POSIXError(.EPROTO), detail: "the HTTP/1.1 connection could not go on: \(what)")
         }
     }
 
@@ -436,7 +400,7 @@ final class HTTP1Connection: EventLoopHandler, @unchecked Sendable {
             pump.record.noteComplete(at: idle.lastActivity)
             // Back in the pool before the consumer sees the end: its next request can take this connection.
             release(isReusable: isReusable, pool: pump.pool)
-            return pump.continuation.finish(attempt: endedAttempt(of: pump))
+            return pump.continuation.finish(attempt: pump.endedAttempt(connection: facts, now: loop.now()))
         }
         guard let job, let head = progress.head else { return }
         self.job = nil
@@ -647,7 +611,7 @@ final class HTTP1Connection: EventLoopHandler, @unchecked Sendable {
                     if machine.phase != .receivingHead { return nil }
                     continue
                 }
-                lateAnswers = loop.now() &- sentAt <= pollWindow ? 0 : min(lateAnswers + 1, 2)
+                polling.answerArrived(after: loop.now() &- sentAt)
                 try headArrived(head, job: job)
                 return nil
             }
@@ -687,16 +651,7 @@ final class HTTP1Connection: EventLoopHandler, @unchecked Sendable {
     private func makePump(
         head: ResponseHead, framing: ResponseHead.Framing, options: StreamOptions, job: RequestJob
     ) throws -> HTTP1BodyPump {
-        let bodyLimit = options.responseLimits.maxStreamedBodyBytes ?? .max
-        let contentDecoder =
-            framing == .none
-            ? nil
-            : try ContentDecoder(
-                codings: head.tokens(of: "Content-Encoding"), maxBytes: bodyLimit,
-                maxRatio: options.responseLimits.maxDecompressionRatio,
-                ratioAllowance: ResponseLimits.decompressionAllowance)
-        var bodyLimits = job.limits.body
-        bodyLimits.maxBodyBytes = bodyLimit
+        let pump = try HTTP1BodyPump(head: head, framing: framing, options: options, job: job)
         pumpGeneration += 1
         let (generation, loop) = (pumpGeneration, loop)
         options.continuation.onDemand = { [weak self] in
@@ -705,11 +660,7 @@ final class HTTP1Connection: EventLoopHandler, @unchecked Sendable {
         options.continuation.onTermination = { [weak self] in
             loop.execute { self?.perform(.terminatePump(generation: generation)) }
         }
-        return HTTP1BodyPump(
-            head: head, url: options.url, decoder: HTTP1BodyDecoder(framing: framing, limits: bodyLimits),
-            contentDecoder: contentDecoder, continuation: options.continuation, pool: job.pool,
-            idleTimeout: job.idleTimeout, bodyLimit: bodyLimit,
-            maxRatio: options.responseLimits.maxDecompressionRatio, record: job.record)
+        return pump
     }
 
     /// Reads the rest of a buffered body; nil once the job has finished.
@@ -754,16 +705,9 @@ final class HTTP1Connection: EventLoopHandler, @unchecked Sendable {
             if pump.continuation.isTerminated { throw CancellationError() }
             var isFull = false
             if buffer.hasUnread {
-                var piece = Data()
-                buffer.consume(try pump.decoder.decode(buffer.unread, into: &piece))
-                if !piece.isEmpty {
-                    let plain = try pump.contentDecoder?.decode(piece) ?? piece
-                    pump.bodyBytes += plain.count
-                    if !plain.isEmpty, !pump.continuation.yield(plain) {
-                        if pump.continuation.isTerminated { throw CancellationError() }
-                        isFull = true
-                    }
-                }
+                let delivered = try pump.deliver(buffer.unread)
+                buffer.consume(delivered.taken)
+                isFull = delivered.isFull
             }
             if pump.decoder.isComplete {
                 try pump.contentDecoder?.finish()
@@ -799,28 +743,10 @@ final class HTTP1Connection: EventLoopHandler, @unchecked Sendable {
     private func endPump(failing error: any Error) {
         guard let pump else { return }
         self.pump = nil
-        let failure: RequestError
-        if error is CancellationError {
-            failure = RequestError.cancelled(underlyingError: error)
-        } else if let tooLarge = ResponseTooLarge(
-            error, head: pump.head, bodyLimit: pump.bodyLimit, maxRatio: pump.maxRatio)
-        {
-            failure = tooLarge.requestError(url: pump.url)
-        } else {
-            failure = NativeTransport.requestError(for: error, idleTimeout: pump.idleTimeout, key: key)
-        }
-        pump.continuation.finish(throwing: failure, attempt: endedAttempt(of: pump))
+        pump.continuation.finish(
+            throwing: pump.failure(for: error, key: key),
+            attempt: pump.endedAttempt(connection: facts, now: loop.now()))
         release(isReusable: false, pool: pump.pool)
-    }
-
-    /// The attempt of a streamed body's job as it ends now; nil when the transport records no metrics.
-    private func endedAttempt(of pump: HTTP1BodyPump) -> RequestMetrics.Attempt? {
-        guard pump.record.isRecording else { return nil }
-        var record = pump.record
-        record.connection = facts
-        return record.attempt(
-            url: pump.url, status: HTTPStatus(code: pump.head.status), bodyBytes: pump.bodyBytes,
-            end: record.complete != 0 ? record.complete : loop.now())
     }
 
     // MARK: Timeouts
