@@ -239,6 +239,19 @@ struct HappyEyeballsStateMachineTests {
         #expect(machine.ipv6Answer == .notAsked)
     }
 
+    @Test("a Unix socket's path goes first, before any IP address, with no query")
+    func unixSocketFirst() throws {
+        let socket = try SocketAddress(unixPath: "/run/app.sock")
+        let machine = Self.run([
+            .startKnown(
+                [Self.v4a, socket, Self.v6a], at: 0, expect: [.connect(0, socket), .wake(at: 250 * Self.ms)]),
+            .timer(at: 250, expect: [.connect(1, Self.v6a), .wake(at: 500 * Self.ms)]),
+            .connected(0, at: 260, expect: [.cancel(1), .connected(0, socket)]),
+        ])
+        #expect(machine.ipv6Answer == .notAsked && machine.ipv4Answer == .notAsked)
+        #expect(Self.outcomes(machine) == [.connected, .lostRace])
+    }
+
     @Test("the attempt delay is configurable")
     func configurableAttemptDelay() {
         Self.run(
