@@ -77,7 +77,7 @@ let package = Package(
             name: "RequestKitNativeTransport",
             dependencies: [
                 "RequestKitDSL", "RequestKitSockets", "RequestKitConnect", "RequestKitURLSession", "RequestKitHTTP2",
-                "CZlib", "CEpoll",
+                "RequestKitWebSocket", "CZlib", "CEpoll",
                 "CAtomics", .target(name: "CBrotli", condition: .when(platforms: [.linux])),
                 .target(name: "CZstd", condition: .when(platforms: [.linux])),
                 .target(name: "CNghttp2", condition: .when(platforms: [.linux])),

@@ -3,3 +3,4 @@
 @_exported import RequestKitDSL
 @_exported import RequestKitSockets
 @_exported import RequestKitURLSession
+@_exported import RequestKitWebSocket

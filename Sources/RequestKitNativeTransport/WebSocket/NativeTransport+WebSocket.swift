@@ -1,0 +1,58 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+extension NativeTransport {
+    /// Opens a WebSocket connection on this transport's event loops: the socket's definition checked, `request` as
+    /// the handshake's request (with the cookie jar's cookies, when the pipeline added them), through the proxy
+    /// the transport's settings choose and its TLS configuration (offering no HTTP/2 in ALPN: the upgrade is
+    /// HTTP/1.1's).
+    ///
+    /// ```swift
+    /// let socket = try await NativeTransport.shared.openWebSocket(checked, request: checked.request)
+    /// ```
+    /// - Throws: ``RequestError``: the connection's failures as a request's, a refused or broken handshake, the
+    ///   handshake's timeout, a cancellation.
+    package func openWebSocket(
+        _ checked: WebSocket.Checked, request: BuiltRequest
+    ) async throws(RequestError) -> WebSocket.Socket {
+        #if !canImport(COpenSSL)
+        if checked.isSecure {
+            throw RequestError.invalidRequest([
+                RequestProblem(.unsupportedScheme, "wss:// needs the native transport's TLS layer, which is Linux-only")
+            ])
+        }
+        #endif
+        let url = HTTPURL(url: request.url, isSecure: checked.isSecure)
+        let route =
+            proxySelection.isEmpty
+            ? nil
+            : try await proxyRoute(
+                for: TransferRequest(.built(request), body: nil, uploadProgress: nil, responseLimits: ResponseLimits()),
+                to: url)
+        let tls = checked.isSecure ? TLSSettings(configuration.tls) : nil
+        var target = try HTTP1RequestEncoder.target(of: request.url, authority: request.authority, tls: tls)
+        target.key = ConnectionKey(host: target.key.host, port: target.key.port, tls: tls, proxy: route)
+        var random = SystemRandomNumberGenerator()
+        let handshake = WebSocketHandshake(
+            subprotocols: checked.subprotocols, compression: checked.configuration.compression, using: &random)
+        var limits = ResponseHead.Limits()
+        limits.maxHeadBytes = configuration.maxResponseHeadBytes
+        let upgrade = WebSocketUpgrade(handshake: handshake, url: request.url, limits: limits)
+        let setup = WebSocketChannel.Setup(
+            key: target.key, request: try upgrade.requestBytes(fields: request.fieldsAsSent, target: target),
+            upgrade: upgrade, configuration: checked.configuration, timeout: request.timeout,
+            connectTimeout: configuration.connectTimeout)
+        let loop: EventLoop
+        do {
+            loop = try EventLoopGroup.shared(loops: configuration.eventLoopCount).next()
+        } catch {
+            throw RequestError.transport(error, detail: "NativeTransport could not start its event loop")
+        }
+        let channel = WebSocketChannel(setup: setup, loop: loop, dialer: WebSocketDialer(SystemDialer()))
+        let opened = try await channel.open()
+        return WebSocket.Socket(channel: channel, opened: opened)
+    }
+}

@@ -1,0 +1,123 @@
+import Foundation
+
+extension WebSocket {
+    /// An open WebSocket connection: messages go out with ``send(_:)`` and come in through ``messages``; ping and
+    /// pong, fragmentation, compression and the closing handshake are handled for you.
+    ///
+    /// Received messages wait in a bounded queue (``WebSocket/Configuration/maxQueuedMessages``,
+    /// ``WebSocket/Configuration/maxQueuedBytes``): while the consumer is behind, the socket is not read, so memory
+    /// stays flat and the server is slowed by TCP. Cancelling the task that iterates ``messages`` closes the
+    /// connection (going away); so does releasing the socket.
+    ///
+    /// ```swift
+    /// let socket = try await WebSocket { Url("wss://api.example.com/feed") }.connect()
+    /// try await socket.send(.text("subscribe"))
+    /// for try await message in socket.messages {
+    ///     print(message)
+    /// }
+    /// try await socket.close(.normalClosure, reason: "done")
+    /// ```
+    public final class Socket: Sendable {
+        let channel: WebSocketChannel
+        /// The subprotocol the server chose among those offered (``Subprotocols``); nil when it chose none.
+        ///
+        /// ```swift
+        /// if socket.subprotocol == "graphql-transport-ws" { try await socket.send(.text(#"{"type":"connection_init"}"#)) }
+        /// ```
+        public let subprotocol: String?
+        /// The header fields of the server's `101 Switching Protocols` answer.
+        ///
+        /// ```swift
+        /// print(socket.handshakeHeaders["Sec-WebSocket-Extensions"] ?? "no extension")
+        /// ```
+        public let handshakeHeaders: HTTPHeaders
+        /// Whether permessage-deflate (RFC 7692) was agreed: messages are compressed both ways.
+        ///
+        /// ```swift
+        /// print(socket.isCompressed ? "compressed" : "plain")
+        /// ```
+        public let isCompressed: Bool
+
+        init(channel: WebSocketChannel, opened: WebSocketChannel.Opened) {
+            self.channel = channel
+            subprotocol = opened.subprotocol
+            handshakeHeaders = opened.headers
+            isCompressed = opened.compression != nil
+        }
+
+        deinit {
+            channel.cancel()
+        }
+
+        /// The messages the server sends, in order, each whole; the sequence ends when the connection closes with
+        /// normal closure, going away or no code, and throws a ``RequestError`` for any other ending (the close code
+        /// and reason the server sent, a protocol violation and which, a lost connection, a ping timeout).
+        ///
+        /// ```swift
+        /// for try await message in socket.messages {
+        ///     if case .text(let text) = message { print(text) }
+        /// }
+        /// ```
+        public var messages: Messages { Messages(socket: self) }
+
+        /// Sends a message, in frames of at most ``WebSocket/Configuration/outgoingFrameBytes``, compressed when
+        /// permessage-deflate was agreed. Returns once the bytes are handed to the socket, or waits while more than
+        /// 1 MiB waits to be written.
+        ///
+        /// ```swift
+        /// try await socket.send(.text("ping"))
+        /// try await socket.send(.binary(Data([1, 2, 3])))
+        /// ```
+        /// - Throws: ``RequestError`` (``RequestError/WebSocketFailure/closed``) once the connection is closing or
+        ///   closed.
+        public func send(_ message: WebSocketMessage) async throws(RequestError) {
+            try await channel.send(message)
+        }
+
+        /// Closes the connection: a close frame with `code` and `reason`, then waits for the server's answer and
+        /// for the server to close TCP (at most ``WebSocket/Configuration/closeTimeout`` each). ``messages`` ends
+        /// when the answer arrives. Closing a closed socket does nothing.
+        ///
+        /// ```swift
+        /// try await socket.close(.normalClosure, reason: "done")
+        /// ```
+        /// - Throws: ``RequestError``: `.invalidRequest` for a code no close frame carries (1005, 1006, 1015) or a
+        ///   reason over 123 bytes of UTF-8; `.timedOut` (``RequestError/WebSocketFailure/closeTimeout``) when the
+        ///   server does not answer.
+        public func close(_ code: WebSocketCloseCode = .normalClosure, reason: String = "") async throws(RequestError) {
+            try await channel.close(code, reason: reason)
+        }
+    }
+
+    /// The messages of a ``WebSocket/Socket``, as an `AsyncSequence`: one consumer at a time takes them.
+    ///
+    /// ```swift
+    /// for try await message in socket.messages { print(message) }
+    /// ```
+    public struct Messages: AsyncSequence, Sendable {
+        public typealias Element = WebSocketMessage
+        let socket: Socket
+
+        /// Takes the messages one at a time.
+        ///
+        /// ```swift
+        /// var iterator = socket.messages.makeAsyncIterator()
+        /// let first = try await iterator.next()
+        /// ```
+        public struct AsyncIterator: AsyncIteratorProtocol {
+            let socket: Socket
+
+            /// The next message; nil once the connection closed.
+            ///
+            /// ```swift
+            /// while let message = try await iterator.next() { print(message) }
+            /// ```
+            /// - Throws: ``RequestError`` saying how the connection failed.
+            public mutating func next() async throws -> WebSocketMessage? {
+                try await socket.channel.next()
+            }
+        }
+
+        public func makeAsyncIterator() -> AsyncIterator { AsyncIterator(socket: socket) }
+    }
+}

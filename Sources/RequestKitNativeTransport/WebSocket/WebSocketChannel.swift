@@ -1,0 +1,602 @@
+import Foundation
+
+/// One client WebSocket connection on an event loop: a shell that opens the stream through a ``Connector``, writes
+/// the upgrade request and reads the answer (``WebSocketUpgrade``), then forwards every event of the open
+/// connection (bytes read, a message to send, a close asked for, a message consumed, a timer, the end of the input,
+/// a cancellation) to its ``WebSocketConnectionStateMachine`` and carries out each action it returns: write bytes,
+/// deliver a message, pause or resume reading, arm a timer, end the messages, close the stream.
+///
+/// The messages wait in a queue the state machine bounds (``WebSocket/Configuration/maxQueuedMessages`` and
+/// ``WebSocket/Configuration/maxQueuedBytes``): while it is full the descriptor is not watched for reading, so a slow
+/// consumer stops the socket being read. A message the consumer takes is counted off on the loop.
+///
+/// Its loop owns every field but the queue, which `lock` guards; the entry points (``open()``, ``send(_:)``,
+/// ``close(_:reason:)``, ``next()``, ``cancel()``) may be called from any thread and hop onto the loop.
+///
+/// ```swift
+/// let channel = WebSocketChannel(setup: setup, loop: loop, dialer: SystemDialer())
+/// let opened = try await channel.open()
+/// try await channel.send(.text("hello"))
+/// let reply = try await channel.next()
+/// ```
+final class WebSocketChannel: EventLoopHandler, @unchecked Sendable {
+    // Safe: every field below `lock`'s is only touched on `loop`'s thread; `lock` guards the consumer's queue.
+
+    /// What opening needs, made by the transport from the socket's definition.
+    struct Setup: Sendable {
+        /// Where the connection goes (the origin, its TLS settings and the proxy).
+        let key: ConnectionKey
+        /// The upgrade request's bytes.
+        let request: [UInt8]
+        /// The handshake, whose answer is checked.
+        let upgrade: WebSocketUpgrade
+        /// The limits and behaviour of the open connection.
+        let configuration: WebSocket.Configuration
+        /// The handshake's timeout in seconds (connecting included).
+        let timeout: Double
+        /// One connection attempt's timeout in seconds.
+        let connectTimeout: Double
+        /// Where the frames' masking keys come from: nil for the system's CSPRNG (tests give known keys).
+        var maskingKeys: (any RandomNumberGenerator & Sendable)?
+    }
+
+    /// What the handshake agreed, for the socket.
+    struct Opened: Sendable {
+        let subprotocol: String?
+        let compression: PerMessageDeflateParameters?
+        let headers: HTTPHeaders
+    }
+
+    private enum Phase {
+        case idle
+        case connecting
+        case upgrading
+        case open
+        /// The stream closes once what is written is flushed.
+        case draining
+        case closed
+    }
+
+    /// How the consumer's messages end.
+    private enum Ending {
+        case finished
+        case failed(RequestError)
+        /// The failure was handed to the consumer: later calls return nil.
+        case reported
+    }
+
+    let loop: EventLoop
+    private let dialer: any SocketDialer
+    private let setup: Setup
+    /// The most bytes waiting to be written before ``send(_:)`` waits for them to go.
+    static let outboundHighWater = 1 << 20
+
+    // The consumer's queue, guarded by `lock`.
+    private let lock = NSLock()
+    private var queue: [WebSocketMessage] = []
+    private var queueHead = 0
+    private var ending: Ending?
+    private var waiter: CheckedContinuation<Result<WebSocketMessage?, RequestError>, Never>?
+
+    // The loop's.
+    private var phase = Phase.idle
+    private var connector: Connector?
+    private var stream: (any ByteStream)?
+    private var upgrade: WebSocketUpgrade
+    private var machine: WebSocketConnectionStateMachine?
+    private var openWaiter: CheckedContinuation<Result<Opened, RequestError>, Never>?
+    private var sendWaiters: [CheckedContinuation<Result<Void, RequestError>, Never>] = []
+    private var closeWaiters: [CheckedContinuation<Result<Void, RequestError>, Never>] = []
+    private var handshakeTimer: LoopTimer?
+    private var pingTimer: LoopTimer?
+    private var closeTimer: LoopTimer?
+    private var outbound: [UInt8] = []
+    private var outboundStart = 0
+    private var wantsWritable = false
+    private var isReadingPaused = false
+    private var isRegistered = false
+    /// How the connection ended, once it did: the error a later ``close(_:reason:)`` reports.
+    private var finalError: RequestError?
+    private let readBuffer: UnsafeMutableRawBufferPointer
+
+    init(setup: Setup, loop: EventLoop, dialer: any SocketDialer) {
+        self.setup = setup
+        self.loop = loop
+        self.dialer = dialer
+        upgrade = setup.upgrade
+        readBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 16)
+    }
+
+    deinit {
+        stream?.close()
+        readBuffer.deallocate()
+    }
+
+    // MARK: Entry points, from any thread
+
+    /// Connects and runs the opening handshake; cancelling the task gives up.
+    ///
+    /// - Throws: ``RequestError``: the connection's failures as a request's, a refused or broken handshake
+    ///   (``RequestError/Kind/webSocket``), the handshake's timeout, or a cancellation.
+    func open() async throws(RequestError) -> Opened {
+        let result = await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Result<Opened, RequestError>, Never>) in
+                loop.execute { [self] in start(continuation) }
+            }
+        } onCancel: {
+            cancel()
+        }
+        return try result.get()
+    }
+
+    /// Sends a message; waits while more than ``outboundHighWater`` bytes wait to be written.
+    ///
+    /// - Throws: ``RequestError`` (``RequestError/WebSocketFailure/closed``) once the connection is closing.
+    func send(_ message: WebSocketMessage) async throws(RequestError) {
+        let result = await withCheckedContinuation {
+            (continuation: CheckedContinuation<Result<Void, RequestError>, Never>) in
+            loop.execute { [self] in send(message, continuation) }
+        }
+        try result.get()
+    }
+
+    /// Starts the closing handshake and waits until the connection is over.
+    ///
+    /// - Throws: ``RequestError``: an invalid code or reason, or the close's timeout.
+    func close(_ code: WebSocketCloseCode, reason: String) async throws(RequestError) {
+        let result = await withCheckedContinuation {
+            (continuation: CheckedContinuation<Result<Void, RequestError>, Never>) in
+            loop.execute { [self] in close(code, reason: reason, continuation) }
+        }
+        try result.get()
+    }
+
+    /// The next message; nil once the connection closed; cancelling the task closes the connection.
+    ///
+    /// - Throws: ``RequestError`` saying how the connection failed (once; nil after).
+    func next() async throws(RequestError) -> WebSocketMessage? {
+        let result = await withTaskCancellationHandler {
+            await withCheckedContinuation {
+                (continuation: CheckedContinuation<Result<WebSocketMessage?, RequestError>, Never>) in
+                let now: Result<WebSocketMessage?, RequestError>? = lock.withLock {
+                    if queueHead < queue.count {
+                        let message = queue[queueHead]
+                        queueHead += 1
+                        if queueHead == queue.count {
+                            queue.removeAll(keepingCapacity: queue.count < 1024)
+                            queueHead = 0
+                        }
+                        return .success(message)
+                    }
+                    switch ending {
+                    case .finished?, .reported?: return .success(nil)
+                    case .failed(let error)?:
+                        ending = .reported
+                        return .failure(error)
+                    case nil:
+                        waiter = continuation
+                        return nil
+                    }
+                }
+                guard let now else { return }
+                continuation.resume(returning: now)
+                if case .success(let message?) = now {
+                    loop.execute { [self] in consumed(message.byteCount) }
+                }
+            }
+        } onCancel: {
+            cancel()
+        }
+        return try result.get()
+    }
+
+    /// The consumer went away: the connection closes (going away), or the handshake is given up.
+    func cancel() {
+        loop.execute { [self] in
+            switch phase {
+            case .idle, .connecting, .upgrading:
+                connector?.cancel()
+                failOpening(RequestError.cancelled(underlyingError: CancellationError()))
+            case .open:
+                run(machine?.cancelled() ?? .none)
+            case .draining, .closed:
+                break
+            }
+        }
+    }
+
+    // MARK: Opening, on the loop
+
+    private func start(_ continuation: CheckedContinuation<Result<Opened, RequestError>, Never>) {
+        guard phase == .idle else {
+            return continuation.resume(returning: .failure(.webSocket(.closed, "the WebSocket was opened already")))
+        }
+        openWaiter = continuation
+        phase = .connecting
+        let deadline = loop.now() &+ UInt64(max(0, min(setup.timeout, 1e9)) * 1e9)
+        handshakeTimer = loop.schedule(at: deadline) { [weak self] in
+            guard let self else { return }
+            handshakeTimer = nil
+            self.connector?.cancel()
+            failOpening(
+                .timedOut(
+                    "the WebSocket handshake with \(setup.key.host) port \(setup.key.port) did not finish within "
+                        + "\(FoundationMapping.seconds(setup.timeout)) s"))
+        }
+        let connector = Connector(
+            key: setup.key, loop: loop, dialer: dialer, connectTimeout: setup.connectTimeout, deadline: deadline,
+            requestTimeout: setup.timeout, negotiatesHTTP2: false
+        ) { [weak self] outcome in
+            self?.connectorEnded(outcome)
+        }
+        self.connector = connector
+        connector.start()
+    }
+
+    private func connectorEnded(_ outcome: Connector.Outcome) {
+        connector = nil
+        switch outcome {
+        case .opened(let opened):
+            guard phase == .connecting else { return opened.stream.close() }
+            stream = opened.stream
+            phase = .upgrading
+            do {
+                try loop.register(opened.stream.descriptor, interest: .readable, handler: self)
+                isRegistered = true
+            } catch {
+                return failOpening(.transport(error, detail: "the event loop could not watch the WebSocket's socket"))
+            }
+            outbound.append(contentsOf: setup.request)
+            flush()
+        case .failed(let failure):
+            guard phase == .connecting else { return }
+            failOpening(error(of: failure))
+        }
+    }
+
+    /// The error of a connector that opened nothing.
+    private func error(of outcome: RequestJob.Outcome) -> RequestError {
+        switch outcome {
+        case .connectFailed(let failure):
+            return NativeTransport.connectError(failure, key: setup.key, connectTimeout: setup.connectTimeout)
+        case .failed(let error, _):
+            return NativeTransport.requestError(for: error, idleTimeout: setup.timeout, key: setup.key)
+        case .cancelled:
+            return .cancelled(underlyingError: CancellationError())
+        case .response, .head, .poolWaitTimedOut:
+            return .transport(URLError(.unknown), detail: "the WebSocket connection could not be opened")
+        }
+    }
+
+    private func upgraded(_ progress: WebSocketUpgrade.Progress) {
+        switch progress {
+        case .needsMore:
+            return
+        case .failed(let error):
+            failOpening(error)
+        case .opened(let agreement, let headers, let leftover):
+            if let handshakeTimer { loop.cancel(handshakeTimer) }
+            handshakeTimer = nil
+            machine = WebSocketConnectionStateMachine(
+                role: .client, configuration: setup.configuration, compression: agreement.compression,
+                maskingKeys: setup.maskingKeys ?? SystemRandomNumberGenerator())
+            phase = .open
+            openWaiter?.resume(
+                returning: .success(
+                    Opened(subprotocol: agreement.subprotocol, compression: agreement.compression, headers: headers)))
+            openWaiter = nil
+            run(machine?.opened() ?? .none)
+            if !leftover.isEmpty {
+                leftover.withUnsafeBytes { machine?.received($0) }
+                process()
+            }
+        }
+    }
+
+    private func failOpening(_ error: RequestError) {
+        guard phase == .idle || phase == .connecting || phase == .upgrading else { return }
+        if let handshakeTimer { loop.cancel(handshakeTimer) }
+        handshakeTimer = nil
+        phase = .closed
+        closeStream()
+        finalError = error
+        openWaiter?.resume(returning: .failure(error))
+        openWaiter = nil
+    }
+
+    // MARK: The open connection, on the loop
+
+    private func send(_ message: WebSocketMessage, _ continuation: CheckedContinuation<Result<Void, RequestError>, Never>)
+    {
+        guard phase == .open, machine != nil else {
+            return continuation.resume(
+                returning: .failure(
+                    .webSocket(.closed, "the WebSocket connection is closing or closed; no message can be sent")))
+        }
+        let action: WebSocketConnectionStateMachine.Action
+        do {
+            action = try machine?.send(message) ?? .none
+        } catch {
+            return continuation.resume(returning: .failure(error))
+        }
+        run(action)
+        if phase != .open && phase != .draining {
+            continuation.resume(returning: .failure(finalError ?? .webSocket(.closed, "the WebSocket connection closed")))
+        } else if outbound.count - outboundStart > Self.outboundHighWater {
+            sendWaiters.append(continuation)
+        } else {
+            continuation.resume(returning: .success(()))
+        }
+    }
+
+    private func close(
+        _ code: WebSocketCloseCode, reason: String, _ continuation: CheckedContinuation<Result<Void, RequestError>, Never>
+    ) {
+        guard phase == .open || phase == .draining else {
+            return continuation.resume(returning: .success(()))
+        }
+        let action: WebSocketConnectionStateMachine.Action
+        do {
+            action = try machine?.close(code, reason: reason) ?? .none
+        } catch {
+            return continuation.resume(returning: .failure(error))
+        }
+        closeWaiters.append(continuation)
+        run(action)
+    }
+
+    private func consumed(_ byteCount: Int) {
+        guard machine != nil else { return }
+        run(machine?.messageConsumed(byteCount: byteCount) ?? .none)
+    }
+
+    /// Works through what was received until the machine needs more bytes.
+    private func process() {
+        while phase == .open, machine != nil {
+            let action = machine?.processReceived() ?? .none
+            if action == .none { return }
+            run(action)
+        }
+    }
+
+    private func run(_ action: WebSocketConnectionStateMachine.Action) {
+        switch action {
+        case .none:
+            return
+        case .write(let bytes):
+            write(bytes)
+        case .deliver(let message):
+            deliver(message)
+        case .pauseReading:
+            isReadingPaused = true
+            updateInterest()
+        case .resumeReading:
+            isReadingPaused = false
+            updateInterest()
+            // What was read before the pause is processed first, on a turn of its own.
+            loop.execute { [weak self] in
+                guard let self else { return }
+                process()
+                readAvailable()
+            }
+        case .schedulePing(let interval):
+            armPing(after: interval)
+        case .sendPing(let ping, let interval):
+            write(ping)
+            armPing(after: interval)
+        case .sendClose(let frame, let timeout):
+            write(frame)
+            armClose(after: timeout)
+        case .replyToClose(let frame, let ending, let timeout):
+            write(frame)
+            finish(ending)
+            armClose(after: timeout)
+        case .endMessages(let ending):
+            finish(ending)
+        case .close(let frame, let ending):
+            if let ending { finish(ending) }
+            if let frame { outbound.append(contentsOf: frame) }
+            shutDown()
+        }
+    }
+
+    private func deliver(_ message: WebSocketMessage) {
+        let taker: CheckedContinuation<Result<WebSocketMessage?, RequestError>, Never>? = lock.withLock {
+            if let waiter {
+                self.waiter = nil
+                return waiter
+            }
+            queue.append(message)
+            return nil
+        }
+        guard let taker else { return }
+        taker.resume(returning: .success(message))
+        run(machine?.messageConsumed(byteCount: message.byteCount) ?? .none)
+    }
+
+    /// Ends the consumer's messages, unless they have ended.
+    private func finish(_ how: WebSocketEnding) {
+        var error: RequestError?
+        switch how {
+        case .closed: error = nil
+        case .failed, .cancelled: error = how.error
+        case .streamFailed: error = finalError
+        }
+        if finalError == nil { finalError = error }
+        let taker: CheckedContinuation<Result<WebSocketMessage?, RequestError>, Never>? = lock.withLock {
+            guard ending == nil else { return nil }
+            ending = error.map { .failed($0) } ?? .finished
+            guard let waiter else { return nil }
+            self.waiter = nil
+            if error != nil { ending = .reported }
+            return waiter
+        }
+        taker?.resume(returning: error.map { .failure($0) } ?? .success(nil))
+    }
+
+    private func armPing(after interval: Duration) {
+        if let pingTimer { loop.cancel(pingTimer) }
+        pingTimer = loop.schedule(after: Self.seconds(interval)) { [weak self] in
+            guard let self else { return }
+            pingTimer = nil
+            run(machine?.pingTimerFired() ?? .none)
+        }
+    }
+
+    private func armClose(after timeout: Duration) {
+        if let closeTimer { loop.cancel(closeTimer) }
+        closeTimer = loop.schedule(after: Self.seconds(timeout)) { [weak self] in
+            guard let self else { return }
+            closeTimer = nil
+            if phase == .draining { return closeNow() }
+            run(machine?.closeTimerFired() ?? .none)
+        }
+    }
+
+    static func seconds(_ duration: Duration) -> Double {
+        let (seconds, attoseconds) = duration.components
+        return Double(seconds) + Double(attoseconds) * 1e-18
+    }
+
+    // MARK: I/O, on the loop
+
+    func descriptorIsReady(_ descriptor: Int32, readable: Bool, writable: Bool) {
+        guard let stream, descriptor == stream.descriptor else { return }
+        if writable { flush() }
+        if readable { readAvailable() }
+    }
+
+    private func readAvailable() {
+        var budget = 16
+        while budget > 0, let stream, phase == .upgrading || phase == .open, !isReadingPaused {
+            budget -= 1
+            let result: ByteStreamResult
+            do {
+                result = try stream.read(into: readBuffer)
+            } catch {
+                return streamFailed(error)
+            }
+            switch result {
+            case .transferred(let count):
+                let bytes = UnsafeRawBufferPointer(rebasing: readBuffer[0..<count])
+                if phase == .upgrading {
+                    upgraded(upgrade.received(bytes))
+                } else {
+                    machine?.received(bytes)
+                    process()
+                }
+            case .endOfStream:
+                if phase == .upgrading { return upgraded(upgrade.ended()) }
+                return run(machine?.inputEnded() ?? .none)
+            case .wouldBlock:
+                return
+            }
+        }
+        // A long burst, or bytes a TLS layer holds: the rest on the loop's next turn, after other work.
+        if budget == 0 {
+            loop.execute { [weak self] in self?.readAvailable() }
+        }
+    }
+
+    private func write(_ bytes: Data) {
+        outbound.append(contentsOf: bytes)
+        flush()
+    }
+
+    private func flush() {
+        guard let stream else { return }
+        while outboundStart < outbound.count {
+            let result: ByteStreamResult
+            do {
+                result = try outbound.withUnsafeBytes { bytes in
+                    try stream.write(UnsafeRawBufferPointer(rebasing: bytes[outboundStart...]))
+                }
+            } catch {
+                return streamFailed(error)
+            }
+            switch result {
+            case .transferred(let count):
+                outboundStart += count
+            case .wouldBlock, .endOfStream:
+                if !wantsWritable {
+                    wantsWritable = true
+                    updateInterest()
+                }
+                return
+            }
+        }
+        outbound.removeAll(keepingCapacity: outbound.count <= 64 * 1024)
+        outboundStart = 0
+        if wantsWritable {
+            wantsWritable = false
+            updateInterest()
+        }
+        let waiting = sendWaiters
+        sendWaiters = []
+        for waiter in waiting { waiter.resume(returning: .success(())) }
+        if phase == .draining { closeNow() }
+    }
+
+    private func updateInterest() {
+        guard isRegistered, let stream else { return }
+        var interest: LoopInterest = []
+        if !isReadingPaused || phase == .upgrading { interest.insert(.readable) }
+        if wantsWritable { interest.insert(.writable) }
+        do {
+            try loop.setInterest(interest, for: stream.descriptor)
+        } catch {
+            streamFailed(error)
+        }
+    }
+
+    private func streamFailed(_ error: any Error) {
+        let failure =
+            (error as? RequestError)
+            ?? .transport(error, detail: "the WebSocket connection to \(setup.key.host) port \(setup.key.port) failed")
+        if phase == .upgrading || phase == .connecting { return failOpening(failure) }
+        if finalError == nil { finalError = failure }
+        if phase == .open, machine != nil {
+            run(machine?.streamFailed() ?? .none)
+        }
+        closeNow()
+    }
+
+    /// The stream closes once what waits is written (bounded by the close timeout).
+    private func shutDown() {
+        guard phase == .open else { return }
+        phase = .draining
+        flush()
+        guard phase == .draining else { return }
+        armClose(after: setup.configuration.closeTimeout)
+    }
+
+    /// The connection is over: the stream closes, the timers stop, everyone waiting learns it.
+    private func closeNow() {
+        guard phase != .closed else { return }
+        phase = .closed
+        for timer in [pingTimer, closeTimer, handshakeTimer] {
+            if let timer { loop.cancel(timer) }
+        }
+        (pingTimer, closeTimer, handshakeTimer) = (nil, nil, nil)
+        closeStream()
+        finish(.closed(.abnormalClosure, reason: ""))
+        let closed = finalError ?? .webSocket(.closed, "the WebSocket connection closed")
+        let (senders, closers) = (sendWaiters, closeWaiters)
+        (sendWaiters, closeWaiters) = ([], [])
+        for sender in senders { sender.resume(returning: .failure(closed)) }
+        let outcome: Result<Void, RequestError> =
+            switch finalError?.webSocketFailure {
+            case .closeTimeout?: .failure(closed)
+            default: .success(())
+            }
+        for closer in closers { closer.resume(returning: outcome) }
+    }
+
+    private func closeStream() {
+        guard let stream else { return }
+        if isRegistered { loop.deregister(stream.descriptor) }
+        isRegistered = false
+        stream.close()
+        self.stream = nil
+    }
+}
