@@ -306,8 +306,9 @@ final class WebSocketChannel: EventLoopHandler, @unchecked Sendable {
 
     // MARK: The open connection, on the loop
 
-    private func send(_ message: WebSocketMessage, _ continuation: CheckedContinuation<Result<Void, RequestError>, Never>)
-    {
+    private func send(
+        _ message: WebSocketMessage, _ continuation: CheckedContinuation<Result<Void, RequestError>, Never>
+    ) {
         guard phase == .open, machine != nil else {
             return continuation.resume(
                 returning: .failure(
@@ -321,7 +322,8 @@ final class WebSocketChannel: EventLoopHandler, @unchecked Sendable {
         }
         run(action)
         if phase != .open && phase != .draining {
-            continuation.resume(returning: .failure(finalError ?? .webSocket(.closed, "the WebSocket connection closed")))
+            continuation.resume(
+                returning: .failure(finalError ?? .webSocket(.closed, "the WebSocket connection closed")))
         } else if outbound.count - outboundStart > Self.outboundHighWater {
             sendWaiters.append(continuation)
         } else {
@@ -330,7 +332,8 @@ final class WebSocketChannel: EventLoopHandler, @unchecked Sendable {
     }
 
     private func close(
-        _ code: WebSocketCloseCode, reason: String, _ continuation: CheckedContinuation<Result<Void, RequestError>, Never>
+        _ code: WebSocketCloseCode, reason: String,
+        _ continuation: CheckedContinuation<Result<Void, RequestError>, Never>
     ) {
         guard phase == .open || phase == .draining else {
             return continuation.resume(returning: .success(()))

@@ -110,7 +110,8 @@ struct WebSocketUpgrade {
         } catch {
             isDone = true
             return .failed(
-                .webSocket(.invalidHandshake, "the server's answer to the WebSocket handshake is not HTTP/1.1: \(error)"))
+                .webSocket(
+                    .invalidHandshake, "the server's answer to the WebSocket handshake is not HTTP/1.1: \(error)"))
         }
         guard let (head, length) = parsed else { return .needsMore }
         buffer.removeFirst(length)
