@@ -51,7 +51,10 @@ extension NativeTransport {
         } catch {
             throw RequestError.transport(error, detail: "NativeTransport could not start its event loop")
         }
-        let channel = WebSocketChannel(setup: setup, loop: loop, dialer: WebSocketDialer(SystemDialer()))
+        let dialer = SystemDialer(binding: configuration.localBinding, keepAlive: configuration.tcpKeepAlive)
+        let channel = WebSocketChannel(
+            setup: setup, loop: loop, dialer: WebSocketDialer(dialer), resolver: try pool().resolver,
+            race: configuration.raceConfiguration)
         let opened = try await channel.open()
         return WebSocket.Socket(channel: channel, opened: opened)
     }

@@ -14,7 +14,7 @@ import Foundation
 /// ``close(_:reason:)``, ``next()``, ``cancel()``) may be called from any thread and hop onto the loop.
 ///
 /// ```swift
-/// let channel = WebSocketChannel(setup: setup, loop: loop, dialer: SystemDialer())
+/// let channel = WebSocketChannel(setup: setup, loop: loop, dialer: SystemDialer(), resolver: HostResolver())
 /// let opened = try await channel.open()
 /// try await channel.send(.text("hello"))
 /// let reply = try await channel.next()
@@ -67,6 +67,8 @@ final class WebSocketChannel: EventLoopHandler, @unchecked Sendable {
 
     let loop: EventLoop
     private let dialer: any SocketDialer
+    private let resolver: HostResolver
+    private let race: HappyEyeballsStateMachine.Configuration
     private let setup: Setup
     /// The most bytes waiting to be written before ``send(_:)`` waits for them to go.
     static let outboundHighWater = 1 << 20
@@ -99,10 +101,15 @@ final class WebSocketChannel: EventLoopHandler, @unchecked Sendable {
     private var finalError: RequestError?
     private let readBuffer: UnsafeMutableRawBufferPointer
 
-    init(setup: Setup, loop: EventLoop, dialer: any SocketDialer) {
+    init(
+        setup: Setup, loop: EventLoop, dialer: any SocketDialer, resolver: HostResolver,
+        race: HappyEyeballsStateMachine.Configuration = .init()
+    ) {
         self.setup = setup
         self.loop = loop
         self.dialer = dialer
+        self.resolver = resolver
+        self.race = race
         upgrade = setup.upgrade
         readBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 16)
     }
@@ -224,8 +231,8 @@ final class WebSocketChannel: EventLoopHandler, @unchecked Sendable {
                         + "\(FoundationMapping.seconds(setup.timeout)) s"))
         }
         let connector = Connector(
-            key: setup.key, loop: loop, dialer: dialer, connectTimeout: setup.connectTimeout, deadline: deadline,
-            requestTimeout: setup.timeout, negotiatesHTTP2: false
+            key: setup.key, loop: loop, dialer: dialer, resolution: resolver, connectTimeout: setup.connectTimeout,
+            deadline: deadline, requestTimeout: setup.timeout, negotiatesHTTP2: false, race: race
         ) { [weak self] outcome in
             self?.connectorEnded(outcome)
         }

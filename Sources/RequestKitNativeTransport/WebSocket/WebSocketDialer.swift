@@ -6,8 +6,8 @@ import Foundation
 ///
 /// ```swift
 /// let connector = Connector(
-///     key: key, loop: loop, dialer: WebSocketDialer(SystemDialer()), connectTimeout: 10, deadline: nil,
-///     negotiatesHTTP2: false
+///     key: key, loop: loop, dialer: WebSocketDialer(SystemDialer()), resolution: resolver, connectTimeout: 10,
+///     deadline: nil, negotiatesHTTP2: false
 /// ) { outcome in print(outcome) }
 /// ```
 struct WebSocketDialer: SocketDialer {
@@ -15,21 +15,8 @@ struct WebSocketDialer: SocketDialer {
 
     init(_ base: any SocketDialer) { self.base = base }
 
-    func addressesWithoutLookup(
-        host: String, port: Int
-    ) throws(NetworkSocket.Failure) -> [NetworkSocket.Address]? {
-        try base.addressesWithoutLookup(host: host, port: port)
-    }
-
-    func resolve(
-        host: String, port: Int,
-        completion: @escaping @Sendable (Result<[NetworkSocket.Address], NetworkSocket.Failure>) -> Void
-    ) throws(NetworkSocket.Failure) {
-        try base.resolve(host: host, port: port, completion: completion)
-    }
-
     func startConnecting(
-        to address: NetworkSocket.Address
+        to address: SocketAddress
     ) throws(NetworkSocket.Failure) -> (descriptor: Int32, isConnected: Bool) {
         try base.startConnecting(to: address)
     }

@@ -29,7 +29,8 @@ struct WebSocketChannelScriptedTests {
         let setup = WebSocketChannel.Setup(
             key: target.key, request: try upgrade.requestBytes(fields: fields, target: target), upgrade: upgrade,
             configuration: configuration, timeout: timeout, connectTimeout: 5, maskingKeys: FixedMaskingKeys())
-        return WebSocketChannel(setup: setup, loop: harness.loop, dialer: harness.dialer)
+        return WebSocketChannel(
+            setup: setup, loop: harness.loop, dialer: harness.dialer, resolver: harness.pool.resolver)
     }
 
     /// Collects every byte the client writes.
