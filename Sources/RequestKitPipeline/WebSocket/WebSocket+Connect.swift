@@ -2,8 +2,8 @@ import Foundation
 
 extension WebSocket {
     /// Connects: the opening handshake over HTTP/1.1 (``Timeout`` bounds connecting and the handshake), on the
-    /// native transport (the one ``Using(_:)`` names, or `NativeTransport.shared`), through the proxy and with the
-    /// TLS configuration it has, with the cookies of the jar ``UseCookies(_:)`` names; the cookies the server sets
+    /// native transport (the one ``Using`` names, or `NativeTransport.shared`), through the proxy and with the
+    /// TLS configuration it has, with the cookies of the jar ``UseCookies`` names; the cookies the server sets
     /// in its answer go into that jar.
     ///
     /// ```swift
