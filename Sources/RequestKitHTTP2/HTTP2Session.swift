@@ -151,6 +151,16 @@ package final class HTTP2Session {
         return stream
     }
 
+    /// The bytes of `stream`'s frames sent so far, without forgetting them; 0 for a stream the session does not know.
+    package func sentWireBytes(of stream: Int32) -> Int {
+        events.wireBytes[stream]?.sent ?? 0
+    }
+
+    /// Whether `stream`'s request body has bytes left to send (read as its flow control allows).
+    package func isSendingBody(_ stream: Int32) -> Bool {
+        events.bodies[stream] != nil
+    }
+
     /// The bytes of `stream`'s frames sent and received so far (frame headers and payloads: what the stream put on
     /// the wire), which the session then forgets. Take them when the stream's request ends, however it ends.
     package func takeWireBytes(of stream: Int32) -> (sent: Int, received: Int) {

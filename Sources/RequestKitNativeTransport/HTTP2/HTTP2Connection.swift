@@ -56,6 +56,9 @@ final class HTTP2Connection: EventLoopHandler, @unchecked Sendable {
     private var isFlushQueued = false
     /// Streams started whose first bytes the socket has not taken yet, for their metrics' `requestSent`.
     private var unsent: [(id: Int32, exchange: HTTP2Exchange)] = []
+    /// The streams whose request body still has bytes to send, with their frames' bytes sent as of the last write
+    /// (-1 before the write that carried their request): what goes out later is upload progress.
+    private var uploads: [Int32: Int] = [:]
     private var timer: LoopTimer?
     private var timerDeadline: UInt64?
     /// The liveness timer: a PING when it fires with the connection idle, or the end of the wait for its answer.
@@ -219,6 +222,7 @@ final class HTTP2Connection: EventLoopHandler, @unchecked Sendable {
         runLiveness(opened.liveness)
         if let deadline = opened.armTimer { arm(deadline) }
         if job.record.isRecording { unsent.append((streamID, exchange)) }
+        if session.isSendingBody(streamID) { uploads[streamID] = -1 }
         queueFlush()
     }
 
@@ -283,6 +287,18 @@ final class HTTP2Connection: EventLoopHandler, @unchecked Sendable {
         }
     }
 
+    /// Tells the machine of the request bodies that went on since the write that carried their request (each a
+    /// piece that had to wait for room), and forgets the streams whose body is all sent.
+    private func noteUploadProgress() {
+        guard !uploads.isEmpty else { return }
+        let now = loop.now()
+        for (id, seen) in uploads {
+            let sent = session.sentWireBytes(of: id)
+            if seen >= 0, sent > seen { machine.uploadProgressed(on: id, now: now) }
+            uploads[id] = session.isSendingBody(id) ? sent : nil
+        }
+    }
+
     /// Writes what the session has to send; waits for room when the socket takes no more.
     private func flush() {
         guard let stream, !isClosed, !isWriteLost else { return }
@@ -310,6 +326,7 @@ final class HTTP2Connection: EventLoopHandler, @unchecked Sendable {
                 isWriteLost = true
                 return handle(session.receivedEnd())
             case .wouldBlock:
+                noteUploadProgress()
                 return setInterest([.readable, .writable])
             }
             if outgoingOffset == outgoing.count {
@@ -319,6 +336,7 @@ final class HTTP2Connection: EventLoopHandler, @unchecked Sendable {
         }
         outgoing.removeAll(keepingCapacity: true)
         outgoingOffset = 0
+        noteUploadProgress()
         if !unsent.isEmpty {
             let now = loop.now()
             // Only while the stream is open: an ended job's record is its task's.

@@ -303,6 +303,13 @@ struct HTTP2ConnectionStateMachine: Sendable {
         return .keep
     }
 
+    /// Bytes of `stream`'s request body went out after the first write that carried its request: the body had
+    /// to wait for room (the stream's window or the socket), and each piece sent since is progress, as a response
+    /// byte is.
+    mutating func uploadProgressed(on stream: Int32, now: UInt64) {
+        streams[stream]?.lastActivity = now
+    }
+
     /// A streamed piece of `count` wire bytes was handed to the consumer, which took it (`isAccepted`) or is full.
     ///
     /// - Returns: The bytes to give back to flow control now: none while the consumer is full.

@@ -148,6 +148,44 @@ struct HTTP2ScriptedTests {
         #expect(requests.map(\.job.refusals) == [0, 0, 0])
     }
 
+    @Test("An upload that goes on as the socket takes it is progress: it outlasts its idle timeout and succeeds")
+    func slowUploadIsProgress() {
+        let harness = Self.harness()
+        let stream = ScriptedByteStream()
+        harness.dialer.plans = [.connects(stream)]
+        let body = Data((0..<(256 << 10)).map { UInt8(truncatingIfNeeded: $0 &* 7) })
+        let server = InMemoryHTTP2Server { id, received, peer in
+            peer.respond(id, status: received.body == body ? 201 : 400)
+        }
+        server.attach(to: stream)
+        // The socket takes 16 KiB a second: the body needs 16 seconds, the request's idle timeout is 3.
+        stream.writeCapacity = 16 << 10
+        let upload = harness.submit("/upload", method: "POST", port: 8081, body: body, timeout: 3)
+        harness.settle()
+        for _ in 0..<40 where upload.outcome == nil {
+            harness.time.advance(by: 1_000_000_000)
+            stream.writeCapacity = 16 << 10
+            harness.settle()
+        }
+        #expect(upload.error == nil)
+        #expect(upload.status == 201)
+    }
+
+    @Test("An upload whose socket takes nothing more fails at its idle timeout")
+    func stalledUploadTimesOut() {
+        let harness = Self.harness()
+        let stream = ScriptedByteStream()
+        harness.dialer.plans = [.connects(stream)]
+        InMemoryHTTP2Server { id, _, peer in peer.respond(id, status: 201) }.attach(to: stream)
+        stream.writeCapacity = 16 << 10
+        let upload = harness.submit("/upload", method: "POST", port: 8081, body: Data(count: 256 << 10), timeout: 3)
+        harness.settle()
+        harness.advance(2.9)
+        #expect(upload.outcome == nil)
+        harness.advance(0.2)
+        #expect(upload.error?.kind == .timedOut)
+    }
+
     @Test("A server that allows no streams at once: the request fails at its timeout, saying so")
     func noStreamsAllowed() {
         let harness = Self.harness()
