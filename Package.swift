@@ -103,7 +103,7 @@ let package = Package(
         .executableTarget(name: "Examples", dependencies: ["RequestKit", "RequestKitTesting"], path: "Examples"),
         .executableTarget(
             name: "Benchmarks", dependencies: ["RequestKit", "RequestKitNativeTransport", "RequestKitTesting"],
-            path: "Benchmarks"),
+            path: "Benchmarks", exclude: ["HISTORY.md"]),
         // A loopback reverse proxy through a ResponseCache, for the public HTTP cache test suite
         // (Scripts/run-cache-tests.sh); never a product.
         .executableTarget(name: "CacheProxy", dependencies: ["RequestKit", "RequestKitTesting"]),
