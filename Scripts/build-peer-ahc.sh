@@ -3,7 +3,7 @@
 # release, without network: every package in AsyncHTTPClient's dependency graph is cloned from a local git
 # directory (with its tags) and SwiftPM is told to use those clones in place of the GitHub URLs (package mirrors,
 # in a configuration directory of the build, so nothing is written to ~/.swiftpm; the Package.resolved SwiftPM
-# writes into the peer directory is git-ignored, its versions are recorded in BENCHMARKS.md).
+# writes into the peer directory is git-ignored, its versions are recorded in Benchmarks/HISTORY.md).
 #
 #   bash Scripts/build-peer-ahc.sh            # prints the path of the AHCBenchmarks executable on its last line
 #

@@ -11,9 +11,9 @@
 #
 # The raw output of every run goes to $REQUESTKIT_COMPARE_LOGS (default .build-compare/<date>). URLSession on Linux
 # trusts only libcurl's CA bundle, so when run as root with `unshare` available the https runs of RequestKit see the
-# test CA appended to that bundle in a private mount namespace (as BENCHMARKS.md describes); otherwise the URLSession
-# rows of the https suite fail, which does not affect the comparison. AsyncHTTPClient is given the CA in its own
-# trust roots.
+# test CA appended to that bundle in a private mount namespace (as Benchmarks/HISTORY.md, "Native HTTPS", describes);
+# otherwise the URLSession rows of the https suite fail, which does not affect the comparison. AsyncHTTPClient is
+# given the CA in its own trust roots.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
