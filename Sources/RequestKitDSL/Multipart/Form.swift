@@ -114,8 +114,7 @@ public struct Form: RequestComponent {
     /// `RequestKit-` and 32 random alphanumerics.
     static func randomBoundary() -> String {
         let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
-        var generator = SystemRandomNumberGenerator()
-        let random = (0..<32).map { _ in alphabet[Int.random(in: 0..<alphabet.count, using: &generator)] }
+        let random = (0..<32).map { _ in alphabet[Int.random(in: 0..<alphabet.count)] }
         return "RequestKit-" + String(random)
     }
 }

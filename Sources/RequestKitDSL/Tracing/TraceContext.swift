@@ -78,7 +78,9 @@ public struct TraceContext: RequestComponent, Hashable {
             parts.report(RequestProblem(.invalidHeaderValue, problem))
             return
         }
-        var generator = SystemRandomNumberGenerator()
+        // The system's CSPRNG in an existential box: an inout access to the empty generator itself has no address
+        // of its own, and the thread sanitizer reports two threads' accesses to the shared placeholder as a race.
+        var generator: any RandomNumberGenerator = SystemRandomNumberGenerator()
         let trace = traceID ?? TraceContextSyntax.randomID(bytes: 16, using: &generator)
         let span = TraceContextSyntax.randomID(bytes: 8, using: &generator)
         let traceparent = "00-\(trace)-\(span)-\(isSampled ? "01" : "00")"

@@ -35,9 +35,8 @@ extension NativeTransport {
         let tls = checked.isSecure ? TLSSettings(configuration.tls) : nil
         var target = try HTTP1RequestEncoder.target(of: request.url, authority: request.authority, tls: tls)
         target.key = ConnectionKey(host: target.key.host, port: target.key.port, tls: tls, proxy: route)
-        var random = SystemRandomNumberGenerator()
         let handshake = WebSocketHandshake(
-            subprotocols: checked.subprotocols, compression: checked.configuration.compression, using: &random)
+            subprotocols: checked.subprotocols, compression: checked.configuration.compression)
         var limits = ResponseHead.Limits()
         limits.maxHeadBytes = configuration.maxResponseHeadBytes
         let upgrade = WebSocketUpgrade(handshake: handshake, url: request.url, limits: limits)

@@ -50,6 +50,14 @@ package struct WebSocketHandshake: Sendable, Hashable {
         self.init(key: Data(nonce).base64EncodedString(), subprotocols: subprotocols, compression: compression)
     }
 
+    /// A handshake whose key is 16 bytes of the system's CSPRNG.
+    package init(subprotocols: [String], compression: WebSocket.Compression?) {
+        // In an existential box: an inout access to the empty `SystemRandomNumberGenerator` itself has no address
+        // of its own, and the thread sanitizer reports two threads' accesses to the shared placeholder as a race.
+        var generator: any RandomNumberGenerator = SystemRandomNumberGenerator()
+        self.init(subprotocols: subprotocols, compression: compression, using: &generator)
+    }
+
     /// A handshake with a given key.
     package init(key: String, subprotocols: [String], compression: WebSocket.Compression?) {
         self.key = key

@@ -19,10 +19,7 @@ struct RawWebSocketClient: Sendable {
         replacingFields: [(name: String, value: String?)] = []
     ) async throws -> RawWebSocketClient {
         let connection = try RawHTTPConnection(port: server.port)
-        // In an existential box: an inout access to an empty struct has no address of its own, and the thread
-        // sanitizer reports two tasks' accesses to the shared placeholder as a race.
-        var random: any RandomNumberGenerator = SystemRandomNumberGenerator()
-        let handshake = WebSocketHandshake(subprotocols: subprotocols, compression: compression, using: &random)
+        let handshake = WebSocketHandshake(subprotocols: subprotocols, compression: compression)
         var fields = handshake.headerFields.map { ($0.name, Optional($0.value)) }
         for (name, value) in replacingFields {
             fields.removeAll { $0.0.lowercased() == name.lowercased() }
