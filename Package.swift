@@ -107,6 +107,9 @@ let package = Package(
         // A loopback reverse proxy through a ResponseCache, for the public HTTP cache test suite
         // (Scripts/run-cache-tests.sh); never a product.
         .executableTarget(name: "CacheProxy", dependencies: ["RequestKit", "RequestKitTesting"]),
+        // The client the Autobahn|Testsuite fuzzing server judges (Scripts/run-autobahn.sh, in .ci/run); never a
+        // product.
+        .executableTarget(name: "AutobahnClient", dependencies: ["RequestKit"]),
         // The tests reach each layer's internals with `@testable import RequestKit<Layer>`. Replay/Cassettes holds
         // HAR files that tests replay, Proxy/Data the NO_PROXY table curl answered, read from beside the test file
         // (#filePath).
