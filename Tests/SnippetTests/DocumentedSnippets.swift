@@ -350,6 +350,21 @@ enum DocumentedCode {
 
     // README.md, block 23
     static func snippetREADME23() async throws {
+        let socket = try await WebSocket {
+            Url("wss://api.example.com/feed")
+            Header.Authorization(.bearer(token))
+            Timeout(10)
+        }.connect()
+        try await socket.send(.text("subscribe"))
+        for try await message in socket.messages {
+            if case .text(let text) = message { print(text) }
+        }
+        try await socket.close(.normalClosure, reason: "done")
+        _ = socket
+    }
+
+    // README.md, block 24
+    static func snippetREADME24() async throws {
         do {
             let todo = try await Request { Url("http://127.0.0.1:8080/todos/1") }.decode(Todo.self)
             try JSONEncoder().encode(todo).write(to: URL(fileURLWithPath: "/tmp/todo.json"))
@@ -362,8 +377,8 @@ enum DocumentedCode {
         }
     }
 
-    // README.md, block 24
-    static func snippetREADME24() async throws {
+    // README.md, block 25
+    static func snippetREADME25() async throws {
         let response = try await Request { Url("http://127.0.0.1:8080/todos") }.send()
         for attempt in response.metrics.attempts {
             print(attempt.status?.code ?? 0, attempt.timeline)
@@ -373,8 +388,8 @@ enum DocumentedCode {
         _ = response
     }
 
-    // README.md, block 25
-    static func snippetREADME25() async throws {
+    // README.md, block 26
+    static func snippetREADME26() async throws {
         let client = Client(baseURL: URL(fileURLWithPath: "/")) { configuration in
             configuration.responseLimits.maxBodyBytes = 8 << 20          // data(), json(), decode()
             configuration.responseLimits.maxStreamedBodyBytes = 4 << 30  // stream(), download(to:)
@@ -388,8 +403,8 @@ enum DocumentedCode {
         _ = thumbnail
     }
 
-    // README.md, block 26
-    static func snippetREADME26() async throws {
+    // README.md, block 27
+    static func snippetREADME27() async throws {
         let upload = Request {
             Url("http://127.0.0.1:8080/anything")
             Method(.post)
@@ -398,8 +413,8 @@ enum DocumentedCode {
         _ = upload
     }
 
-    // README.md, block 27
-    static func snippetREADME27() async throws {
+    // README.md, block 28
+    static func snippetREADME28() async throws {
         let traced = Request {
             Url("http://127.0.0.1:8080/orders")
             TraceContext(traceparent: "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01", tracestate: "rojo=1")
@@ -407,8 +422,8 @@ enum DocumentedCode {
         _ = traced
     }
 
-    // README.md, block 30
-    static func snippetREADME30() async throws {
+    // README.md, block 31
+    static func snippetREADME31() async throws {
         let todo = try await Request {
             Url("http://127.0.0.1:8080/todos/1")
             Using(NativeTransport.shared)
@@ -423,16 +438,16 @@ enum DocumentedCode {
         _ = transport
     }
 
-    // README.md, block 31
-    static func snippetREADME31() async throws {
+    // README.md, block 32
+    static func snippetREADME32() async throws {
         let sidecar = NativeTransport { $0.http2 = .priorKnowledge(for: ["127.0.0.1:8080"]) }   // h2c to that server
         let classic = NativeTransport { $0.http2 = .disabled }                                  // HTTP/1.1 everywhere
         _ = sidecar
         _ = classic
     }
 
-    // README.md, block 32
-    static func snippetREADME32() async throws {
+    // README.md, block 33
+    static func snippetREADME33() async throws {
         let proxied = NativeTransport {
             let password = ProcessInfo.processInfo.environment["PROXY_PASSWORD"] ?? ""
             $0.proxy = .http(host: "proxy.internal", port: 3128, credentials: .init(user: "ci", password: password),
@@ -441,8 +456,8 @@ enum DocumentedCode {
         _ = proxied
     }
 
-    // README.md, block 33
-    static func snippetREADME33() async throws {
+    // README.md, block 34
+    static func snippetREADME34() async throws {
         var connecting = NativeTransport.Configuration()
         connecting.dnsOverrides = try DNSOverrides(["staging.example.com:443:192.0.2.7"])
         if let docker = URL(string: "http://docker") {
@@ -1339,9 +1354,21 @@ enum DocumentedCode {
             }
         }
     }
+
+    // Sources/RequestKit/RequestKit.docc/WebSockets.md, block 1
+    static func snippetWebSockets1() async throws {
+        let socket = try await WebSocket {
+            Url("wss://api.example.com/feed")
+            Header.Authorization(.bearer(token))
+            Subprotocols("feed.v2")
+            Timeout(10)
+        }.connect()
+        print(socket.subprotocol ?? "no subprotocol", socket.isCompressed)
+        _ = socket
+    }
 }
 
-// README.md, block 28
+// README.md, block 29
 @Test func retriesAfterTheServersDelay() async throws {
     let server = try TestServer()
     defer { server.stop() }
@@ -1364,7 +1391,7 @@ enum DocumentedCode {
     #expect(server.requests.last?.body == Data(#"{"title":"x"}"#.utf8))
 }
 
-// README.md, block 29
+// README.md, block 30
 @Test(.cassette("todos"))
 func listsTodos() async throws {
     let transport = try #require(RecordingTransport.current)
@@ -1481,6 +1508,40 @@ func replaysTodos() async throws {
         Using(transport)
     }.json()
     #expect(todos.array?.count == 2)
+}
+
+// Sources/RequestKit/RequestKit.docc/WebSockets.md, block 2
+func follow(_ socket: WebSocket.Socket) async throws {
+    try await socket.send(.text(#"{"type":"subscribe","channel":"prices"}"#))
+    for try await message in socket.messages {
+        switch message {
+        case .text(let text): print(text)
+        case .binary(let data): print(data.count, "bytes")
+        }
+    }
+}
+
+// Sources/RequestKit/RequestKit.docc/WebSockets.md, block 3
+func readBriefly(_ socket: WebSocket.Socket) {
+    let reader = Task {
+        for try await message in socket.messages { print(message) }
+    }
+    reader.cancel()
+}
+
+// Sources/RequestKit/RequestKit.docc/WebSockets.md, block 4
+func report(_ socket: WebSocket.Socket) async {
+    do {
+        for try await message in socket.messages { print(message) }
+    } catch let error as RequestError {
+        switch error.webSocketFailure {
+        case .closedByServer?: print("closed:", error.webSocketCloseCode ?? .normalClosure, error.webSocketCloseReason ?? "")
+        case .protocolViolation?, .invalidUTF8?, .messageTooLarge?: print("the server broke the protocol:", error)
+        default: print(error)
+        }
+    } catch {
+        print(error)
+    }
 }
 
 /// Every swift block of the documents, as written, in order.
@@ -1751,6 +1812,18 @@ for try await event in feed.events() {
 }
 """#),
     DocumentedSnippet(document: "README.md", index: 23, code: #"""
+let socket = try await WebSocket {
+    Url("wss://api.example.com/feed")
+    Header.Authorization(.bearer(token))
+    Timeout(10)
+}.connect()
+try await socket.send(.text("subscribe"))
+for try await message in socket.messages {
+    if case .text(let text) = message { print(text) }
+}
+try await socket.close(.normalClosure, reason: "done")
+"""#),
+    DocumentedSnippet(document: "README.md", index: 24, code: #"""
 do {
     let todo = try await Request { Url("http://127.0.0.1:8080/todos/1") }.decode(Todo.self)
     try JSONEncoder().encode(todo).write(to: URL(fileURLWithPath: "/tmp/todo.json"))
@@ -1762,7 +1835,7 @@ do {
     print("saving failed: \(error.localizedDescription)")   // or error.requestError?.statusCode
 }
 """#),
-    DocumentedSnippet(document: "README.md", index: 24, code: #"""
+    DocumentedSnippet(document: "README.md", index: 25, code: #"""
 let response = try await Request { Url("http://127.0.0.1:8080/todos") }.send()
 for attempt in response.metrics.attempts {
     print(attempt.status?.code ?? 0, attempt.timeline)
@@ -1770,7 +1843,7 @@ for attempt in response.metrics.attempts {
 }
 if let connect = response.metrics.attempts.last?.connect { print("connecting took", connect.duration) }
 """#),
-    DocumentedSnippet(document: "README.md", index: 25, code: #"""
+    DocumentedSnippet(document: "README.md", index: 26, code: #"""
 let client = Client(baseURL: URL(fileURLWithPath: "/")) { configuration in
     configuration.responseLimits.maxBodyBytes = 8 << 20          // data(), json(), decode()
     configuration.responseLimits.maxStreamedBodyBytes = 4 << 30  // stream(), download(to:)
@@ -1781,20 +1854,20 @@ let thumbnail = Request {
     MaxResponseSize(512 << 10)
 }
 """#),
-    DocumentedSnippet(document: "README.md", index: 26, code: #"""
+    DocumentedSnippet(document: "README.md", index: 27, code: #"""
 let upload = Request {
     Url("http://127.0.0.1:8080/anything")
     Method(.post)
     Body(String(repeating: "a log line\n", count: 1_000), contentType: .text).compressed(.gzip)
 }
 """#),
-    DocumentedSnippet(document: "README.md", index: 27, code: #"""
+    DocumentedSnippet(document: "README.md", index: 28, code: #"""
 let traced = Request {
     Url("http://127.0.0.1:8080/orders")
     TraceContext(traceparent: "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01", tracestate: "rojo=1")
 }
 """#),
-    DocumentedSnippet(document: "README.md", index: 28, code: ##"""
+    DocumentedSnippet(document: "README.md", index: 29, code: ##"""
 @Test func retriesAfterTheServersDelay() async throws {
     let server = try TestServer()
     defer { server.stop() }
@@ -1817,7 +1890,7 @@ let traced = Request {
     #expect(server.requests.last?.body == Data(#"{"title":"x"}"#.utf8))
 }
 """##),
-    DocumentedSnippet(document: "README.md", index: 29, code: ##"""
+    DocumentedSnippet(document: "README.md", index: 30, code: ##"""
 @Test(.cassette("todos"))
 func listsTodos() async throws {
     let transport = try #require(RecordingTransport.current)
@@ -1829,7 +1902,7 @@ func listsTodos() async throws {
     #expect(todos[0].title.string == "write the cassette")
 }
 """##),
-    DocumentedSnippet(document: "README.md", index: 30, code: #"""
+    DocumentedSnippet(document: "README.md", index: 31, code: #"""
 let todo = try await Request {
     Url("http://127.0.0.1:8080/todos/1")
     Using(NativeTransport.shared)
@@ -1841,18 +1914,18 @@ let transport = NativeTransport {
     $0.connectTimeout = 2
 }
 """#),
-    DocumentedSnippet(document: "README.md", index: 31, code: #"""
+    DocumentedSnippet(document: "README.md", index: 32, code: #"""
 let sidecar = NativeTransport { $0.http2 = .priorKnowledge(for: ["127.0.0.1:8080"]) }   // h2c to that server
 let classic = NativeTransport { $0.http2 = .disabled }                                  // HTTP/1.1 everywhere
 """#),
-    DocumentedSnippet(document: "README.md", index: 32, code: #"""
+    DocumentedSnippet(document: "README.md", index: 33, code: #"""
 let proxied = NativeTransport {
     let password = ProcessInfo.processInfo.environment["PROXY_PASSWORD"] ?? ""
     $0.proxy = .http(host: "proxy.internal", port: 3128, credentials: .init(user: "ci", password: password),
                      excluding: "localhost,.internal")
 }
 """#),
-    DocumentedSnippet(document: "README.md", index: 33, code: #"""
+    DocumentedSnippet(document: "README.md", index: 34, code: #"""
 var connecting = NativeTransport.Configuration()
 connecting.dnsOverrides = try DNSOverrides(["staging.example.com:443:192.0.2.7"])
 if let docker = URL(string: "http://docker") {
@@ -2732,6 +2805,49 @@ func listen() async throws {
     let feed = Request { Url("http://127.0.0.1:8080/events") }
 for try await event in feed.events() {
         print(event.event, event.id ?? "-", event.data)
+    }
+}
+"""#),
+    DocumentedSnippet(document: "Sources/RequestKit/RequestKit.docc/WebSockets.md", index: 1, code: #"""
+let socket = try await WebSocket {
+    Url("wss://api.example.com/feed")
+    Header.Authorization(.bearer(token))
+    Subprotocols("feed.v2")
+    Timeout(10)
+}.connect()
+print(socket.subprotocol ?? "no subprotocol", socket.isCompressed)
+"""#),
+    DocumentedSnippet(document: "Sources/RequestKit/RequestKit.docc/WebSockets.md", index: 2, code: ##"""
+func follow(_ socket: WebSocket.Socket) async throws {
+    try await socket.send(.text(#"{"type":"subscribe","channel":"prices"}"#))
+    for try await message in socket.messages {
+        switch message {
+        case .text(let text): print(text)
+        case .binary(let data): print(data.count, "bytes")
+        }
+    }
+}
+"""##),
+    DocumentedSnippet(document: "Sources/RequestKit/RequestKit.docc/WebSockets.md", index: 3, code: #"""
+func readBriefly(_ socket: WebSocket.Socket) {
+    let reader = Task {
+        for try await message in socket.messages { print(message) }
+    }
+    reader.cancel()
+}
+"""#),
+    DocumentedSnippet(document: "Sources/RequestKit/RequestKit.docc/WebSockets.md", index: 4, code: #"""
+func report(_ socket: WebSocket.Socket) async {
+    do {
+        for try await message in socket.messages { print(message) }
+    } catch let error as RequestError {
+        switch error.webSocketFailure {
+        case .closedByServer?: print("closed:", error.webSocketCloseCode ?? .normalClosure, error.webSocketCloseReason ?? "")
+        case .protocolViolation?, .invalidUTF8?, .messageTooLarge?: print("the server broke the protocol:", error)
+        default: print(error)
+        }
+    } catch {
+        print(error)
     }
 }
 """#),
