@@ -101,7 +101,12 @@ struct NativeTransportResolutionTests {
         }
         let server = try TestServer()
         defer { server.stop() }
-        let transport = NativeTransport { $0.resolver = Fixed(port: server.port) }
+        let transport = NativeTransport {
+            $0.resolver = Fixed(port: server.port)
+            // The resolver runs as a task of the cooperative pool, which a parallel run can keep busy for seconds:
+            // this test is about whose answer is used, not how soon.
+            $0.connectTimeout = 120
+        }
         let url = try #require(URL(string: "http://registry.internal:\(server.port)/get"))
         let response = try await transport.send(TransferRequest(URLRequest(url: url)))
         #expect(response.statusCode == 200)

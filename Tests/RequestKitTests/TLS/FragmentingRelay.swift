@@ -402,7 +402,11 @@ final class RelayLoop: @unchecked Sendable {
                 let upstreamReady = descriptors[linksStart + position * 2 + 1].revents != 0
                 var isOpen = true
                 if link.pausedSince != nil {
-                    if link.relay.resumes(link) { isOpen = link.relay.forwardPending(&link) }
+                    if link.relay.resumes(link) {
+                        // The pause was the relay's doing, not the link's idleness: the idle limit counts from now.
+                        link.lastActivity = .now
+                        isOpen = link.relay.forwardPending(&link)
+                    }
                 } else {
                     if clientReady { isOpen = link.relay.forwardFromClient(&link, buffer: &buffer) }
                     if isOpen, upstreamReady { isOpen = link.relay.forwardFromServer(&link, buffer: &buffer) }
