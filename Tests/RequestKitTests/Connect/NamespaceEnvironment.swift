@@ -3,6 +3,11 @@ import Foundation
 import Glibc
 import Testing
 
+/// The suites that use the namespace test host, one test at a time: some change its firewall, and some count the
+/// queries in its DNS server's log, which a test of another suite running meanwhile would add to.
+@Suite("The network namespace test host", .serialized)
+struct NamespaceTests {}
+
 /// The test host that `Scripts/netns-test-env.sh start` makes (as root): a network namespace reached over a veth
 /// pair by IPv4 and IPv6, with dnsmasq and an HTTP server. Tests that need it are skipped, saying so, when it does
 /// not run; with `REQUESTKIT_REQUIRE_NETNS` set (CI) they run and fail instead.
