@@ -1,4 +1,4 @@
-internal import CZlib
+import CZlib
 import Foundation
 
 /// Compresses one end's outgoing messages for permessage-deflate (RFC 7692 §7.2.1) with the system zlib: raw

@@ -1,4 +1,4 @@
-internal import CZlib
+import CZlib
 import Foundation
 
 /// Inflates the other end's compressed messages for permessage-deflate (RFC 7692 §7.2.2) with the system zlib, a

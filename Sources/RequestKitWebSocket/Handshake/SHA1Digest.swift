@@ -1,9 +1,9 @@
 import Foundation
 
 #if canImport(COpenSSL)
-internal import COpenSSL
+import COpenSSL
 #elseif canImport(CryptoKit)
-internal import CryptoKit
+import CryptoKit
 #endif
 
 /// SHA-1 of a few bytes, from the system's cryptography: OpenSSL's on Linux, CryptoKit's `Insecure.SHA1` on Apple
