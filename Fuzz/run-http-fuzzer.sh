@@ -15,9 +15,9 @@ binary="$out/http-response-parser-fuzzer"
 mkdir -p "$corpus" "$out"
 swiftc -sanitize=fuzzer,address -parse-as-library -O \
     -module-name HTTPResponseParserFuzzer -package-name RequestKit \
-    "$root"/Sources/RequestKitNativeTransport/HTTP1ParseError.swift \
-    "$root"/Sources/RequestKitNativeTransport/ResponseHead.swift \
-    "$root"/Sources/RequestKitNativeTransport/HTTP1BodyDecoder.swift \
+    "$root"/Sources/RequestKitNativeTransport/HTTP1/HTTP1ParseError.swift \
+    "$root"/Sources/RequestKitNativeTransport/Exchange/ResponseHead.swift \
+    "$root"/Sources/RequestKitNativeTransport/HTTP1/HTTP1BodyDecoder.swift \
     "$root"/Sources/RequestKitModel/Request/HTTPSyntax.swift \
     "$root"/Sources/RequestKitModel/Request/HTTPHeaders.swift \
     "$root"/Fuzz/HTTPResponseParser/main.swift \

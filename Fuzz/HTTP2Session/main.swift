@@ -79,7 +79,7 @@ func check(_ outputs: [HTTP2Session.Output], started: Set<Int32>) {
         case .failed(let stream, _):
             open(stream)
             ended.insert(stream)
-        case .retry(let stream):
+        case .retry(let stream, _):
             open(stream)
             precondition(!answered.contains(stream), "a retry of a stream the server answered")
             ended.insert(stream)
@@ -115,7 +115,7 @@ func summary(_ outputs: [HTTP2Session.Output]) -> Summary {
         case .trailers(let stream, let fields): result.streams[stream, default: []].append("trailers \(fields)")
         case .end(let stream): result.streams[stream, default: []].append("end \(bodies[stream, default: Data()])")
         case .failed(let stream, _): result.streams[stream, default: []].append("failed")
-        case .retry(let stream): result.streams[stream, default: []].append("retry")
+        case .retry(let stream, _): result.streams[stream, default: []].append("retry")
         case .goingAway, .pingAnswered: break
         case .closed(let failure): result.closed = failure == nil ? "closed" : "failed"
         }
