@@ -29,8 +29,8 @@ enum DocumentedCode {
         _ = todos
     }
 
-    // README.md, block 3
-    static func snippetREADME3() async throws {
+    // README.md, block 4
+    static func snippetREADME4() async throws {
         let upstream = try await RequestKit.Request {
             Url("http://127.0.0.1:8080/todos/1")
             Header.Accept(.json)
@@ -38,15 +38,13 @@ enum DocumentedCode {
         _ = upstream
     }
 
-    // README.md, block 4
-    static func snippetREADME4() async throws {
+    // README.md, block 5
+    static func snippetREADME5() async throws {
         let request = Request {
             Url("http://127.0.0.1:8080/api")
             Path("users", userID, "posts")               // each value one segment: "/" inside it is encoded
             Method(.post)
-            Header.Accept(.json)
             Header.Authorization(.bearer(token))
-            if let etag { Header.Any(key: "If-None-Match", value: etag) }
             for tag in tags { Query("tag", value: tag) }  // tag=a&tag=b
             Body(NewPost(title: "Hello"))                 // JSON; Content-Type set for you
             Timeout(10)                                   // idle timeout
@@ -55,64 +53,37 @@ enum DocumentedCode {
         _ = request
     }
 
-    // README.md, block 5
-    static func snippetREADME5() async throws {
-        struct APIKey: RequestComponent {
-            let key: String
-            func apply(to parts: inout RequestParts) {
-                if key.isEmpty { parts.report(RequestProblem(.invalidComponent, "the API key is empty")) }
-                parts.queryItems.append(QueryItem(name: "api_key", value: key))
-            }
-        }
-
-        struct JSONAPI: ComponentGroup {
-            let token: String
-            var body: any RequestComponent {
-                Header.Accept(.json)
-                Header.Authorization(.bearer(token))
-            }
-        }
-    }
-
     // README.md, block 6
     static func snippetREADME6() async throws {
-        let response = try await request.send()      // any status; response.status, .headers["content-type"], .body, .url
-        let data = try await request.data()          // validated: a 404 throws
-        let text = try await request.string()
-        let user = try await request.decode(User.self)
-        let todos = try await AnyRequest<[Todo]>(decoder: myDecoder) { Url("http://127.0.0.1:8080/todos") }.value()
-        _ = response
-        _ = data
-        _ = text
-        _ = user
-        _ = todos
+        print(request.cURL)   // a curl command to paste into a shell, the Authorization header's value redacted
     }
 
     // README.md, block 7
     static func snippetREADME7() async throws {
-        let handle = AnyRequest<[Todo]> { Url("http://127.0.0.1:8080/todos") }
-            .onStatusCode { code in print(code) }        // every response, before validation
-            .onObject { todos in print(todos.count) }    // success only
-            .onError { error in print(error) }           // transport, timeout, status, decoding: nothing vanishes
-            .call()                                       // or .call(on: .main) to run the handlers on a queue
-        await handle.wait()                               // or handle.cancel()
-        _ = handle
+        let response = try await request.send()      // any status; response.status, .headers["content-type"], .body, .url
+        let data = try await request.data()          // validated: a 404 throws
+        let user = try await request.decode(User.self)
+        let todos = try await AnyRequest<[Todo]>(decoder: myDecoder) { Url("http://127.0.0.1:8080/todos") }.value()
+        _ = response
+        _ = data
+        _ = user
+        _ = todos
     }
 
     // README.md, block 8
     static func snippetREADME8() async throws {
-        for id in 1...3 {
-            Request { Url("http://127.0.0.1:8080/todos/\(id)") }
-                .onJson { todo in print(todo.title.string ?? "") }
-                .onError { error in print(error) }
-                .call()
-        }
-        await RequestHandle.waitForAll()
+        let handle = AnyRequest<[Todo]> { Url("http://127.0.0.1:8080/todos") }
+            .onObject { todos in print(todos.count) }    // success only
+            .onError { error in print(error) }           // transport, timeout, status, decoding: nothing vanishes
+            .call()                                       // or .call(on: .main) to run the handlers on a queue
+        await handle.wait()
+        _ = handle
     }
 
     // README.md, block 9
     static func snippetREADME9() async throws {
         let client = try Client(baseURL: "https://api.example.com/v1/") { configuration in
+            configuration.retryPolicy = .exponential(maxAttempts: 3)   // idempotent methods; honours Retry-After
             configuration.useBearerToken(savedToken) { rejected in   // called once per 401, however many requests got it
                 try await Request { Url("https://api.example.com/v1/token"); Method(.post) }.string()
             }
@@ -124,236 +95,39 @@ enum DocumentedCode {
 
     // README.md, block 10
     static func snippetREADME10() async throws {
-        let client = Client(baseURL: apiURL) {              // e.g. https://api.example.com/v1/
-            Header.UserAgent(.requestKit)
-            Header.Authorization(.bearer(token))
-            Timeout(30)
+        let results = try await RequestGroup(maxConcurrent: 4) {
+            for id in ids { Request { Url("http://127.0.0.1:8080/todos/\(id)") } }
+        }.send()                                   // [Result<Response, RequestError>]; a 404 is a failure in its slot
+        for await result in status.poll(every: .seconds(10), until: { (try? $0.json().done.bool) == true }) {
+            if case .changed(let response) = result { print(try response.json()) }   // a 304 arrives as .unchanged
         }
-
-        struct GetProfile: Endpoint {
-            typealias Output = Profile                      // Decodable, Data, String, Json, Response or NoContent
-            typealias ErrorBody = APIProblem
-            let userID: String
-            var body: any RequestComponent { Path(template: "/profile/{user_id}", ["user_id": userID]) }
-        }
-
-        print(client.cURL(for: GetProfile(userID: "ann lee")))   // exactly what send sends, secrets redacted
-        do {
-            let profile = try await client.send(GetProfile(userID: "ann lee"))   // GET /v1/profile/ann%20lee
-            print(profile.name)
-        } catch {
-            print(error.statusCode ?? 0, error.errorBody(as: APIProblem.self)?.message ?? "")
-        }
-        _ = client
+        _ = results
     }
 
     // README.md, block 11
     static func snippetREADME11() async throws {
-        let client = Client(baseURL: apiURL) { configuration in
-            configuration.decoder.keyDecodingStrategy = .convertFromSnakeCase
-            configuration.retryPolicy = .exponential(maxAttempts: 3)   // idempotent methods; honours Retry-After
-            configuration.useBearerToken(saved) { _ in try await newToken() }   // a BearerAuthenticator interceptor
-            configuration.redirectPolicy = .follow(limit: 5)          // or .doNotFollow, or .custom { … }
-            configuration.monitors = [ConsoleLogger()]                  // redacted cURL, status, size, duration
-            configuration.cookieJar = CookieJar()
-        }
-        _ = client
-    }
-
-    // README.md, block 12
-    static func snippetREADME12() async throws {
-        let client = Client(baseURL: apiURL) { $0.encoder.keyEncodingStrategy = .convertToSnakeCase }
-        struct UpdateProfile: Endpoint {
-            typealias Output = Payload
-            typealias ErrorBody = APIMessage
-            let userID: String, token: String, payload: Payload
-            var body: any RequestComponent {
-                Method(.post)
-                Path(template: "/profile/{user_id}", ["user_id": userID])
-                Header.Authorization(.bearer(token))
-                Body(payload)
-            }
-        }
-        let result = try await client.response(for: UpdateProfile(userID: "me", token: token, payload: Payload(someNumberValue: 42)))
-        print(result.statusCode, result.value, result.headers.contentType ?? "", result.cookies)
-        _ = client
-        _ = result
-    }
-
-    // README.md, block 13
-    static func snippetREADME13() async throws {
-        let giphy = Client(baseURL: giphyURL) { Query("api_key", value: key) }
-        struct GetRandomImage: Endpoint {
-            typealias Output = Json
-            let tag: String
-            var body: any RequestComponent { Url("gifs/random"); Query("tag", value: tag) }
-        }
-        let gif = try await giphy.send(GetRandomImage(tag: "cat"))
-        _ = giphy
-        _ = gif
-    }
-
-    // README.md, block 14
-    static func snippetREADME14() async throws {
-        enum ActivityAPI {
-            static func getActivity(id: Int) -> Request { Request { Path("activities", id) } }
-            static func createActivity(_ activity: Activity) -> Request {
-                Request { Method(.post); Path("activities"); Body(activity) }
-            }
-        }
-        let activity = try await client.decode(ActivityAPI.getActivity(id: 1), as: Activity.self)
-        _ = activity
-    }
-
-    // README.md, block 15
-    static func snippetREADME15() async throws {
-        let request = AnyRequest<Session> {
-            Url("v1/session")
-            Method(.post)
-            Query([("ref", "abc")])
-            Body(SessionBody(username: "u", password: "p"))
-        }
-        let urlRequest = try client.urlRequest(for: request)   // https://example.org/api/v1/session?ref=abc
-        let session = try await client.response(for: request)  // the value, status and headers
-        _ = request
-        _ = urlRequest
-        _ = session
-    }
-
-    // README.md, block 16
-    static func snippetREADME16() async throws {
-        let results = try await RequestGroup(maxConcurrent: 4) {
-            for id in ids { Request { Url("http://127.0.0.1:8080/todos/\(id)") } }
-        }.send()                                   // [Result<Response, RequestError>]; a 404 is a failure in its slot
-        _ = results
-    }
-
-    // README.md, block 17
-    static func snippetREADME17() async throws {
-        let chain = RequestChain {
-            Step("login") { _ in Request { Url(loginURL); Method(.post); Body(json: ["user": "ann"]) } }
-            Step("profile") { previous in
-                let login = try previous.decode("login", as: Token.self)   // or previous.json("login", at: "token")
-                return Request { Url(profileURL); Header.Authorization(.bearer(login.token)) }
-            }
-        }
-        let profile = try await chain.send().decode("profile", as: Profile.self)
-        _ = chain
-        _ = profile
-    }
-
-    // README.md, block 18
-    static func snippetREADME18() async throws {
-        let workflow = RequestChain {
-            Step("list", Request { Url("http://127.0.0.1:8080/todos") })
-            Step("details") { previous in
-                let ids = try previous.decode("list", as: [Todo].self).map(\.id)
-                return RequestGroup {
-                    for id in ids { Request { Url("http://127.0.0.1:8080/todos/\(id)") } }
-                }
-            }
-            Step("titles") { previous in
-                let todos = try previous.responses("details").map { try $0.decode(Todo.self) }
-                return Request { Url("http://127.0.0.1:8080/post"); Method(.post); Body(todos.map(\.title)) }
-            }
-        }
-        _ = workflow
-    }
-
-    // README.md, block 19
-    static func snippetREADME19() async throws {
-        for await result in status.poll(every: .seconds(10), until: { (try? $0.json().done.bool) == true }) {
-            if case .changed(let response) = result { print(try response.json()) }   // a 304 arrives as .unchanged
-        }
-        let updates = status.onJson { print($0) }.update(every: 10)   // seconds or .seconds(10); updates.cancel() stops it
-        _ = updates
-    }
-
-    // README.md, block 20
-    static func snippetREADME20() async throws {
-        var polling = status.poll(every: .seconds(10), until: { (try? $0.json().done.bool) == true },
-                                  maxCount: 30, maxDuration: .seconds(240)).makeAsyncIterator()
-        while let result = await polling.next() { print(result) }
-        switch polling.end {
-        case .conditionMet: print("done")
-        case .maxCount, .maxDuration: print("gave up waiting")     // 30 polls, or a next one after 4 minutes
-        case .cancelled, nil: print("stopped")
-        }
-        let watcher = status.onJson { print($0) }
-            .update(every: 10, until: { (try? $0.json().done.bool) == true }, maxCount: 6) { end in
-                print("updates ended: \(end)")                         // .conditionMet, .maxCount or .cancelled
-            }
-        await watcher.wait()
-        _ = polling
-        _ = watcher
-    }
-
-    // README.md, block 21
-    static func snippetREADME21() async throws {
         let cache = ResponseCache(.memory(maxBytes: 32 << 20))     // or .disk(at: directory, maxBytes: 256 << 20)
-        let cachingClient = Client(baseURL: apiURL) { $0.cache = cache }
         let todos = try await Request {
             Url("http://127.0.0.1:8080/todos")
             Cache(cache)
         }.send()
         print(todos.cacheStatus)   // .network the first time; .hit while fresh; .revalidated after a 304
-        let offline = try await Request {
-            Url("http://127.0.0.1:8080/todos")
-            Cache(cache)
-            CachePolicy(.returnCacheDontLoad)   // a stored response however old, else a 504 made by the cache
-        }.send()
         _ = cache
-        _ = cachingClient
         _ = todos
-        _ = offline
     }
 
-    // README.md, block 22
-    static func snippetREADME22() async throws {
-        let reportURL = URL(fileURLWithPath: "/tmp/report.pdf")
-        let destination = URL(fileURLWithPath: "/tmp/archive.bin")
-
-        // Multipart upload: files are streamed from disk; the boundary is random and checked against every part.
-        let uploaded = try await Request {
-            Url("http://127.0.0.1:8080/reports")
-            Method(.post)
-            Form {
-                Field("title", "Q3 report")
-                DataPart("thumb", Data([0x89, 0x50, 0x4E, 0x47]), filename: "t.png", type: .png)
-                FilePart("file", url: reportURL, type: .pdf)
-            }
-            UploadProgress { print("sent \($0)") }
-        }.json()
-
-        // Download to a file: written next to the destination, then renamed atomically; never left half-written.
-        let transfer = Request { Url("http://127.0.0.1:8080/archive.bin") }.downloadTransfer(to: destination)
-        for await progress in transfer.progress { print(progress.fractionCompleted ?? 0) }
-        let head = try await transfer.value
-
-        // A streamed response, line by line; cancelling the task closes the connection.
+    // README.md, block 12
+    static func snippetREADME12() async throws {
         let log = Request { Url("http://127.0.0.1:8080/log") }
-        for try await line in try await log.stream().lines { print(line) }
-
-        // Server-Sent Events, reconnecting with Last-Event-ID after the server's retry delay.
-        let feed = Request { Url("http://127.0.0.1:8080/events") }
-        for try await event in feed.events() {
-            print(event.event, event.id ?? "-", event.data)
-        }
-        _ = reportURL
-        _ = destination
-        _ = uploaded
-        _ = transfer
-        _ = head
+        for try await line in try await log.stream().lines { print(line) }   // cancelling the task closes the connection
         _ = log
-        _ = feed
     }
 
-    // README.md, block 23
-    static func snippetREADME23() async throws {
+    // README.md, block 13
+    static func snippetREADME13() async throws {
         let socket = try await WebSocket {
             Url("wss://api.example.com/feed")
             Header.Authorization(.bearer(token))
-            Timeout(10)
         }.connect()
         try await socket.send(.text("subscribe"))
         for try await message in socket.messages {
@@ -363,119 +137,49 @@ enum DocumentedCode {
         _ = socket
     }
 
-    // README.md, block 24
-    static func snippetREADME24() async throws {
+    // README.md, block 14
+    static func snippetREADME14() async throws {
         do {
             let todo = try await Request { Url("http://127.0.0.1:8080/todos/1") }.decode(Todo.self)
             try JSONEncoder().encode(todo).write(to: URL(fileURLWithPath: "/tmp/todo.json"))
         } catch let error as RequestError where error.statusCode == 404 {
             print("no such todo")
-        } catch let error as RequestError {
-            print(error.kind, error.localizedDescription)
         } catch {
-            print("saving failed: \(error.localizedDescription)")   // or error.requestError?.statusCode
+            print(error.localizedDescription, error.requestError?.metrics?.attempts.last?.timeline ?? "")
         }
     }
 
-    // README.md, block 25
-    static func snippetREADME25() async throws {
-        let response = try await Request { Url("http://127.0.0.1:8080/todos") }.send()
-        for attempt in response.metrics.attempts {
-            print(attempt.status?.code ?? 0, attempt.timeline)
-            // 200 pool 0.0 ms · connect 0.1 ms · send 0.0 ms · wait 0.4 ms · body 0.1 ms
-        }
-        if let connect = response.metrics.attempts.last?.connect { print("connecting took", connect.duration) }
-        _ = response
-    }
-
-    // README.md, block 26
-    static func snippetREADME26() async throws {
-        let client = Client(baseURL: URL(fileURLWithPath: "/")) { configuration in
-            configuration.responseLimits.maxBodyBytes = 8 << 20          // data(), json(), decode()
-            configuration.responseLimits.maxStreamedBodyBytes = 4 << 30  // stream(), download(to:)
-            configuration.responseLimits.maxLineBytes = 1 << 20          // stream().lines, events()
-        }
-        let thumbnail = Request {
-            Url("http://127.0.0.1:8080/bytes/1024")
-            MaxResponseSize(512 << 10)
-        }
-        _ = client
-        _ = thumbnail
-    }
-
-    // README.md, block 27
-    static func snippetREADME27() async throws {
-        let upload = Request {
-            Url("http://127.0.0.1:8080/anything")
-            Method(.post)
-            Body(String(repeating: "a log line\n", count: 1_000), contentType: .text).compressed(.gzip)
-        }
-        _ = upload
-    }
-
-    // README.md, block 28
-    static func snippetREADME28() async throws {
-        let traced = Request {
-            Url("http://127.0.0.1:8080/orders")
-            TraceContext(traceparent: "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01", tracestate: "rojo=1")
-        }
-        _ = traced
-    }
-
-    // README.md, block 31
-    static func snippetREADME31() async throws {
-        let todo = try await Request {
-            Url("http://127.0.0.1:8080/todos/1")
-            Using(NativeTransport.shared)
-        }.json()
-
+    // README.md, block 15
+    static func snippetREADME15() async throws {
         let transport = NativeTransport {
             $0.maxConnectionsPerHost = 8       // requests over the limit wait their turn
             $0.idleConnectionTimeout = 30      // idle kept-alive connections close after 30 s
-            $0.connectTimeout = 2
         }
-        _ = todo
+        let todo = try await Request { Url("http://127.0.0.1:8080/todos/1"); Using(transport) }.json()
         _ = transport
+        _ = todo
     }
 
-    // README.md, block 32
-    static func snippetREADME32() async throws {
+    // README.md, block 16
+    static func snippetREADME16() async throws {
         let sidecar = NativeTransport { $0.http2 = .priorKnowledge(for: ["127.0.0.1:8080"]) }   // h2c to that server
         let classic = NativeTransport { $0.http2 = .disabled }                                  // HTTP/1.1 everywhere
         _ = sidecar
         _ = classic
     }
 
-    // README.md, block 33
-    static func snippetREADME33() async throws {
+    // README.md, block 17
+    static func snippetREADME17() async throws {
         let proxied = NativeTransport {
-            let password = ProcessInfo.processInfo.environment["PROXY_PASSWORD"] ?? ""
-            $0.proxy = .http(host: "proxy.internal", port: 3128, credentials: .init(user: "ci", password: password),
-                             excluding: "localhost,.internal")
+            $0.proxy = .http(host: "proxy.internal", port: 3128, excluding: "localhost,.internal")
         }
         _ = proxied
     }
 
-    // README.md, block 34
-    static func snippetREADME34() async throws {
-        var connecting = NativeTransport.Configuration()
-        connecting.dnsOverrides = try DNSOverrides(["staging.example.com:443:192.0.2.7"])
-        if let docker = URL(string: "http://docker") {
-            try connecting.unixSocketRoutes.route(docker, through: "/var/run/docker.sock")
-        }
-        let local = NativeTransport(configuration: connecting)
-        let containers = try await Request {
-            Url("http://docker/v1.43/containers/json")
-            Using(local)
-        }.send()
-        let info = try await Request {
-            Url("http+unix://%2Fvar%2Frun%2Fdocker.sock/v1.43/info")
-            Using(local)
-        }.send()
-        _ = connecting
-        _ = local
-        _ = containers
-        _ = info
+    // README.md, block 18
+    static func snippetREADME18() async throws {
+        let companyCA = NativeTransport { $0.tls = TLSConfiguration(additionalRoots: [.file("/etc/ssl/internal-ca.pem")]) }
+        _ = companyCA
     }
 
     // Sources/RequestKit/RequestKit.docc/BuildingRequests.md, block 1
@@ -494,6 +198,24 @@ enum DocumentedCode {
 
     // Sources/RequestKit/RequestKit.docc/BuildingRequests.md, block 2
     static func snippetBuildingRequests2() async throws {
+        let request = Request {
+            Url("http://127.0.0.1:8080/api")
+            Path("users", userID, "posts")               // each value one segment: "/" inside it is encoded
+            Method(.post)
+            Header.Accept(.json)
+            Header.Authorization(.bearer(token))
+            if let etag { Header.Any(key: "If-None-Match", value: etag) }
+            for tag in tags { Query("tag", value: tag) }  // tag=a&tag=b
+            Body(NewPost(title: "Hello"))                 // JSON; Content-Type set for you
+            Timeout(10)                                   // idle timeout
+
+            Timeout(60, for: .resource)                   // total deadline
+        }
+        _ = request
+    }
+
+    // Sources/RequestKit/RequestKit.docc/BuildingRequests.md, block 3
+    static func snippetBuildingRequests3() async throws {
         struct APIKey: RequestComponent {
             let key: String
             func apply(to parts: inout RequestParts) {
@@ -503,8 +225,8 @@ enum DocumentedCode {
         }
     }
 
-    // Sources/RequestKit/RequestKit.docc/BuildingRequests.md, block 3
-    static func snippetBuildingRequests3() async throws {
+    // Sources/RequestKit/RequestKit.docc/BuildingRequests.md, block 4
+    static func snippetBuildingRequests4() async throws {
         struct JSONAPI: ComponentGroup {
             let token: String
             var body: any RequestComponent {
@@ -514,8 +236,8 @@ enum DocumentedCode {
         }
     }
 
-    // Sources/RequestKit/RequestKit.docc/BuildingRequests.md, block 4
-    static func snippetBuildingRequests4() async throws {
+    // Sources/RequestKit/RequestKit.docc/BuildingRequests.md, block 5
+    static func snippetBuildingRequests5() async throws {
         func inspect(_ request: Request) {
             print(request.cURL)
             do {
@@ -525,6 +247,71 @@ enum DocumentedCode {
                 for problem in error.problems { print(problem) }
             }
         }
+    }
+
+    // Sources/RequestKit/RequestKit.docc/BuildingRequests.md, block 6
+    static func snippetBuildingRequests6() async throws {
+        let traced = Request {
+            Url("http://127.0.0.1:8080/orders")
+            TraceContext(traceparent: "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01", tracestate: "rojo=1")
+        }
+        _ = traced
+    }
+
+    // Sources/RequestKit/RequestKit.docc/ChoosingATransport.md, block 1
+    static func snippetChoosingATransport1() async throws {
+        let todo = try await Request {
+            Url("http://127.0.0.1:8080/todos/1")
+            Using(NativeTransport.shared)
+        }.json()
+
+        let transport = NativeTransport {
+            $0.maxConnectionsPerHost = 8       // requests over the limit wait their turn
+            $0.idleConnectionTimeout = 30      // idle kept-alive connections close after 30 s
+            $0.connectTimeout = 2
+        }
+        _ = todo
+        _ = transport
+    }
+
+    // Sources/RequestKit/RequestKit.docc/ChoosingATransport.md, block 2
+    static func snippetChoosingATransport2() async throws {
+        let sidecar = NativeTransport { $0.http2 = .priorKnowledge(for: ["127.0.0.1:8080"]) }   // h2c to that server
+        let classic = NativeTransport { $0.http2 = .disabled }                                  // HTTP/1.1 everywhere
+        _ = sidecar
+        _ = classic
+    }
+
+    // Sources/RequestKit/RequestKit.docc/ChoosingATransport.md, block 3
+    static func snippetChoosingATransport3() async throws {
+        let proxied = NativeTransport {
+            let password = ProcessInfo.processInfo.environment["PROXY_PASSWORD"] ?? ""
+            $0.proxy = .http(host: "proxy.internal", port: 3128, credentials: .init(user: "ci", password: password),
+                             excluding: "localhost,.internal")
+        }
+        _ = proxied
+    }
+
+    // Sources/RequestKit/RequestKit.docc/ChoosingATransport.md, block 4
+    static func snippetChoosingATransport4() async throws {
+        var connecting = NativeTransport.Configuration()
+        connecting.dnsOverrides = try DNSOverrides(["staging.example.com:443:192.0.2.7"])
+        if let docker = URL(string: "http://docker") {
+            try connecting.unixSocketRoutes.route(docker, through: "/var/run/docker.sock")
+        }
+        let local = NativeTransport(configuration: connecting)
+        let containers = try await Request {
+            Url("http://docker/v1.43/containers/json")
+            Using(local)
+        }.send()
+        let info = try await Request {
+            Url("http+unix://%2Fvar%2Frun%2Fdocker.sock/v1.43/info")
+            Using(local)
+        }.send()
+        _ = connecting
+        _ = local
+        _ = containers
+        _ = info
     }
 
     // Sources/RequestKit/RequestKit.docc/Clients.md, block 3
@@ -580,6 +367,56 @@ enum DocumentedCode {
         _ = response
     }
 
+    // Sources/RequestKit/RequestKit.docc/Clients.md, block 7
+    static func snippetClients7() async throws {
+        let client = try Client(baseURL: "https://api.example.com/v1/") { configuration in
+            configuration.useBearerToken(savedToken) { rejected in   // called once per 401, however many requests got it
+                try await Request { Url("https://api.example.com/v1/token"); Method(.post) }.string()
+            }
+        }
+        let profile = try await client.decode(Request { Path("me") }, as: Profile.self)
+        _ = client
+        _ = profile
+    }
+
+    // Sources/RequestKit/RequestKit.docc/Clients.md, block 8
+    static func snippetClients8() async throws {
+        let client = Client(baseURL: apiURL) {              // e.g. https://api.example.com/v1/
+            Header.UserAgent(.requestKit)
+            Header.Authorization(.bearer(token))
+            Timeout(30)
+        }
+
+        struct GetProfile: Endpoint {
+            typealias Output = Profile                      // Decodable, Data, String, Json, Response or NoContent
+            typealias ErrorBody = APIProblem
+            let userID: String
+            var body: any RequestComponent { Path(template: "/profile/{user_id}", ["user_id": userID]) }
+        }
+
+        print(client.cURL(for: GetProfile(userID: "ann lee")))   // exactly what send sends, secrets redacted
+        do {
+            let profile = try await client.send(GetProfile(userID: "ann lee"))   // GET /v1/profile/ann%20lee
+            print(profile.name)
+        } catch {
+            print(error.statusCode ?? 0, error.errorBody(as: APIProblem.self)?.message ?? "")
+        }
+        _ = client
+    }
+
+    // Sources/RequestKit/RequestKit.docc/Clients.md, block 9
+    static func snippetClients9() async throws {
+        let client = Client(baseURL: apiURL) { configuration in
+            configuration.decoder.keyDecodingStrategy = .convertFromSnakeCase
+            configuration.retryPolicy = .exponential(maxAttempts: 3)   // idempotent methods; honours Retry-After
+            configuration.useBearerToken(saved) { _ in try await newToken() }   // a BearerAuthenticator interceptor
+            configuration.redirectPolicy = .follow(limit: 5)          // or .doNotFollow, or .custom { … }
+            configuration.monitors = [ConsoleLogger()]                  // redacted cURL, status, size, duration
+            configuration.cookieJar = CookieJar()
+        }
+        _ = client
+    }
+
     // Sources/RequestKit/RequestKit.docc/ComingFromSwiftRequest.md, block 1
     static func snippetComingFromSwiftRequest1() async throws {
         func fromSwiftRequest() {
@@ -633,6 +470,66 @@ enum DocumentedCode {
                 Body(Json(["title": "foo", "body": "bar", "usedId": 1]).stringified)
             }
         }
+    }
+
+    // Sources/RequestKit/RequestKit.docc/ComingFromSwiftRequest.md, block 4
+    static func snippetComingFromSwiftRequest4() async throws {
+        let client = Client(baseURL: apiURL) { $0.encoder.keyEncodingStrategy = .convertToSnakeCase }
+        struct UpdateProfile: Endpoint {
+            typealias Output = Payload
+            typealias ErrorBody = APIMessage
+            let userID: String, token: String, payload: Payload
+            var body: any RequestComponent {
+                Method(.post)
+                Path(template: "/profile/{user_id}", ["user_id": userID])
+                Header.Authorization(.bearer(token))
+                Body(payload)
+            }
+        }
+        let result = try await client.response(for: UpdateProfile(userID: "me", token: token, payload: Payload(someNumberValue: 42)))
+        print(result.statusCode, result.value, result.headers.contentType ?? "", result.cookies)
+        _ = client
+        _ = result
+    }
+
+    // Sources/RequestKit/RequestKit.docc/ComingFromSwiftRequest.md, block 5
+    static func snippetComingFromSwiftRequest5() async throws {
+        let giphy = Client(baseURL: giphyURL) { Query("api_key", value: key) }
+        struct GetRandomImage: Endpoint {
+            typealias Output = Json
+            let tag: String
+            var body: any RequestComponent { Url("gifs/random"); Query("tag", value: tag) }
+        }
+        let gif = try await giphy.send(GetRandomImage(tag: "cat"))
+        _ = giphy
+        _ = gif
+    }
+
+    // Sources/RequestKit/RequestKit.docc/ComingFromSwiftRequest.md, block 6
+    static func snippetComingFromSwiftRequest6() async throws {
+        enum ActivityAPI {
+            static func getActivity(id: Int) -> Request { Request { Path("activities", id) } }
+            static func createActivity(_ activity: Activity) -> Request {
+                Request { Method(.post); Path("activities"); Body(activity) }
+            }
+        }
+        let activity = try await client.decode(ActivityAPI.getActivity(id: 1), as: Activity.self)
+        _ = activity
+    }
+
+    // Sources/RequestKit/RequestKit.docc/ComingFromSwiftRequest.md, block 7
+    static func snippetComingFromSwiftRequest7() async throws {
+        let request = AnyRequest<Session> {
+            Url("v1/session")
+            Method(.post)
+            Query([("ref", "abc")])
+            Body(SessionBody(username: "u", password: "p"))
+        }
+        let urlRequest = try client.urlRequest(for: request)   // https://example.org/api/v1/session?ref=abc
+        let session = try await client.response(for: request)  // the value, status and headers
+        _ = request
+        _ = urlRequest
+        _ = session
     }
 
     // Sources/RequestKit/RequestKit.docc/ConnectionSetup.md, block 1
@@ -727,6 +624,56 @@ enum DocumentedCode {
         _ = containers
     }
 
+    // Sources/RequestKit/RequestKit.docc/ErrorsMetricsAndLimits.md, block 1
+    static func snippetErrorsMetricsAndLimits1() async throws {
+        do {
+            let todo = try await Request { Url("http://127.0.0.1:8080/todos/1") }.decode(Todo.self)
+            try JSONEncoder().encode(todo).write(to: URL(fileURLWithPath: "/tmp/todo.json"))
+        } catch let error as RequestError where error.statusCode == 404 {
+            print("no such todo")
+        } catch let error as RequestError {
+            print(error.kind, error.localizedDescription)
+        } catch {
+            print("saving failed: \(error.localizedDescription)")   // or error.requestError?.statusCode
+        }
+    }
+
+    // Sources/RequestKit/RequestKit.docc/ErrorsMetricsAndLimits.md, block 2
+    static func snippetErrorsMetricsAndLimits2() async throws {
+        let response = try await Request { Url("http://127.0.0.1:8080/todos") }.send()
+        for attempt in response.metrics.attempts {
+            print(attempt.status?.code ?? 0, attempt.timeline)
+            // 200 pool 0.0 ms · connect 0.1 ms · send 0.0 ms · wait 0.4 ms · body 0.1 ms
+        }
+        if let connect = response.metrics.attempts.last?.connect { print("connecting took", connect.duration) }
+        _ = response
+    }
+
+    // Sources/RequestKit/RequestKit.docc/ErrorsMetricsAndLimits.md, block 3
+    static func snippetErrorsMetricsAndLimits3() async throws {
+        let client = Client(baseURL: URL(fileURLWithPath: "/")) { configuration in
+            configuration.responseLimits.maxBodyBytes = 8 << 20          // data(), json(), decode()
+            configuration.responseLimits.maxStreamedBodyBytes = 4 << 30  // stream(), download(to:)
+            configuration.responseLimits.maxLineBytes = 1 << 20          // stream().lines, events()
+        }
+        let thumbnail = Request {
+            Url("http://127.0.0.1:8080/bytes/1024")
+            MaxResponseSize(512 << 10)
+        }
+        _ = client
+        _ = thumbnail
+    }
+
+    // Sources/RequestKit/RequestKit.docc/ErrorsMetricsAndLimits.md, block 4
+    static func snippetErrorsMetricsAndLimits4() async throws {
+        let upload = Request {
+            Url("http://127.0.0.1:8080/anything")
+            Method(.post)
+            Body(String(repeating: "a log line\n", count: 1_000), contentType: .text).compressed(.gzip)
+        }
+        _ = upload
+    }
+
     // Sources/RequestKit/RequestKit.docc/GettingStarted.md, block 1
     static func snippetGettingStarted1() async throws {
 
@@ -774,6 +721,28 @@ enum DocumentedCode {
                 print("could not save: \(error)")
             }
         }
+    }
+
+    // Sources/RequestKit/RequestKit.docc/GettingStarted.md, block 4
+    static func snippetGettingStarted4() async throws {
+        let handle = AnyRequest<[Todo]> { Url("http://127.0.0.1:8080/todos") }
+            .onStatusCode { code in print(code) }        // every response, before validation
+            .onObject { todos in print(todos.count) }    // success only
+            .onError { error in print(error) }           // transport, timeout, status, decoding: nothing vanishes
+            .call()                                       // or .call(on: .main) to run the handlers on a queue
+        await handle.wait()                               // or handle.cancel()
+        _ = handle
+    }
+
+    // Sources/RequestKit/RequestKit.docc/GettingStarted.md, block 5
+    static func snippetGettingStarted5() async throws {
+        for id in 1...3 {
+            Request { Url("http://127.0.0.1:8080/todos/\(id)") }
+                .onJson { todo in print(todo.title.string ?? "") }
+                .onError { error in print(error) }
+                .call()
+        }
+        await RequestHandle.waitForAll()
     }
 
     // Sources/RequestKit/RequestKit.docc/GroupsChainsAndPolling.md, block 1
@@ -855,6 +824,76 @@ enum DocumentedCode {
                 }
             await updates.wait()
         }
+    }
+
+    // Sources/RequestKit/RequestKit.docc/GroupsChainsAndPolling.md, block 7
+    static func snippetGroupsChainsAndPolling7() async throws {
+        let results = try await RequestGroup(maxConcurrent: 4) {
+            for id in ids { Request { Url("http://127.0.0.1:8080/todos/\(id)") } }
+        }.send()                                   // [Result<Response, RequestError>]; a 404 is a failure in its slot
+        _ = results
+    }
+
+    // Sources/RequestKit/RequestKit.docc/GroupsChainsAndPolling.md, block 8
+    static func snippetGroupsChainsAndPolling8() async throws {
+        let chain = RequestChain {
+            Step("login") { _ in Request { Url(loginURL); Method(.post); Body(json: ["user": "ann"]) } }
+            Step("profile") { previous in
+                let login = try previous.decode("login", as: Token.self)   // or previous.json("login", at: "token")
+                return Request { Url(profileURL); Header.Authorization(.bearer(login.token)) }
+            }
+        }
+        let profile = try await chain.send().decode("profile", as: Profile.self)
+        _ = chain
+        _ = profile
+    }
+
+    // Sources/RequestKit/RequestKit.docc/GroupsChainsAndPolling.md, block 9
+    static func snippetGroupsChainsAndPolling9() async throws {
+        let workflow = RequestChain {
+            Step("list", Request { Url("http://127.0.0.1:8080/todos") })
+            Step("details") { previous in
+                let ids = try previous.decode("list", as: [Todo].self).map(\.id)
+                return RequestGroup {
+                    for id in ids { Request { Url("http://127.0.0.1:8080/todos/\(id)") } }
+                }
+            }
+            Step("titles") { previous in
+                let todos = try previous.responses("details").map { try $0.decode(Todo.self) }
+                return Request { Url("http://127.0.0.1:8080/post"); Method(.post); Body(todos.map(\.title)) }
+            }
+        }
+        _ = workflow
+    }
+
+    // Sources/RequestKit/RequestKit.docc/GroupsChainsAndPolling.md, block 10
+    static func snippetGroupsChainsAndPolling10() async throws {
+        for await result in status.poll(every: .seconds(10), until: { (try? $0.json().done.bool) == true }) {
+            if case .changed(let response) = result { print(try response.json()) }   // a 304 arrives as .unchanged
+        }
+        let updates = status.onJson { print($0) }.update(every: 10)   // seconds or .seconds(10); updates.cancel() stops it
+        _ = updates
+    }
+
+    // Sources/RequestKit/RequestKit.docc/GroupsChainsAndPolling.md, block 11
+    static func snippetGroupsChainsAndPolling11() async throws {
+        func pollUntilDone(_ status: Request) async -> PollEnd? {
+            var polling = status.poll(every: .seconds(10), until: { (try? $0.json().done.bool) == true },
+                                      maxCount: 30, maxDuration: .seconds(240)).makeAsyncIterator()
+            while let result = await polling.next() { print(result) }
+            return polling.end
+        }
+        switch await pollUntilDone(status) {
+        case .conditionMet: print("done")
+        case .maxCount, .maxDuration: print("gave up waiting")     // 30 polls, or a next one after 4 minutes
+        case .cancelled, nil: print("stopped")
+        }
+        let watcher = status.onJson { print($0) }
+            .update(every: 10, until: { (try? $0.json().done.bool) == true }, maxCount: 6) { end in
+                print("updates ended: \(end)")                         // .conditionMet, .maxCount or .cancelled
+            }
+        await watcher.wait()
+        _ = watcher
     }
 
     // Sources/RequestKit/RequestKit.docc/HTTPVersions.md, block 1
@@ -1195,6 +1234,26 @@ enum DocumentedCode {
         _ = head
     }
 
+    // Sources/RequestKit/RequestKit.docc/ResponseCaching.md, block 4
+    static func snippetResponseCaching4() async throws {
+        let cache = ResponseCache(.memory(maxBytes: 32 << 20))     // or .disk(at: directory, maxBytes: 256 << 20)
+        let cachingClient = Client(baseURL: apiURL) { $0.cache = cache }
+        let todos = try await Request {
+            Url("http://127.0.0.1:8080/todos")
+            Cache(cache)
+        }.send()
+        print(todos.cacheStatus)   // .network the first time; .hit while fresh; .revalidated after a 304
+        let offline = try await Request {
+            Url("http://127.0.0.1:8080/todos")
+            Cache(cache)
+            CachePolicy(.returnCacheDontLoad)   // a stored response however old, else a 504 made by the cache
+        }.send()
+        _ = cache
+        _ = cachingClient
+        _ = todos
+        _ = offline
+    }
+
     // Sources/RequestKit/RequestKit.docc/TLS.md, block 1
     static func snippetTLS1() async throws {
         func companyTransport() -> NativeTransport {
@@ -1355,6 +1414,46 @@ enum DocumentedCode {
         }
     }
 
+    // Sources/RequestKit/RequestKit.docc/TransfersAndStreaming.md, block 5
+    static func snippetTransfersAndStreaming5() async throws {
+        let reportURL = URL(fileURLWithPath: "/tmp/report.pdf")
+        let destination = URL(fileURLWithPath: "/tmp/archive.bin")
+
+        // Multipart upload: files are streamed from disk; the boundary is random and checked against every part.
+        let uploaded = try await Request {
+            Url("http://127.0.0.1:8080/reports")
+            Method(.post)
+            Form {
+                Field("title", "Q3 report")
+                DataPart("thumb", Data([0x89, 0x50, 0x4E, 0x47]), filename: "t.png", type: .png)
+                FilePart("file", url: reportURL, type: .pdf)
+            }
+            UploadProgress { print("sent \($0)") }
+        }.json()
+
+        // Download to a file: written next to the destination, then renamed atomically; never left half-written.
+        let transfer = Request { Url("http://127.0.0.1:8080/archive.bin") }.downloadTransfer(to: destination)
+        for await progress in transfer.progress { print(progress.fractionCompleted ?? 0) }
+        let head = try await transfer.value
+
+        // A streamed response, line by line; cancelling the task closes the connection.
+        let log = Request { Url("http://127.0.0.1:8080/log") }
+        for try await line in try await log.stream().lines { print(line) }
+
+        // Server-Sent Events, reconnecting with Last-Event-ID after the server's retry delay.
+        let feed = Request { Url("http://127.0.0.1:8080/events") }
+        for try await event in feed.events() {
+            print(event.event, event.id ?? "-", event.data)
+        }
+        _ = reportURL
+        _ = destination
+        _ = uploaded
+        _ = transfer
+        _ = head
+        _ = log
+        _ = feed
+    }
+
     // Sources/RequestKit/RequestKit.docc/WebSockets.md, block 1
     static func snippetWebSockets1() async throws {
         let socket = try await WebSocket {
@@ -1368,38 +1467,19 @@ enum DocumentedCode {
     }
 }
 
-// README.md, block 29
-@Test func retriesAfterTheServersDelay() async throws {
-    let server = try TestServer()
-    defer { server.stop() }
-    let clock = TestClock()
-    let task = Task {
-        try await Request {
-            Url(server.url("/sequence/429,200?retry_after=30"))
-            Retry(.exponential(maxAttempts: 2))
-            UseClock(clock)
-        }.send()
-    }
-    #expect(await clock.advanceToNextSleeper() == .seconds(30))  // Retry-After: 30, no real wait
-    #expect(try await task.value.statusCode == 200)
-}
-
-@Test func createsTodo() async throws {
+// README.md, block 19
+@Test func sendsTheTitle() async throws {
     let server = try TestServer()
     defer { server.stop() }
     _ = try await Request { Url(server.url("/anything")); Method(.post); Body(["title": "x"]) }.data()
     #expect(server.requests.last?.body == Data(#"{"title":"x"}"#.utf8))
 }
 
-// README.md, block 30
+// README.md, block 20
 @Test(.cassette("todos"))
-func listsTodos() async throws {
+func replaysTheRecordedTodos() async throws {
     let transport = try #require(RecordingTransport.current)
-    let todos = try await Request {
-        Url("https://api.example.com/todos?page=1")
-        Header.Authorization(.bearer(token))
-        Using(transport)
-    }.json()
+    let todos = try await Request { Url("https://api.example.com/todos?page=1"); Using(transport) }.json()
     #expect(todos[0].title.string == "write the cassette")
 }
 
@@ -1510,6 +1590,41 @@ func replaysTodos() async throws {
     #expect(todos.array?.count == 2)
 }
 
+// Sources/RequestKit/RequestKit.docc/RecordingAndReplaying.md, block 8
+@Test(.cassette("todos"))
+func listsTodos() async throws {
+    let transport = try #require(RecordingTransport.current)
+    let todos = try await Request {
+        Url("https://api.example.com/todos?page=1")
+        Header.Authorization(.bearer(token))
+        Using(transport)
+    }.json()
+    #expect(todos[0].title.string == "write the cassette")
+}
+
+// Sources/RequestKit/RequestKit.docc/Testing.md, block 6
+@Test func retriesAfterTheServersDelay() async throws {
+    let server = try TestServer()
+    defer { server.stop() }
+    let clock = TestClock()
+    let task = Task {
+        try await Request {
+            Url(server.url("/sequence/429,200?retry_after=30"))
+            Retry(.exponential(maxAttempts: 2))
+            UseClock(clock)
+        }.send()
+    }
+    #expect(await clock.advanceToNextSleeper() == .seconds(30))  // Retry-After: 30, no real wait
+    #expect(try await task.value.statusCode == 200)
+}
+
+@Test func createsTodo() async throws {
+    let server = try TestServer()
+    defer { server.stop() }
+    _ = try await Request { Url(server.url("/anything")); Method(.post); Body(["title": "x"]) }.data()
+    #expect(server.requests.last?.body == Data(#"{"title":"x"}"#.utf8))
+}
+
 // Sources/RequestKit/RequestKit.docc/WebSockets.md, block 2
 func follow(_ socket: WebSocket.Socket) async throws {
     try await socket.send(.text(#"{"type":"subscribe","channel":"prices"}"#))
@@ -1571,12 +1686,145 @@ targets: [
 ]
 """#),
     DocumentedSnippet(document: "README.md", index: 3, code: #"""
+dependencies: [
+    .package(name: "RequestKit", path: "../rk"),   // any folder; `package: "RequestKit"` below then resolves
+],
+targets: [
+    .target(name: "MyApp", dependencies: [.product(name: "RequestKit", package: "RequestKit")]),
+]
+"""#),
+    DocumentedSnippet(document: "README.md", index: 4, code: #"""
 let upstream = try await RequestKit.Request {
     Url("http://127.0.0.1:8080/todos/1")
     Header.Accept(.json)
 }.json()
 """#),
-    DocumentedSnippet(document: "README.md", index: 4, code: #"""
+    DocumentedSnippet(document: "README.md", index: 5, code: #"""
+let request = Request {
+    Url("http://127.0.0.1:8080/api")
+    Path("users", userID, "posts")               // each value one segment: "/" inside it is encoded
+    Method(.post)
+    Header.Authorization(.bearer(token))
+    for tag in tags { Query("tag", value: tag) }  // tag=a&tag=b
+    Body(NewPost(title: "Hello"))                 // JSON; Content-Type set for you
+    Timeout(10)                                   // idle timeout
+    Timeout(60, for: .resource)                   // total deadline
+}
+"""#),
+    DocumentedSnippet(document: "README.md", index: 6, code: #"""
+print(request.cURL)   // a curl command to paste into a shell, the Authorization header's value redacted
+"""#),
+    DocumentedSnippet(document: "README.md", index: 7, code: #"""
+let response = try await request.send()      // any status; response.status, .headers["content-type"], .body, .url
+let data = try await request.data()          // validated: a 404 throws
+let user = try await request.decode(User.self)
+let todos = try await AnyRequest<[Todo]>(decoder: myDecoder) { Url("http://127.0.0.1:8080/todos") }.value()
+"""#),
+    DocumentedSnippet(document: "README.md", index: 8, code: #"""
+let handle = AnyRequest<[Todo]> { Url("http://127.0.0.1:8080/todos") }
+    .onObject { todos in print(todos.count) }    // success only
+    .onError { error in print(error) }           // transport, timeout, status, decoding: nothing vanishes
+    .call()                                       // or .call(on: .main) to run the handlers on a queue
+await handle.wait()
+"""#),
+    DocumentedSnippet(document: "README.md", index: 9, code: #"""
+let client = try Client(baseURL: "https://api.example.com/v1/") { configuration in
+    configuration.retryPolicy = .exponential(maxAttempts: 3)   // idempotent methods; honours Retry-After
+    configuration.useBearerToken(savedToken) { rejected in   // called once per 401, however many requests got it
+        try await Request { Url("https://api.example.com/v1/token"); Method(.post) }.string()
+    }
+}
+let profile = try await client.decode(Request { Path("me") }, as: Profile.self)
+"""#),
+    DocumentedSnippet(document: "README.md", index: 10, code: #"""
+let results = try await RequestGroup(maxConcurrent: 4) {
+    for id in ids { Request { Url("http://127.0.0.1:8080/todos/\(id)") } }
+}.send()                                   // [Result<Response, RequestError>]; a 404 is a failure in its slot
+for await result in status.poll(every: .seconds(10), until: { (try? $0.json().done.bool) == true }) {
+    if case .changed(let response) = result { print(try response.json()) }   // a 304 arrives as .unchanged
+}
+"""#),
+    DocumentedSnippet(document: "README.md", index: 11, code: #"""
+let cache = ResponseCache(.memory(maxBytes: 32 << 20))     // or .disk(at: directory, maxBytes: 256 << 20)
+let todos = try await Request {
+    Url("http://127.0.0.1:8080/todos")
+    Cache(cache)
+}.send()
+print(todos.cacheStatus)   // .network the first time; .hit while fresh; .revalidated after a 304
+"""#),
+    DocumentedSnippet(document: "README.md", index: 12, code: #"""
+let log = Request { Url("http://127.0.0.1:8080/log") }
+for try await line in try await log.stream().lines { print(line) }   // cancelling the task closes the connection
+"""#),
+    DocumentedSnippet(document: "README.md", index: 13, code: #"""
+let socket = try await WebSocket {
+    Url("wss://api.example.com/feed")
+    Header.Authorization(.bearer(token))
+}.connect()
+try await socket.send(.text("subscribe"))
+for try await message in socket.messages {
+    if case .text(let text) = message { print(text) }
+}
+try await socket.close(.normalClosure, reason: "done")
+"""#),
+    DocumentedSnippet(document: "README.md", index: 14, code: #"""
+do {
+    let todo = try await Request { Url("http://127.0.0.1:8080/todos/1") }.decode(Todo.self)
+    try JSONEncoder().encode(todo).write(to: URL(fileURLWithPath: "/tmp/todo.json"))
+} catch let error as RequestError where error.statusCode == 404 {
+    print("no such todo")
+} catch {
+    print(error.localizedDescription, error.requestError?.metrics?.attempts.last?.timeline ?? "")
+}
+"""#),
+    DocumentedSnippet(document: "README.md", index: 15, code: #"""
+let transport = NativeTransport {
+    $0.maxConnectionsPerHost = 8       // requests over the limit wait their turn
+    $0.idleConnectionTimeout = 30      // idle kept-alive connections close after 30 s
+}
+let todo = try await Request { Url("http://127.0.0.1:8080/todos/1"); Using(transport) }.json()
+"""#),
+    DocumentedSnippet(document: "README.md", index: 16, code: #"""
+let sidecar = NativeTransport { $0.http2 = .priorKnowledge(for: ["127.0.0.1:8080"]) }   // h2c to that server
+let classic = NativeTransport { $0.http2 = .disabled }                                  // HTTP/1.1 everywhere
+"""#),
+    DocumentedSnippet(document: "README.md", index: 17, code: #"""
+let proxied = NativeTransport {
+    $0.proxy = .http(host: "proxy.internal", port: 3128, excluding: "localhost,.internal")
+}
+"""#),
+    DocumentedSnippet(document: "README.md", index: 18, code: #"""
+let companyCA = NativeTransport { $0.tls = TLSConfiguration(additionalRoots: [.file("/etc/ssl/internal-ca.pem")]) }
+"""#),
+    DocumentedSnippet(document: "README.md", index: 19, code: ##"""
+@Test func sendsTheTitle() async throws {
+    let server = try TestServer()
+    defer { server.stop() }
+    _ = try await Request { Url(server.url("/anything")); Method(.post); Body(["title": "x"]) }.data()
+    #expect(server.requests.last?.body == Data(#"{"title":"x"}"#.utf8))
+}
+"""##),
+    DocumentedSnippet(document: "README.md", index: 20, code: ##"""
+@Test(.cassette("todos"))
+func replaysTheRecordedTodos() async throws {
+    let transport = try #require(RecordingTransport.current)
+    let todos = try await Request { Url("https://api.example.com/todos?page=1"); Using(transport) }.json()
+    #expect(todos[0].title.string == "write the cassette")
+}
+"""##),
+    DocumentedSnippet(document: "Sources/RequestKit/RequestKit.docc/BuildingRequests.md", index: 1, code: #"""
+func buildSearch(token: String?, tags: [String]) -> Request {
+    Request {
+        Url("http://127.0.0.1:8080/api")
+        Path("search", "posts")
+        if let token { Header.Authorization(.bearer(token)) }
+        for tag in tags { Query("tag", value: tag) }
+        Query("q", value: "swift & linux")
+        Timeout(10)
+    }
+}
+"""#),
+    DocumentedSnippet(document: "Sources/RequestKit/RequestKit.docc/BuildingRequests.md", index: 2, code: #"""
 let request = Request {
     Url("http://127.0.0.1:8080/api")
     Path("users", userID, "posts")               // each value one segment: "/" inside it is encoded
@@ -1587,10 +1835,11 @@ let request = Request {
     for tag in tags { Query("tag", value: tag) }  // tag=a&tag=b
     Body(NewPost(title: "Hello"))                 // JSON; Content-Type set for you
     Timeout(10)                                   // idle timeout
+
     Timeout(60, for: .resource)                   // total deadline
 }
 """#),
-    DocumentedSnippet(document: "README.md", index: 5, code: #"""
+    DocumentedSnippet(document: "Sources/RequestKit/RequestKit.docc/BuildingRequests.md", index: 3, code: #"""
 struct APIKey: RequestComponent {
     let key: String
     func apply(to parts: inout RequestParts) {
@@ -1598,7 +1847,8 @@ struct APIKey: RequestComponent {
         parts.queryItems.append(QueryItem(name: "api_key", value: key))
     }
 }
-
+"""#),
+    DocumentedSnippet(document: "Sources/RequestKit/RequestKit.docc/BuildingRequests.md", index: 4, code: #"""
 struct JSONAPI: ComponentGroup {
     let token: String
     var body: any RequestComponent {
@@ -1607,302 +1857,24 @@ struct JSONAPI: ComponentGroup {
     }
 }
 """#),
-    DocumentedSnippet(document: "README.md", index: 6, code: #"""
-let response = try await request.send()      // any status; response.status, .headers["content-type"], .body, .url
-let data = try await request.data()          // validated: a 404 throws
-let text = try await request.string()
-let user = try await request.decode(User.self)
-let todos = try await AnyRequest<[Todo]>(decoder: myDecoder) { Url("http://127.0.0.1:8080/todos") }.value()
-"""#),
-    DocumentedSnippet(document: "README.md", index: 7, code: #"""
-let handle = AnyRequest<[Todo]> { Url("http://127.0.0.1:8080/todos") }
-    .onStatusCode { code in print(code) }        // every response, before validation
-    .onObject { todos in print(todos.count) }    // success only
-    .onError { error in print(error) }           // transport, timeout, status, decoding: nothing vanishes
-    .call()                                       // or .call(on: .main) to run the handlers on a queue
-await handle.wait()                               // or handle.cancel()
-"""#),
-    DocumentedSnippet(document: "README.md", index: 8, code: #"""
-for id in 1...3 {
-    Request { Url("http://127.0.0.1:8080/todos/\(id)") }
-        .onJson { todo in print(todo.title.string ?? "") }
-        .onError { error in print(error) }
-        .call()
-}
-await RequestHandle.waitForAll()
-"""#),
-    DocumentedSnippet(document: "README.md", index: 9, code: #"""
-let client = try Client(baseURL: "https://api.example.com/v1/") { configuration in
-    configuration.useBearerToken(savedToken) { rejected in   // called once per 401, however many requests got it
-        try await Request { Url("https://api.example.com/v1/token"); Method(.post) }.string()
-    }
-}
-let profile = try await client.decode(Request { Path("me") }, as: Profile.self)
-"""#),
-    DocumentedSnippet(document: "README.md", index: 10, code: #"""
-let client = Client(baseURL: apiURL) {              // e.g. https://api.example.com/v1/
-    Header.UserAgent(.requestKit)
-    Header.Authorization(.bearer(token))
-    Timeout(30)
-}
-
-struct GetProfile: Endpoint {
-    typealias Output = Profile                      // Decodable, Data, String, Json, Response or NoContent
-    typealias ErrorBody = APIProblem
-    let userID: String
-    var body: any RequestComponent { Path(template: "/profile/{user_id}", ["user_id": userID]) }
-}
-
-print(client.cURL(for: GetProfile(userID: "ann lee")))   // exactly what send sends, secrets redacted
-do {
-    let profile = try await client.send(GetProfile(userID: "ann lee"))   // GET /v1/profile/ann%20lee
-    print(profile.name)
-} catch {
-    print(error.statusCode ?? 0, error.errorBody(as: APIProblem.self)?.message ?? "")
-}
-"""#),
-    DocumentedSnippet(document: "README.md", index: 11, code: #"""
-let client = Client(baseURL: apiURL) { configuration in
-    configuration.decoder.keyDecodingStrategy = .convertFromSnakeCase
-    configuration.retryPolicy = .exponential(maxAttempts: 3)   // idempotent methods; honours Retry-After
-    configuration.useBearerToken(saved) { _ in try await newToken() }   // a BearerAuthenticator interceptor
-    configuration.redirectPolicy = .follow(limit: 5)          // or .doNotFollow, or .custom { … }
-    configuration.monitors = [ConsoleLogger()]                  // redacted cURL, status, size, duration
-    configuration.cookieJar = CookieJar()
-}
-"""#),
-    DocumentedSnippet(document: "README.md", index: 12, code: #"""
-let client = Client(baseURL: apiURL) { $0.encoder.keyEncodingStrategy = .convertToSnakeCase }
-struct UpdateProfile: Endpoint {
-    typealias Output = Payload
-    typealias ErrorBody = APIMessage
-    let userID: String, token: String, payload: Payload
-    var body: any RequestComponent {
-        Method(.post)
-        Path(template: "/profile/{user_id}", ["user_id": userID])
-        Header.Authorization(.bearer(token))
-        Body(payload)
-    }
-}
-let result = try await client.response(for: UpdateProfile(userID: "me", token: token, payload: Payload(someNumberValue: 42)))
-print(result.statusCode, result.value, result.headers.contentType ?? "", result.cookies)
-"""#),
-    DocumentedSnippet(document: "README.md", index: 13, code: #"""
-let giphy = Client(baseURL: giphyURL) { Query("api_key", value: key) }
-struct GetRandomImage: Endpoint {
-    typealias Output = Json
-    let tag: String
-    var body: any RequestComponent { Url("gifs/random"); Query("tag", value: tag) }
-}
-let gif = try await giphy.send(GetRandomImage(tag: "cat"))
-"""#),
-    DocumentedSnippet(document: "README.md", index: 14, code: #"""
-enum ActivityAPI {
-    static func getActivity(id: Int) -> Request { Request { Path("activities", id) } }
-    static func createActivity(_ activity: Activity) -> Request {
-        Request { Method(.post); Path("activities"); Body(activity) }
-    }
-}
-let activity = try await client.decode(ActivityAPI.getActivity(id: 1), as: Activity.self)
-"""#),
-    DocumentedSnippet(document: "README.md", index: 15, code: #"""
-let request = AnyRequest<Session> {
-    Url("v1/session")
-    Method(.post)
-    Query([("ref", "abc")])
-    Body(SessionBody(username: "u", password: "p"))
-}
-let urlRequest = try client.urlRequest(for: request)   // https://example.org/api/v1/session?ref=abc
-let session = try await client.response(for: request)  // the value, status and headers
-"""#),
-    DocumentedSnippet(document: "README.md", index: 16, code: #"""
-let results = try await RequestGroup(maxConcurrent: 4) {
-    for id in ids { Request { Url("http://127.0.0.1:8080/todos/\(id)") } }
-}.send()                                   // [Result<Response, RequestError>]; a 404 is a failure in its slot
-"""#),
-    DocumentedSnippet(document: "README.md", index: 17, code: #"""
-let chain = RequestChain {
-    Step("login") { _ in Request { Url(loginURL); Method(.post); Body(json: ["user": "ann"]) } }
-    Step("profile") { previous in
-        let login = try previous.decode("login", as: Token.self)   // or previous.json("login", at: "token")
-        return Request { Url(profileURL); Header.Authorization(.bearer(login.token)) }
-    }
-}
-let profile = try await chain.send().decode("profile", as: Profile.self)
-"""#),
-    DocumentedSnippet(document: "README.md", index: 18, code: #"""
-let workflow = RequestChain {
-    Step("list", Request { Url("http://127.0.0.1:8080/todos") })
-    Step("details") { previous in
-        let ids = try previous.decode("list", as: [Todo].self).map(\.id)
-        return RequestGroup {
-            for id in ids { Request { Url("http://127.0.0.1:8080/todos/\(id)") } }
-        }
-    }
-    Step("titles") { previous in
-        let todos = try previous.responses("details").map { try $0.decode(Todo.self) }
-        return Request { Url("http://127.0.0.1:8080/post"); Method(.post); Body(todos.map(\.title)) }
+    DocumentedSnippet(document: "Sources/RequestKit/RequestKit.docc/BuildingRequests.md", index: 5, code: #"""
+func inspect(_ request: Request) {
+    print(request.cURL)
+    do {
+        let urlRequest = try request.urlRequest()
+        print(urlRequest.url?.absoluteString ?? "")
+    } catch {
+        for problem in error.problems { print(problem) }
     }
 }
 """#),
-    DocumentedSnippet(document: "README.md", index: 19, code: #"""
-for await result in status.poll(every: .seconds(10), until: { (try? $0.json().done.bool) == true }) {
-    if case .changed(let response) = result { print(try response.json()) }   // a 304 arrives as .unchanged
-}
-let updates = status.onJson { print($0) }.update(every: 10)   // seconds or .seconds(10); updates.cancel() stops it
-"""#),
-    DocumentedSnippet(document: "README.md", index: 20, code: #"""
-var polling = status.poll(every: .seconds(10), until: { (try? $0.json().done.bool) == true },
-                          maxCount: 30, maxDuration: .seconds(240)).makeAsyncIterator()
-while let result = await polling.next() { print(result) }
-switch polling.end {
-case .conditionMet: print("done")
-case .maxCount, .maxDuration: print("gave up waiting")     // 30 polls, or a next one after 4 minutes
-case .cancelled, nil: print("stopped")
-}
-let watcher = status.onJson { print($0) }
-    .update(every: 10, until: { (try? $0.json().done.bool) == true }, maxCount: 6) { end in
-        print("updates ended: \(end)")                         // .conditionMet, .maxCount or .cancelled
-    }
-await watcher.wait()
-"""#),
-    DocumentedSnippet(document: "README.md", index: 21, code: #"""
-let cache = ResponseCache(.memory(maxBytes: 32 << 20))     // or .disk(at: directory, maxBytes: 256 << 20)
-let cachingClient = Client(baseURL: apiURL) { $0.cache = cache }
-let todos = try await Request {
-    Url("http://127.0.0.1:8080/todos")
-    Cache(cache)
-}.send()
-print(todos.cacheStatus)   // .network the first time; .hit while fresh; .revalidated after a 304
-let offline = try await Request {
-    Url("http://127.0.0.1:8080/todos")
-    Cache(cache)
-    CachePolicy(.returnCacheDontLoad)   // a stored response however old, else a 504 made by the cache
-}.send()
-"""#),
-    DocumentedSnippet(document: "README.md", index: 22, code: #"""
-let reportURL = URL(fileURLWithPath: "/tmp/report.pdf")
-let destination = URL(fileURLWithPath: "/tmp/archive.bin")
-
-// Multipart upload: files are streamed from disk; the boundary is random and checked against every part.
-let uploaded = try await Request {
-    Url("http://127.0.0.1:8080/reports")
-    Method(.post)
-    Form {
-        Field("title", "Q3 report")
-        DataPart("thumb", Data([0x89, 0x50, 0x4E, 0x47]), filename: "t.png", type: .png)
-        FilePart("file", url: reportURL, type: .pdf)
-    }
-    UploadProgress { print("sent \($0)") }
-}.json()
-
-// Download to a file: written next to the destination, then renamed atomically; never left half-written.
-let transfer = Request { Url("http://127.0.0.1:8080/archive.bin") }.downloadTransfer(to: destination)
-for await progress in transfer.progress { print(progress.fractionCompleted ?? 0) }
-let head = try await transfer.value
-
-// A streamed response, line by line; cancelling the task closes the connection.
-let log = Request { Url("http://127.0.0.1:8080/log") }
-for try await line in try await log.stream().lines { print(line) }
-
-// Server-Sent Events, reconnecting with Last-Event-ID after the server's retry delay.
-let feed = Request { Url("http://127.0.0.1:8080/events") }
-for try await event in feed.events() {
-    print(event.event, event.id ?? "-", event.data)
-}
-"""#),
-    DocumentedSnippet(document: "README.md", index: 23, code: #"""
-let socket = try await WebSocket {
-    Url("wss://api.example.com/feed")
-    Header.Authorization(.bearer(token))
-    Timeout(10)
-}.connect()
-try await socket.send(.text("subscribe"))
-for try await message in socket.messages {
-    if case .text(let text) = message { print(text) }
-}
-try await socket.close(.normalClosure, reason: "done")
-"""#),
-    DocumentedSnippet(document: "README.md", index: 24, code: #"""
-do {
-    let todo = try await Request { Url("http://127.0.0.1:8080/todos/1") }.decode(Todo.self)
-    try JSONEncoder().encode(todo).write(to: URL(fileURLWithPath: "/tmp/todo.json"))
-} catch let error as RequestError where error.statusCode == 404 {
-    print("no such todo")
-} catch let error as RequestError {
-    print(error.kind, error.localizedDescription)
-} catch {
-    print("saving failed: \(error.localizedDescription)")   // or error.requestError?.statusCode
-}
-"""#),
-    DocumentedSnippet(document: "README.md", index: 25, code: #"""
-let response = try await Request { Url("http://127.0.0.1:8080/todos") }.send()
-for attempt in response.metrics.attempts {
-    print(attempt.status?.code ?? 0, attempt.timeline)
-    // 200 pool 0.0 ms · connect 0.1 ms · send 0.0 ms · wait 0.4 ms · body 0.1 ms
-}
-if let connect = response.metrics.attempts.last?.connect { print("connecting took", connect.duration) }
-"""#),
-    DocumentedSnippet(document: "README.md", index: 26, code: #"""
-let client = Client(baseURL: URL(fileURLWithPath: "/")) { configuration in
-    configuration.responseLimits.maxBodyBytes = 8 << 20          // data(), json(), decode()
-    configuration.responseLimits.maxStreamedBodyBytes = 4 << 30  // stream(), download(to:)
-    configuration.responseLimits.maxLineBytes = 1 << 20          // stream().lines, events()
-}
-let thumbnail = Request {
-    Url("http://127.0.0.1:8080/bytes/1024")
-    MaxResponseSize(512 << 10)
-}
-"""#),
-    DocumentedSnippet(document: "README.md", index: 27, code: #"""
-let upload = Request {
-    Url("http://127.0.0.1:8080/anything")
-    Method(.post)
-    Body(String(repeating: "a log line\n", count: 1_000), contentType: .text).compressed(.gzip)
-}
-"""#),
-    DocumentedSnippet(document: "README.md", index: 28, code: #"""
+    DocumentedSnippet(document: "Sources/RequestKit/RequestKit.docc/BuildingRequests.md", index: 6, code: #"""
 let traced = Request {
     Url("http://127.0.0.1:8080/orders")
     TraceContext(traceparent: "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01", tracestate: "rojo=1")
 }
 """#),
-    DocumentedSnippet(document: "README.md", index: 29, code: ##"""
-@Test func retriesAfterTheServersDelay() async throws {
-    let server = try TestServer()
-    defer { server.stop() }
-    let clock = TestClock()
-    let task = Task {
-        try await Request {
-            Url(server.url("/sequence/429,200?retry_after=30"))
-            Retry(.exponential(maxAttempts: 2))
-            UseClock(clock)
-        }.send()
-    }
-    #expect(await clock.advanceToNextSleeper() == .seconds(30))  // Retry-After: 30, no real wait
-    #expect(try await task.value.statusCode == 200)
-}
-
-@Test func createsTodo() async throws {
-    let server = try TestServer()
-    defer { server.stop() }
-    _ = try await Request { Url(server.url("/anything")); Method(.post); Body(["title": "x"]) }.data()
-    #expect(server.requests.last?.body == Data(#"{"title":"x"}"#.utf8))
-}
-"""##),
-    DocumentedSnippet(document: "README.md", index: 30, code: ##"""
-@Test(.cassette("todos"))
-func listsTodos() async throws {
-    let transport = try #require(RecordingTransport.current)
-    let todos = try await Request {
-        Url("https://api.example.com/todos?page=1")
-        Header.Authorization(.bearer(token))
-        Using(transport)
-    }.json()
-    #expect(todos[0].title.string == "write the cassette")
-}
-"""##),
-    DocumentedSnippet(document: "README.md", index: 31, code: #"""
+    DocumentedSnippet(document: "Sources/RequestKit/RequestKit.docc/ChoosingATransport.md", index: 1, code: #"""
 let todo = try await Request {
     Url("http://127.0.0.1:8080/todos/1")
     Using(NativeTransport.shared)
@@ -1914,18 +1886,18 @@ let transport = NativeTransport {
     $0.connectTimeout = 2
 }
 """#),
-    DocumentedSnippet(document: "README.md", index: 32, code: #"""
+    DocumentedSnippet(document: "Sources/RequestKit/RequestKit.docc/ChoosingATransport.md", index: 2, code: #"""
 let sidecar = NativeTransport { $0.http2 = .priorKnowledge(for: ["127.0.0.1:8080"]) }   // h2c to that server
 let classic = NativeTransport { $0.http2 = .disabled }                                  // HTTP/1.1 everywhere
 """#),
-    DocumentedSnippet(document: "README.md", index: 33, code: #"""
+    DocumentedSnippet(document: "Sources/RequestKit/RequestKit.docc/ChoosingATransport.md", index: 3, code: #"""
 let proxied = NativeTransport {
     let password = ProcessInfo.processInfo.environment["PROXY_PASSWORD"] ?? ""
     $0.proxy = .http(host: "proxy.internal", port: 3128, credentials: .init(user: "ci", password: password),
                      excluding: "localhost,.internal")
 }
 """#),
-    DocumentedSnippet(document: "README.md", index: 34, code: #"""
+    DocumentedSnippet(document: "Sources/RequestKit/RequestKit.docc/ChoosingATransport.md", index: 4, code: #"""
 var connecting = NativeTransport.Configuration()
 connecting.dnsOverrides = try DNSOverrides(["staging.example.com:443:192.0.2.7"])
 if let docker = URL(string: "http://docker") {
@@ -1940,47 +1912,6 @@ let info = try await Request {
     Url("http+unix://%2Fvar%2Frun%2Fdocker.sock/v1.43/info")
     Using(local)
 }.send()
-"""#),
-    DocumentedSnippet(document: "Sources/RequestKit/RequestKit.docc/BuildingRequests.md", index: 1, code: #"""
-func buildSearch(token: String?, tags: [String]) -> Request {
-    Request {
-        Url("http://127.0.0.1:8080/api")
-        Path("search", "posts")
-        if let token { Header.Authorization(.bearer(token)) }
-        for tag in tags { Query("tag", value: tag) }
-        Query("q", value: "swift & linux")
-        Timeout(10)
-    }
-}
-"""#),
-    DocumentedSnippet(document: "Sources/RequestKit/RequestKit.docc/BuildingRequests.md", index: 2, code: #"""
-struct APIKey: RequestComponent {
-    let key: String
-    func apply(to parts: inout RequestParts) {
-        if key.isEmpty { parts.report(RequestProblem(.invalidComponent, "the API key is empty")) }
-        parts.queryItems.append(QueryItem(name: "api_key", value: key))
-    }
-}
-"""#),
-    DocumentedSnippet(document: "Sources/RequestKit/RequestKit.docc/BuildingRequests.md", index: 3, code: #"""
-struct JSONAPI: ComponentGroup {
-    let token: String
-    var body: any RequestComponent {
-        Header.Accept(.json)
-        Header.Authorization(.bearer(token))
-    }
-}
-"""#),
-    DocumentedSnippet(document: "Sources/RequestKit/RequestKit.docc/BuildingRequests.md", index: 4, code: #"""
-func inspect(_ request: Request) {
-    print(request.cURL)
-    do {
-        let urlRequest = try request.urlRequest()
-        print(urlRequest.url?.absoluteString ?? "")
-    } catch {
-        for problem in error.problems { print(problem) }
-    }
-}
 """#),
     DocumentedSnippet(document: "Sources/RequestKit/RequestKit.docc/Clients.md", index: 1, code: #"""
 import Foundation
@@ -2071,6 +2002,46 @@ func clientTimeline(baseURL: URL) async throws {
     print(todos.metrics.attempts.last?.isReusedConnection ?? false)
 }
 """#),
+    DocumentedSnippet(document: "Sources/RequestKit/RequestKit.docc/Clients.md", index: 7, code: #"""
+let client = try Client(baseURL: "https://api.example.com/v1/") { configuration in
+    configuration.useBearerToken(savedToken) { rejected in   // called once per 401, however many requests got it
+        try await Request { Url("https://api.example.com/v1/token"); Method(.post) }.string()
+    }
+}
+let profile = try await client.decode(Request { Path("me") }, as: Profile.self)
+"""#),
+    DocumentedSnippet(document: "Sources/RequestKit/RequestKit.docc/Clients.md", index: 8, code: #"""
+let client = Client(baseURL: apiURL) {              // e.g. https://api.example.com/v1/
+    Header.UserAgent(.requestKit)
+    Header.Authorization(.bearer(token))
+    Timeout(30)
+}
+
+struct GetProfile: Endpoint {
+    typealias Output = Profile                      // Decodable, Data, String, Json, Response or NoContent
+    typealias ErrorBody = APIProblem
+    let userID: String
+    var body: any RequestComponent { Path(template: "/profile/{user_id}", ["user_id": userID]) }
+}
+
+print(client.cURL(for: GetProfile(userID: "ann lee")))   // exactly what send sends, secrets redacted
+do {
+    let profile = try await client.send(GetProfile(userID: "ann lee"))   // GET /v1/profile/ann%20lee
+    print(profile.name)
+} catch {
+    print(error.statusCode ?? 0, error.errorBody(as: APIProblem.self)?.message ?? "")
+}
+"""#),
+    DocumentedSnippet(document: "Sources/RequestKit/RequestKit.docc/Clients.md", index: 9, code: #"""
+let client = Client(baseURL: apiURL) { configuration in
+    configuration.decoder.keyDecodingStrategy = .convertFromSnakeCase
+    configuration.retryPolicy = .exponential(maxAttempts: 3)   // idempotent methods; honours Retry-After
+    configuration.useBearerToken(saved) { _ in try await newToken() }   // a BearerAuthenticator interceptor
+    configuration.redirectPolicy = .follow(limit: 5)          // or .doNotFollow, or .custom { … }
+    configuration.monitors = [ConsoleLogger()]                  // redacted cURL, status, size, duration
+    configuration.cookieJar = CookieJar()
+}
+"""#),
     DocumentedSnippet(document: "Sources/RequestKit/RequestKit.docc/ComingFromSwiftRequest.md", index: 1, code: #"""
 func fromSwiftRequest() {
     Request {
@@ -2119,6 +2090,50 @@ func fromSwiftRequestChain() throws {
         Body(Json(["title": "foo", "body": "bar", "usedId": 1]).stringified)
     }
 }
+"""#),
+    DocumentedSnippet(document: "Sources/RequestKit/RequestKit.docc/ComingFromSwiftRequest.md", index: 4, code: #"""
+let client = Client(baseURL: apiURL) { $0.encoder.keyEncodingStrategy = .convertToSnakeCase }
+struct UpdateProfile: Endpoint {
+    typealias Output = Payload
+    typealias ErrorBody = APIMessage
+    let userID: String, token: String, payload: Payload
+    var body: any RequestComponent {
+        Method(.post)
+        Path(template: "/profile/{user_id}", ["user_id": userID])
+        Header.Authorization(.bearer(token))
+        Body(payload)
+    }
+}
+let result = try await client.response(for: UpdateProfile(userID: "me", token: token, payload: Payload(someNumberValue: 42)))
+print(result.statusCode, result.value, result.headers.contentType ?? "", result.cookies)
+"""#),
+    DocumentedSnippet(document: "Sources/RequestKit/RequestKit.docc/ComingFromSwiftRequest.md", index: 5, code: #"""
+let giphy = Client(baseURL: giphyURL) { Query("api_key", value: key) }
+struct GetRandomImage: Endpoint {
+    typealias Output = Json
+    let tag: String
+    var body: any RequestComponent { Url("gifs/random"); Query("tag", value: tag) }
+}
+let gif = try await giphy.send(GetRandomImage(tag: "cat"))
+"""#),
+    DocumentedSnippet(document: "Sources/RequestKit/RequestKit.docc/ComingFromSwiftRequest.md", index: 6, code: #"""
+enum ActivityAPI {
+    static func getActivity(id: Int) -> Request { Request { Path("activities", id) } }
+    static func createActivity(_ activity: Activity) -> Request {
+        Request { Method(.post); Path("activities"); Body(activity) }
+    }
+}
+let activity = try await client.decode(ActivityAPI.getActivity(id: 1), as: Activity.self)
+"""#),
+    DocumentedSnippet(document: "Sources/RequestKit/RequestKit.docc/ComingFromSwiftRequest.md", index: 7, code: #"""
+let request = AnyRequest<Session> {
+    Url("v1/session")
+    Method(.post)
+    Query([("ref", "abc")])
+    Body(SessionBody(username: "u", password: "p"))
+}
+let urlRequest = try client.urlRequest(for: request)   // https://example.org/api/v1/session?ref=abc
+let session = try await client.response(for: request)  // the value, status and headers
 """#),
     DocumentedSnippet(document: "Sources/RequestKit/RequestKit.docc/ConnectionSetup.md", index: 1, code: #"""
 struct Registry: Resolver {
@@ -2186,6 +2201,44 @@ let containers = try await Request {
 }.send()
 print(containers.statusCode)
 """#),
+    DocumentedSnippet(document: "Sources/RequestKit/RequestKit.docc/ErrorsMetricsAndLimits.md", index: 1, code: #"""
+do {
+    let todo = try await Request { Url("http://127.0.0.1:8080/todos/1") }.decode(Todo.self)
+    try JSONEncoder().encode(todo).write(to: URL(fileURLWithPath: "/tmp/todo.json"))
+} catch let error as RequestError where error.statusCode == 404 {
+    print("no such todo")
+} catch let error as RequestError {
+    print(error.kind, error.localizedDescription)
+} catch {
+    print("saving failed: \(error.localizedDescription)")   // or error.requestError?.statusCode
+}
+"""#),
+    DocumentedSnippet(document: "Sources/RequestKit/RequestKit.docc/ErrorsMetricsAndLimits.md", index: 2, code: #"""
+let response = try await Request { Url("http://127.0.0.1:8080/todos") }.send()
+for attempt in response.metrics.attempts {
+    print(attempt.status?.code ?? 0, attempt.timeline)
+    // 200 pool 0.0 ms · connect 0.1 ms · send 0.0 ms · wait 0.4 ms · body 0.1 ms
+}
+if let connect = response.metrics.attempts.last?.connect { print("connecting took", connect.duration) }
+"""#),
+    DocumentedSnippet(document: "Sources/RequestKit/RequestKit.docc/ErrorsMetricsAndLimits.md", index: 3, code: #"""
+let client = Client(baseURL: URL(fileURLWithPath: "/")) { configuration in
+    configuration.responseLimits.maxBodyBytes = 8 << 20          // data(), json(), decode()
+    configuration.responseLimits.maxStreamedBodyBytes = 4 << 30  // stream(), download(to:)
+    configuration.responseLimits.maxLineBytes = 1 << 20          // stream().lines, events()
+}
+let thumbnail = Request {
+    Url("http://127.0.0.1:8080/bytes/1024")
+    MaxResponseSize(512 << 10)
+}
+"""#),
+    DocumentedSnippet(document: "Sources/RequestKit/RequestKit.docc/ErrorsMetricsAndLimits.md", index: 4, code: #"""
+let upload = Request {
+    Url("http://127.0.0.1:8080/anything")
+    Method(.post)
+    Body(String(repeating: "a log line\n", count: 1_000), contentType: .text).compressed(.gzip)
+}
+"""#),
     DocumentedSnippet(document: "Sources/RequestKit/RequestKit.docc/GettingStarted.md", index: 1, code: #"""
 import RequestKit
 
@@ -2229,6 +2282,23 @@ func handlingErrors() async {
         print("could not save: \(error)")
     }
 }
+"""#),
+    DocumentedSnippet(document: "Sources/RequestKit/RequestKit.docc/GettingStarted.md", index: 4, code: #"""
+let handle = AnyRequest<[Todo]> { Url("http://127.0.0.1:8080/todos") }
+    .onStatusCode { code in print(code) }        // every response, before validation
+    .onObject { todos in print(todos.count) }    // success only
+    .onError { error in print(error) }           // transport, timeout, status, decoding: nothing vanishes
+    .call()                                       // or .call(on: .main) to run the handlers on a queue
+await handle.wait()                               // or handle.cancel()
+"""#),
+    DocumentedSnippet(document: "Sources/RequestKit/RequestKit.docc/GettingStarted.md", index: 5, code: #"""
+for id in 1...3 {
+    Request { Url("http://127.0.0.1:8080/todos/\(id)") }
+        .onJson { todo in print(todo.title.string ?? "") }
+        .onError { error in print(error) }
+        .call()
+}
+await RequestHandle.waitForAll()
 """#),
     DocumentedSnippet(document: "Sources/RequestKit/RequestKit.docc/GroupsChainsAndPolling.md", index: 1, code: #"""
 func loadAll(ids: [Int]) async throws -> [Result<Response, RequestError>] {
@@ -2298,6 +2368,60 @@ func follow(_ job: Request) async {
         }
     await updates.wait()
 }
+"""#),
+    DocumentedSnippet(document: "Sources/RequestKit/RequestKit.docc/GroupsChainsAndPolling.md", index: 7, code: #"""
+let results = try await RequestGroup(maxConcurrent: 4) {
+    for id in ids { Request { Url("http://127.0.0.1:8080/todos/\(id)") } }
+}.send()                                   // [Result<Response, RequestError>]; a 404 is a failure in its slot
+"""#),
+    DocumentedSnippet(document: "Sources/RequestKit/RequestKit.docc/GroupsChainsAndPolling.md", index: 8, code: #"""
+let chain = RequestChain {
+    Step("login") { _ in Request { Url(loginURL); Method(.post); Body(json: ["user": "ann"]) } }
+    Step("profile") { previous in
+        let login = try previous.decode("login", as: Token.self)   // or previous.json("login", at: "token")
+        return Request { Url(profileURL); Header.Authorization(.bearer(login.token)) }
+    }
+}
+let profile = try await chain.send().decode("profile", as: Profile.self)
+"""#),
+    DocumentedSnippet(document: "Sources/RequestKit/RequestKit.docc/GroupsChainsAndPolling.md", index: 9, code: #"""
+let workflow = RequestChain {
+    Step("list", Request { Url("http://127.0.0.1:8080/todos") })
+    Step("details") { previous in
+        let ids = try previous.decode("list", as: [Todo].self).map(\.id)
+        return RequestGroup {
+            for id in ids { Request { Url("http://127.0.0.1:8080/todos/\(id)") } }
+        }
+    }
+    Step("titles") { previous in
+        let todos = try previous.responses("details").map { try $0.decode(Todo.self) }
+        return Request { Url("http://127.0.0.1:8080/post"); Method(.post); Body(todos.map(\.title)) }
+    }
+}
+"""#),
+    DocumentedSnippet(document: "Sources/RequestKit/RequestKit.docc/GroupsChainsAndPolling.md", index: 10, code: #"""
+for await result in status.poll(every: .seconds(10), until: { (try? $0.json().done.bool) == true }) {
+    if case .changed(let response) = result { print(try response.json()) }   // a 304 arrives as .unchanged
+}
+let updates = status.onJson { print($0) }.update(every: 10)   // seconds or .seconds(10); updates.cancel() stops it
+"""#),
+    DocumentedSnippet(document: "Sources/RequestKit/RequestKit.docc/GroupsChainsAndPolling.md", index: 11, code: #"""
+func pollUntilDone(_ status: Request) async -> PollEnd? {
+    var polling = status.poll(every: .seconds(10), until: { (try? $0.json().done.bool) == true },
+                              maxCount: 30, maxDuration: .seconds(240)).makeAsyncIterator()
+    while let result = await polling.next() { print(result) }
+    return polling.end
+}
+switch await pollUntilDone(status) {
+case .conditionMet: print("done")
+case .maxCount, .maxDuration: print("gave up waiting")     // 30 polls, or a next one after 4 minutes
+case .cancelled, nil: print("stopped")
+}
+let watcher = status.onJson { print($0) }
+    .update(every: 10, until: { (try? $0.json().done.bool) == true }, maxCount: 6) { end in
+        print("updates ended: \(end)")                         // .conditionMet, .maxCount or .cancelled
+    }
+await watcher.wait()
 """#),
     DocumentedSnippet(document: "Sources/RequestKit/RequestKit.docc/HTTPVersions.md", index: 1, code: #"""
 let response = try await Request {
@@ -2621,6 +2745,18 @@ let client = Client(baseURL: apiURL) { configuration in
 }
 _ = try await client.send(Request { Path("todos") })
 """#),
+    DocumentedSnippet(document: "Sources/RequestKit/RequestKit.docc/RecordingAndReplaying.md", index: 8, code: ##"""
+@Test(.cassette("todos"))
+func listsTodos() async throws {
+    let transport = try #require(RecordingTransport.current)
+    let todos = try await Request {
+        Url("https://api.example.com/todos?page=1")
+        Header.Authorization(.bearer(token))
+        Using(transport)
+    }.json()
+    #expect(todos[0].title.string == "write the cassette")
+}
+"""##),
     DocumentedSnippet(document: "Sources/RequestKit/RequestKit.docc/RequestKit.md", index: 1, code: #"""
 struct Todo: Codable, Sendable {
     let id: Int
@@ -2659,6 +2795,20 @@ let head = try await Request {
     Cache(downloads)
 }.download(to: URL(fileURLWithPath: "/tmp/large.bin"))
 print(head.cacheStatus)   // .network the first time; the next download is a .hit copied from the cache
+"""#),
+    DocumentedSnippet(document: "Sources/RequestKit/RequestKit.docc/ResponseCaching.md", index: 4, code: #"""
+let cache = ResponseCache(.memory(maxBytes: 32 << 20))     // or .disk(at: directory, maxBytes: 256 << 20)
+let cachingClient = Client(baseURL: apiURL) { $0.cache = cache }
+let todos = try await Request {
+    Url("http://127.0.0.1:8080/todos")
+    Cache(cache)
+}.send()
+print(todos.cacheStatus)   // .network the first time; .hit while fresh; .revalidated after a 304
+let offline = try await Request {
+    Url("http://127.0.0.1:8080/todos")
+    Cache(cache)
+    CachePolicy(.returnCacheDontLoad)   // a stored response however old, else a 504 made by the cache
+}.send()
 """#),
     DocumentedSnippet(document: "Sources/RequestKit/RequestKit.docc/TLS.md", index: 1, code: #"""
 func companyTransport() -> NativeTransport {
@@ -2772,6 +2922,29 @@ func clientClockExample() {
     print(client.baseURL)
 }
 """#),
+    DocumentedSnippet(document: "Sources/RequestKit/RequestKit.docc/Testing.md", index: 6, code: ##"""
+@Test func retriesAfterTheServersDelay() async throws {
+    let server = try TestServer()
+    defer { server.stop() }
+    let clock = TestClock()
+    let task = Task {
+        try await Request {
+            Url(server.url("/sequence/429,200?retry_after=30"))
+            Retry(.exponential(maxAttempts: 2))
+            UseClock(clock)
+        }.send()
+    }
+    #expect(await clock.advanceToNextSleeper() == .seconds(30))  // Retry-After: 30, no real wait
+    #expect(try await task.value.statusCode == 200)
+}
+
+@Test func createsTodo() async throws {
+    let server = try TestServer()
+    defer { server.stop() }
+    _ = try await Request { Url(server.url("/anything")); Method(.post); Body(["title": "x"]) }.data()
+    #expect(server.requests.last?.body == Data(#"{"title":"x"}"#.utf8))
+}
+"""##),
     DocumentedSnippet(document: "Sources/RequestKit/RequestKit.docc/TransfersAndStreaming.md", index: 1, code: #"""
 func uploadReport(file: URL) async throws -> Json {
     try await Request {
@@ -2806,6 +2979,37 @@ func listen() async throws {
 for try await event in feed.events() {
         print(event.event, event.id ?? "-", event.data)
     }
+}
+"""#),
+    DocumentedSnippet(document: "Sources/RequestKit/RequestKit.docc/TransfersAndStreaming.md", index: 5, code: #"""
+let reportURL = URL(fileURLWithPath: "/tmp/report.pdf")
+let destination = URL(fileURLWithPath: "/tmp/archive.bin")
+
+// Multipart upload: files are streamed from disk; the boundary is random and checked against every part.
+let uploaded = try await Request {
+    Url("http://127.0.0.1:8080/reports")
+    Method(.post)
+    Form {
+        Field("title", "Q3 report")
+        DataPart("thumb", Data([0x89, 0x50, 0x4E, 0x47]), filename: "t.png", type: .png)
+        FilePart("file", url: reportURL, type: .pdf)
+    }
+    UploadProgress { print("sent \($0)") }
+}.json()
+
+// Download to a file: written next to the destination, then renamed atomically; never left half-written.
+let transfer = Request { Url("http://127.0.0.1:8080/archive.bin") }.downloadTransfer(to: destination)
+for await progress in transfer.progress { print(progress.fractionCompleted ?? 0) }
+let head = try await transfer.value
+
+// A streamed response, line by line; cancelling the task closes the connection.
+let log = Request { Url("http://127.0.0.1:8080/log") }
+for try await line in try await log.stream().lines { print(line) }
+
+// Server-Sent Events, reconnecting with Last-Event-ID after the server's retry delay.
+let feed = Request { Url("http://127.0.0.1:8080/events") }
+for try await event in feed.events() {
+    print(event.event, event.id ?? "-", event.data)
 }
 """#),
     DocumentedSnippet(document: "Sources/RequestKit/RequestKit.docc/WebSockets.md", index: 1, code: #"""
