@@ -38,7 +38,7 @@ final class HTTP1Connection: EventLoopHandler, @unchecked Sendable {
     private let stream: any ByteStream
     private let descriptor: Int32
     private let facts: ConnectionFacts?
-    @exclusivity(unchecked) private var buffer: HTTP1ReadBuffer
+    @exclusivity(unchecked) private var reader: HTTP1ResponseReader
 
     /// The connection's phase and every protocol decision: the one source of truth for where it is.
     @exclusivity(unchecked) private var machine = HTTP1ConnectionStateMachine()
@@ -48,7 +48,6 @@ final class HTTP1Connection: EventLoopHandler, @unchecked Sendable {
 
     @exclusivity(unchecked) private var job: RequestJob?
     @exclusivity(unchecked) private var writer: HTTP1RequestWriter?
-    @exclusivity(unchecked) private var progress = HTTP1ResponseProgress()
     private var pump: HTTP1BodyPump?
     private var pumpGeneration = 0
     @exclusivity(unchecked) private var idle = HTTP1IdleTimeout()
@@ -78,7 +77,7 @@ final class HTTP1Connection: EventLoopHandler, @unchecked Sendable {
         self.descriptor = stream.descriptor
         self.facts = facts
         polling = HTTP1PromptPolling(window: pollWindow)
-        buffer = HTTP1ReadBuffer(capacity: bufferSize)
+        reader = HTTP1ResponseReader(capacity: bufferSize)
     }
 
     deinit {
@@ -251,8 +250,7 @@ final class HTTP1Connection: EventLoopHandler, @unchecked Sendable {
             while self.job === job {
                 let waitingFor: ByteStreamResult.Interest?
                 switch machine.phase {
-                case .receivingHead: waitingFor = try receiveHead(&budget)
-                case .receivingBody: waitingFor = try receiveBody(&budget)
+                case .receivingHead, .receivingBody: waitingFor = try receive(&budget)
                 default:
                     handToLoop(.drive)
                     return false
@@ -306,8 +304,7 @@ final class HTTP1Connection: EventLoopHandler, @unchecked Sendable {
     /// Takes `job` on: a fresh response and its record.
     private func begin(_ job: RequestJob) {
         self.job = job
-        buffer.reset()
-        progress = HTTP1ResponseProgress()
+        reader.startResponse()
         job.record.assign(isReused: machine.startedCount > 0, at: loop.now())
     }
 
@@ -338,11 +335,7 @@ final class HTTP1Connection: EventLoopHandler, @unchecked Sendable {
             resume(job, .head(pump.head))
         case .bodyEndsHere:
             do {
-                if pump != nil {
-                    try pump?.decoder.finishAtEndOfStream()
-                } else {
-                    try progress.decoder?.finishAtEndOfStream()
-                }
+                try reader.finishAtEndOfStream(streamingTo: pump)
             } catch {
                 fail(error)
             }
@@ -402,11 +395,10 @@ final class HTTP1Connection: EventLoopHandler, @unchecked Sendable {
             release(isReusable: isReusable, pool: pump.pool)
             return pump.continuation.finish(attempt: pump.endedAttempt(connection: facts, now: loop.now()))
         }
-        guard let job, let head = progress.head else { return }
+        guard let job, let response = reader.takeResponse() else { return }
         self.job = nil
         job.record.noteComplete(at: idle.lastActivity)
-        let exchanged = (head: head, body: progress.body, isReusable: isReusable)
-        progress = HTTP1ResponseProgress()
+        let exchanged = (head: response.head, body: response.body, isReusable: isReusable)
         release(isReusable: isReusable, pool: job.pool)
         resume(job, .response(exchanged))
     }
@@ -443,19 +435,9 @@ final class HTTP1Connection: EventLoopHandler, @unchecked Sendable {
 
     // MARK: Reading and writing
 
-    /// What an idle connection's socket says.
-    private enum IdleCheck { case usable, applicationData, ended }
-
-    /// Whether an idle connection can still carry a request: nothing to read, or only bytes of the stream's own (a
-    /// TLS session ticket). Application bytes or the end of the stream mean it cannot.
-    private func idleCheck(knownReadable: Bool = false) -> IdleCheck {
-        guard knownReadable || stream.hasBufferedBytes || stream.isReadableNow else { return .usable }
-        buffer.reset()
-        switch try? buffer.fill(from: stream) {
-        case .wouldBlock?: return .usable
-        case .bytes?: return .applicationData
-        case .end?, nil: return .ended
-        }
+    /// What an idle connection's socket says (read when it has bytes, or `knownReadable`).
+    private func idleCheck(knownReadable: Bool = false) -> HTTP1ResponseReader.IdleCheck {
+        reader.checkIdle(stream, knownReadable: knownReadable)
     }
 
     private func handleReadiness(readable: Bool, writable: Bool) {
@@ -484,9 +466,7 @@ final class HTTP1Connection: EventLoopHandler, @unchecked Sendable {
                 let waitingFor: ByteStreamResult.Interest?
                 switch machine.phase {
                 case .sending: waitingFor = try send(&budget)
-                case .receivingHead: waitingFor = try receiveHead(&budget)
-                case .receivingBody: waitingFor = try receiveBody(&budget)
-                case .streaming: waitingFor = try streamBody(&budget)
+                case .receivingHead, .receivingBody, .streaming: waitingFor = try receive(&budget)
                 case .idle, .paused, .closed: return
                 }
                 if let waitingFor {
@@ -566,7 +546,7 @@ final class HTTP1Connection: EventLoopHandler, @unchecked Sendable {
     private func read() throws -> Int? {
         let fill: HTTP1ReadBuffer.Fill
         do {
-            fill = try buffer.fill(from: stream)
+            fill = try reader.fill(from: stream)
         } catch let error as POSIXError where !machine.hasResponseBytes {
             throw ExchangeFailure.closedBeforeResponse(error)
         } catch let error as POSIXError {
@@ -592,37 +572,61 @@ final class HTTP1Connection: EventLoopHandler, @unchecked Sendable {
         _ budget: inout Int, ended: inout Bool, whenFull: HTTP1ParseError = .invalidChunkSize
     ) throws -> ByteStreamResult.Interest? {
         guard budget > 0 else { return .readable }
-        guard !buffer.isFull else { throw whenFull }
+        guard !reader.isFull else { throw whenFull }
         guard let count = try read() else { return .readable }
         budget -= count
         ended = count == 0
         return nil
     }
 
-    /// Parses the final response head; nil once it is parsed (and the body phase begun).
-    private func receiveHead(_ budget: inout Int) throws -> ByteStreamResult.Interest? {
-        guard let job else { throw ExchangeFailure.closedBeforeResponse(nil) }
-        while true {
-            if buffer.hasUnread, let (head, length) = try ResponseHead.parse(buffer.unread, limits: job.limits.head) {
-                buffer.consume(length)
-                if head.isInformational {
-                    run(machine.informationalHeadParsed())
-                    // An interim answer (100 Continue) while the request is written: the writing goes on.
-                    if machine.phase != .receivingHead { return nil }
-                    continue
-                }
+    /// Reads the response (its head, a buffered body, or a streamed body into its consumer) as far as the bytes and
+    /// `budget` go: nil once the machine has moved on, or the readiness to wait for.
+    private func receive(_ budget: inout Int) throws -> ByteStreamResult.Interest? {
+        let phase = machine.phase
+        while machine.phase == phase {
+            let event: HTTP1ResponseReader.Event
+            switch phase {
+            case .receivingHead:
+                guard let job else { throw ExchangeFailure.closedBeforeResponse(nil) }
+                event = try reader.nextHead(limits: job.limits.head)
+            case .receivingBody:
+                event = try reader.decodeBody()
+            case .streaming:
+                guard let pump else { return nil }
+                event = try reader.deliver(to: pump)
+            default:
+                return nil
+            }
+            switch event {
+            case .interimHead:
+                // An interim answer (100 Continue) while the request is written: the writing goes on.
+                run(machine.informationalHeadParsed())
+            case .finalHead(let head):
+                guard let job else { throw ExchangeFailure.closedBeforeResponse(nil) }
                 polling.answerArrived(after: loop.now() &- sentAt)
                 try headArrived(head, job: job)
-                return nil
+            case .bodyCompleted(let body):
+                run(machine.bodyCompleted(body))
+            case .consumerFull:
+                run(machine.consumerFull())
+            case .needsBytes:
+                var ended = false
+                let whenFull: HTTP1ParseError = phase == .receivingHead ? .headTooLarge : .invalidChunkSize
+                if let waitingFor = try readCounting(&budget, ended: &ended, whenFull: whenFull) {
+                    if phase == .streaming, let pump { armTimeout(pump.idleTimeout, keepingActivity: true) }
+                    return waitingFor
+                }
+                if phase == .receivingHead {
+                    run(ended ? machine.endOfStream() : machine.responseBytesArrived())
+                } else if ended {
+                    run(
+                        machine.endOfStream(
+                            isDelimitedByClose: reader.isDelimitedByClose(streamingTo: pump),
+                            isConfirmed: !stream.isEndUnconfirmed))
+                }
             }
-            var ended = false
-            if let waitingFor = try readCounting(&budget, ended: &ended, whenFull: .headTooLarge) { return waitingFor }
-            if ended {
-                run(machine.endOfStream())
-                return nil
-            }
-            run(machine.responseBytesArrived())
         }
+        return nil
     }
 
     private func headArrived(_ head: ResponseHead, job: RequestJob) throws {
@@ -632,15 +636,7 @@ final class HTTP1Connection: EventLoopHandler, @unchecked Sendable {
             isSwitchingProtocols: head.status == 101, isStreamed: job.mode.isStreaming)
         switch job.mode {
         case .buffered(let bodyLimit):
-            if case .length(let count) = framing {
-                // A body announced over the limit fails before any of it is read.
-                if count > bodyLimit { throw ResponseTooLarge(head: head, isRatio: false, limit: bodyLimit) }
-                progress.body.reserveCapacity(min(count, 1 << 24))
-            }
-            var bodyLimits = job.limits.body
-            bodyLimits.maxBodyBytes = bodyLimit
-            progress.head = head
-            progress.decoder = HTTP1BodyDecoder(framing: framing, limits: bodyLimits)
+            try reader.expectBody(of: head, framing: framing, limits: job.limits.body, bodyLimit: bodyLimit)
         case .streaming(let options):
             pump = try makePump(head: head, framing: framing, options: options, job: job)
         }
@@ -661,77 +657,6 @@ final class HTTP1Connection: EventLoopHandler, @unchecked Sendable {
             loop.execute { self?.perform(.terminatePump(generation: generation)) }
         }
         return pump
-    }
-
-    /// Reads the rest of a buffered body; nil once the job has finished.
-    private func receiveBody(_ budget: inout Int) throws -> ByteStreamResult.Interest? {
-        guard var decoder = progress.decoder, let head = progress.head, let job else {
-            throw HTTP1ParseError.truncatedHead
-        }
-        while !decoder.isComplete {
-            if buffer.hasUnread {
-                do {
-                    buffer.consume(try decoder.decode(buffer.unread, into: &progress.body))
-                } catch {
-                    guard error == .bodyTooLarge, case .buffered(let bodyLimit) = job.mode else { throw error }
-                    throw ResponseTooLarge(head: head, isRatio: false, limit: bodyLimit)
-                }
-                if decoder.isComplete { break }
-            }
-            var ended = false
-            if let waitingFor = try readCounting(&budget, ended: &ended) {
-                progress.decoder = decoder
-                return waitingFor
-            }
-            if ended {
-                progress.decoder = decoder
-                run(
-                    machine.endOfStream(
-                        isDelimitedByClose: decoder.isDelimitedByClose, isConfirmed: !stream.isEndUnconfirmed))
-                guard machine.phase == .receivingBody, let ended = progress.decoder else { return nil }
-                decoder = ended
-            }
-        }
-        progress.decoder = decoder
-        run(machine.bodyCompleted(.init(wasDelimitedByClose: decoder.endsWithClose, hasExtraBytes: buffer.hasUnread)))
-        return nil
-    }
-
-    /// Moves the body into the consumer's stream until its buffer is full (then pauses: the socket is not read until
-    /// the consumer catches up), the body ends, the budget is spent, or the socket has nothing more yet.
-    private func streamBody(_ budget: inout Int) throws -> ByteStreamResult.Interest? {
-        guard let pump else { return nil }
-        while true {
-            if pump.continuation.isTerminated { throw CancellationError() }
-            var isFull = false
-            if buffer.hasUnread {
-                let delivered = try pump.deliver(buffer.unread)
-                buffer.consume(delivered.taken)
-                isFull = delivered.isFull
-            }
-            if pump.decoder.isComplete {
-                try pump.contentDecoder?.finish()
-                run(
-                    machine.bodyCompleted(
-                        .init(wasDelimitedByClose: pump.decoder.endsWithClose, hasExtraBytes: buffer.hasUnread)))
-                return nil
-            }
-            if isFull {
-                run(machine.consumerFull())
-                return nil
-            }
-            var ended = false
-            if let waitingFor = try readCounting(&budget, ended: &ended) {
-                armTimeout(pump.idleTimeout, keepingActivity: true)
-                return waitingFor
-            }
-            if ended {
-                run(
-                    machine.endOfStream(
-                        isDelimitedByClose: pump.decoder.isDelimitedByClose, isConfirmed: !stream.isEndUnconfirmed))
-                if machine.phase != .streaming { return nil }
-            }
-        }
     }
 
     private func failPump(_ error: any Error) {
