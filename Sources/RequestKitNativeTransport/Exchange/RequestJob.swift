@@ -41,6 +41,12 @@ final class RequestJob: @unchecked Sendable {
         case buffered(bodyLimit: Int)
         /// Delivered once the head arrives, the body streaming after it.
         case streaming(StreamOptions)
+
+        /// Whether the response's body streams to a consumer.
+        var isStreaming: Bool {
+            if case .streaming = self { return true }
+            return false
+        }
     }
 
     /// The host and port.

@@ -76,6 +76,13 @@ final class HTTP1BodyPump {
         return NativeTransport.requestError(for: error, idleTimeout: idleTimeout, key: key)
     }
 
+    /// Ends the consumer's body at `now` (loop-clock nanoseconds) on the connection to `key` with `facts`: whole, or
+    /// with the error `error` comes to (``failure(for:key:)``).
+    func end(failing error: (any Error)?, key: ConnectionKey, connection facts: ConnectionFacts?, now: UInt64) {
+        continuation.finish(
+            throwing: error.map { failure(for: $0, key: key) }, attempt: endedAttempt(connection: facts, now: now))
+    }
+
     /// The attempt as it ends at `now` (loop-clock nanoseconds) on a connection with `facts`; nil when the transport
     /// records no metrics.
     func endedAttempt(connection facts: ConnectionFacts?, now: UInt64) -> RequestMetrics.Attempt? {

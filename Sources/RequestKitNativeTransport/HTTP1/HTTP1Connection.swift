@@ -86,24 +86,7 @@ final class HTTP1Connection: EventLoopHandler, @unchecked Sendable {
 
     // MARK: Owning
 
-    /// A step of the loop's: each entry point from readiness, a timer or another thread, run on the loop's thread.
-    private enum Step {
-        case start(RequestJob)
-        case cancel(RequestJob)
-        case closeIdle
-        case readiness(readable: Bool, writable: Bool, descriptor: Int32)
-        /// Watches the socket again for the readiness the connection waits for: the loop stopped watching it when
-        /// its readiness came while the connection was lent.
-        case watchAgain
-        case drive
-        case fail(any Error)
-        case scheduleTimeoutCheck(deadline: UInt64)
-        case checkTimeout
-        case resumePump(generation: Int)
-        case terminatePump(generation: Int)
-        /// Nothing of its own: the connection came back with steps the loop left, which run first.
-        case takeUpDeferred
-    }
+    private typealias Step = HTTP1ConnectionStep
 
     /// Runs `body` on the loop (the caller's thread): at once, after any steps left while the connection was lent,
     /// unless it is lent now, when `step` (what `body` does) waits for the connection to come back.
@@ -220,7 +203,8 @@ final class HTTP1Connection: EventLoopHandler, @unchecked Sendable {
 
     /// The sending of ``runInline(_:polls:)``, the connection lent.
     private func sendInline(_ job: RequestJob) -> Bool {
-        guard machine.phase == .idle, self.job == nil, interest == .readable, !job.wasCancelled, idleCheck() == .usable
+        guard machine.phase == .idle, self.job == nil, interest == .readable, !job.wasCancelled,
+            reader.checkIdle(stream, knownReadable: false) == .usable
         else { return false }
         begin(job)
         run(machine.requestStarted(isIdempotent: job.isIdempotent, canRetry: !job.hasRetried, isStillOpen: true))
@@ -295,7 +279,7 @@ final class HTTP1Connection: EventLoopHandler, @unchecked Sendable {
             resume(job, .cancelled)
             return release(isReusable: machine.phase == .idle, pool: job.pool)
         }
-        let isStillOpen = machine.startedCount == 0 || idleCheck() == .usable
+        let isStillOpen = machine.startedCount == 0 || reader.checkIdle(stream, knownReadable: false) == .usable
         begin(job)
         run(machine.requestStarted(isIdempotent: job.isIdempotent, canRetry: !job.hasRetried, isStillOpen: isStillOpen))
         drive()
@@ -346,19 +330,16 @@ final class HTTP1Connection: EventLoopHandler, @unchecked Sendable {
             drive()
         case .finish(let isReusable):
             finish(isReusable: isReusable)
-        case .retry:
+        case .retry, .sendElsewhere:
             guard let job else { return close() }
             self.job = nil
             close()
-            job.hasRetried = true
-            job.requiresFreshConnection = true
-            job.record.restart()
-            release(isReusable: false, pool: job.pool)
-            job.pool.submit(job)
-        case .sendElsewhere:
-            guard let job else { return close() }
-            self.job = nil
-            close()
+            if action == .retry {
+                // Sent once more, on a fresh connection.
+                job.hasRetried = true
+                job.requiresFreshConnection = true
+                job.record.restart()
+            }
             release(isReusable: false, pool: job.pool)
             job.pool.submit(job)
         case .fail(let failure):
@@ -393,7 +374,7 @@ final class HTTP1Connection: EventLoopHandler, @unchecked Sendable {
             pump.record.noteComplete(at: idle.lastActivity)
             // Back in the pool before the consumer sees the end: its next request can take this connection.
             release(isReusable: isReusable, pool: pump.pool)
-            return pump.continuation.finish(attempt: pump.endedAttempt(connection: facts, now: loop.now()))
+            return pump.end(failing: nil, key: key, connection: facts, now: loop.now())
         }
         guard let job, let response = reader.takeResponse() else { return }
         self.job = nil
@@ -435,17 +416,12 @@ final class HTTP1Connection: EventLoopHandler, @unchecked Sendable {
 
     // MARK: Reading and writing
 
-    /// What an idle connection's socket says (read when it has bytes, or `knownReadable`).
-    private func idleCheck(knownReadable: Bool = false) -> HTTP1ResponseReader.IdleCheck {
-        reader.checkIdle(stream, knownReadable: knownReadable)
-    }
-
     private func handleReadiness(readable: Bool, writable: Bool) {
         switch machine.phase {
         case .idle:
             // Readable while idle: the server closed the connection (or sent bytes nobody asked for).
             guard readable, job == nil else { return }
-            switch idleCheck(knownReadable: true) {
+            switch reader.checkIdle(stream, knownReadable: true) {
             case .usable: return
             case .applicationData: run(machine.idleBytesArrived(isApplicationData: true))
             case .ended: run(machine.endOfStream())
@@ -668,9 +644,7 @@ final class HTTP1Connection: EventLoopHandler, @unchecked Sendable {
     private func endPump(failing error: any Error) {
         guard let pump else { return }
         self.pump = nil
-        pump.continuation.finish(
-            throwing: pump.failure(for: error, key: key),
-            attempt: pump.endedAttempt(connection: facts, now: loop.now()))
+        pump.end(failing: error, key: key, connection: facts, now: loop.now())
         release(isReusable: false, pool: pump.pool)
     }
 
@@ -705,13 +679,5 @@ final class HTTP1Connection: EventLoopHandler, @unchecked Sendable {
         guard let deadline = idle.deadline, machine.phase != .idle, machine.phase != .closed else { return }
         guard loop.now() >= deadline else { return scheduleTimeoutCheck(at: deadline) }
         run(machine.timedOut())
-    }
-}
-
-extension RequestJob.Mode {
-    /// Whether the response's body streams to a consumer.
-    var isStreaming: Bool {
-        if case .streaming = self { return true }
-        return false
     }
 }
