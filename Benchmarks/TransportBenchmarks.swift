@@ -203,17 +203,21 @@ private func wrkRequestsPerSecond(_ url: URL, threads: Int, connections: Int) ->
 
 /// One contender of the transport suite for a profiler: the DSL (or, with `direct`, `NativeTransport.send`) over
 /// `NativeTransport` with `tasks` concurrent tasks for about `seconds`, against `REQUESTKIT_BENCH_URL`, or with
-/// `https` against `REQUESTKIT_BENCH_HTTPS_URL` trusting `REQUESTKIT_BENCH_CA`; prints requests/s and CPU µs per
-/// request of each second. With `nopoll` the transport never looks for a response itself
+/// `https` against `REQUESTKIT_BENCH_HTTPS_URL` trusting `REQUESTKIT_BENCH_CA`, or with `h2` against
+/// `REQUESTKIT_BENCH_H2_URL` (nginx with `http2`, which ALPN picks) trusting the same; prints requests/s and CPU µs
+/// per request of each second, and how many requests were sent in all (for `strace -c -f`'s counts). With `nopoll` the transport never looks for a response itself
 /// (``NativeTransport/Configuration/responsePollWindow`` 0), so that instruction counts do not depend on timing.
 ///
 /// ```sh
 /// perf record -g .build/release/Benchmarks transport-profile 16 10
 /// valgrind --tool=callgrind .build/release/Benchmarks transport-profile 1 3 nopoll
+/// strace -c -f .build/release/Benchmarks transport-profile 1 5 h2
 /// ```
-func runTransportProfile(tasks: Int, seconds: Int, direct: Bool, https: Bool, poll: Bool = true, metrics: Bool = true) {
+func runTransportProfile(
+    tasks: Int, seconds: Int, direct: Bool, https: Bool, h2: Bool = false, poll: Bool = true, metrics: Bool = true
+) {
     let environment = ProcessInfo.processInfo.environment
-    let variable = https ? "REQUESTKIT_BENCH_HTTPS_URL" : "REQUESTKIT_BENCH_URL"
+    let variable = h2 ? "REQUESTKIT_BENCH_H2_URL" : https ? "REQUESTKIT_BENCH_HTTPS_URL" : "REQUESTKIT_BENCH_URL"
     guard let text = environment[variable], let url = URL(string: text) else {
         print("transport-profile: set \(variable) (see BENCHMARKS.md)")
         return
@@ -222,7 +226,7 @@ func runTransportProfile(tasks: Int, seconds: Int, direct: Bool, https: Bool, po
         $0.maxConnectionsPerHost = max(16, tasks)
         if !poll { $0.responsePollWindow = 0 }
         $0.recordsMetrics = metrics
-        if https, let authority = environment["REQUESTKIT_BENCH_CA"] {
+        if https || h2, let authority = environment["REQUESTKIT_BENCH_CA"] {
             $0.tls = TLSConfiguration(additionalRoots: [.file(authority)])
         }
     }
@@ -242,5 +246,6 @@ func runTransportProfile(tasks: Int, seconds: Int, direct: Bool, https: Bool, po
     print(
         "median: \(formatted(median.requestsPerSecond, decimals: 0)) requests/s, "
             + "\(formatted(median.cpuMicrosecondsPerRequest)) CPU µs/request (\(tasks) tasks, "
-            + "\(direct ? "NativeTransport.send" : "DSL")\(https ? ", https" : ""))")
+            + "\(direct ? "NativeTransport.send" : "DSL")\(h2 ? ", h2" : https ? ", https" : ""))")
+    print("requests sent: \(samples.count * perSecond)")
 }

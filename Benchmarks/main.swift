@@ -51,14 +51,14 @@ if arguments.contains("--help") || arguments.contains("-h") {
     print("usage: Benchmarks [suite ...]   (no suite: every one)")
     print("       Benchmarks json-parse-round [file ...]")
     print("       Benchmarks codable-profile decode|encode|parse|foundation [rounds] [twitter|citm_catalog|canada]")
-    print("       Benchmarks transport-profile [tasks] [seconds] [direct] [https] [nopoll] [nometrics]")
+    print("       Benchmarks transport-profile [tasks] [seconds] [direct] [https|h2] [nopoll] [nometrics]")
     print("       Benchmarks cache-profile [hits] [build]\n\nsuites:")
     for suite in suites { print("  \(suite.name.padding(toLength: 10, withPad: " ", startingAt: 0))\(suite.summary)") }
     exit(0)
 }
 // Tools that take arguments of their own: one round of the orjson comparison (`Scripts/compare-orjson.py`), and
 // one side of the codable suite for a profiler (`codable-profile decode|encode|parse|foundation [rounds] [document]`),
-// one contender of the transport suite for a profiler (`transport-profile [tasks] [seconds] [direct] [https] [nopoll]`),
+// one contender of the transport suite for a profiler (`transport-profile [tasks] [seconds] [direct] [https|h2] [nopoll]`),
 // and the cache suite's memory hit, or the building it is compared with, for a profiler (`cache-profile [hits] [build]`).
 switch arguments.first {
 case "json-parse-round":
@@ -80,7 +80,7 @@ case "transport-profile":
     let numbers = options.compactMap(Int.init)
     runTransportProfile(
         tasks: numbers.first ?? 1, seconds: numbers.dropFirst().first ?? 5, direct: options.contains("direct"),
-        https: options.contains("https"), poll: !options.contains("nopoll"),
+        https: options.contains("https"), h2: options.contains("h2"), poll: !options.contains("nopoll"),
         metrics: !options.contains("nometrics"))
     exit(0)
 default:
