@@ -89,10 +89,9 @@ extension NativeTransport {
         /// loopback or data-centre round trip takes about as long as the server does; looking for the response
         /// meanwhile, with reads that do not block, halves the time of sequential requests and spends less CPU,
         /// since a fast response comes before the window ends. Concurrent requests never look: they wait for the
-        /// loop. Over HTTP/2, whose connection stays the loop's, the only request in flight waits for the loop to
-        /// finish it for as long, yielding the processor between looks, and goes on without being woken when it
-        /// does (sequential requests about 1.4 times as fast, for more CPU time). Set 0 to keep the thread free of
-        /// this work, for example on battery power.
+        /// loop. HTTP/2 never looks: a request on a connection with no stream open is written by its task, and the
+        /// loop, woken by the response, finishes it. Set 0 to keep the thread free of this work, for example on
+        /// battery power.
         ///
         /// ```swift
         /// configuration.responsePollWindow = 0  // always wait for the loop

@@ -211,15 +211,6 @@ final class RequestJob: @unchecked Sendable {
         waiting?.resume(outcome)
     }
 
-    /// Waits on the calling thread, for at most `nanoseconds`, until the job has finished: its continuation is then
-    /// resumed before its task suspends, which goes on without a wake-up. Yields the processor between looks, so
-    /// the loop and the server keep theirs on a busy machine.
-    func awaitFinish(within nanoseconds: UInt64) {
-        let clock = pool.clock
-        let deadline = clock.now() &+ nanoseconds
-        while !lock.withLock({ isFinished }), clock.now() < deadline { sched_yield() }
-    }
-
     /// Cancels the job from any thread: it leaves the pool's queue, or its connection closes.
     func cancel() {
         let running: PooledConnection?? = lock.withLock {

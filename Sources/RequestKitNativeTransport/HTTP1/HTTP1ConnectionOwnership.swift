@@ -4,7 +4,8 @@
 /// connection comes back; a task that cannot borrow it hands its request to the loop instead.
 ///
 /// Every change of hands is an atomic exchange with acquire and release ordering, so what one owner wrote is what
-/// the next one reads.
+/// the next one reads. ``HTTP2Connection`` is lent the same way, to a task that writes its request on a connection
+/// with no stream open.
 ///
 /// ```swift
 /// let ownership = HTTP1ConnectionOwnership()

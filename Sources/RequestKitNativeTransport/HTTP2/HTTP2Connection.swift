@@ -14,7 +14,10 @@ import RequestKitHTTP2
 ///
 /// Each readiness call reads at most ``EventLoop/readBudget`` bytes: a server that sends frames flow control does not
 /// limit cannot keep the loop from its timers and other connections. Its loop owns it: every entry point runs on
-/// the loop's thread.
+/// the loop's thread. The one exception is a request for a connection with no stream open while its loop waits: the
+/// connection is lent to the awaiting task (``HTTP1ConnectionOwnership``), which opens the stream and writes the
+/// request itself (``runInline(_:)``), so that the loop is woken by the response alone. The loop, finding it lent,
+/// leaves its steps for when it comes back; nobody waits.
 ///
 /// ```swift
 /// let connection = try HTTP2Connection(
@@ -22,7 +25,9 @@ import RequestKitHTTP2
 /// connection.start(with: job)
 /// ```
 final class HTTP2Connection: EventLoopHandler, @unchecked Sendable {
-    // Safe: every mutable field is touched only on `loop`'s thread (the entry points hop onto it).
+    // Safe: every mutable field is touched only by the connection's owner: the loop (the entry points hop onto it),
+    // or the task it is lent to (``HTTP1ConnectionOwnership``, whose atomic handoffs order one owner's writes before
+    // the next one's reads); `deferredSteps` only on the loop's thread.
     typealias Machine = HTTP2ConnectionStateMachine
 
     /// The connection's identifier in its pool's machine.
@@ -65,6 +70,16 @@ final class HTTP2Connection: EventLoopHandler, @unchecked Sendable {
     private var pingTimer: LoopTimer?
     /// How many liveness PINGs the server answered (read from any thread).
     let pingsAnswered = AtomicWord()
+    /// Who holds the connection: its loop, or the task that writes its request itself (``runInline(_:)``).
+    private let ownership = HTTP1ConnectionOwnership()
+    /// The loop's steps that came while the connection was lent, in order (only the loop touches them).
+    private var deferredSteps: [() -> Void] = []
+    /// Whether ``runInline(_:)`` runs: the loop's registrations and timers are then not to be touched.
+    private var isOffLoop = false
+    /// Jobs ended during a step, resumed once the connection is out of its owner's hands.
+    private var finished = FinishedJobs()
+    /// How many requests ``runInline(_:)`` wrote from their own task (read from any thread).
+    let inlineRequests = AtomicWord()
 
     /// A connection over `stream`, whose handshake is done; it writes the connection preface when it starts.
     ///
@@ -103,21 +118,27 @@ final class HTTP2Connection: EventLoopHandler, @unchecked Sendable {
 
     /// Starts watching the socket its connector opened, and `job` on the first stream.
     func start(with job: RequestJob) {
-        do {
-            try loop.register(descriptor, interest: .readable, handler: self)
-            interest = .readable
-        } catch {
-            close()
-            pool?.release(.http2(self), isReusable: false)
-            return job.finish(.failed(error, wasReused: false))
+        perform { [self] in
+            do {
+                try loop.register(descriptor, interest: .readable, handler: self)
+                interest = .readable
+            } catch {
+                close()
+                pool?.release(.http2(self), isReusable: false)
+                return finish(job, .failed(error, wasReused: false))
+            }
+            runJob(job)
+            // The handshake may have read the server's first frames already.
+            readAvailable()
         }
-        run(job)
-        // The handshake may have read the server's first frames already.
-        readAvailable()
     }
 
     /// Cancels `job` if it is still this connection's: its stream is reset; the connection goes on.
     func cancel(_ job: RequestJob) {
+        perform { [self] in cancelJob(job) }
+    }
+
+    private func cancelJob(_ job: RequestJob) {
         guard let request = jobs.first(where: { $0.value === job })?.key else { return }
         switch machine.cancelled(request) {
         case .none:
@@ -125,13 +146,13 @@ final class HTTP2Connection: EventLoopHandler, @unchecked Sendable {
         case .dequeued:
             jobs[request] = nil
             release(isReusable: !isClosed)
-            job.finish(.cancelled)
+            finish(job, .cancelled)
         case .reset(let streamID):
             session.cancel(streamID)
             if let exchange = exchanges.removeValue(forKey: streamID) { record(exchange, on: streamID) }
             jobs[request] = nil
             release(isReusable: !isClosed)
-            job.finish(.cancelled)
+            finish(job, .cancelled)
             startQueued()
             flush()
         }
@@ -140,22 +161,104 @@ final class HTTP2Connection: EventLoopHandler, @unchecked Sendable {
     /// Closes the connection once the pool let it go (it was idle, or its server went away and its last stream
     /// ended).
     func closeIdle() {
-        close()
+        perform { [self] in close() }
     }
 
     func descriptorIsReady(_ descriptor: Int32, readable: Bool, writable: Bool) {
+        guard ownership.enterLoop() else {
+            // Readiness would be reported again at once (the loop's watching is level-triggered): the loop stops
+            // watching the socket until the connection is back, then watches it again and reads.
+            try? loop.setInterest([], for: descriptor)
+            deferredSteps.append { [self] in
+                guard descriptor == self.descriptor, !isClosed else { return }
+                do {
+                    try loop.setInterest(interest, for: descriptor)
+                } catch {
+                    return handle(session.receivedEnd(), lostWith: error)
+                }
+                handleReadiness(descriptor, readable: readable, writable: writable)
+            }
+            return
+        }
+        if !deferredSteps.isEmpty { takeUpDeferredSteps() }
+        handleReadiness(descriptor, readable: readable, writable: writable)
+        leaveLoop()
+    }
+
+    private func handleReadiness(_ descriptor: Int32, readable: Bool, writable: Bool) {
         guard descriptor == self.descriptor, !isClosed else { return }
         if writable { flush() }
         if readable { readAvailable() }
+    }
+
+    // MARK: Owning
+
+    /// Runs `step` on the loop (the caller's thread): at once, after any steps left while the connection was lent,
+    /// unless it is lent now, when `step` waits for the connection to come back.
+    private func perform(_ step: @escaping () -> Void) {
+        guard ownership.enterLoop() else { return deferredSteps.append(step) }
+        if !deferredSteps.isEmpty { takeUpDeferredSteps() }
+        step()
+        leaveLoop()
+    }
+
+    /// Gives the connection up after a step of the loop's, then resumes the jobs the step ended.
+    private func leaveLoop() {
+        let ended = finished.take()
+        ownership.leaveLoop()
+        ended.resume()
+    }
+
+    private func takeUpDeferredSteps() {
+        let steps = deferredSteps
+        deferredSteps = []
+        for step in steps { step() }
+    }
+
+    /// Hands `step` to the loop, from any thread.
+    private func handToLoop(_ step: @escaping () -> Void) {
+        loop.execute { [weak self] in self?.perform(step) }
+    }
+
+    /// Ends `job` with `outcome` once the connection is out of its owner's hands: its task, resumed, may start its
+    /// next request on this connection at once.
+    private func finish(_ job: RequestJob, _ outcome: RequestJob.Outcome) {
+        finished.append(job, outcome)
     }
 
     // MARK: Starting streams
 
     /// Starts `job` on a stream of its own, queues it until the server allows one more, or sends it elsewhere.
     func run(_ job: RequestJob) {
+        perform { [self] in runJob(job) }
+    }
+
+    /// Starts `job` from the calling thread (the awaiting task's) when the connection can be lent, has no request,
+    /// and can open a stream: the stream opens and the request is written at once, and the loop, which watches the
+    /// socket already, reads the response when it arrives and finishes the job. Nothing on this thread waits for
+    /// the response. Returns false, having changed nothing, when the loop must start the job instead (``run(_:)``);
+    /// what the socket does not take whole, or a failure, is handed to the loop.
+    func runInline(_ job: RequestJob) -> Bool {
+        guard ownership.lend() else { return false }
+        let canStart =
+            !isClosed && jobs.isEmpty && exchanges.isEmpty && outgoingOffset == outgoing.count && interest == .readable
+            && room == .available && job.makeBodyReader == nil && !job.wasCancelled
+        if canStart {
+            isOffLoop = true
+            runJob(job)
+            isOffLoop = false
+            inlineRequests.add(1)
+        }
+        let ended = finished.take()
+        if ownership.giveBack() { handToLoop {} }
+        ended.resume()
+        return canStart
+    }
+
+    private func runJob(_ job: RequestJob) {
         if job.wasCancelled {
             release(isReusable: !isClosed)
-            return job.finish(.cancelled)
+            return finish(job, .cancelled)
         }
         nextRequest += 1
         let request = Machine.RequestID(nextRequest)
@@ -253,7 +356,7 @@ final class HTTP2Connection: EventLoopHandler, @unchecked Sendable {
         while !isClosed {
             if budget <= 0 {
                 // The loop's next turn goes on: bytes the TLS layer holds do not make the socket readable.
-                loop.execute { [weak self] in self?.readAvailable() }
+                loop.execute { [weak self] in self?.perform { self?.readAvailable() } }
                 return flush()
             }
             let result: ByteStreamResult
@@ -278,12 +381,16 @@ final class HTTP2Connection: EventLoopHandler, @unchecked Sendable {
 
     /// Queues one ``flush()`` behind what the loop has queued already: the requests handed to the loop together go
     /// out in one write (one TLS record, one system call) rather than one each.
+    /// Off the loop (``runInline(_:)``), the one request is written at once instead.
     private func queueFlush() {
+        if isOffLoop { return flush() }
         guard !isFlushQueued else { return }
         isFlushQueued = true
         loop.execute { [self] in
-            isFlushQueued = false
-            flush()
+            perform { [self] in
+                isFlushQueued = false
+                flush()
+            }
         }
     }
 
@@ -316,6 +423,8 @@ final class HTTP2Connection: EventLoopHandler, @unchecked Sendable {
                     try stream.write(UnsafeRawBufferPointer(rebasing: $0[outgoingOffset...]))
                 }
             } catch {
+                // Off the loop, whatever is not a whole write is the loop's: it writes again and meets the failure.
+                if isOffLoop { return handToLoop { [self] in flush() } }
                 isWriteLost = true
                 return handle(session.receivedEnd(), lostWith: error)
             }
@@ -323,9 +432,11 @@ final class HTTP2Connection: EventLoopHandler, @unchecked Sendable {
             case .transferred(let count):
                 outgoingOffset += count
             case .endOfStream:
+                if isOffLoop { return handToLoop { [self] in flush() } }
                 isWriteLost = true
                 return handle(session.receivedEnd())
             case .wouldBlock:
+                if isOffLoop { return handToLoop { [self] in flush() } }
                 noteUploadProgress()
                 return setInterest([.readable, .writable])
             }
@@ -435,13 +546,13 @@ final class HTTP2Connection: EventLoopHandler, @unchecked Sendable {
         let (continuation, loop, request) = (options.continuation, loop, exchange.request)
         // A connection never reuses a stream id: the id alone names the exchange.
         continuation.onDemand = { [weak self] in
-            loop.execute { self?.demanded(on: streamID) }
+            loop.execute { self?.perform { self?.demanded(on: streamID) } }
         }
         continuation.onTermination = { [weak self] in
-            loop.execute { self?.consumerLeft(streamID, request) }
+            loop.execute { self?.perform { self?.consumerLeft(streamID, request) } }
         }
         exchange.isDelivered = true
-        exchange.job.finish(.head(head))
+        finish(exchange.job, .head(head))
     }
 
     private func dataArrived(_ bytes: Data, on streamID: Int32) {
@@ -506,7 +617,7 @@ final class HTTP2Connection: EventLoopHandler, @unchecked Sendable {
             switch exchange.job.mode {
             case .buffered:
                 release(isReusable: session.isAvailable)
-                exchange.job.finish(.response((head: head, body: exchange.body, isReusable: true)))
+                finish(exchange.job, .response((head: head, body: exchange.body, isReusable: true)))
             case .streaming(let options):
                 do {
                     try exchange.contentDecoder?.finish()
@@ -596,15 +707,15 @@ final class HTTP2Connection: EventLoopHandler, @unchecked Sendable {
         if let exchange, let streamID { record(exchange, on: streamID) }
         release(isReusable: isReusable ?? (!isClosed && session.isAvailable))
         if let exchange, exchange.isDelivered { return deliverFailure(of: exchange, error) }
-        if error is CancellationError || job.wasCancelled { return job.finish(.cancelled) }
-        job.finish(.failed(error, wasReused: false))
+        if error is CancellationError || job.wasCancelled { return finish(job, .cancelled) }
+        finish(job, .failed(error, wasReused: false))
     }
 
     /// Ends `request` at once, before it had a stream, with `outcome`.
     private func end(_ request: Machine.RequestID, with outcome: RequestJob.Outcome) {
         guard let job = jobs.removeValue(forKey: request) else { return }
         release(isReusable: !isClosed)
-        job.finish(outcome)
+        finish(job, outcome)
     }
 
     /// Fails the consumer of a streamed body with `error`.
@@ -715,6 +826,12 @@ final class HTTP2Connection: EventLoopHandler, @unchecked Sendable {
 
     /// Carries out what the liveness check says.
     private func runLiveness(_ action: HTTP2Liveness.Action) {
+        if isOffLoop {
+            // A timer left armed while busy fires to nothing (``HTTP2Liveness/timerFired(at:isIdle:)``), and the next
+            // wait replaces it: stopping it needs no loop. What else the check calls for is the loop's to do.
+            if action == .none || action == .stopTimer { return }
+            return handToLoop { [self] in runLiveness(action) }
+        }
         switch action {
         case .none:
             return
@@ -736,19 +853,23 @@ final class HTTP2Connection: EventLoopHandler, @unchecked Sendable {
     private func schedulePing(at deadline: UInt64) {
         if let pingTimer { loop.cancel(pingTimer) }
         pingTimer = loop.schedule(at: deadline) { [weak self] in
-            guard let self else { return }
-            pingTimer = nil
-            guard !isClosed else { return }
-            runLiveness(machine.liveness(.timerFired, now: loop.now()))
+            self?.perform { [weak self] in
+                guard let self else { return }
+                pingTimer = nil
+                guard !isClosed else { return }
+                runLiveness(machine.liveness(.timerFired, now: loop.now()))
+            }
         }
     }
 
     /// Arms the connection's timer for `deadline`, unless a sooner check is pending.
     private func arm(_ deadline: UInt64) {
         if let timerDeadline, timerDeadline <= deadline { return }
+        // Off the loop, only when no sooner check is pending: the loop arms it (once per timeout at most).
+        if isOffLoop { return handToLoop { [self] in arm(deadline) } }
         if let timer { loop.cancel(timer) }
         timerDeadline = deadline
-        timer = loop.schedule(at: deadline) { [weak self] in self?.timerFired() }
+        timer = loop.schedule(at: deadline) { [weak self] in self?.perform { self?.timerFired() } }
     }
 
     /// Resets the streams idle past their request's timeout, and fails the queued jobs past their deadline.

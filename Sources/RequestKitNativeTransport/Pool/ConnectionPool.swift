@@ -120,8 +120,9 @@ final class ConnectionPool: @unchecked Sendable {
     /// Runs `job` on a connection with room, a new one when its host is under the limit, or the next one released.
     ///
     /// - Parameter inline: Whether the caller (an awaiting task, never a loop) may write the request on an idle
-    ///   connection itself (``HTTP1Connection/runInline(_:polls:)``) instead of handing it to the connection's loop,
-    ///   which it does when that loop is waiting for readiness.
+    ///   connection itself (``HTTP1Connection/runInline(_:polls:)``, or ``HTTP2Connection/runInline(_:)`` on an
+    ///   HTTP/2 connection with no stream open) instead of handing it to the connection's loop, which it does when
+    ///   that loop is waiting for readiness.
     func submit(_ job: RequestJob, inline: Bool = false) {
         if job.wasCancelled {
             job.finish(.cancelled)
@@ -159,11 +160,16 @@ final class ConnectionPool: @unchecked Sendable {
             guard let connection else { return job.finish(.failed(Self.lostConnection, wasReused: false)) }
             job.assign(connection)
             guard case .http1(let serial) = connection else {
-                connection.run(job)
-                // The only request in flight waits for its response here for a moment: answered within the window,
-                // its task goes on without being woken by the loop (a multiplexed connection stays the loop's).
-                if inline, isAlone, pollWindow > 0 { job.awaitFinish(within: pollWindow) }
-                return
+                #if canImport(CNghttp2)
+                // On a multiplexed connection with no stream open, the task writes its request itself while the
+                // loop waits: the loop, woken by the response alone, finishes the job. Nothing here waits for it.
+                if inline, case .http2(let multiplexed) = connection, !multiplexed.loop.isCurrent,
+                    multiplexed.loop.isWaiting, multiplexed.runInline(job)
+                {
+                    return
+                }
+                #endif
+                return connection.run(job)
             }
             // Writing the request here saves waking a loop that waits; a busy loop takes the job as cheaply.
             // The only request in flight looks for its response too: its task has nothing else to do until it comes.

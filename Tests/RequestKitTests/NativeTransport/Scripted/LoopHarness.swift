@@ -29,10 +29,10 @@ final class LoopHarness: @unchecked Sendable {
         maxConnectionsPerHost: Int = 4, idleTimeout: Double = 60, connectTimeout: Double = 10,
         http2: HTTP2Policy = .disabled, pollWindow: UInt64 = 0,
         race: HappyEyeballsStateMachine.Configuration = .init(), overrides: DNSOverrides = DNSOverrides(),
-        dnsPolicy: DNSCache.Policy = DNSCache.Policy()
+        dnsPolicy: DNSCache.Policy = DNSCache.Policy(), reportsWaiting: Bool = false
     ) {
         self.connectTimeout = connectTimeout
-        loop = EventLoop(readiness: readiness, clock: .manual(time))
+        loop = EventLoop(readiness: readiness, clock: .manual(time), reportsWaiting: reportsWaiting)
         dialer = ScriptedDialer(readiness: readiness)
         pool = ConnectionPool(
             group: EventLoopGroup(loops: [loop]), maxConnectionsPerHost: maxConnectionsPerHost,
@@ -96,12 +96,14 @@ final class LoopHarness: @unchecked Sendable {
         }
     }
 
-    /// Submits a request for `path` to `host` (an IP literal needs no lookup).
+    /// Submits a request for `path` to `host` (an IP literal needs no lookup); `inline` as an awaiting task submits
+    /// it, which may write it itself on an idle connection while the loop waits (a harness made with
+    /// `reportsWaiting`).
     @discardableResult
     func submit(
         _ path: String, method: String = "GET", host: String = "127.0.0.1", port: Int = 8080, body: Data = Data(),
         timeout: Double = 30, mode: RequestJob.Mode = .buffered(bodyLimit: 1 << 20), recordsMetrics: Bool = true,
-        unixSocket: SocketAddress? = nil
+        unixSocket: SocketAddress? = nil, inline: Bool = false
     ) -> Submitted {
         var head = "\(method) \(path) HTTP/1.1\r\nHost: \(host):\(port)\r\n"
         if !body.isEmpty || method == "POST" || method == "PUT" { head += "Content-Length: \(body.count)\r\n" }
@@ -111,7 +113,7 @@ final class LoopHarness: @unchecked Sendable {
             body: body, method: method,
             idleTimeout: timeout, limits: ConnectionLimits(), mode: mode, recordsMetrics: recordsMetrics)
         let submitted = Submitted(job, connectTimeout: connectTimeout)
-        pool.submit(job)
+        pool.submit(job, inline: inline)
         return submitted
     }
 

@@ -18,6 +18,10 @@ final class ManualReadiness: ReadinessSource, @unchecked Sendable {
     private var streams: [Int32: ScriptedByteStream] = [:]
     private var interests: [Int32: LoopInterest] = [:]
     private var writableDescriptors: Set<Int32> = []
+    private var wakes = 0
+
+    /// How many times another thread woke the loop (work handed to it while it waited).
+    var wakeCount: Int { lock.withLock { wakes } }
 
     /// Makes `stream`'s readiness known.
     func add(_ stream: ScriptedByteStream) { lock.withLock { streams[stream.descriptor] = stream } }
@@ -45,5 +49,5 @@ final class ManualReadiness: ReadinessSource, @unchecked Sendable {
         }
     }
 
-    func wake() {}
+    func wake() { lock.withLock { wakes += 1 } }
 }
