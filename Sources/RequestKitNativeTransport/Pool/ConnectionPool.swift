@@ -27,7 +27,8 @@ final class ConnectionPool: @unchecked Sendable {
     @exclusivity(unchecked) private var connections: [Machine.ConnectionID: PooledConnection] = [:]
     @exclusivity(unchecked) private var waiting: [Machine.RequestID: RequestJob] = [:]
     @exclusivity(unchecked) private var nextRequest = 0
-    /// The most connections busy at once since the pool last trimmed the heap (``HeapTrim``).
+    /// The most requests running on connections at once since the pool last trimmed the heap (``HeapTrim``): over
+    /// HTTP/2, many on each connection.
     @exclusivity(unchecked) private var peakBusy = 0
 
     private let bufferSize: Int
@@ -143,7 +144,7 @@ final class ConnectionPool: @unchecked Sendable {
             action = machine.request(
                 id, key: job.key, deadline: deadline, now: now, negotiates: negotiates,
                 fresh: job.requiresFreshConnection)
-            peakBusy = max(peakBusy, machine.busyConnectionCount)
+            peakBusy = max(peakBusy, machine.busyRequestCount)
             switch action {
             case .run(let target, _):
                 connection = connections[target]

@@ -225,6 +225,8 @@ struct ConnectionPoolStateMachine<Key: Hashable & Sendable>: Sendable {
     private var nextConnection = 0
     /// Connections carrying at least one request, over all hosts.
     private(set) var busyConnectionCount = 0
+    /// Requests running on connections, over all hosts: the busy connections' requests, many to one over HTTP/2.
+    private(set) var busyRequestCount = 0
     /// The deadline the timer is armed for; a firing for another deadline was superseded and is ignored.
     private(set) var timerDeadline: UInt64?
     private(set) var isShutDown = false
@@ -296,6 +298,7 @@ struct ConnectionPoolStateMachine<Key: Hashable & Sendable>: Sendable {
             return releasedDraining(id, now: now)
         }
         if connection.inUse >= connection.capacity { hosts[slot: slot]?.available.append(id) }
+        if connection.inUse > 0 { busyRequestCount -= 1 }
         connection.inUse = max(0, connection.inUse - 1)
         if connection.inUse == 0 { busyConnectionCount -= 1 }
         connection.idleSince = now
@@ -488,6 +491,7 @@ struct ConnectionPoolStateMachine<Key: Hashable & Sendable>: Sendable {
     private mutating func releasedDraining(_ id: ConnectionID, now: UInt64) -> ReleaseAction {
         guard var connection = connections[id] else { return .none(armTimer: nil) }
         let slot = connection.host
+        if connection.inUse > 0 { busyRequestCount -= 1 }
         connection.inUse = max(0, connection.inUse - 1)
         if connection.inUse == 0 { busyConnectionCount -= 1 }
         connections[id] = connection
@@ -544,6 +548,7 @@ struct ConnectionPoolStateMachine<Key: Hashable & Sendable>: Sendable {
         guard let connection = connections[id] else { return false }
         let inUse = connection.inUse + 1
         if inUse == 1 { busyConnectionCount += 1 }
+        busyRequestCount += 1
         connections[id]?.inUse = inUse
         if inUse >= connection.capacity, let index = hosts[slot: connection.host]?.available.lastIndex(of: id) {
             hosts[slot: connection.host]?.available.remove(at: index)
@@ -555,6 +560,7 @@ struct ConnectionPoolStateMachine<Key: Hashable & Sendable>: Sendable {
     private mutating func remove(_ id: ConnectionID) {
         guard let connection = connections.removeValue(forKey: id) else { return }
         if connection.inUse > 0 { busyConnectionCount -= 1 }
+        busyRequestCount -= connection.inUse
         if connection.isNegotiating { hosts[slot: connection.host]?.negotiating -= 1 }
         hosts[slot: connection.host]?.connections.remove(id)
         if let index = hosts[slot: connection.host]?.available.lastIndex(of: id) {

@@ -3,14 +3,16 @@
 /// Thousands of requests in flight at once take memory of their own (each task's frames, each connection's
 /// buffers); when they end, glibc's allocator keeps most of the freed pages resident in its arenas, so a process
 /// that once ran 10,000 requests at once kept some 290 MB long after. ``ConnectionPool`` calls ``trim()`` a
-/// moment after a burst of at least ``burstSize`` connections has wound down to none busy. Other systems' allocators
-/// give memory back by themselves: there it does nothing.
+/// moment after a burst of at least ``burstSize`` requests running at once (on as many HTTP/1.1 connections, or as
+/// streams of fewer HTTP/2 connections) has wound down to no connection busy. Other systems' allocators give memory
+/// back by themselves: there it does nothing.
 ///
 /// ```swift
 /// HeapTrim.trim()
 /// ```
 enum HeapTrim {
-    /// The busy connections a burst must have reached before the pool trims once they are all released.
+    /// The requests running at once a burst must have reached before the pool trims once its connections are all
+    /// released.
     static let burstSize = 256
 
     /// Returns what the allocator holds free to the system (`malloc_trim(0)` on glibc).

@@ -275,6 +275,32 @@ struct ConnectionPoolStateMachineTests {
         #expect(machine.waitingCount(for: "a") == 1)
     }
 
+    @Test("Busy requests count each stream of a multiplexed connection; a connection removed takes its requests along")
+    func busyRequestsCountStreams() {
+        var machine = Self.run(
+            [
+                .request(1, key: "a", deadline: nil, now: 0, expect: .createConnection(C(0))),
+                .request(2, key: "a", deadline: nil, now: 0, expect: .wait(armTimer: nil)),
+                .request(3, key: "a", deadline: nil, now: 0, expect: .wait(armTimer: nil)),
+                .capacity(0, to: 3, expect: [2, 3]),
+                .request(4, key: "b", deadline: nil, now: 0, expect: .createConnection(C(1))),
+            ], maxPerHost: 1)
+        #expect(machine.busyConnectionCount == 2)
+        #expect(machine.busyRequestCount == 4)
+        _ = machine.released(C(0), isReusable: true, now: 1)
+        #expect(machine.busyRequestCount == 3)
+        // Connection 0 closes with its two requests still on it.
+        machine.closed(C(0))
+        #expect(machine.busyConnectionCount == 1)
+        #expect(machine.busyRequestCount == 1)
+        _ = machine.released(C(1), isReusable: true, now: 2)
+        #expect(machine.busyConnectionCount == 0)
+        #expect(machine.busyRequestCount == 0)
+        // A release the machine does not expect counts nothing below zero.
+        _ = machine.released(C(1), isReusable: true, now: 3)
+        #expect(machine.busyRequestCount == 0)
+    }
+
     @Test("A full multiplexed connection leaves room for a second one under the per-host limit")
     func secondConnectionWhenFull() {
         Self.run([
