@@ -210,7 +210,11 @@ public struct RequestError: Error, Sendable, CustomStringConvertible, CustomDebu
         if let underlyingError, case let reason = Self.readable(underlyingError), reason != detail {
             text += ": \(reason)"
         }
-        if let response, !response.body.isEmpty, kind == .unacceptableStatus || kind == .decoding {
+        // The body of the answer the error is about (a status refused, a body not decoded, a WebSocket handshake
+        // refused, a kind of the caller's); the kinds below have their own detail.
+        if let response, !response.body.isEmpty,
+            ![.transport, .tls, .timedOut, .cancelled, .validationFailed, .invalidRequest].contains(kind)
+        {
             text +=
                 "; body: \(redaction.redactedPreview(of: response.body, contentType: response.headers["Content-Type"]))"
         }

@@ -2,7 +2,7 @@ import Foundation
 
 extension SensitiveData {
     /// Header fields as `Name: value` lines, with the values of sensitive fields replaced by the placeholder.
-    func redactedFields(_ headers: HTTPHeaders) -> [String] {
+    package func redactedFields(_ headers: HTTPHeaders) -> [String] {
         headers.map { field in "\(field.name): \(isSensitive(header: field.name) ? Self.placeholder : field.value)" }
     }
 

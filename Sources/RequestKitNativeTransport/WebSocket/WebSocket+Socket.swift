@@ -121,3 +121,25 @@ extension WebSocket {
         public func makeAsyncIterator() -> AsyncIterator { AsyncIterator(socket: socket) }
     }
 }
+
+extension WebSocket.Socket: CustomStringConvertible, CustomReflectable {
+    /// The open socket as a person reads it: what the handshake agreed, the server's answer with its sensitive
+    /// fields (`Set-Cookie`, say) redacted, and nothing of the request or its secrets.
+    ///
+    /// ```swift
+    /// print(socket)   // WebSocket.Socket (subprotocol: chat, compressed)
+    /// ```
+    public var description: String {
+        "WebSocket.Socket (subprotocol: \(subprotocol ?? "none"), \(isCompressed ? "compressed" : "not compressed"))"
+    }
+
+    /// What `dump(socket)` shows: the ``description`` and the handshake's answer, redacted.
+    public var customMirror: Mirror {
+        Mirror(
+            self,
+            children: [
+                "description": description,
+                "handshakeHeaders": SensitiveData().redactedFields(handshakeHeaders),
+            ], displayStyle: .class)
+    }
+}

@@ -136,4 +136,35 @@ struct SecretsInDescriptionsTests {
         }
         expectNoSecret(slotError, "a group slot's error")
     }
+
+    @Test("A WebSocket definition, its refused handshake's error and an open socket print redacted")
+    func webSockets() async throws {
+        let server = try makeServer()
+        defer { server.stop() }
+        server.route("/refuse") { _ in
+            TestResponse(
+                status: 403, headers: [("Content-Type", "application/json"), ("Set-Cookie", "session=SECRET-COOKIE")],
+                body: .data(Data(#"{"error":"no","password":"SECRET-ERR"}"#.utf8)))
+        }
+        let query = "?token=SECRET-QUERY&page=1"
+        let refused = WebSocket {
+            Url("ws://127.0.0.1:\(server.port)/refuse\(query)")
+            Header.Authorization(.bearer("SECRET-TOKEN"))
+            Header.Any(key: "X-Api-Key", value: "SECRET-KEY")
+        }
+        expectNoSecret(refused, "WebSocket")
+        let error = await #expect(throws: RequestError.self) { _ = try await refused.connect() }
+        let failure = try #require(error)
+        #expect(failure.webSocketFailure == .handshakeRefused)
+        #expect(failure.statusCode == 403)
+        expectNoSecret(failure, "a refused handshake's error")
+        #expect(failure.description.contains(#"body: {"error":"no","password":"<redacted>"}"#))
+        let socket = try await WebSocket {
+            Url("ws://127.0.0.1:\(server.port)/websocket/echo\(query)")
+            Header.Authorization(.bearer("SECRET-TOKEN"))
+        }.connect()
+        defer { Task { try? await socket.close() } }
+        let printedSocket = printed(socket)
+        for secret in Self.secrets { #expect(!printedSocket.contains(secret), "a socket shows \(secret)") }
+    }
 }
