@@ -1,4 +1,4 @@
-// swift-tools-version: 6.0
+// swift-tools-version: 6.1
 import PackageDescription
 
 let package = Package(
@@ -9,6 +9,30 @@ let package = Package(
     products: [
         .library(name: "RequestKit", targets: ["RequestKit"]),
         .library(name: "RequestKitTesting", targets: ["RequestKitTesting"]),
+        // One small library per integration; each is an empty module unless its trait is enabled.
+        .library(name: "RequestKitLogging", targets: ["RequestKitLogging"]),
+        .library(name: "RequestKitMetrics", targets: ["RequestKitMetrics"]),
+        .library(name: "RequestKitTracing", targets: ["RequestKitTracing"]),
+        .library(name: "RequestKitHTTPTypes", targets: ["RequestKitHTTPTypes"]),
+    ],
+    // Integrations with the Swift server ecosystem, all off by default: a dependency used only by a trait that is off
+    // is neither fetched nor built, so the default build keeps no package dependencies and resolves offline.
+    traits: [
+        .trait(name: "Logging", description: "RequestKitLogging: a monitor that logs through swift-log"),
+        .trait(
+            name: "Metrics", description: "RequestKitMetrics: OpenTelemetry HTTP client instruments on swift-metrics"),
+        .trait(
+            name: "Tracing",
+            description: "RequestKitTracing: a span per request through swift-distributed-tracing, context propagated"),
+        .trait(name: "HTTPTypes", description: "RequestKitHTTPTypes: conversions to and from swift-http-types"),
+        .default(enabledTraits: []),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.14.0"),
+        .package(url: "https://github.com/apple/swift-metrics.git", from: "2.10.0"),
+        .package(url: "https://github.com/apple/swift-distributed-tracing.git", from: "1.4.0"),
+        .package(url: "https://github.com/apple/swift-service-context.git", from: "1.3.0"),
+        .package(url: "https://github.com/apple/swift-http-types.git", from: "1.6.0"),
     ],
     targets: [
         // The system zlib, for decompressing gzip and deflate response bodies in NativeTransport and for the CRC-32 of
@@ -100,6 +124,38 @@ let package = Package(
                 .target(name: "CNghttp2", condition: .when(platforms: [.linux])),
             ],
             exclude: ["Server/TLSFixtures"]),
+        // What the integrations say about a request in OpenTelemetry's terms (method, redacted URL, server, protocol,
+        // error type), one way for all of them; no dependencies, never a product.
+        .target(name: "RequestKitConventions", dependencies: ["RequestKit"]),
+        // The integrations: each target uses its package only when its trait is enabled (its sources are wrapped in
+        // `#if <Trait>`), so with the traits off it is an empty module and nothing is fetched.
+        .target(
+            name: "RequestKitLogging",
+            dependencies: [
+                "RequestKit", "RequestKitConventions",
+                .product(name: "Logging", package: "swift-log", condition: .when(traits: ["Logging"])),
+            ]),
+        .target(
+            name: "RequestKitMetrics",
+            dependencies: [
+                "RequestKit", "RequestKitConventions",
+                .product(name: "CoreMetrics", package: "swift-metrics", condition: .when(traits: ["Metrics"])),
+            ]),
+        .target(
+            name: "RequestKitTracing",
+            dependencies: [
+                "RequestKit", "RequestKitConventions",
+                .product(name: "Tracing", package: "swift-distributed-tracing", condition: .when(traits: ["Tracing"])),
+                .product(
+                    name: "ServiceContextModule", package: "swift-service-context",
+                    condition: .when(traits: ["Tracing"])),
+            ]),
+        .target(
+            name: "RequestKitHTTPTypes",
+            dependencies: [
+                "RequestKit",
+                .product(name: "HTTPTypes", package: "swift-http-types", condition: .when(traits: ["HTTPTypes"])),
+            ]),
         .executableTarget(name: "Examples", dependencies: ["RequestKit", "RequestKitTesting"], path: "Examples"),
         .executableTarget(
             name: "Benchmarks", dependencies: ["RequestKit", "RequestKitNativeTransport", "RequestKitTesting"],
@@ -125,7 +181,38 @@ let package = Package(
             ],
             exclude: ["Replay/Cassettes", "Proxy/Data"]),
         .testTarget(name: "InteropTests", dependencies: ["RequestKit"]),
-        .testTarget(name: "SnippetTests", dependencies: ["RequestKit", "RequestKitTesting"], exclude: ["Cassettes"]),
+        // The integrations' tests, against each library's own test doubles; each file is empty unless its trait is
+        // enabled (`bash Scripts/test-traits.sh`).
+        .testTarget(
+            name: "IntegrationTests",
+            dependencies: [
+                "RequestKit", "RequestKitTesting", "RequestKitLogging", "RequestKitMetrics", "RequestKitTracing",
+                "RequestKitHTTPTypes",
+                .product(name: "Logging", package: "swift-log", condition: .when(traits: ["Logging"])),
+                .product(name: "InMemoryLogging", package: "swift-log", condition: .when(traits: ["Logging"])),
+                .product(name: "CoreMetrics", package: "swift-metrics", condition: .when(traits: ["Metrics"])),
+                .product(name: "MetricsTestKit", package: "swift-metrics", condition: .when(traits: ["Metrics"])),
+                .product(name: "Tracing", package: "swift-distributed-tracing", condition: .when(traits: ["Tracing"])),
+                .product(
+                    name: "InMemoryTracing", package: "swift-distributed-tracing", condition: .when(traits: ["Tracing"])
+                ),
+                .product(
+                    name: "ServiceContextModule", package: "swift-service-context",
+                    condition: .when(traits: ["Tracing"])),
+                .product(name: "HTTPTypes", package: "swift-http-types", condition: .when(traits: ["HTTPTypes"])),
+            ]),
+        // The documents' code blocks; a block marked `<!-- snippet: trait <Trait> -->` compiles only with its trait.
+        .testTarget(
+            name: "SnippetTests",
+            dependencies: [
+                "RequestKit", "RequestKitTesting", "RequestKitLogging", "RequestKitMetrics", "RequestKitTracing",
+                "RequestKitHTTPTypes",
+                .product(name: "Logging", package: "swift-log", condition: .when(traits: ["Logging"])),
+                .product(name: "Metrics", package: "swift-metrics", condition: .when(traits: ["Metrics"])),
+                .product(name: "Tracing", package: "swift-distributed-tracing", condition: .when(traits: ["Tracing"])),
+                .product(name: "HTTPTypes", package: "swift-http-types", condition: .when(traits: ["HTTPTypes"])),
+            ],
+            exclude: ["Cassettes"]),
     ],
     swiftLanguageModes: [.v6]
 )
