@@ -1,0 +1,96 @@
+#if Metrics
+import CoreMetrics
+import Foundation
+import RequestKit
+import RequestKitConventions
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// An ``EventMonitor`` that records OpenTelemetry's HTTP client instruments through swift-metrics.
+///
+/// - `http.client.request.duration`: a `Timer` (preferred unit seconds) per attempt, from sending it to its
+///   response's head or its failure: a retry and each redirect hop are requests of their own, as OpenTelemetry
+///   counts them.
+/// - `http.client.active_requests`: a `Meter` incremented when an attempt is sent and decremented when it ends.
+///
+/// Dimensions are low in cardinality, never the path or the query: `http.request.method` (`_OTHER` for a method
+/// outside the known set), `server.address`, `server.port` and `url.scheme`; the duration adds
+/// `http.response.status_code`, `network.protocol.version` (`1.1`, `2`) and `error.type` (the status from 400, or
+/// the ``RequestError/Kind`` of a failure) when known.
+///
+/// ```swift
+/// import Metrics
+/// import RequestKitMetrics
+///
+/// let client = Client(baseURL: url) { $0.monitors = [MetricsMonitor()] }  // MetricsSystem's factory
+/// ```
+public struct MetricsMonitor: EventMonitor {
+    private let factory: any MetricsFactory
+
+    /// Creates a monitor recording through `factory`.
+    ///
+    /// ```swift
+    /// let monitor = MetricsMonitor(factory: MetricsSystem.factory)
+    /// ```
+    /// - Parameter factory: The backend; the one `MetricsSystem.bootstrap` installed unless given.
+    public init(factory: any MetricsFactory = MetricsSystem.factory) {
+        self.factory = factory
+    }
+
+    /// `http.client.request.duration`.
+    public static let requestDuration = "http.client.request.duration"
+    /// `http.client.active_requests`.
+    public static let activeRequests = "http.client.active_requests"
+
+    public func requestStarted(_ request: URLRequest, attempt: Int) {
+        Meter(label: Self.activeRequests, dimensions: Self.dimensions(of: request), factory: factory).increment()
+    }
+
+    public func responseReceived(_ response: Response, for request: URLRequest, duration: Double, attempt: Int) {
+        Meter(label: Self.activeRequests, dimensions: Self.dimensions(of: request), factory: factory).decrement()
+        var dimensions = Self.dimensions(of: request)
+        dimensions.append(("http.response.status_code", String(response.statusCode)))
+        if let version = HTTPClientConventions.protocolVersion(
+            ofNetworkProtocol: response.metrics.attempts.last?.networkProtocol)
+        {
+            dimensions.append(("network.protocol.version", version))
+        }
+        if let type = HTTPClientConventions.errorType(ofStatus: response.statusCode) {
+            dimensions.append(("error.type", type))
+        }
+        record(duration, dimensions: dimensions)
+    }
+
+    public func requestFailed(_ error: RequestError, for request: URLRequest, duration: Double, attempt: Int) {
+        Meter(label: Self.activeRequests, dimensions: Self.dimensions(of: request), factory: factory).decrement()
+        var dimensions = Self.dimensions(of: request)
+        if let version = HTTPClientConventions.protocolVersion(
+            ofNetworkProtocol: error.metrics?.attempts.last?.networkProtocol)
+        {
+            dimensions.append(("network.protocol.version", version))
+        }
+        dimensions.append(("error.type", HTTPClientConventions.errorType(of: error)))
+        record(duration, dimensions: dimensions)
+    }
+
+    private func record(_ seconds: Double, dimensions: [(String, String)]) {
+        let timer = CoreMetrics.Timer(
+            label: Self.requestDuration, dimensions: dimensions, preferredDisplayUnit: .seconds, factory: factory)
+        // At most about 285 years, so the conversion never traps.
+        timer.recordNanoseconds(Int64((min(max(0, seconds), 9e9) * 1e9).rounded()))
+    }
+
+    /// The dimensions every instrument has.
+    static func dimensions(of request: URLRequest) -> [(String, String)] {
+        var dimensions = [("http.request.method", HTTPClientConventions.method(of: request))]
+        if let address = HTTPClientConventions.serverAddress(of: request) {
+            dimensions.append(("server.address", address))
+        }
+        if let port = HTTPClientConventions.serverPort(of: request) { dimensions.append(("server.port", String(port))) }
+        if let scheme = request.url?.scheme?.lowercased() { dimensions.append(("url.scheme", scheme)) }
+        return dimensions
+    }
+}
+#endif
