@@ -34,7 +34,8 @@ extension Exchange {
         var count = 0
         // The attempts of the hops before this one: a response's metrics show every hop.
         var earlier: [RequestMetrics.Attempt] = []
-        let traceparent = parts.hasOptions ? parts[option: TraceparentKey.self] : nil
+        let traceparent = Self.sentTraceparent(
+            first, built: parts.hasOptions ? parts[option: TraceparentKey.self] : nil, isAdapted: !interceptors.isEmpty)
         let cookieJar = self.cookieJar
         let cache = self.cache
         // A request nothing changed since it was built was checked when it was built.
@@ -81,6 +82,14 @@ extension Exchange {
                 request = .given(next)
             }
         }
+    }
+
+    /// The `traceparent` a request was sent with: the one ``TraceContext`` set when it was built (`built`), or, when
+    /// interceptors adapted it, the field as they left it: a tracer's propagation replaces ``TraceContext``'s, and
+    /// the metrics report the one sent.
+    static func sentTraceparent(_ head: TransferRequest.Head, built: String?, isAdapted: Bool) -> String? {
+        guard isAdapted, case .given(let request) = head else { return built }
+        return request.value(forHTTPHeaderField: "traceparent")
     }
 
     /// `error` with the attempts before it first in its metrics.

@@ -186,6 +186,30 @@ struct TraceContextTests {
         #expect(untraced.metrics.attempts.first?.traceparent == nil)
     }
 
+    @Test("An interceptor's traceparent (a tracer's propagation) replaces TraceContext's, and the metrics report it")
+    func replacedByInterceptor() async throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        let tracer = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"
+        let response = try await Request {
+            Url(server.url("/get"))
+            TraceContext(traceparent: Self.incoming)
+            Intercept(HeaderSetter(name: "traceparent", value: tracer))
+        }.send()
+        #expect(server.requests.map { $0.header("traceparent") } == [tracer])
+        #expect(response.metrics.attempts.map(\.traceparent) == [tracer])
+        #expect(response.metrics.attempts.first?.spanID == "b7ad6b7169203331")
+        // An interceptor that leaves the field alone keeps TraceContext's, as built.
+        let kept = try await Request {
+            Url(server.url("/get"))
+            TraceContext(traceparent: Self.incoming)
+            Intercept(HeaderSetter(name: "X-Other", value: "1"))
+        }.send()
+        let sent = try #require(server.requests.last?.header("traceparent"))
+        #expect(sent.hasPrefix("00-4bf92f3577b34da6a3ce929d0e0e4736-"))
+        #expect(kept.metrics.attempts.map(\.traceparent) == [sent])
+    }
+
     @Test("ConsoleLogger's request line shows the traceparent sent")
     func logged() async throws {
         let server = try TestServer()
