@@ -6,8 +6,10 @@ Usage: python3 Scripts/generate-snippets.py
 
 Each block becomes the body of an `async throws` function (import lines dropped), with the names it uses from
 outside defined in Tests/SnippetTests/SnippetContext.swift. Put `<!-- snippet: file -->` on the line before a
-block to compile it at file scope instead, or `<!-- snippet: skip -->` for a block that is not Swift source
-(a Package.swift fragment, say).
+block to compile it at file scope instead, `<!-- snippet: skip -->` for a block that is not Swift source
+(a Package.swift fragment, say), or `<!-- snippet: trait Logging -->` for a block that uses a trait's module: it is
+compiled, with its own imports, only in a build with that trait enabled (`#if Logging`); `trait Logging,Tracing`
+needs both.
 """
 import pathlib
 import re
@@ -18,12 +20,12 @@ output = root / "Tests/SnippetTests/DocumentedSnippets.swift"
 
 
 def snippets(path):
-    """Yields (mode, code) for each swift block, mode being 'function', 'file' or 'skip'."""
+    """Yields (mode, code) for each swift block, mode being 'function', 'file', 'skip' or 'trait NAME'."""
     lines = path.read_text().split("\n")
     mode, block = "function", None
     for line in lines:
         if block is None:
-            marker = re.fullmatch(r"<!-- snippet: (file|skip) -->", line.strip())
+            marker = re.fullmatch(r"<!-- snippet: (file|skip|trait [A-Za-z][A-Za-z0-9]*(?:,[A-Za-z][A-Za-z0-9]*)*) -->", line.strip())
             if marker:
                 mode = marker.group(1)
             elif line.strip() == "```swift":
@@ -57,13 +59,23 @@ def unused_bindings(code):
     return re.findall(r"^(?:let|var) ([A-Za-z_][A-Za-z0-9_]*)\b", code, flags=re.MULTILINE)
 
 
-functions, file_scope, records = [], [], []
+functions, file_scope, traits, records = [], [], [], []
 for path in documents:
     relative = path.relative_to(root).as_posix()
     for index, (mode, code) in enumerate(snippets(path), start=1):
         name = identifier(path, index)
         records.append(f"    DocumentedSnippet(document: \"{relative}\", index: {index}, code: {swift_string(code)}),")
         if mode == "skip":
+            continue
+        if mode.startswith("trait "):
+            imports = "".join(line + "\n" for line in code.split("\n") if line.startswith("import "))
+            body = "\n".join(line for line in code.split("\n") if not line.startswith("import "))
+            uses = "".join(f"\n        _ = {binding}" for binding in unused_bindings(body))
+            traits.append(
+                f"// {relative}, block {index}: only with its traits enabled\n#if {' && '.join(mode[6:].split(','))}\n{imports}"
+                f"extension DocumentedCode {{\n    static func snippet{name}() async throws {{\n{indented(body)}{uses}\n"
+                f"    }}\n}}\n#endif\n"
+            )
             continue
         body = "\n".join(line for line in code.split("\n") if not line.startswith("import "))
         if mode == "file":
@@ -92,6 +104,7 @@ enum DocumentedCode {{
 {chr(10).join(functions)}}}
 
 {chr(10).join(file_scope)}
+{chr(10).join(traits)}
 /// Every swift block of the documents, as written, in order.
 let documentedSnippets: [DocumentedSnippet] = [
 {chr(10).join(records)}
@@ -99,4 +112,4 @@ let documentedSnippets: [DocumentedSnippet] = [
 """
 output.write_text(text)
 print(f"wrote {output.relative_to(root)}: {len(records)} blocks, {len(functions)} compiled as functions, "
-      f"{len(file_scope)} at file scope")
+      f"{len(file_scope)} at file scope, {len(traits)} only with their trait")

@@ -38,8 +38,8 @@ enum DocumentedCode {
         _ = upstream
     }
 
-    // README.md, block 5
-    static func snippetREADME5() async throws {
+    // README.md, block 7
+    static func snippetREADME7() async throws {
         let request = Request {
             Url("http://127.0.0.1:8080/api")
             Path("users", userID, "posts")               // each value one segment: "/" inside it is encoded
@@ -53,13 +53,13 @@ enum DocumentedCode {
         _ = request
     }
 
-    // README.md, block 6
-    static func snippetREADME6() async throws {
+    // README.md, block 8
+    static func snippetREADME8() async throws {
         print(request.cURL)   // a curl command to paste into a shell, the Authorization header's value redacted
     }
 
-    // README.md, block 7
-    static func snippetREADME7() async throws {
+    // README.md, block 9
+    static func snippetREADME9() async throws {
         let response = try await request.send()      // any status; response.status, .headers["content-type"], .body, .url
         let data = try await request.data()          // validated: a 404 throws
         let user = try await request.decode(User.self)
@@ -70,8 +70,8 @@ enum DocumentedCode {
         _ = todos
     }
 
-    // README.md, block 8
-    static func snippetREADME8() async throws {
+    // README.md, block 10
+    static func snippetREADME10() async throws {
         let handle = AnyRequest<[Todo]> { Url("http://127.0.0.1:8080/todos") }
             .onObject { todos in print(todos.count) }    // success only
             .onError { error in print(error) }           // transport, timeout, status, decoding: nothing vanishes
@@ -80,8 +80,8 @@ enum DocumentedCode {
         _ = handle
     }
 
-    // README.md, block 9
-    static func snippetREADME9() async throws {
+    // README.md, block 11
+    static func snippetREADME11() async throws {
         let client = try Client(baseURL: "https://api.example.com/v1/") { configuration in
             configuration.retryPolicy = .exponential(maxAttempts: 3)   // idempotent methods; honours Retry-After
             configuration.useBearerToken(savedToken) { rejected in   // called once per 401, however many requests got it
@@ -93,8 +93,8 @@ enum DocumentedCode {
         _ = profile
     }
 
-    // README.md, block 10
-    static func snippetREADME10() async throws {
+    // README.md, block 12
+    static func snippetREADME12() async throws {
         let results = try await RequestGroup(maxConcurrent: 4) {
             for id in ids { Request { Url("http://127.0.0.1:8080/todos/\(id)") } }
         }.send()                                   // [Result<Response, RequestError>]; a 404 is a failure in its slot
@@ -104,8 +104,8 @@ enum DocumentedCode {
         _ = results
     }
 
-    // README.md, block 11
-    static func snippetREADME11() async throws {
+    // README.md, block 13
+    static func snippetREADME13() async throws {
         let cache = ResponseCache(.memory(maxBytes: 32 << 20))     // or .disk(at: directory, maxBytes: 256 << 20)
         let todos = try await Request {
             Url("http://127.0.0.1:8080/todos")
@@ -116,15 +116,15 @@ enum DocumentedCode {
         _ = todos
     }
 
-    // README.md, block 12
-    static func snippetREADME12() async throws {
+    // README.md, block 14
+    static func snippetREADME14() async throws {
         let log = Request { Url("http://127.0.0.1:8080/log") }
         for try await line in try await log.stream().lines { print(line) }   // cancelling the task closes the connection
         _ = log
     }
 
-    // README.md, block 13
-    static func snippetREADME13() async throws {
+    // README.md, block 15
+    static func snippetREADME15() async throws {
         let socket = try await WebSocket {
             Url("wss://api.example.com/feed")
             Header.Authorization(.bearer(token))
@@ -137,8 +137,8 @@ enum DocumentedCode {
         _ = socket
     }
 
-    // README.md, block 14
-    static func snippetREADME14() async throws {
+    // README.md, block 16
+    static func snippetREADME16() async throws {
         do {
             let todo = try await Request { Url("http://127.0.0.1:8080/todos/1") }.decode(Todo.self)
             try JSONEncoder().encode(todo).write(to: URL(fileURLWithPath: "/tmp/todo.json"))
@@ -149,8 +149,8 @@ enum DocumentedCode {
         }
     }
 
-    // README.md, block 15
-    static func snippetREADME15() async throws {
+    // README.md, block 17
+    static func snippetREADME17() async throws {
         let transport = NativeTransport {
             $0.maxConnectionsPerHost = 8       // requests over the limit wait their turn
             $0.idleConnectionTimeout = 30      // idle kept-alive connections close after 30 s
@@ -160,24 +160,24 @@ enum DocumentedCode {
         _ = todo
     }
 
-    // README.md, block 16
-    static func snippetREADME16() async throws {
+    // README.md, block 18
+    static func snippetREADME18() async throws {
         let sidecar = NativeTransport { $0.http2 = .priorKnowledge(for: ["127.0.0.1:8080"]) }   // h2c to that server
         let classic = NativeTransport { $0.http2 = .disabled }                                  // HTTP/1.1 everywhere
         _ = sidecar
         _ = classic
     }
 
-    // README.md, block 17
-    static func snippetREADME17() async throws {
+    // README.md, block 19
+    static func snippetREADME19() async throws {
         let proxied = NativeTransport {
             $0.proxy = .http(host: "proxy.internal", port: 3128, excluding: "localhost,.internal")
         }
         _ = proxied
     }
 
-    // README.md, block 18
-    static func snippetREADME18() async throws {
+    // README.md, block 20
+    static func snippetREADME20() async throws {
         let companyCA = NativeTransport { $0.tls = TLSConfiguration(additionalRoots: [.file("/etc/ssl/internal-ca.pem")]) }
         _ = companyCA
     }
@@ -1467,7 +1467,7 @@ enum DocumentedCode {
     }
 }
 
-// README.md, block 19
+// README.md, block 21
 @Test func sendsTheTitle() async throws {
     let server = try TestServer()
     defer { server.stop() }
@@ -1475,7 +1475,7 @@ enum DocumentedCode {
     #expect(server.requests.last?.body == Data(#"{"title":"x"}"#.utf8))
 }
 
-// README.md, block 20
+// README.md, block 22
 @Test(.cassette("todos"))
 func replaysTheRecordedTodos() async throws {
     let transport = try #require(RecordingTransport.current)
@@ -1659,6 +1659,117 @@ func report(_ socket: WebSocket.Socket) async {
     }
 }
 
+// README.md, block 6: only with its traits enabled
+#if Logging && Metrics && Tracing
+import Logging
+import Metrics
+import RequestKitLogging
+import RequestKitMetrics
+import RequestKitTracing
+extension DocumentedCode {
+    static func snippetREADME6() async throws {
+
+        let client = Client(baseURL: apiURL) { configuration in
+            configuration.monitors = [LoggingMonitor(logger: Logger(label: "orders")), MetricsMonitor()]
+            configuration.defaults = [Traced()]  // a client span per request, its context in the request's headers
+        }
+        _ = client
+    }
+}
+#endif
+
+// Sources/RequestKit/RequestKit.docc/ConvertingToHTTPTypes.md, block 1: only with its traits enabled
+#if HTTPTypes
+import HTTPTypes
+import RequestKitHTTPTypes
+extension DocumentedCode {
+    static func snippetConvertingToHTTPTypes1() async throws {
+
+        let parts = Request {
+            Url("https://api.example.com/users")
+            Query("page", value: "2")
+            Header.Accept(.json)
+        }.parts()
+        let request = try HTTPRequest(parts)  // GET, https, api.example.com, /users?page=2, Accept
+        let again = try RequestParts(request)
+        let head = try HTTPResponse(Response(status: 404))
+        let response = Response(head, body: Data("gone".utf8))
+        _ = parts
+        _ = request
+        _ = again
+        _ = head
+        _ = response
+    }
+}
+#endif
+
+// Sources/RequestKit/RequestKit.docc/InAServer.md, block 2: only with its traits enabled
+#if Logging
+import Logging
+import RequestKitLogging
+extension DocumentedCode {
+    static func snippetInAServer2() async throws {
+
+        let client = Client(baseURL: apiURL) { configuration in
+            configuration.monitors = [LoggingMonitor(logger: Logger(label: "orders"))]
+        }
+        _ = client
+    }
+}
+#endif
+
+// Sources/RequestKit/RequestKit.docc/LoggingWithSwiftLog.md, block 1: only with its traits enabled
+#if Logging
+import Logging
+import RequestKitLogging
+extension DocumentedCode {
+    static func snippetLoggingWithSwiftLog1() async throws {
+
+        let logger = Logger(label: "orders")
+        let client = Client(baseURL: apiURL) { configuration in
+            configuration.monitors = [LoggingMonitor(logger: logger, level: .info, failureLevel: .warning)]
+        }
+        let order = try await client.send(Request { Path("orders/1") })
+        _ = logger
+        _ = client
+        _ = order
+    }
+}
+#endif
+
+// Sources/RequestKit/RequestKit.docc/MetricsWithSwiftMetrics.md, block 1: only with its traits enabled
+#if Metrics
+import Metrics
+import RequestKitMetrics
+extension DocumentedCode {
+    static func snippetMetricsWithSwiftMetrics1() async throws {
+
+        let client = Client(baseURL: apiURL) { configuration in
+            configuration.monitors = [MetricsMonitor(factory: MetricsSystem.factory)]
+        }
+        _ = client
+    }
+}
+#endif
+
+// Sources/RequestKit/RequestKit.docc/TracingWithSwiftDistributedTracing.md, block 1: only with its traits enabled
+#if Tracing
+import RequestKitTracing
+import Tracing
+extension DocumentedCode {
+    static func snippetTracingWithSwiftDistributedTracing1() async throws {
+
+        let client = Client(baseURL: apiURL) { configuration in
+            configuration.defaults = [Traced()]
+        }
+        try await withSpan("checkout") { _ in
+            _ = try await client.send(Request { Path("orders") })
+        }
+        _ = client
+    }
+}
+#endif
+
 /// Every swift block of the documents, as written, in order.
 let documentedSnippets: [DocumentedSnippet] = [
     DocumentedSnippet(document: "README.md", index: 1, code: #"""
@@ -1700,6 +1811,22 @@ let upstream = try await RequestKit.Request {
 }.json()
 """#),
     DocumentedSnippet(document: "README.md", index: 5, code: #"""
+.package(url: "https://github.com/your-org/RequestKit.git", from: "0.1.0", traits: ["Logging", "Metrics", "Tracing"]),
+// and in the target: .product(name: "RequestKitLogging", package: "RequestKit"), RequestKitMetrics, RequestKitTracing
+"""#),
+    DocumentedSnippet(document: "README.md", index: 6, code: #"""
+import Logging
+import Metrics
+import RequestKitLogging
+import RequestKitMetrics
+import RequestKitTracing
+
+let client = Client(baseURL: apiURL) { configuration in
+    configuration.monitors = [LoggingMonitor(logger: Logger(label: "orders")), MetricsMonitor()]
+    configuration.defaults = [Traced()]  // a client span per request, its context in the request's headers
+}
+"""#),
+    DocumentedSnippet(document: "README.md", index: 7, code: #"""
 let request = Request {
     Url("http://127.0.0.1:8080/api")
     Path("users", userID, "posts")               // each value one segment: "/" inside it is encoded
@@ -1711,23 +1838,23 @@ let request = Request {
     Timeout(60, for: .resource)                   // total deadline
 }
 """#),
-    DocumentedSnippet(document: "README.md", index: 6, code: #"""
+    DocumentedSnippet(document: "README.md", index: 8, code: #"""
 print(request.cURL)   // a curl command to paste into a shell, the Authorization header's value redacted
 """#),
-    DocumentedSnippet(document: "README.md", index: 7, code: #"""
+    DocumentedSnippet(document: "README.md", index: 9, code: #"""
 let response = try await request.send()      // any status; response.status, .headers["content-type"], .body, .url
 let data = try await request.data()          // validated: a 404 throws
 let user = try await request.decode(User.self)
 let todos = try await AnyRequest<[Todo]>(decoder: myDecoder) { Url("http://127.0.0.1:8080/todos") }.value()
 """#),
-    DocumentedSnippet(document: "README.md", index: 8, code: #"""
+    DocumentedSnippet(document: "README.md", index: 10, code: #"""
 let handle = AnyRequest<[Todo]> { Url("http://127.0.0.1:8080/todos") }
     .onObject { todos in print(todos.count) }    // success only
     .onError { error in print(error) }           // transport, timeout, status, decoding: nothing vanishes
     .call()                                       // or .call(on: .main) to run the handlers on a queue
 await handle.wait()
 """#),
-    DocumentedSnippet(document: "README.md", index: 9, code: #"""
+    DocumentedSnippet(document: "README.md", index: 11, code: #"""
 let client = try Client(baseURL: "https://api.example.com/v1/") { configuration in
     configuration.retryPolicy = .exponential(maxAttempts: 3)   // idempotent methods; honours Retry-After
     configuration.useBearerToken(savedToken) { rejected in   // called once per 401, however many requests got it
@@ -1736,7 +1863,7 @@ let client = try Client(baseURL: "https://api.example.com/v1/") { configuration 
 }
 let profile = try await client.decode(Request { Path("me") }, as: Profile.self)
 """#),
-    DocumentedSnippet(document: "README.md", index: 10, code: #"""
+    DocumentedSnippet(document: "README.md", index: 12, code: #"""
 let results = try await RequestGroup(maxConcurrent: 4) {
     for id in ids { Request { Url("http://127.0.0.1:8080/todos/\(id)") } }
 }.send()                                   // [Result<Response, RequestError>]; a 404 is a failure in its slot
@@ -1744,7 +1871,7 @@ for await result in status.poll(every: .seconds(10), until: { (try? $0.json().do
     if case .changed(let response) = result { print(try response.json()) }   // a 304 arrives as .unchanged
 }
 """#),
-    DocumentedSnippet(document: "README.md", index: 11, code: #"""
+    DocumentedSnippet(document: "README.md", index: 13, code: #"""
 let cache = ResponseCache(.memory(maxBytes: 32 << 20))     // or .disk(at: directory, maxBytes: 256 << 20)
 let todos = try await Request {
     Url("http://127.0.0.1:8080/todos")
@@ -1752,11 +1879,11 @@ let todos = try await Request {
 }.send()
 print(todos.cacheStatus)   // .network the first time; .hit while fresh; .revalidated after a 304
 """#),
-    DocumentedSnippet(document: "README.md", index: 12, code: #"""
+    DocumentedSnippet(document: "README.md", index: 14, code: #"""
 let log = Request { Url("http://127.0.0.1:8080/log") }
 for try await line in try await log.stream().lines { print(line) }   // cancelling the task closes the connection
 """#),
-    DocumentedSnippet(document: "README.md", index: 13, code: #"""
+    DocumentedSnippet(document: "README.md", index: 15, code: #"""
 let socket = try await WebSocket {
     Url("wss://api.example.com/feed")
     Header.Authorization(.bearer(token))
@@ -1767,7 +1894,7 @@ for try await message in socket.messages {
 }
 try await socket.close(.normalClosure, reason: "done")
 """#),
-    DocumentedSnippet(document: "README.md", index: 14, code: #"""
+    DocumentedSnippet(document: "README.md", index: 16, code: #"""
 do {
     let todo = try await Request { Url("http://127.0.0.1:8080/todos/1") }.decode(Todo.self)
     try JSONEncoder().encode(todo).write(to: URL(fileURLWithPath: "/tmp/todo.json"))
@@ -1777,26 +1904,26 @@ do {
     print(error.localizedDescription, error.requestError?.metrics?.attempts.last?.timeline ?? "")
 }
 """#),
-    DocumentedSnippet(document: "README.md", index: 15, code: #"""
+    DocumentedSnippet(document: "README.md", index: 17, code: #"""
 let transport = NativeTransport {
     $0.maxConnectionsPerHost = 8       // requests over the limit wait their turn
     $0.idleConnectionTimeout = 30      // idle kept-alive connections close after 30 s
 }
 let todo = try await Request { Url("http://127.0.0.1:8080/todos/1"); Using(transport) }.json()
 """#),
-    DocumentedSnippet(document: "README.md", index: 16, code: #"""
+    DocumentedSnippet(document: "README.md", index: 18, code: #"""
 let sidecar = NativeTransport { $0.http2 = .priorKnowledge(for: ["127.0.0.1:8080"]) }   // h2c to that server
 let classic = NativeTransport { $0.http2 = .disabled }                                  // HTTP/1.1 everywhere
 """#),
-    DocumentedSnippet(document: "README.md", index: 17, code: #"""
+    DocumentedSnippet(document: "README.md", index: 19, code: #"""
 let proxied = NativeTransport {
     $0.proxy = .http(host: "proxy.internal", port: 3128, excluding: "localhost,.internal")
 }
 """#),
-    DocumentedSnippet(document: "README.md", index: 18, code: #"""
+    DocumentedSnippet(document: "README.md", index: 20, code: #"""
 let companyCA = NativeTransport { $0.tls = TLSConfiguration(additionalRoots: [.file("/etc/ssl/internal-ca.pem")]) }
 """#),
-    DocumentedSnippet(document: "README.md", index: 19, code: ##"""
+    DocumentedSnippet(document: "README.md", index: 21, code: ##"""
 @Test func sendsTheTitle() async throws {
     let server = try TestServer()
     defer { server.stop() }
@@ -1804,7 +1931,7 @@ let companyCA = NativeTransport { $0.tls = TLSConfiguration(additionalRoots: [.f
     #expect(server.requests.last?.body == Data(#"{"title":"x"}"#.utf8))
 }
 """##),
-    DocumentedSnippet(document: "README.md", index: 20, code: ##"""
+    DocumentedSnippet(document: "README.md", index: 22, code: ##"""
 @Test(.cassette("todos"))
 func replaysTheRecordedTodos() async throws {
     let transport = try #require(RecordingTransport.current)
@@ -2201,6 +2328,20 @@ let containers = try await Request {
 }.send()
 print(containers.statusCode)
 """#),
+    DocumentedSnippet(document: "Sources/RequestKit/RequestKit.docc/ConvertingToHTTPTypes.md", index: 1, code: #"""
+import HTTPTypes
+import RequestKitHTTPTypes
+
+let parts = Request {
+    Url("https://api.example.com/users")
+    Query("page", value: "2")
+    Header.Accept(.json)
+}.parts()
+let request = try HTTPRequest(parts)  // GET, https, api.example.com, /users?page=2, Accept
+let again = try RequestParts(request)
+let head = try HTTPResponse(Response(status: 404))
+let response = Response(head, body: Data("gone".utf8))
+"""#),
     DocumentedSnippet(document: "Sources/RequestKit/RequestKit.docc/ErrorsMetricsAndLimits.md", index: 1, code: #"""
 do {
     let todo = try await Request { Url("http://127.0.0.1:8080/todos/1") }.decode(Todo.self)
@@ -2433,6 +2574,44 @@ print(response.metrics.attempts.last?.networkProtocol ?? "")  // "h2" when the s
     DocumentedSnippet(document: "Sources/RequestKit/RequestKit.docc/HTTPVersions.md", index: 2, code: #"""
 let classic = NativeTransport { $0.http2 = .disabled }
 let sidecar = NativeTransport { $0.http2 = .priorKnowledge(for: ["127.0.0.1:15001"]) }
+"""#),
+    DocumentedSnippet(document: "Sources/RequestKit/RequestKit.docc/InAServer.md", index: 1, code: #"""
+dependencies: [
+    .package(url: "https://github.com/your-org/RequestKit.git", from: "0.1.0", traits: ["Logging", "Tracing"]),
+],
+targets: [
+    .target(name: "MyService", dependencies: [
+        .product(name: "RequestKit", package: "RequestKit"),
+        .product(name: "RequestKitLogging", package: "RequestKit"),
+        .product(name: "RequestKitTracing", package: "RequestKit"),
+    ]),
+]
+"""#),
+    DocumentedSnippet(document: "Sources/RequestKit/RequestKit.docc/InAServer.md", index: 2, code: #"""
+import Logging
+import RequestKitLogging
+
+let client = Client(baseURL: apiURL) { configuration in
+    configuration.monitors = [LoggingMonitor(logger: Logger(label: "orders"))]
+}
+"""#),
+    DocumentedSnippet(document: "Sources/RequestKit/RequestKit.docc/LoggingWithSwiftLog.md", index: 1, code: #"""
+import Logging
+import RequestKitLogging
+
+let logger = Logger(label: "orders")
+let client = Client(baseURL: apiURL) { configuration in
+    configuration.monitors = [LoggingMonitor(logger: logger, level: .info, failureLevel: .warning)]
+}
+let order = try await client.send(Request { Path("orders/1") })
+"""#),
+    DocumentedSnippet(document: "Sources/RequestKit/RequestKit.docc/MetricsWithSwiftMetrics.md", index: 1, code: #"""
+import Metrics
+import RequestKitMetrics
+
+let client = Client(baseURL: apiURL) { configuration in
+    configuration.monitors = [MetricsMonitor(factory: MetricsSystem.factory)]
+}
 """#),
     DocumentedSnippet(document: "Sources/RequestKit/RequestKit.docc/ReadingJSON.md", index: 1, code: #"""
 func parseDocuments() throws {
@@ -2945,6 +3124,17 @@ func clientClockExample() {
     #expect(server.requests.last?.body == Data(#"{"title":"x"}"#.utf8))
 }
 """##),
+    DocumentedSnippet(document: "Sources/RequestKit/RequestKit.docc/TracingWithSwiftDistributedTracing.md", index: 1, code: #"""
+import RequestKitTracing
+import Tracing
+
+let client = Client(baseURL: apiURL) { configuration in
+    configuration.defaults = [Traced()]
+}
+try await withSpan("checkout") { _ in
+    _ = try await client.send(Request { Path("orders") })
+}
+"""#),
     DocumentedSnippet(document: "Sources/RequestKit/RequestKit.docc/TransfersAndStreaming.md", index: 1, code: #"""
 func uploadReport(file: URL) async throws -> Json {
     try await Request {
