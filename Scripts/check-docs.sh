@@ -13,10 +13,11 @@ graphs="$root/.build-docs/symbol-graphs"
 # re-exports its layers (RequestKitJSON, RequestKitModel, ...), whose graphs are merged into one graph of RequestKit,
 # the module users import.
 mkdir -p "$root/.build-docs"
-swift package --scratch-path "$root/.build-docs/build" dump-symbol-graph --minimum-access-level public \
+# Not `swift package dump-symbol-graph`, which resolves every trait's package (Scripts/dump-symbol-graphs.sh).
+bash "$root/Scripts/dump-symbol-graphs.sh" "${REQUESTKIT_DOCS_SCRATCH:-$root/.build-docs/build}" \
     >"$root/.build-docs/dump.log" 2>&1 || true
 rm -rf "$graphs" && mkdir -p "$graphs"
-python3 "$root/Scripts/merge-symbol-graphs.py" "$(echo "$root"/.build-docs/build/*/symbolgraph)" "$graphs"
+python3 "$root/Scripts/merge-symbol-graphs.py" "$(echo "${REQUESTKIT_DOCS_SCRATCH:-$root/.build-docs/build}"/*/symbolgraph)" "$graphs"
 test -s "$graphs/RequestKitTesting.symbols.json"
 
 docc convert "$root/Sources/RequestKit/RequestKit.docc" \

@@ -25,10 +25,11 @@ elif [ -n "${1:-}" ]; then
 fi
 
 mkdir -p "$root/.build-docs"
-swift package --scratch-path "$root/.build-docs/build" dump-symbol-graph --minimum-access-level public \
+# Not `swift package dump-symbol-graph`, which resolves every trait's package (Scripts/dump-symbol-graphs.sh).
+bash "$root/Scripts/dump-symbol-graphs.sh" "${REQUESTKIT_DOCS_SCRATCH:-$root/.build-docs/build}" \
     >"$root/.build-docs/dump.log" 2>&1 || true
 current="$root/.build-docs/public-api.txt"
-if ! python3 "$root/Scripts/public-api.py" "$(echo "$root"/.build-docs/build/*/symbolgraph)" >"$current"; then
+if ! python3 "$root/Scripts/public-api.py" "$(echo "${REQUESTKIT_DOCS_SCRATCH:-$root/.build-docs/build}"/*/symbolgraph)" >"$current"; then
     echo "error: the symbol graphs could not be read; see .build-docs/dump.log" >&2
     exit 1
 fi

@@ -27,9 +27,10 @@ fi
 echo "public or open declaration lines in Sources${commit:+ at $commit}: $lines"
 
 if $symbols; then
-    swift package --scratch-path "$root/.build-docs/build" dump-symbol-graph --minimum-access-level public \
+    # Not `swift package dump-symbol-graph`, which resolves every trait's package (Scripts/dump-symbol-graphs.sh).
+    bash "$root/Scripts/dump-symbol-graphs.sh" "${REQUESTKIT_DOCS_SCRATCH:-$root/.build-docs/build}" \
         >"$root/.build-docs/dump.log" 2>&1 || true
-    python3 - "$(echo "$root"/.build-docs/build/*/symbolgraph)" <<'EOF'
+    python3 - "$(echo "${REQUESTKIT_DOCS_SCRATCH:-$root/.build-docs/build}"/*/symbolgraph)" <<'EOF'
 import glob
 import json
 import re
