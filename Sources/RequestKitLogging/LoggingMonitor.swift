@@ -39,10 +39,22 @@ import FoundationNetworking
 /// redacted) in place of the response's fields.
 public struct LoggingMonitor: EventMonitor {
     /// The logger each record goes to.
+    ///
+    /// ```swift
+    /// monitor.logger.info("sending the orders")
+    /// ```
     public let logger: Logger
     /// The level of a response's record.
+    ///
+    /// ```swift
+    /// let quiet = LoggingMonitor(logger: logger, level: .debug)  // quiet.level == .debug
+    /// ```
     public let level: Logger.Level
     /// The level of a failure's record.
+    ///
+    /// ```swift
+    /// let loud = LoggingMonitor(logger: logger, failureLevel: .error)  // loud.failureLevel == .error
+    /// ```
     public let failureLevel: Logger.Level
     private let sensitiveData: SensitiveData
 

@@ -39,9 +39,17 @@ public struct MetricsMonitor: EventMonitor {
         self.factory = factory
     }
 
-    /// `http.client.request.duration`.
+    /// `http.client.request.duration`, the label of the duration `Timer`.
+    ///
+    /// ```swift
+    /// let timer = try testMetrics.expectTimer(MetricsMonitor.requestDuration, dimensions)
+    /// ```
     public static let requestDuration = "http.client.request.duration"
-    /// `http.client.active_requests`.
+    /// `http.client.active_requests`, the label of the active requests `Meter`.
+    ///
+    /// ```swift
+    /// let meter = try testMetrics.expectMeter(MetricsMonitor.activeRequests, dimensions)
+    /// ```
     public static let activeRequests = "http.client.active_requests"
 
     public func requestStarted(_ request: URLRequest, attempt: Int) {
