@@ -5,7 +5,8 @@ import Foundation
 ///
 /// The default trusts the system's root certificates, found as OpenSSL finds them (honouring `SSL_CERT_FILE` and
 /// `SSL_CERT_DIR`, as curl and Python do), verifies the certificate chain and the host name or IP address, and
-/// negotiates TLS 1.2 or 1.3, offering `http/1.1` by ALPN and sending the host name by SNI.
+/// negotiates TLS 1.2 or 1.3, sending the host name by SNI. By ALPN the native transport offers `h2` and `http/1.1`
+/// (`http/1.1` alone when its HTTP/2 is disabled, and for WebSocket connections).
 ///
 /// ```swift
 /// var tls = TLSConfiguration()
