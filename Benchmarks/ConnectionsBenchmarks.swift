@@ -206,7 +206,7 @@ private final class HoldServer: @unchecked Sendable {
 }
 
 /// Raises the soft limit on open descriptors to `wanted`, or to the hard limit when that is lower.
-private func raiseDescriptorLimit(to wanted: Int) {
+func raiseDescriptorLimit(to wanted: Int) {
     var limit = rlimit()
     #if canImport(Darwin)
     let resource = RLIMIT_NOFILE

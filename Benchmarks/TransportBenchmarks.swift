@@ -154,7 +154,7 @@ struct TransportSample {
 }
 
 /// User plus system CPU time of this process so far, in seconds.
-private func processCPUSeconds() -> Double {
+func processCPUSeconds() -> Double {
     var usage = rusage()
     #if canImport(Darwin)
     getrusage(RUSAGE_SELF, &usage)

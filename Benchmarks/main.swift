@@ -33,6 +33,10 @@ let suites: [(name: String, summary: String, run: () -> Void)] = [
     ("threads", "threads and timeouts of 1,000 requests to a server that never answers", runThreadBenchmarks),
     ("connections", "threads and memory with 10,000 event streams held open", runConnectionsBenchmarks),
     (
+        "websocket", "WebSocket echo rates, 10,000 idle sockets and a 1 GiB stream (needs REQUESTKIT_BENCH_WS_URL)",
+        runWebSocketBenchmarks
+    ),
+    (
         "cache", "ResponseCache hits from memory and disk against loopback round trips; memory of 100,000 entries",
         runCacheBenchmarks
     ),
@@ -52,7 +56,8 @@ if arguments.contains("--help") || arguments.contains("-h") {
     print("       Benchmarks json-parse-round [file ...]")
     print("       Benchmarks codable-profile decode|encode|parse|foundation [rounds] [twitter|citm_catalog|canada]")
     print("       Benchmarks transport-profile [tasks] [seconds] [direct] [https|h2] [nopoll] [nometrics]")
-    print("       Benchmarks cache-profile [hits] [build]\n\nsuites:")
+    print("       Benchmarks cache-profile [hits] [build]")
+    print("       Benchmarks websocket-echo <ws url> <sockets> <seconds> text|binary\n\nsuites:")
     for suite in suites { print("  \(suite.name.padding(toLength: 10, withPad: " ", startingAt: 0))\(suite.summary)") }
     exit(0)
 }
@@ -74,6 +79,9 @@ case "codable-profile":
 case "cache-profile":
     runCacheProfile(
         hits: arguments.dropFirst().compactMap(Int.init).first ?? 10_000, build: arguments.contains("build"))
+    exit(0)
+case "websocket-echo":
+    runWebSocketEcho(Array(arguments.dropFirst()))
     exit(0)
 case "transport-profile":
     let options = arguments.dropFirst()
