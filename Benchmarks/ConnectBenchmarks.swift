@@ -11,7 +11,7 @@ import FoundationNetworking
 /// 1,000 sequential requests to a name with a 60 s TTL cost, counted in the query log of dnsmasq on the network
 /// namespace test host (`Scripts/netns-test-env.sh start`, which sets `REQUESTKIT_NETNS_DNS` and
 /// `REQUESTKIT_NETNS_DNS_LOG`), and the time to a connected socket with the test host's IPv6 path silently dropped,
-/// against curl.
+/// against curl and the AsyncHTTPClient peer (`REQUESTKIT_AHC_PEER`).
 func runConnectBenchmarks() {
     let environment = ProcessInfo.processInfo.environment
     if let text = environment["REQUESTKIT_BENCH_URL"], let url = URL(string: text),
@@ -129,11 +129,13 @@ private func runDNSLookupsPerRequest(server: String, log: String, port: Int) {
             + "\(formatted(Double(max(askedA, askedAAAA)) / Double(requests), decimals: 3)) |")
 }
 
-/// The time to a connected socket with the test host's IPv6 TCP silently dropped (`netns-test-env.sh drop ipv6`),
-/// both addresses given (IPv6 first) so that no lookup is timed: RequestKit through ``DNSOverrides`` on a new
-/// transport each round (its `connect` interval's end from the attempt's start), with its default attempt delay
-/// and with curl's, against curl's `--resolve` with
-/// the same addresses (`-w %{time_connect}`), taking turns; medians of `rounds`, and which address each connected to.
+/// The time to a connected socket and to the response's first byte with the test host's IPv6 TCP silently dropped
+/// (`netns-test-env.sh drop ipv6`), both addresses given (IPv6 first) so that no lookup is timed: RequestKit through
+/// ``DNSOverrides`` on a new transport each round (from the attempt's start), with its default attempt delay and with
+/// curl's; curl's `--resolve` with the same addresses (`-w`); and, when `REQUESTKIT_AHC_PEER` names the peer's
+/// `AHCBenchmarks`, AsyncHTTPClient on a new `HTTPClient` (to the response head), in a process of its own per round
+/// with the name in an `/etc/hosts` of its own (a private mount namespace: `unshare -m`, as root), since it takes no
+/// addresses. Taking turns; medians of `rounds`, and which address each connected to.
 private func runIPv6Dropped(host4: String, host6: String, port: Int, rounds: Int) {
     let name = "dual.requestkit.test"
     let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
@@ -145,12 +147,28 @@ private func runIPv6Dropped(host4: String, host6: String, port: Int, rounds: Int
     }
     defer { _ = output(of: "/bin/bash", [script, "drop", "none"]) }
     let entry = "\(name):\(port):[\(host6)],\(host4)"
+    let peer = ProcessInfo.processInfo.environment["REQUESTKIT_AHC_PEER"]
+    let hosts = FileManager.default.temporaryDirectory.appendingPathComponent("requestkit-connect-hosts")
+    if peer != nil {
+        // IPv6 first, as the other clients are given them.
+        let lines = "127.0.0.1 localhost\n\(host6) \(name)\n\(host4) \(name)\n"
+        try? Data(lines.utf8).write(to: hosts)
+    }
+    defer { try? FileManager.default.removeItem(at: hosts) }
     // RequestKit's default attempt delay (RFC 8305's 250 ms), and curl's 200 ms.
     let delays = [0.25, 0.2]
-    var ours: [[Double]] = delays.map { _ in [] }
-    var oursWon: [[String: Int]] = delays.map { _ in [:] }
-    var theirs: [Double] = []
+    var connected: [[Double]] = delays.map { _ in [] }
+    var firstByte: [[Double]] = delays.map { _ in [] }
+    var won: [[String: Int]] = delays.map { _ in [:] }
+    var curlConnected: [Double] = []
+    var curlFirstByte: [Double] = []
     var curlWon: [String: Int] = [:]
+    var peerHead: [Double] = []
+    var peerFailures = 0
+    func milliseconds(_ from: ContinuousClock.Instant, _ to: ContinuousClock.Instant) -> Double {
+        let (seconds, attoseconds) = from.duration(to: to).components
+        return Double(seconds) * 1e3 + Double(attoseconds) / 1e15
+    }
     for _ in 0..<max(rounds, 1) {
         for (index, delay) in delays.enumerated() {
             var configuration = NativeTransport.Configuration()
@@ -163,19 +181,38 @@ private func runIPv6Dropped(host4: String, host6: String, port: Int, rounds: Int
                     Url(url); Using(transport)
                 }).send().metrics.attempts.last
             }
-            if let attempt, let connected = attempt.connect?.end {
-                let (seconds, attoseconds) = attempt.start.duration(to: connected).components
-                ours[index].append(Double(seconds) * 1e3 + Double(attoseconds) / 1e15)
-                oursWon[index][attempt.remoteAddress ?? "?", default: 0] += 1
+            if let attempt, let end = attempt.connect?.end {
+                connected[index].append(milliseconds(attempt.start, end))
+                if let first = attempt.firstResponseByte { firstByte[index].append(milliseconds(attempt.start, first)) }
+                won[index][attempt.remoteAddress ?? "?", default: 0] += 1
             }
         }
         let curl = output(
             of: "/usr/bin/curl",
-            ["-s", "-o", "/dev/null", "--resolve", entry, "-w", "%{time_connect} %{remote_ip}", url.absoluteString])
+            [
+                "-s", "-o", "/dev/null", "--resolve", entry, "-w", "%{time_connect} %{time_starttransfer} %{remote_ip}",
+                url.absoluteString,
+            ])
         let fields = curl?.split(separator: " ") ?? []
-        if fields.count == 2, let seconds = Double(fields[0]) {
-            theirs.append(seconds * 1e3)
-            curlWon[String(fields[1]), default: 0] += 1
+        if fields.count == 3, let connect = Double(fields[0]), let first = Double(fields[1]) {
+            curlConnected.append(connect * 1e3)
+            curlFirstByte.append(first * 1e3)
+            curlWon[String(fields[2]), default: 0] += 1
+        }
+        if let peer {
+            let printed = output(
+                of: "/usr/bin/unshare",
+                ["-m", "/bin/sh", "-c", "mount --bind \"$0\" /etc/hosts && exec \"$1\" connect", hosts.path, peer],
+                environment: [
+                    "REQUESTKIT_AHC_CONNECT_URL": url.absoluteString,
+                    "REQUESTKIT_AHC_WARM_URL": "http://\(host4):\(port)/",
+                ])
+            let words = printed?.split(whereSeparator: \.isWhitespace) ?? []
+            if words.count == 3, words[0] == "connect", words[2] == "200", let head = Double(words[1]) {
+                peerHead.append(head)
+            } else {
+                peerFailures += 1
+            }
         }
     }
     func median(_ values: [Double]) -> String {
@@ -184,23 +221,44 @@ private func runIPv6Dropped(host4: String, host6: String, port: Int, rounds: Int
     func winners(_ counts: [String: Int]) -> String {
         counts.sorted { $0.key < $1.key }.map { "\($0.key) ×\($0.value)" }.joined(separator: ", ")
     }
-    print("\nIPv6 silently dropped: ms to a connected socket, both addresses given, medians of \(rounds):")
-    print("| client | connected after (ms) | connected to |")
-    print("|---|---|---|")
+    print(
+        "\nIPv6 silently dropped: ms from the request's start, both addresses given (IPv6 first), medians of \(rounds):"
+    )
+    print("| client | attempt delay | connected | first response byte | connected to |")
+    print("|---|---|---|---|---|")
     for (index, delay) in delays.enumerated() {
         print(
-            "| RequestKit (attempt delay \(Int(delay * 1000)) ms) | \(median(ours[index])) | "
-                + "\(winners(oursWon[index])) |")
+            "| RequestKit | \(Int(delay * 1000)) ms | \(median(connected[index])) | \(median(firstByte[index])) | "
+                + "\(winners(won[index])) |")
     }
-    print("| curl (happy eyeballs 200 ms) | \(median(theirs)) | \(winners(curlWon)) |")
+    print(
+        "| curl \(curlVersion()) | 200 ms | \(median(curlConnected)) | \(median(curlFirstByte)) | "
+            + "\(winners(curlWon)) |")
+    if peer != nil {
+        print(
+            "| AsyncHTTPClient (swift-nio's Happy Eyeballs) | 250 ms | – | \(median(peerHead)) (response head) | "
+                + "\(peerHead.count) of \(rounds) answered 200\(peerFailures > 0 ? ", \(peerFailures) failed" : "") |")
+    } else {
+        print(
+            "AsyncHTTPClient skipped: set REQUESTKIT_AHC_PEER to the AHCBenchmarks built by Scripts/build-peer-ahc.sh")
+    }
+}
+
+/// curl's version number, as `curl --version` prints it first.
+private func curlVersion() -> String {
+    let words = output(of: "/usr/bin/curl", ["--version"])?.split(separator: " ") ?? []
+    return words.count > 1 ? String(words[1]) : "?"
 }
 
 /// What `executable` wrote to its standard output; nil when it could not run or did not exit with 0.
-private func output(of executable: String, _ arguments: [String]) -> String? {
+private func output(of executable: String, _ arguments: [String], environment: [String: String] = [:]) -> String? {
     let process = Process()
     let pipe = Pipe()
     process.executableURL = URL(fileURLWithPath: executable)
     process.arguments = arguments
+    if !environment.isEmpty {
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
+    }
     process.standardOutput = pipe
     guard (try? process.run()) != nil else { return nil }
     let data = pipe.fileHandleForReading.readDataToEndOfFile()

@@ -81,7 +81,8 @@ extension NativeTransport {
             makeBodyReader = { try transfer.makeBodyReader() }
         }
         let job = RequestJob(
-            key: target.key.through(httpURL.unixSocket), pool: try pool(), head: headBytes, body: inlineBody,
+            key: connectionKey(target.key, for: request, unixSocket: httpURL.unixSocket), pool: try pool(),
+            head: headBytes, body: inlineBody,
             makeBodyReader: makeBodyReader,
             bodyLength: bodyLength, method: head.method, idleTimeout: head.timeout,
             limits: limits,

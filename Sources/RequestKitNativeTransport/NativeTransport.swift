@@ -297,7 +297,8 @@ public final class NativeTransport: Transport {
         let body = request.body?.data ?? head.bodyInRequest()
         let bytes = try head.bytes(target: target, bodyLength: body.count)
         return RequestJob(
-            key: target.key.through(httpURL.unixSocket), pool: try pool(), head: bytes, body: body, method: head.method,
+            key: connectionKey(target.key, for: request, unixSocket: httpURL.unixSocket), pool: try pool(), head: bytes,
+            body: body, method: head.method,
             idleTimeout: head.timeout, limits: limits, mode: .buffered(bodyLimit: bodyLimit),
             recordsMetrics: configuration.recordsMetrics)
     }

@@ -12,7 +12,8 @@ import FoundationNetworking
 /// The body goes to a ``ResponseSink``: collected in memory, or handed to the caller as a stream. A retry can
 /// happen until the caller has the body: after a failed attempt, or on a status the policy retries.
 ///
-/// Every hop carries the request's ``ResponseLimits`` to the transport (``TransferRequest/responseLimits``), and a
+/// Every hop carries the request's ``ResponseLimits`` and ``DNSOverrides`` to the transport
+/// (``TransferRequest/responseLimits``, ``TransferRequest/dnsOverrides``), and a
 /// body collected in memory is held to ``ResponseLimits/maxBodyBytes`` here too, whatever the transport.
 struct Exchange: Sendable {
     /// The request as built: its options are read where they are needed, so a request that sets none pays for none.
@@ -38,6 +39,7 @@ struct Exchange: Sendable {
     var clock: RequestClock { parts.clock }
     var responseLimits: ResponseLimits { parts[option: ResponseLimitsKey.self] }
     var sensitiveData: SensitiveData { parts[option: SensitiveDataKey.self] }
+    var dnsOverrides: DNSOverrides { parts[option: DNSOverridesKey.self] }
 
     /// Sends the built request, adapting each attempt and retrying as the interceptors and the policy decide.
     /// Inlined into the callers of ``RequestExecutor``, like the hop it runs.
@@ -166,13 +168,14 @@ struct Exchange: Sendable {
             switch sink {
             case .memory(let progress):
                 let transfer = TransferRequest(
-                    request, body: body, uploadProgress: uploadProgress, responseLimits: responseLimits)
+                    request, body: body, uploadProgress: uploadProgress, responseLimits: responseLimits,
+                    dnsOverrides: dnsOverrides)
                 if let progress { return try await collect(transfer, progress: progress) }
                 return try await receive(transfer)
             case .consumer(let bufferLimit):
                 let transfer = TransferRequest(
                     request, body: body, uploadProgress: uploadProgress, bufferLimit: bufferLimit,
-                    responseLimits: responseLimits)
+                    responseLimits: responseLimits, dnsOverrides: dnsOverrides)
                 return try await handOver(transfer)
             }
         } catch {

@@ -167,6 +167,17 @@ public final class URLSessionTransport: Transport {
                 )
             ])
         }
+        if !request.dnsOverrides.isEmpty, let url = request.url, let host = url.host {
+            let port = url.port ?? (HTTPSyntax.equalsIgnoringCase(url.scheme ?? "", "https") ? 443 : 80)
+            if request.dnsOverrides.addresses(host: host, port: port) != nil {
+                throw RequestError.invalidRequest([
+                    RequestProblem(
+                        .invalidDNSOverride,
+                        "URLSession cannot connect \(host) port \(port) to the addresses a DNS override fixes: "
+                            + "send it with NativeTransport")
+                ])
+            }
+        }
         guard let body = request.body else { return request.urlRequest }
         var urlRequest = request.headWithContentLength()
         if !body.isInMemory, let reader = try request.makeBodyReader() {

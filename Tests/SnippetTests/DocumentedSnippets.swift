@@ -588,6 +588,16 @@ enum DocumentedCode {
 
     // Sources/RequestKit/RequestKit.docc/ConnectionSetup.md, block 5
     static func snippetConnectionSetup5() async throws {
+        let staging = try await Request {
+            Url("https://api.example.com/health")
+            Resolve("api.example.com:443:192.0.2.7")
+        }.send()
+        print(staging.metrics.attempts.first?.remoteAddress ?? "")  // 192.0.2.7:443
+        _ = staging
+    }
+
+    // Sources/RequestKit/RequestKit.docc/ConnectionSetup.md, block 6
+    static func snippetConnectionSetup6() async throws {
         let transport = NativeTransport {
             $0.localBinding = LocalBinding(interface: "eth1")
             $0.tcpKeepAlive = TCPKeepAlive(idle: .seconds(30), interval: .seconds(10), count: 3)
@@ -595,8 +605,8 @@ enum DocumentedCode {
         _ = transport
     }
 
-    // Sources/RequestKit/RequestKit.docc/ConnectionSetup.md, block 6
-    static func snippetConnectionSetup6() async throws {
+    // Sources/RequestKit/RequestKit.docc/ConnectionSetup.md, block 7
+    static func snippetConnectionSetup7() async throws {
         let transport = NativeTransport()
         let info = try await Request {
             Url("http+unix://%2Fvar%2Frun%2Fdocker.sock/v1.43/info")
@@ -607,8 +617,8 @@ enum DocumentedCode {
         _ = info
     }
 
-    // Sources/RequestKit/RequestKit.docc/ConnectionSetup.md, block 7
-    static func snippetConnectionSetup7() async throws {
+    // Sources/RequestKit/RequestKit.docc/ConnectionSetup.md, block 8
+    static func snippetConnectionSetup8() async throws {
         var configuration = NativeTransport.Configuration()
         if let base = URL(string: "http://docker") {
             try configuration.unixSocketRoutes.route(base, through: "/var/run/docker.sock")
@@ -2303,12 +2313,19 @@ configuration.dnsOverrides = try DNSOverrides(["api.example.com:443:192.0.2.7,[2
 let transport = NativeTransport(configuration: configuration)
 """#),
     DocumentedSnippet(document: "Sources/RequestKit/RequestKit.docc/ConnectionSetup.md", index: 5, code: #"""
+let staging = try await Request {
+    Url("https://api.example.com/health")
+    Resolve("api.example.com:443:192.0.2.7")
+}.send()
+print(staging.metrics.attempts.first?.remoteAddress ?? "")  // 192.0.2.7:443
+"""#),
+    DocumentedSnippet(document: "Sources/RequestKit/RequestKit.docc/ConnectionSetup.md", index: 6, code: #"""
 let transport = NativeTransport {
     $0.localBinding = LocalBinding(interface: "eth1")
     $0.tcpKeepAlive = TCPKeepAlive(idle: .seconds(30), interval: .seconds(10), count: 3)
 }
 """#),
-    DocumentedSnippet(document: "Sources/RequestKit/RequestKit.docc/ConnectionSetup.md", index: 6, code: #"""
+    DocumentedSnippet(document: "Sources/RequestKit/RequestKit.docc/ConnectionSetup.md", index: 7, code: #"""
 let transport = NativeTransport()
 let info = try await Request {
     Url("http+unix://%2Fvar%2Frun%2Fdocker.sock/v1.43/info")
@@ -2316,7 +2333,7 @@ let info = try await Request {
 }.send()
 print(info.statusCode)
 """#),
-    DocumentedSnippet(document: "Sources/RequestKit/RequestKit.docc/ConnectionSetup.md", index: 7, code: #"""
+    DocumentedSnippet(document: "Sources/RequestKit/RequestKit.docc/ConnectionSetup.md", index: 8, code: #"""
 var configuration = NativeTransport.Configuration()
 if let base = URL(string: "http://docker") {
     try configuration.unixSocketRoutes.route(base, through: "/var/run/docker.sock")

@@ -5,7 +5,7 @@ import FoundationNetworking
 #endif
 
 /// What ``Transport/stream(_:)`` sends: the request head, a body that may live on disk, how to report upload
-/// progress and bound the response buffer, and how large the response may be.
+/// progress and bound the response buffer, how large the response may be, and the addresses that replace a lookup.
 ///
 /// ```swift
 /// var request = TransferRequest(urlRequest, body: try RequestBody(file: archiveURL))
@@ -63,6 +63,16 @@ public struct TransferRequest: Sendable {
     /// let response = try await NativeTransport.shared.send(request)
     /// ```
     public var responseLimits: ResponseLimits
+    /// Fixed addresses for hosts and ports of this request (``Resolve``), over the transport's own: curl's
+    /// `--resolve`. ``NativeTransport`` connects to them instead of looking the host up, and pools those connections
+    /// apart; ``URLSessionTransport`` refuses a request whose host and port are overridden.
+    ///
+    /// ```swift
+    /// var request = TransferRequest(URLRequest(url: url))
+    /// request.dnsOverrides = try DNSOverrides(["api.example.com:443:192.0.2.7"])
+    /// let response = try await NativeTransport.shared.send(request)
+    /// ```
+    public var dnsOverrides = DNSOverrides()
 
     /// The buffer limit used when none is given: 1 MiB.
     public static let defaultBufferLimit = 1 << 20
@@ -94,13 +104,15 @@ public struct TransferRequest: Sendable {
     /// `URLRequest`.
     package init(
         _ head: Head, body: RequestBody?, uploadProgress: (@Sendable (TransferProgress) -> Void)?,
-        bufferLimit: Int = Self.defaultBufferLimit, responseLimits: ResponseLimits
+        bufferLimit: Int = Self.defaultBufferLimit, responseLimits: ResponseLimits,
+        dnsOverrides: DNSOverrides = DNSOverrides()
     ) {
         self.head = head
         self.body = body
         self.uploadProgress = uploadProgress
         self.bufferLimit = max(1, bufferLimit)
         self.responseLimits = responseLimits
+        self.dnsOverrides = dnsOverrides
     }
 
     /// A request's head: as the pipeline built it (``BuiltRequest``), made into a `URLRequest` only when one is asked

@@ -139,7 +139,7 @@ final class Connector: EventLoopHandler, @unchecked Sendable {
             }
         }
         let known =
-            key.unixSocket.map { .success([$0]) }
+            (key.unixSocket.map { [$0] } ?? key.overrideAddresses).map { .success($0) }
             ?? resolution.addressesWithoutLookup(host: key.connectHost, port: key.connectPort)
         switch known {
         case .success(let known): run(machine.start(addresses: known, now: now))

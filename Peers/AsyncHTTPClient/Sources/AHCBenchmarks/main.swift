@@ -7,6 +7,10 @@
 //                             # 1,000 sequential, 2,000 from 16 tasks, 3,200 from 64
 //   AHCBenchmarks h2          # GET $REQUESTKIT_BENCH_H2_URL (nginx with http2: AsyncHTTPClient negotiates h2):
 //                             # 1,000 sequential, 4,000 from 16 tasks, 6,400 from 64, 10,240 from 256
+//   AHCBenchmarks connect     # one GET of $REQUESTKIT_AHC_CONNECT_URL on a new HTTPClient (no connection pooled),
+//                             # after a warm-up GET of $REQUESTKIT_AHC_WARM_URL on another, printing
+//                             # `connect <ms to the response head> <status>`: RequestKit's `Benchmarks connect` runs
+//                             # it once per round, a process each, beside itself and curl (BENCHMARKS.md, "Connecting")
 //
 // Each mode runs a warm-up round and then REQUESTKIT_BENCH_ROUNDS rounds (default 5); the medians are printed as
 // `| AsyncHTTPClient | <mode> | <requests/s> | <CPU µs/request> |`, with every round's figures after them.
@@ -122,9 +126,11 @@ let environment = ProcessInfo.processInfo.environment
 let rounds = Int(environment["REQUESTKIT_BENCH_ROUNDS"] ?? "") ?? 5
 let arguments = Set(CommandLine.arguments.dropFirst())
 let suites = arguments.isEmpty ? ["transport", "https"] : arguments
-let unknown = suites.subtracting(["transport", "https", "h2"])
+let unknown = suites.subtracting(["transport", "https", "h2", "connect"])
 guard unknown.isEmpty else {
-    print("usage: AHCBenchmarks [transport] [https] [h2]   (unknown: \(unknown.sorted().joined(separator: ", ")))")
+    print(
+        "usage: AHCBenchmarks [transport] [https] [h2] [connect]   "
+            + "(unknown: \(unknown.sorted().joined(separator: ", ")))")
     exit(2)
 }
 
@@ -167,5 +173,34 @@ if suites.contains("h2") {
         await shutDown(client)
     } else {
         print("\nh2: skipped (eval \"$(HTTP2=1 bash Scripts/start-nginx-tls.sh)\" first)")
+    }
+}
+
+if suites.contains("connect") {
+    if let url = environment["REQUESTKIT_AHC_CONNECT_URL"] {
+        // A request on a client of its own first, so that NIO's loops run and the code is paged in: the timed
+        // client then opens its first connection, as a new client in a running process does. AsyncHTTPClient
+        // connects through swift-nio's Happy Eyeballs (ClientBootstrap: resolution delay 50 ms, connection delay
+        // 250 ms), which neither exposes.
+        if let warmURL = environment["REQUESTKIT_AHC_WARM_URL"] {
+            let warm = HTTPClient(eventLoopGroupProvider: .singleton, configuration: HTTPClient.Configuration())
+            if let response = try? await warm.execute(HTTPClientRequest(url: warmURL), timeout: .seconds(30)) {
+                _ = try? await response.body.collect(upTo: 1 << 20)
+            }
+            await shutDown(warm)
+        }
+        let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: HTTPClient.Configuration())
+        let start = DispatchTime.now().uptimeNanoseconds
+        do {
+            let response = try await client.execute(HTTPClientRequest(url: url), timeout: .seconds(30))
+            let milliseconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6
+            _ = try await response.body.collect(upTo: 1 << 20)
+            print("connect \(String(format: "%.1f", milliseconds)) \(response.status.code)")
+        } catch {
+            print("connect failed: \(error)")
+        }
+        await shutDown(client)
+    } else {
+        print("\nconnect: skipped (set REQUESTKIT_AHC_CONNECT_URL; RequestKit's `Benchmarks connect` sets it)")
     }
 }

@@ -1,8 +1,10 @@
 import Foundation
 
 /// Fixed addresses for host names and ports, used instead of asking the resolver: curl's `--resolve`. For a
-/// client's or a request's configuration: a server before its DNS record exists, a test against a staging address
-/// with the production name (so TLS checks the real certificate name), one host of a round-robin name.
+/// transport's configuration (``NativeTransport/Configuration/dnsOverrides``) or one request's (``Resolve``, or
+/// ``TransferRequest/dnsOverrides``, which take precedence): a server before its DNS record exists, a test against a
+/// staging address with the production name (so TLS checks the real certificate name), one host of a round-robin
+/// name.
 ///
 /// ```swift
 /// var overrides = DNSOverrides()
@@ -114,8 +116,15 @@ public struct DNSOverrides: Sendable, Hashable {
     }
 }
 
+/// A request's DNS overrides (``Resolve``), which the pipeline hands the transport as
+/// ``TransferRequest/dnsOverrides``.
+package enum DNSOverridesKey: RequestOptionKey {
+    package static let defaultValue = DNSOverrides()
+}
+
 extension RequestProblem.Kind {
-    /// A DNS override that is not `host:port:address[,address]...` with numeric addresses.
+    /// A DNS override that is not `host:port:address[,address]...` with numeric addresses, or one the transport
+    /// cannot honour (``URLSessionTransport`` connects through URLSession's own resolver).
     ///
     /// ```swift
     /// if error.problems.first?.kind == .invalidDNSOverride { print("check the override") }
