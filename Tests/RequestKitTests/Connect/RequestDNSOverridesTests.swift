@@ -93,6 +93,21 @@ struct RequestDNSOverridesTests {
         #expect(plain.through(socket).overridden(by: first, over: none) == plain.through(socket))
     }
 
+    @Test("Through a proxy, the override that counts is the proxy's host and port: the socket connects there")
+    func keyThroughProxy() throws {
+        let route = ProxyRoute(
+            server: ProxyServer(kind: .http, host: "proxy.test", port: 3128, credentials: nil), proxyTLS: nil,
+            originAddress: nil)
+        let proxied = ConnectionKey(host: "a.test", port: 443, proxy: route)
+        let toProxy = try DNSOverrides(["proxy.test:3128:192.0.2.8"])
+        #expect(
+            proxied.overridden(by: toProxy, over: DNSOverrides()).overrideAddresses
+                == Self.addresses("192.0.2.8", port: 3128))
+        #expect(proxied.overridden(by: toProxy, over: DNSOverrides()).proxy == route)
+        // The origin's name goes to the proxy, which looks it up: an override of the origin changes nothing here.
+        #expect(proxied.overridden(by: try DNSOverrides(["a.test:443:192.0.2.1"]), over: DNSOverrides()) == proxied)
+    }
+
     @Test("URLSessionTransport refuses a request whose host and port are overridden, naming NativeTransport")
     func urlSessionRefuses() async throws {
         var request = TransferRequest(URLRequest(url: try #require(URL(string: "https://a.test/get"))))
