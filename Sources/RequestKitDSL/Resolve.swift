@@ -4,9 +4,10 @@
 ///
 /// A request's overrides take precedence over those of its transport (``NativeTransport/Configuration/dnsOverrides``)
 /// and over earlier `Resolve` components (a client's ``Client/Configuration/defaults``) for the same host and port;
-/// they apply to every hop, redirects included. Connections opened for an override are pooled apart from those of
-/// the name as the resolver answers it. An entry that is not `host:port:address[,address]...` is reported when the
-/// request is built, as a ``RequestError`` of kind ``RequestError/Kind/invalidRequest``.
+/// they apply to every hop, redirects included, and to a `WebSocket` definition's connection. Connections opened for
+/// an override are pooled apart from those of the name as the resolver answers it. An entry that is not
+/// `host:port:address[,address]...` is reported when the request is built, as a ``RequestError`` of kind
+/// ``RequestError/Kind/invalidRequest``.
 ///
 /// ``NativeTransport`` honours them; ``URLSessionTransport`` refuses a request to an overridden host and port (its
 /// resolver is URLSession's own).

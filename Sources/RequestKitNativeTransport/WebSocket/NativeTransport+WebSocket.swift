@@ -26,15 +26,20 @@ extension NativeTransport {
         }
         #endif
         let url = HTTPURL(url: request.url, isSecure: checked.isSecure)
+        // The definition's ``Resolve`` components, as a request's.
+        let overrides = checked.parts[option: DNSOverridesKey.self]
         let route =
             proxySelection.isEmpty
             ? nil
             : try await proxyRoute(
-                for: TransferRequest(.built(request), body: nil, uploadProgress: nil, responseLimits: ResponseLimits()),
+                for: TransferRequest(
+                    .built(request), body: nil, uploadProgress: nil, responseLimits: ResponseLimits(),
+                    dnsOverrides: overrides),
                 to: url)
         let tls = checked.isSecure ? TLSSettings(configuration.tls) : nil
         var target = try HTTP1RequestEncoder.target(of: request.url, authority: request.authority, tls: tls)
         target.key = ConnectionKey(host: target.key.host, port: target.key.port, tls: tls, proxy: route)
+            .overridden(by: overrides, over: configuration.dnsOverrides)
         let handshake = WebSocketHandshake(
             subprotocols: checked.subprotocols, compression: checked.configuration.compression)
         var limits = ResponseHead.Limits()

@@ -173,4 +173,24 @@ struct RequestDNSOverridesTests {
         #expect(second.stats.totalConnections == 1)
         #expect(newConnections == [true, true, false, false, false])
     }
+
+    @Test("A WebSocket definition's Resolve connects its made-up name to the test server")
+    func webSocket() async throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        let transport = NativeTransport { $0.proxy = .none }
+        let name = "socket.requestkit.test"
+        let socket = try await WebSocket {
+            Url("ws://\(name):\(server.port)/websocket/echo")
+            Resolve("\(name):\(server.port):127.0.0.1")
+            Using(transport)
+            Timeout(20)
+        }.connect()
+        try await socket.send(.text("over the override"))
+        var iterator = socket.messages.makeAsyncIterator()
+        let answer = try await iterator.next()
+        try await socket.close(.normalClosure, reason: "done")
+        #expect(answer == .text("over the override"))
+        #expect(server.requests.map { $0.header("Host") } == ["\(name):\(server.port)"])
+    }
 }
