@@ -21,9 +21,13 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 sources="${REQUESTKIT_AHC_SOURCES:-/work/.mirror}"
 deps="${REQUESTKIT_AHC_DEPS:-/work/scratch/ahc-deps}"
 case "${1:-AsyncHTTPClient}" in
-AsyncHTTPClient) peer="$root/Peers/AsyncHTTPClient" product=AHCBenchmarks default_build="$root/.build-peer-ahc" ;;
+AsyncHTTPClient)
+    peer="$root/Peers/AsyncHTTPClient" product=AHCBenchmarks default_build="$root/.build-peer-ahc"
+    library=swift-server/async-http-client
+    ;;
 WebSocketKit)
     peer="$root/Peers/WebSocketKit" product=WebSocketKitBenchmarks default_build="$root/.build-peer-websocketkit"
+    library=vapor/websocket-kit
     ;;
 *)
     echo "usage: build-peer.sh [AsyncHTTPClient|WebSocketKit]" >&2
@@ -32,17 +36,17 @@ WebSocketKit)
 esac
 build="${REQUESTKIT_AHC_BUILD:-$default_build}"
 
-# owner/name of every package the resolution may visit: the peers' manifests and those of their dependencies,
-# transitively (some are only named by products the peer never builds, but SwiftPM reads their manifests).
+# owner/name of every package the resolution may visit: the peer's library, and the manifests of the libraries'
+# dependencies, transitively (some are only named by products the peer never builds, but SwiftPM reads their
+# manifests).
 packages=(
-    swift-server/async-http-client
+    "$library"
     apple/swift-nio apple/swift-nio-ssl apple/swift-nio-http2 apple/swift-nio-extras
     apple/swift-nio-transport-services apple/swift-log apple/swift-atomics apple/swift-collections
     apple/swift-algorithms apple/swift-numerics apple/swift-distributed-tracing apple/swift-service-context
     apple/swift-http-types apple/swift-http-structured-headers apple/swift-configuration apple/swift-system
     apple/swift-metrics apple/swift-certificates apple/swift-asn1 apple/swift-async-algorithms apple/swift-crypto
     swift-server/swift-service-lifecycle jpsim/Yams swiftlang/swift-docc-plugin swiftlang/swift-docc-symbolkit
-    vapor/websocket-kit
 )
 
 missing=()
