@@ -11,13 +11,13 @@ import Foundation
 /// Its loop owns it: every step (readiness, timers, and what other threads hand the loop) runs on the loop's thread,
 /// and reads or writes at most ``EventLoop/readBudget`` or ``EventLoop/writeBudget`` bytes before the loop goes on.
 /// The one exception is the fast path the pool chooses for a request on an idle connection while the loop waits:
-/// the connection is lent to the awaiting task (``HTTP1ConnectionOwnership``), which writes the request itself and
+/// the connection is lent to the awaiting task (``LoopOwnedConnection``), which writes the request itself and
 /// may read a prompt response (``runInline(_:polls:)``), so that a request on a kept-alive connection needs no
 /// wake-up of the loop. The loop, finding it lent, leaves its steps for when it comes back; nobody waits.
-final class HTTP1Connection: EventLoopHandler, @unchecked Sendable {
+final class HTTP1Connection: EventLoopHandler, LoopOwnedConnection, @unchecked Sendable {
     // Safe: every mutable field is only touched by the connection's owner, the loop or the task it is lent to
-    // (``HTTP1ConnectionOwnership``, whose atomic handoffs order one owner's writes before the next one's reads);
-    // `deferredSteps` only on the loop's thread. No access to a field is held across a call that could reach it
+    // (``ConnectionOwnership``, whose atomic handoffs order one owner's writes before the next one's reads).
+    // No access to a field is held across a call that could reach it
     // again (the byte stream, the job and the pool never call back into the connection), so the fields changed on
     // every request skip the runtime's exclusivity checks.
 
@@ -31,9 +31,8 @@ final class HTTP1Connection: EventLoopHandler, @unchecked Sendable {
     let key: ConnectionKey
     /// The loop that drives it.
     let loop: EventLoop
-    private let ownership = HTTP1ConnectionOwnership()
-    /// The loop's steps that came while the connection was lent, in order (only the loop touches them).
-    @exclusivity(unchecked) private var deferredSteps: [Step] = []
+    /// Who holds the connection: its loop, or the task that writes its request itself (``runInline(_:polls:)``).
+    let ownership = ConnectionOwnership<HTTP1ConnectionStep>()
     private weak var pool: ConnectionPool?
     private let stream: any ByteStream
     private let descriptor: Int32
@@ -61,8 +60,6 @@ final class HTTP1Connection: EventLoopHandler, @unchecked Sendable {
     /// How many times ``runInline(_:polls:)`` looked for a response, and how many responses it read.
     private let polls = AtomicWord()
     private let answered = AtomicWord()
-    /// Jobs ended during a step, resumed once the connection is out of its owner's hands.
-    @exclusivity(unchecked) private var finished = FinishedJobs()
 
     /// A connection over `stream`, which its connector opened (connected, handshakes done).
     init(
@@ -86,50 +83,14 @@ final class HTTP1Connection: EventLoopHandler, @unchecked Sendable {
 
     // MARK: Owning
 
-    private typealias Step = HTTP1ConnectionStep
-
-    /// Runs `body` on the loop (the caller's thread): at once, after any steps left while the connection was lent,
-    /// unless it is lent now, when `step` (what `body` does) waits for the connection to come back.
-    @inline(__always)
-    private func perform(_ step: @autoclosure () -> Step, _ body: () -> Void) {
-        guard ownership.enterLoop() else {
-            deferStep(step())
-            return
-        }
-        if !deferredSteps.isEmpty { takeUpDeferredSteps() }
-        body()
-        let ended = finished.take()
-        ownership.leaveLoop()
-        ended.resume()
-    }
-
-    private func perform(_ step: Step) {
-        perform(step) { handle(step) }
-    }
-
-    private func deferStep(_ step: Step) {
-        if case .readiness = step {
-            // Readiness would be reported again at once (the loop's watching is level-triggered): the loop stops
-            // watching the socket until the connection is back.
-            try? loop.setInterest([], for: descriptor)
-            deferredSteps.append(.watchAgain)
-        }
-        deferredSteps.append(step)
-    }
-
-    private func takeUpDeferredSteps() {
-        let steps = deferredSteps
-        deferredSteps = []
-        for step in steps { handle(step) }
-    }
-
-    private func handle(_ step: Step) {
+    func handle(_ step: HTTP1ConnectionStep) {
         switch step {
         case .start(let job): start(job)
         case .cancel(let job): cancelJob(job)
         case .closeIdle: run(machine.closeRequested())
-        case .readiness(let readable, let writable, _): handleReadiness(readable: readable, writable: writable)
-        case .watchAgain: watch(interest, force: true)
+        case .readiness(let readable, let writable):
+            watch(interest, force: true)
+            handleReadiness(readable: readable, writable: writable)
         case .drive: drive()
         case .fail(let error): fail(error)
         case .scheduleTimeoutCheck(let deadline): scheduleTimeoutCheck(at: deadline)
@@ -138,19 +99,20 @@ final class HTTP1Connection: EventLoopHandler, @unchecked Sendable {
             if generation == pumpGeneration, pump != nil { run(machine.consumerDemanded()) }
         case .terminatePump(let generation):
             if generation == pumpGeneration, pump != nil { failPump(CancellationError()) }
-        case .takeUpDeferred: return
         }
     }
 
-    /// Hands `step` to the loop, from any thread.
-    private func handToLoop(_ step: Step) {
-        loop.execute { [self] in perform(step) }
+    /// The step kept for readiness that came while the connection was lent. Readiness would be reported again at
+    /// once (the loop's watching is level-triggered): the loop stops watching the socket until the step runs.
+    private func readinessWhileLent(readable: Bool, writable: Bool) -> HTTP1ConnectionStep {
+        try? loop.setInterest([], for: descriptor)
+        return .readiness(readable: readable, writable: writable)
     }
 
     /// Ends `job` with `outcome` once the connection is out of its owner's hands.
     private func resume(_ job: RequestJob, _ outcome: RequestJob.Outcome) {
         if job.record.isRecording, job.record.assigned != 0 { job.record.connection = facts }
-        finished.append(job, outcome)
+        finish(job, outcome)
     }
 
     // MARK: Entry points
@@ -171,7 +133,7 @@ final class HTTP1Connection: EventLoopHandler, @unchecked Sendable {
     }
 
     func descriptorIsReady(_ descriptor: Int32, readable: Bool, writable: Bool) {
-        perform(.readiness(readable: readable, writable: writable, descriptor: descriptor)) {
+        perform(readinessWhileLent(readable: readable, writable: writable)) {
             handleReadiness(readable: readable, writable: writable)
         }
     }
@@ -185,20 +147,18 @@ final class HTTP1Connection: EventLoopHandler, @unchecked Sendable {
     /// unless the server's last two answers here came later than the window (``HTTP1PromptPolling``). The pool asks for it only for the one request in flight: its task has nothing else to run meanwhile.
     /// (``NativeTransport/Configuration/responsePollWindow``.) The reads do not block.
     func runInline(_ job: RequestJob, polls: Bool) -> Bool {
-        guard ownership.lend() else { return false }
-        isOffLoop = true
-        let isSent = sendInline(job)
-        if isSent, polls, isReceiving(job), polling.startsPolling() {
-            self.polls.add(1)
-            let deadline = sentAt &+ polling.window
-            while receiveOffLoop(job), loop.now() < deadline {}
-            if self.job !== job { answered.add(1) }
+        lent {
+            isOffLoop = true
+            defer { isOffLoop = false }
+            let isSent = sendInline(job)
+            if isSent, polls, isReceiving(job), polling.startsPolling() {
+                self.polls.add(1)
+                let deadline = sentAt &+ polling.window
+                while receiveOffLoop(job), loop.now() < deadline {}
+                if self.job !== job { answered.add(1) }
+            }
+            return isSent
         }
-        isOffLoop = false
-        let ended = finished.take()
-        if ownership.giveBack() { handToLoop(.takeUpDeferred) }
-        ended.resume()
-        return isSent
     }
 
     /// The sending of ``runInline(_:polls:)``, the connection lent.

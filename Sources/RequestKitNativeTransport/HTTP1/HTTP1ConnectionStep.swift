@@ -1,8 +1,8 @@
 /// A step of an ``HTTP1Connection``'s loop: each entry point from readiness, a timer or another thread, run on the
-/// loop's thread, or kept in order until the connection comes back when it is lent to an awaiting task.
+/// loop's thread, or kept in order until the connection comes back when it is lent to an awaiting task (``LoopOwnedConnection``).
 ///
 /// ```swift
-/// let step = HTTP1ConnectionStep.readiness(readable: true, writable: false, descriptor: 7)
+/// let step = HTTP1ConnectionStep.readiness(readable: true, writable: false)
 /// ```
 enum HTTP1ConnectionStep {
     /// Starts a request.
@@ -11,11 +11,9 @@ enum HTTP1ConnectionStep {
     case cancel(RequestJob)
     /// Closes the idle connection the pool let go of.
     case closeIdle
-    /// The socket is ready.
-    case readiness(readable: Bool, writable: Bool, descriptor: Int32)
-    /// Watches the socket again for the readiness the connection waits for: the loop stopped watching it when
-    /// its readiness came while the connection was lent.
-    case watchAgain
+    /// The socket was ready while the connection was lent: the loop, which stopped watching it then, watches it
+    /// again for what the connection waits for, then handles the readiness.
+    case readiness(readable: Bool, writable: Bool)
     /// Moves the current phase on.
     case drive
     /// Fails the exchange.
@@ -28,6 +26,4 @@ enum HTTP1ConnectionStep {
     case resumePump(generation: Int)
     /// A streamed body's consumer went away.
     case terminatePump(generation: Int)
-    /// Nothing of its own: the connection came back with steps the loop left, which run first.
-    case takeUpDeferred
 }

@@ -15,7 +15,7 @@ import RequestKitHTTP2
 /// Each readiness call reads at most ``EventLoop/readBudget`` bytes: a server that sends frames flow control does not
 /// limit cannot keep the loop from its timers and other connections. Its loop owns it: every entry point runs on
 /// the loop's thread. The one exception is a request for a connection with no stream open while its loop waits: the
-/// connection is lent to the awaiting task (``HTTP1ConnectionOwnership``), which opens the stream and writes the
+/// connection is lent to the awaiting task (``LoopOwnedConnection``), which opens the stream and writes the
 /// request itself (``runInline(_:)``), so that the loop is woken by the response alone. The loop, finding it lent,
 /// leaves its steps for when it comes back; nobody waits.
 ///
@@ -24,11 +24,13 @@ import RequestKitHTTP2
 ///     id: id, key: key, loop: loop, pool: pool, stream: stream, limits: limits, facts: nil)
 /// connection.start(with: job)
 /// ```
-final class HTTP2Connection: EventLoopHandler, @unchecked Sendable {
+final class HTTP2Connection: EventLoopHandler, LoopOwnedConnection, @unchecked Sendable {
     // Safe: every mutable field is touched only by the connection's owner: the loop (the entry points hop onto it),
-    // or the task it is lent to (``HTTP1ConnectionOwnership``, whose atomic handoffs order one owner's writes before
-    // the next one's reads); `deferredSteps` only on the loop's thread.
+    // or the task it is lent to (``ConnectionOwnership``, whose atomic handoffs order one owner's writes before the
+    // next one's reads).
     typealias Machine = HTTP2ConnectionStateMachine
+    /// A step of the loop's: what an entry point does, kept in order while the connection is lent.
+    typealias Step = () -> Void
 
     /// The connection's identifier in its pool's machine.
     let id: ConnectionPool.Machine.ConnectionID
@@ -71,13 +73,9 @@ final class HTTP2Connection: EventLoopHandler, @unchecked Sendable {
     /// How many liveness PINGs the server answered (read from any thread).
     let pingsAnswered = AtomicWord()
     /// Who holds the connection: its loop, or the task that writes its request itself (``runInline(_:)``).
-    private let ownership = HTTP1ConnectionOwnership()
-    /// The loop's steps that came while the connection was lent, in order (only the loop touches them).
-    private var deferredSteps: [() -> Void] = []
+    let ownership = ConnectionOwnership<Step>()
     /// Whether ``runInline(_:)`` runs: the loop's registrations and timers are then not to be touched.
     private var isOffLoop = false
-    /// Jobs ended during a step, resumed once the connection is out of its owner's hands.
-    private var finished = FinishedJobs()
     /// How many requests ``runInline(_:)`` wrote from their own task (read from any thread).
     let inlineRequests = AtomicWord()
 
@@ -165,24 +163,25 @@ final class HTTP2Connection: EventLoopHandler, @unchecked Sendable {
     }
 
     func descriptorIsReady(_ descriptor: Int32, readable: Bool, writable: Bool) {
-        guard ownership.enterLoop() else {
-            // Readiness would be reported again at once (the loop's watching is level-triggered): the loop stops
-            // watching the socket until the connection is back, then watches it again and reads.
-            try? loop.setInterest([], for: descriptor)
-            deferredSteps.append { [self] in
-                guard descriptor == self.descriptor, !isClosed else { return }
-                do {
-                    try loop.setInterest(interest, for: descriptor)
-                } catch {
-                    return handle(session.receivedEnd(), lostWith: error)
-                }
-                handleReadiness(descriptor, readable: readable, writable: writable)
-            }
-            return
+        perform(readinessWhileLent(descriptor, readable: readable, writable: writable)) {
+            handleReadiness(descriptor, readable: readable, writable: writable)
         }
-        if !deferredSteps.isEmpty { takeUpDeferredSteps() }
-        handleReadiness(descriptor, readable: readable, writable: writable)
-        leaveLoop()
+    }
+
+    /// The step kept for readiness that came while the connection was lent. Readiness would be reported again at
+    /// once (the loop's watching is level-triggered): the loop stops watching the socket until the connection is
+    /// back, then watches it again and reads.
+    private func readinessWhileLent(_ descriptor: Int32, readable: Bool, writable: Bool) -> Step {
+        try? loop.setInterest([], for: descriptor)
+        return { [self] in
+            guard descriptor == self.descriptor, !isClosed else { return }
+            do {
+                try loop.setInterest(interest, for: descriptor)
+            } catch {
+                return handle(session.receivedEnd(), lostWith: error)
+            }
+            handleReadiness(descriptor, readable: readable, writable: writable)
+        }
     }
 
     private func handleReadiness(_ descriptor: Int32, readable: Bool, writable: Bool) {
@@ -193,38 +192,7 @@ final class HTTP2Connection: EventLoopHandler, @unchecked Sendable {
 
     // MARK: Owning
 
-    /// Runs `step` on the loop (the caller's thread): at once, after any steps left while the connection was lent,
-    /// unless it is lent now, when `step` waits for the connection to come back.
-    private func perform(_ step: @escaping () -> Void) {
-        guard ownership.enterLoop() else { return deferredSteps.append(step) }
-        if !deferredSteps.isEmpty { takeUpDeferredSteps() }
-        step()
-        leaveLoop()
-    }
-
-    /// Gives the connection up after a step of the loop's, then resumes the jobs the step ended.
-    private func leaveLoop() {
-        let ended = finished.take()
-        ownership.leaveLoop()
-        ended.resume()
-    }
-
-    private func takeUpDeferredSteps() {
-        let steps = deferredSteps
-        deferredSteps = []
-        for step in steps { step() }
-    }
-
-    /// Hands `step` to the loop, from any thread.
-    private func handToLoop(_ step: @escaping () -> Void) {
-        loop.execute { [weak self] in self?.perform(step) }
-    }
-
-    /// Ends `job` with `outcome` once the connection is out of its owner's hands: its task, resumed, may start its
-    /// next request on this connection at once.
-    private func finish(_ job: RequestJob, _ outcome: RequestJob.Outcome) {
-        finished.append(job, outcome)
-    }
+    func handle(_ step: @escaping Step) { step() }
 
     // MARK: Starting streams
 
@@ -239,20 +207,18 @@ final class HTTP2Connection: EventLoopHandler, @unchecked Sendable {
     /// the response. Returns false, having changed nothing, when the loop must start the job instead (``run(_:)``);
     /// what the socket does not take whole, or a failure, is handed to the loop.
     func runInline(_ job: RequestJob) -> Bool {
-        guard ownership.lend() else { return false }
-        let canStart =
-            !isClosed && jobs.isEmpty && exchanges.isEmpty && outgoingOffset == outgoing.count && interest == .readable
-            && room == .available && job.makeBodyReader == nil && !job.wasCancelled
-        if canStart {
-            isOffLoop = true
-            runJob(job)
-            isOffLoop = false
-            inlineRequests.add(1)
+        lent {
+            let canStart =
+                !isClosed && jobs.isEmpty && exchanges.isEmpty && outgoingOffset == outgoing.count
+                && interest == .readable && room == .available && job.makeBodyReader == nil && !job.wasCancelled
+            if canStart {
+                isOffLoop = true
+                runJob(job)
+                isOffLoop = false
+                inlineRequests.add(1)
+            }
+            return canStart
         }
-        let ended = finished.take()
-        if ownership.giveBack() { handToLoop {} }
-        ended.resume()
-        return canStart
     }
 
     private func runJob(_ job: RequestJob) {

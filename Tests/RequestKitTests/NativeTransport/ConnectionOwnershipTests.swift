@@ -5,7 +5,7 @@ import Testing
 /// Who holds a connection, handoff by handoff: the loop, or the awaiting task it is lent to. Each table is a script
 /// of calls and what each must return; one test runs the two sides on two threads and counts.
 @Suite("Connection ownership: the loop and the task it lends an idle connection to")
-struct HTTP1ConnectionOwnershipTests {
+struct ConnectionOwnershipTests {
     /// One call of a table, with what it must return.
     enum Call {
         case enterLoop(expect: Bool)
@@ -15,7 +15,7 @@ struct HTTP1ConnectionOwnershipTests {
     }
 
     private static func run(_ calls: [Call], sourceLocation: SourceLocation = #_sourceLocation) {
-        let ownership = HTTP1ConnectionOwnership()
+        let ownership = ConnectionOwnership<Int>()
         for (index, call) in calls.enumerated() {
             let comment = Comment(rawValue: "call \(index + 1)")
             switch call {
@@ -131,5 +131,5 @@ private final class SharedWord: Sendable {
 
 /// An ownership two threads share.
 private final class SharedOwnership: Sendable {
-    let value = HTTP1ConnectionOwnership()
+    let value = ConnectionOwnership<Int>()
 }
