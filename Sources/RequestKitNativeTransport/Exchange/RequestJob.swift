@@ -19,10 +19,14 @@ final class RequestJob: @unchecked Sendable {
     // else is a `let`. `record` is written by the connection that runs the job before it finishes the job; the
     // awaiting task reads it under `lock` afterwards.
 
+    /// The outcome of a buffered exchange: the final response head, its raw body, and whether the connection may
+    /// carry another request.
+    typealias Exchanged = (head: ResponseHead, body: Data, isReusable: Bool)
+
     /// What the awaiting task gets back.
     enum Outcome: Sendable {
         /// The whole response (``Mode/buffered(bodyLimit:)``); the connection is back in the pool already.
-        case response(HTTP1Connection.Exchanged)
+        case response(Exchanged)
         /// The final response head (``Mode/streaming(_:)``); the body follows into the options' continuation.
         case head(ResponseHead)
         /// The request was cancelled.

@@ -5,7 +5,8 @@ import Foundation
 /// while the consumer's buffer is full and resumes when the continuation asks for more.
 ///
 /// ```swift
-/// let pump = try HTTP1BodyPump(head: head, framing: .chunked, options: options, job: job)
+/// let pump = try HTTP1BodyPump(
+///     head: head, framing: .chunked, options: options, job: job, generation: 1, connection: connection)
 /// let (taken, isFull) = try pump.deliver(buffer.unread)   // decoded, decompressed, yielded
 /// ```
 final class HTTP1BodyPump {
@@ -32,8 +33,12 @@ final class HTTP1BodyPump {
     /// The body's bytes handed to the consumer, decoded.
     private(set) var bodyBytes = 0
 
-    /// The pump for `job`'s body, framed as `framing`, to the consumer `options` names, within its limits.
-    init(head: ResponseHead, framing: ResponseHead.Framing, options: StreamOptions, job: RequestJob) throws {
+    /// The pump for `job`'s body, framed as `framing`, to the consumer `options` names, within its limits. The
+    /// consumer's demand and abandonment reach `connection`'s loop as steps naming the pump's `generation`.
+    init(
+        head: ResponseHead, framing: ResponseHead.Framing, options: StreamOptions, job: RequestJob, generation: Int,
+        connection: HTTP1Connection
+    ) throws {
         let limits = options.responseLimits
         bodyLimit = limits.maxStreamedBodyBytes ?? .max
         maxRatio = limits.maxDecompressionRatio
@@ -52,6 +57,12 @@ final class HTTP1BodyPump {
         pool = job.pool
         idleTimeout = job.idleTimeout
         record = job.record
+        options.continuation.onDemand = { [weak connection] in
+            connection?.handToLoop(.resumePump(generation: generation))
+        }
+        options.continuation.onTermination = { [weak connection] in
+            connection?.handToLoop(.terminatePump(generation: generation))
+        }
     }
 
     /// Decodes what `unread` holds of the body and yields it, decompressed, to the consumer: the bytes taken from

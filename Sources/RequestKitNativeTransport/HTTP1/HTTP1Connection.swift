@@ -16,14 +16,9 @@ import Foundation
 /// wake-up of the loop. The loop, finding it lent, leaves its steps for when it comes back; nobody waits.
 final class HTTP1Connection: EventLoopHandler, LoopOwnedConnection, @unchecked Sendable {
     // Safe: every mutable field is only touched by the connection's owner, the loop or the task it is lent to
-    // (``ConnectionOwnership``, whose atomic handoffs order one owner's writes before the next one's reads).
-    // No access to a field is held across a call that could reach it
-    // again (the byte stream, the job and the pool never call back into the connection), so the fields changed on
-    // every request skip the runtime's exclusivity checks.
-
-    /// The outcome of a buffered exchange: the final response head, its raw body, and whether the connection may
-    /// carry another request.
-    typealias Exchanged = (head: ResponseHead, body: Data, isReusable: Bool)
+    // (``ConnectionOwnership``, whose atomic handoffs order one owner's writes before the next one's reads). No
+    // access to a field is held across a call that could reach it again (the byte stream, the job and the pool never
+    // call back into the connection), so the fields changed on every request skip the runtime's exclusivity checks.
 
     /// The connection's identifier in its pool's ``ConnectionPoolStateMachine``.
     let id: ConnectionPool.Machine.ConnectionID
@@ -53,7 +48,7 @@ final class HTTP1Connection: EventLoopHandler, LoopOwnedConnection, @unchecked S
 
     /// When the current request was written whole, in loop-clock nanoseconds.
     @exclusivity(unchecked) private var sentAt: UInt64 = 0
-    /// Whether ``receiveOffLoop(_:)`` runs: the loop's registrations and timers are then not to be touched.
+    /// Whether ``runInline(_:polls:)`` runs: the loop's registrations and timers are then not to be touched.
     @exclusivity(unchecked) private var isOffLoop = false
     /// Whether ``runInline(_:polls:)`` looks for the response, from how promptly the server answered.
     @exclusivity(unchecked) private var polling: HTTP1PromptPolling
@@ -98,7 +93,7 @@ final class HTTP1Connection: EventLoopHandler, LoopOwnedConnection, @unchecked S
         case .resumePump(let generation):
             if generation == pumpGeneration, pump != nil { run(machine.consumerDemanded()) }
         case .terminatePump(let generation):
-            if generation == pumpGeneration, pump != nil { failPump(CancellationError()) }
+            if generation == pumpGeneration, pump != nil { fail(CancellationError()) }
         }
     }
 
@@ -143,9 +138,10 @@ final class HTTP1Connection: EventLoopHandler, LoopOwnedConnection, @unchecked S
     /// already, reads the response when it arrives. Returns false, having changed nothing, when the loop must start
     /// the job instead (``run(_:)``); a request that cannot be written whole, or fails, is handed to the loop.
     ///
-    /// When `polls`, the task then looks for the response itself for up to the window, reading it when it comes,
-    /// unless the server's last two answers here came later than the window (``HTTP1PromptPolling``). The pool asks for it only for the one request in flight: its task has nothing else to run meanwhile.
-    /// (``NativeTransport/Configuration/responsePollWindow``.) The reads do not block.
+    /// When `polls`, the task then looks for the response itself for up to the window
+    /// (``NativeTransport/Configuration/responsePollWindow``), reading it when it comes, unless the server's last two
+    /// answers here came later than the window (``HTTP1PromptPolling``). The reads do not block. The pool asks for it
+    /// only for the one request in flight: its task has nothing else to run meanwhile.
     func runInline(_ job: RequestJob, polls: Bool) -> Bool {
         lent {
             isOffLoop = true
@@ -154,7 +150,7 @@ final class HTTP1Connection: EventLoopHandler, LoopOwnedConnection, @unchecked S
             if isSent, polls, isReceiving(job), polling.startsPolling() {
                 self.polls.add(1)
                 let deadline = sentAt &+ polling.window
-                while receiveOffLoop(job), loop.now() < deadline {}
+                while drive(polling: job), loop.now() < deadline {}
                 if self.job !== job { answered.add(1) }
             }
             return isSent
@@ -183,37 +179,6 @@ final class HTTP1Connection: EventLoopHandler, LoopOwnedConnection, @unchecked S
     /// Whether `job` is this connection's and waits for its response.
     private func isReceiving(_ job: RequestJob) -> Bool {
         self.job === job && (machine.phase == .receivingHead || machine.phase == .receivingBody)
-    }
-
-    /// The receiving steps of ``drive()``, from the awaiting task's thread: reads what has arrived, and ends the job
-    /// when the response is whole. Returns whether to look again: false once the job has ended or the loop has taken
-    /// over (anything but reading the response, a streamed body, readiness other than reading to wait for).
-    private func receiveOffLoop(_ job: RequestJob) -> Bool {
-        do {
-            var budget = EventLoop.readBudget
-            while self.job === job {
-                let waitingFor: ByteStreamResult.Interest?
-                switch machine.phase {
-                case .receivingHead, .receivingBody: waitingFor = try receive(&budget)
-                default:
-                    handToLoop(.drive)
-                    return false
-                }
-                guard let waitingFor else { continue }
-                if waitingFor == .readable, budget > 0 {
-                    if stream.hasBufferedBytes { continue }
-                    return true
-                }
-                handToLoop(.drive)
-                return false
-            }
-            // A streamed body goes on from bytes that may all be in the buffer already: the loop moves them.
-            if machine.phase == .streaming { handToLoop(.drive) }
-            return false
-        } catch {
-            fail(error)
-            return false
-        }
     }
 
     /// How many times ``runInline(_:polls:)`` looked for a response, and how many responses it read.
@@ -319,7 +284,7 @@ final class HTTP1Connection: EventLoopHandler, LoopOwnedConnection, @unchecked S
         }
     }
 
-    /// The exchange failed with `error`: the machine decides whether it is sent again.
+    /// The exchange (or a streamed body) failed with `error`: the machine decides whether it is sent again.
     private func fail(_ error: any Error) {
         guard machine.phase != .closed else { return }
         var isReset = false
@@ -395,28 +360,45 @@ final class HTTP1Connection: EventLoopHandler, LoopOwnedConnection, @unchecked S
 
     /// Moves the current phase on as far as the stream and the turn's budget allow, then waits for the readiness
     /// it needs, or for the loop's next turn.
-    private func drive() {
+    ///
+    /// From the awaiting task's thread (``runInline(_:polls:)``), `polling` its job: only that job's response is
+    /// read, and the answer is whether to look again (its response has not all come). Anything else (the job
+    /// ended, a streamed body, readiness other than reading to wait for) is the loop's to go on with.
+    @discardableResult
+    private func drive(polling polled: RequestJob? = nil) -> Bool {
         var budget = EventLoop.readBudget
         do {
             while true {
+                if let polled, job !== polled || (machine.phase != .receivingHead && machine.phase != .receivingBody) {
+                    // A streamed body goes on from bytes that may all be in the buffer already: the loop moves them.
+                    if job === polled || machine.phase == .streaming { handToLoop(.drive) }
+                    return false
+                }
                 let waitingFor: ByteStreamResult.Interest?
                 switch machine.phase {
                 case .sending: waitingFor = try send(&budget)
                 case .receivingHead, .receivingBody, .streaming: waitingFor = try receive(&budget)
-                case .idle, .paused, .closed: return
+                case .idle, .paused, .closed: return false
                 }
-                if let waitingFor {
-                    if waitingFor == .readable, budget > 0, stream.hasBufferedBytes { continue }
-                    // While the request is written, an early response is watched for too (``takeEarlyResponse()``).
-                    let sending: LoopInterest = machine.phase == .sending ? [.readable, .writable] : .writable
-                    watch(waitingFor == .readable ? .readable : sending)
-                    // The budget spent: the loop's next turn goes on, after its timers and other connections.
-                    if budget <= 0 { handToLoop(.drive) }
-                    return
+                guard let waitingFor else { continue }
+                if waitingFor == .readable, budget > 0 {
+                    if stream.hasBufferedBytes { continue }
+                    if polled != nil { return true }
                 }
+                if polled != nil {
+                    handToLoop(.drive)
+                    return false
+                }
+                // While the request is written, an early response is watched for too (``takeEarlyResponse()``).
+                let sending: LoopInterest = machine.phase == .sending ? [.readable, .writable] : .writable
+                watch(waitingFor == .readable ? .readable : sending)
+                // The budget spent: the loop's next turn goes on, after its timers and other connections.
+                if budget <= 0 { handToLoop(.drive) }
+                return false
             }
         } catch {
-            if pump != nil { failPump(error) } else { fail(error) }
+            fail(error)
+            return false
         }
     }
 
@@ -430,7 +412,7 @@ final class HTTP1Connection: EventLoopHandler, LoopOwnedConnection, @unchecked S
             try loop.setInterest(new, for: descriptor)
             interest = new
         } catch {
-            if pump != nil { failPump(error) } else { fail(error) }
+            fail(error)
         }
     }
 
@@ -470,49 +452,39 @@ final class HTTP1Connection: EventLoopHandler, LoopOwnedConnection, @unchecked S
     /// response is read from them on, and the connection is not reused, its request unfinished.
     private func takeEarlyResponse() throws -> Bool {
         guard stream.hasBufferedBytes || stream.isReadableNow else { return false }
-        guard let count = try read() else { return false }
+        var budget = EventLoop.readBudget
+        guard let count = try read(&budget) else { return false }
         if count == 0 { throw ExchangeFailure.closedBeforeResponse(nil) }
         sentAt = loop.now()
         run(machine.earlyResponseArrived())
         return true
     }
 
-    /// Reads into the buffer: the byte count (0 at the end of the stream), or nil when nothing is there now. A failure
-    /// before any response byte means the connection closed before a response.
-    private func read() throws -> Int? {
-        let fill: HTTP1ReadBuffer.Fill
-        do {
-            fill = try reader.fill(from: stream)
-        } catch let error as POSIXError where !machine.hasResponseBytes {
-            throw ExchangeFailure.closedBeforeResponse(error)
-        } catch let error as POSIXError {
-            throw NetworkSocket.Failure.system(error)
-        }
-        switch fill {
-        case .bytes(let count):
-            idle.lastActivity = loop.now()
-            if let job {
-                job.record.received(count, at: idle.lastActivity)
-            } else {
-                pump?.record.received(count, at: idle.lastActivity)
-            }
-            return count
-        case .end: return 0
-        case .wouldBlock: return nil
-        }
-    }
-
-    /// Reads into the buffer against `budget`: nil when bytes came (or the stream ended: `ended`), or the readiness
-    /// to wait for.
-    private func readCounting(
-        _ budget: inout Int, ended: inout Bool, whenFull: HTTP1ParseError = .invalidChunkSize
-    ) throws -> ByteStreamResult.Interest? {
-        guard budget > 0 else { return .readable }
+    /// Reads into the buffer against `budget`: the byte count (0 at the end of the stream), or nil when nothing is
+    /// there now or the budget is spent. A failure before any response byte means the connection closed before a
+    /// response; a full buffer is `whenFull`.
+    private func read(_ budget: inout Int, whenFull: HTTP1ParseError = .invalidChunkSize) throws -> Int? {
+        guard budget > 0 else { return nil }
         guard !reader.isFull else { throw whenFull }
-        guard let count = try read() else { return .readable }
+        let count: Int
+        do {
+            switch try reader.fill(from: stream) {
+            case .bytes(let read): count = read
+            case .end: return 0
+            case .wouldBlock: return nil
+            }
+        } catch let error as POSIXError {
+            if machine.hasResponseBytes { throw NetworkSocket.Failure.system(error) }
+            throw ExchangeFailure.closedBeforeResponse(error)
+        }
         budget -= count
-        ended = count == 0
-        return nil
+        idle.lastActivity = loop.now()
+        if let job {
+            job.record.received(count, at: idle.lastActivity)
+        } else {
+            pump?.record.received(count, at: idle.lastActivity)
+        }
+        return count
     }
 
     /// Reads the response (its head, a buffered body, or a streamed body into its consumer) as far as the bytes and
@@ -546,12 +518,12 @@ final class HTTP1Connection: EventLoopHandler, LoopOwnedConnection, @unchecked S
             case .consumerFull:
                 run(machine.consumerFull())
             case .needsBytes:
-                var ended = false
                 let whenFull: HTTP1ParseError = phase == .receivingHead ? .headTooLarge : .invalidChunkSize
-                if let waitingFor = try readCounting(&budget, ended: &ended, whenFull: whenFull) {
+                guard let count = try read(&budget, whenFull: whenFull) else {
                     if phase == .streaming, let pump { armTimeout(pump.idleTimeout, keepingActivity: true) }
-                    return waitingFor
+                    return .readable
                 }
+                let ended = count == 0
                 if phase == .receivingHead {
                     run(ended ? machine.endOfStream() : machine.responseBytesArrived())
                 } else if ended {
@@ -574,30 +546,11 @@ final class HTTP1Connection: EventLoopHandler, LoopOwnedConnection, @unchecked S
         case .buffered(let bodyLimit):
             try reader.expectBody(of: head, framing: framing, limits: job.limits.body, bodyLimit: bodyLimit)
         case .streaming(let options):
-            pump = try makePump(head: head, framing: framing, options: options, job: job)
+            pumpGeneration += 1
+            pump = try HTTP1BodyPump(
+                head: head, framing: framing, options: options, job: job, generation: pumpGeneration, connection: self)
         }
         run(machine.finalHeadParsed(final))
-    }
-
-    /// The pump that moves a streamed body to its consumer, whose demand and abandonment reach the loop.
-    private func makePump(
-        head: ResponseHead, framing: ResponseHead.Framing, options: StreamOptions, job: RequestJob
-    ) throws -> HTTP1BodyPump {
-        let pump = try HTTP1BodyPump(head: head, framing: framing, options: options, job: job)
-        pumpGeneration += 1
-        let (generation, loop) = (pumpGeneration, loop)
-        options.continuation.onDemand = { [weak self] in
-            loop.execute { self?.perform(.resumePump(generation: generation)) }
-        }
-        options.continuation.onTermination = { [weak self] in
-            loop.execute { self?.perform(.terminatePump(generation: generation)) }
-        }
-        return pump
-    }
-
-    private func failPump(_ error: any Error) {
-        guard pump != nil, machine.phase != .closed else { return }
-        run(machine.failed(isConnectionReset: false), error: error)
     }
 
     /// Ends a streamed body with `error`, after the connection closed.

@@ -1,5 +1,6 @@
 /// A step of an ``HTTP1Connection``'s loop: each entry point from readiness, a timer or another thread, run on the
-/// loop's thread, or kept in order until the connection comes back when it is lent to an awaiting task (``LoopOwnedConnection``).
+/// loop's thread, or kept in order until the connection comes back when it is lent to an awaiting task
+/// (``LoopOwnedConnection``).
 ///
 /// ```swift
 /// let step = HTTP1ConnectionStep.readiness(readable: true, writable: false)
