@@ -287,8 +287,8 @@ struct Exchange: Sendable {
         return .given(request)
     }
 
-    /// Tells `monitors` the request ended with `outcome`, and where its time went.
-    private static func report(
+    /// Tells `monitors` the request (or a WebSocket's handshake) ended with `outcome`, and where its time went.
+    static func report(
         _ outcome: Result<Response, RequestError>, of request: URLRequest, to monitors: [any EventMonitor]
     ) {
         let metrics: RequestMetrics

@@ -1475,6 +1475,18 @@ enum DocumentedCode {
         print(socket.subprotocol ?? "no subprotocol", socket.isCompressed)
         _ = socket
     }
+
+    // Sources/RequestKit/RequestKit.docc/WebSockets.md, block 5
+    static func snippetWebSockets5() async throws {
+        let socket = try await WebSocket {
+            Url("ws://127.0.0.1:8080/websocket/echo")
+            Monitor(ConsoleLogger())
+        }.connect()
+        if let handshake = socket.metrics.attempts.first {
+            print(handshake.timeline, handshake.addressAttempts)
+        }
+        _ = socket
+    }
 }
 
 // README.md, block 21
@@ -3260,6 +3272,15 @@ func report(_ socket: WebSocket.Socket) async {
     } catch {
         print(error)
     }
+}
+"""#),
+    DocumentedSnippet(document: "Sources/RequestKit/RequestKit.docc/WebSockets.md", index: 5, code: #"""
+let socket = try await WebSocket {
+    Url("ws://127.0.0.1:8080/websocket/echo")
+    Monitor(ConsoleLogger())
+}.connect()
+if let handshake = socket.metrics.attempts.first {
+    print(handshake.timeline, handshake.addressAttempts)
 }
 """#),
 ]

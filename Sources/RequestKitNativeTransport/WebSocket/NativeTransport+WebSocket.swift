@@ -45,10 +45,11 @@ extension NativeTransport {
         var limits = ResponseHead.Limits()
         limits.maxHeadBytes = configuration.maxResponseHeadBytes
         let upgrade = WebSocketUpgrade(handshake: handshake, url: request.url, limits: limits)
-        let setup = WebSocketChannel.Setup(
+        var setup = WebSocketChannel.Setup(
             key: target.key, request: try upgrade.requestBytes(fields: request.fieldsAsSent, target: target),
             upgrade: upgrade, configuration: checked.configuration, timeout: request.timeout,
             connectTimeout: configuration.connectTimeout)
+        setup.recordsMetrics = configuration.recordsMetrics
         let loop: EventLoop
         do {
             loop = try EventLoopGroup.shared(loops: configuration.eventLoopCount).next()

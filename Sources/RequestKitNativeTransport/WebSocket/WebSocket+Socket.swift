@@ -37,12 +37,24 @@ extension WebSocket {
         /// print(socket.isCompressed ? "compressed" : "plain")
         /// ```
         public let isCompressed: Bool
+        /// Where the opening handshake's time went, as an HTTP request's metrics show it: one attempt with the
+        /// lookup, the connection (each address tried), the TLS handshake (after a proxy's tunnel, for `wss://`), the upgrade
+        /// request sent, the answer's first byte and its whole head, the bytes both ways and the `101` status.
+        /// Empty when the transport records no metrics.
+        ///
+        /// ```swift
+        /// if let handshake = socket.metrics.attempts.first {
+        ///     print(handshake.timeline)  // dns 0.2 ms · connect 0.1 ms · send 0.0 ms · wait 0.4 ms
+        /// }
+        /// ```
+        public let metrics: RequestMetrics
 
         init(channel: WebSocketChannel, opened: WebSocketChannel.Opened) {
             self.channel = channel
             subprotocol = opened.subprotocol
             handshakeHeaders = opened.headers
             isCompressed = opened.compression != nil
+            metrics = opened.metrics
         }
 
         deinit {

@@ -38,6 +38,8 @@ final class WebSocketChannel: EventLoopHandler, @unchecked Sendable {
         let connectTimeout: Double
         /// Where the frames' masking keys come from: nil for the system's CSPRNG (tests give known keys).
         var maskingKeys: (any RandomNumberGenerator & Sendable)?
+        /// Whether the handshake's phases are recorded (``NativeTransport/Configuration/recordsMetrics``).
+        var recordsMetrics = true
     }
 
     /// What the handshake agreed, for the socket.
@@ -45,6 +47,8 @@ final class WebSocketChannel: EventLoopHandler, @unchecked Sendable {
         let subprotocol: String?
         let compression: PerMessageDeflateParameters?
         let headers: HTTPHeaders
+        /// The handshake's attempt: its phases, addresses and byte counts (empty when not recorded).
+        let metrics: RequestMetrics
     }
 
     private enum Phase {
@@ -99,6 +103,8 @@ final class WebSocketChannel: EventLoopHandler, @unchecked Sendable {
     private var isRegistered = false
     /// How the connection ended, once it did: the error a later ``close(_:reason:)`` reports.
     private var finalError: RequestError?
+    /// What the handshake saw of its phases, as an HTTP request's attempt records them.
+    private var record = AttemptRecord(started: 0, isRecording: false)
     private let readBuffer: UnsafeMutableRawBufferPointer
 
     init(
@@ -220,6 +226,8 @@ final class WebSocketChannel: EventLoopHandler, @unchecked Sendable {
         }
         openWaiter = continuation
         phase = .connecting
+        record = AttemptRecord(started: loop.now(), isRecording: setup.recordsMetrics)
+        record.assign(isReused: false, at: record.started)
         let deadline = loop.now() &+ UInt64(max(0, min(setup.timeout, 1e9)) * 1e9)
         handshakeTimer = loop.schedule(at: deadline) { [weak self] in
             guard let self else { return }
@@ -241,12 +249,14 @@ final class WebSocketChannel: EventLoopHandler, @unchecked Sendable {
     }
 
     private func connectorEnded(_ outcome: Connector.Outcome) {
+        if let connector { record.noteConnect(connector.times) }
         connector = nil
         switch outcome {
         case .opened(let opened):
             guard phase == .connecting else { return opened.stream.close() }
             stream = opened.stream
             phase = .upgrading
+            if record.isRecording { record.connection = opened.facts }
             do {
                 try loop.register(opened.stream.descriptor, interest: .readable, handler: self)
                 isRegistered = true
@@ -254,6 +264,8 @@ final class WebSocketChannel: EventLoopHandler, @unchecked Sendable {
                 return failOpening(.transport(error, detail: "the event loop could not watch the WebSocket's socket"))
             }
             outbound.append(contentsOf: setup.request)
+            record.noteSendStart(at: loop.now())
+            record.bytesSent = setup.request.count
             flush()
         case .failed(let failure):
             guard phase == .connecting else { return }
@@ -280,17 +292,29 @@ final class WebSocketChannel: EventLoopHandler, @unchecked Sendable {
         case .needsMore:
             return
         case .failed(let error):
+            record.noteComplete(at: loop.now())
             failOpening(error)
         case .opened(let agreement, let headers, let leftover):
             if let handshakeTimer { loop.cancel(handshakeTimer) }
             handshakeTimer = nil
+            let now = loop.now()
+            record.noteComplete(at: now)
+            // The frames that came with the head are the connection's, not the handshake's.
+            record.bytesReceived -= leftover.count
+            let metrics =
+                record.isRecording
+                ? RequestMetrics(attempts: [
+                    record.attempt(url: setup.upgrade.url, status: 101, bodyBytes: 0, end: now)
+                ]) : RequestMetrics()
             machine = WebSocketConnectionStateMachine(
                 role: .client, configuration: setup.configuration, compression: agreement.compression,
                 maskingKeys: setup.maskingKeys ?? SystemRandomNumberGenerator())
             phase = .open
             openWaiter?.resume(
                 returning: .success(
-                    Opened(subprotocol: agreement.subprotocol, compression: agreement.compression, headers: headers)))
+                    Opened(
+                        subprotocol: agreement.subprotocol, compression: agreement.compression, headers: headers,
+                        metrics: metrics)))
             openWaiter = nil
             run(machine?.opened() ?? .none)
             if !leftover.isEmpty {
@@ -300,12 +324,20 @@ final class WebSocketChannel: EventLoopHandler, @unchecked Sendable {
         }
     }
 
-    private func failOpening(_ error: RequestError) {
+    private func failOpening(_ failure: RequestError) {
         guard phase == .idle || phase == .connecting || phase == .upgrading else { return }
         if let handshakeTimer { loop.cancel(handshakeTimer) }
         handshakeTimer = nil
         phase = .closed
         closeStream()
+        if let connector { record.noteConnect(connector.times) }
+        var error = failure
+        if record.isRecording {
+            error.metrics = RequestMetrics(attempts: [
+                record.attempt(
+                    url: setup.upgrade.url, status: error.response?.status, bodyBytes: nil, end: loop.now())
+            ])
+        }
         finalError = error
         openWaiter?.resume(returning: .failure(error))
         openWaiter = nil
@@ -490,6 +522,7 @@ final class WebSocketChannel: EventLoopHandler, @unchecked Sendable {
             case .transferred(let count):
                 let bytes = UnsafeRawBufferPointer(rebasing: readBuffer[0..<count])
                 if phase == .upgrading {
+                    if record.isRecording { record.received(count, at: loop.now()) }
                     upgraded(upgrade.received(bytes))
                 } else {
                     machine?.received(bytes)
@@ -537,6 +570,7 @@ final class WebSocketChannel: EventLoopHandler, @unchecked Sendable {
         }
         outbound.removeAll(keepingCapacity: outbound.count <= 64 * 1024)
         outboundStart = 0
+        if phase == .upgrading, record.isRecording, record.sendEnd == 0 { record.sendEnd = loop.now() }
         if wantsWritable {
             wantsWritable = false
             updateInterest()

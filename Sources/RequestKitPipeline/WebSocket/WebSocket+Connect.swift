@@ -4,7 +4,9 @@ extension WebSocket {
     /// Connects: the opening handshake over HTTP/1.1 (``Timeout`` bounds connecting and the handshake), on the
     /// native transport (the one ``Using`` names, or `NativeTransport.shared`), through the proxy and with the
     /// TLS configuration it has, with the cookies of the jar ``UseCookies`` names; the cookies the server sets
-    /// in its answer go into that jar.
+    /// in its answer go into that jar. The handshake is an attempt as a request's is: its monitors (``Monitor``) see
+    /// it start and get its `101` answer (or fail), then finish with its metrics, which the socket
+    /// (``Socket/metrics``) and a failure's error (``RequestError/metrics``) keep.
     ///
     /// ```swift
     /// let socket = try await WebSocket {
@@ -27,7 +29,32 @@ extension WebSocket {
             request = request.settingField("Cookie", cookies)
         }
         let transport = (checked.parts.transport as? NativeTransport) ?? NativeTransport.shared
-        let socket = try await transport.openWebSocket(checked, request: request)
+        let monitors = checked.parts[option: EventMonitorsKey.self]
+        let shown = monitors.isEmpty ? nil : TransferRequest.Head.built(request).urlRequest
+        if let shown { for monitor in monitors { monitor.requestStarted(shown, attempt: 1) } }
+        let start = monitors.isEmpty ? 0 : DispatchTime.now().uptimeNanoseconds
+        let opened: Result<Socket, RequestError>
+        do throws(RequestError) {
+            opened = .success(try await transport.openWebSocket(checked, request: request))
+        } catch {
+            opened = .failure(error)
+        }
+        if let shown {
+            let duration = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+            let outcome = opened.map { socket in
+                var answer = Response(status: 101, headers: socket.handshakeHeaders, url: request.url)
+                answer.metrics = socket.metrics
+                return answer
+            }
+            for monitor in monitors {
+                switch outcome {
+                case .success(let answer): monitor.responseReceived(answer, for: shown, duration: duration, attempt: 1)
+                case .failure(let error): monitor.requestFailed(error, for: shown, duration: duration, attempt: 1)
+                }
+            }
+            Exchange.report(outcome, of: shown, to: monitors)
+        }
+        let socket = try opened.get()
         if let jar {
             let cookies = socket.handshakeHeaders.cookies
             if !cookies.isEmpty { jar.store(cookies, from: request.url) }
