@@ -1478,6 +1478,17 @@ enum DocumentedCode {
 
     // Sources/RequestKit/RequestKit.docc/WebSockets.md, block 5
     static func snippetWebSockets5() async throws {
+        let feed = try await WebSocket {
+            Url("ws://127.0.0.1:8080/websocket/echo")
+        }.connect(reconnecting: WebSocket.ReconnectPolicy(maxAttempts: 10, delay: .seconds(1))) { socket, reconnections in
+            try await socket.send(.text("resume"))
+        }
+        for try await message in feed.messages { print(message) }
+        _ = feed
+    }
+
+    // Sources/RequestKit/RequestKit.docc/WebSockets.md, block 6
+    static func snippetWebSockets6() async throws {
         let socket = try await WebSocket {
             Url("ws://127.0.0.1:8080/websocket/echo")
             Monitor(ConsoleLogger())
@@ -3275,6 +3286,14 @@ func report(_ socket: WebSocket.Socket) async {
 }
 """#),
     DocumentedSnippet(document: "Sources/RequestKit/RequestKit.docc/WebSockets.md", index: 5, code: #"""
+let feed = try await WebSocket {
+    Url("ws://127.0.0.1:8080/websocket/echo")
+}.connect(reconnecting: WebSocket.ReconnectPolicy(maxAttempts: 10, delay: .seconds(1))) { socket, reconnections in
+    try await socket.send(.text("resume"))
+}
+for try await message in feed.messages { print(message) }
+"""#),
+    DocumentedSnippet(document: "Sources/RequestKit/RequestKit.docc/WebSockets.md", index: 6, code: #"""
 let socket = try await WebSocket {
     Url("ws://127.0.0.1:8080/websocket/echo")
     Monitor(ConsoleLogger())
