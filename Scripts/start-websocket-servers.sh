@@ -13,10 +13,13 @@
 #   IPv4 loopback address itself, so it listens on the IPv4-mapped ::ffff:127.0.0.1 and Scripts/loopback-relay.py
 #   relays 127.0.0.1 to it (REQUESTKIT_LWS_RELAY_PID);
 # - the Python `websockets` library's echo server (Scripts/websockets-echo-server.py; PyPI, in a virtual
-#   environment), permessage-deflate on, subprotocol `echo` (REQUESTKIT_PYWEBSOCKETS_URL, REQUESTKIT_PYWEBSOCKETS_PID).
+#   environment), permessage-deflate on, subprotocol `echo` (REQUESTKIT_PYWEBSOCKETS_URL, REQUESTKIT_PYWEBSOCKETS_PID);
+# - nginx (Debian's nginx-light) in front of that echo server, proxying the Upgrade as its documentation says
+#   (`proxy_http_version 1.1` and the `Upgrade` and `Connection` fields passed on) (REQUESTKIT_NGINX_WEBSOCKET_URL,
+#   REQUESTKIT_NGINX_WEBSOCKET_PID).
 #
-# Exits non-zero when a binary is missing (apt-get install websocketd libwebsockets-test-server) or a server does
-# not listen.
+# Exits non-zero when a binary is missing (apt-get install websocketd libwebsockets-test-server nginx-light) or a
+# server does not listen.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 folder="$root/.build-interop/websocket-servers"
@@ -34,6 +37,8 @@ wait_for() {
 for binary in websocketd libwebsockets-test-server; do
     command -v "$binary" >/dev/null || { echo "$binary is missing: apt-get install $binary" >&2; exit 1; }
 done
+nginx_binary="$(command -v nginx || echo /usr/sbin/nginx)"
+[ -x "$nginx_binary" ] || { echo "nginx is missing: apt-get install nginx-light" >&2; exit 1; }
 if ! "$venv/bin/python" -c "import websockets" 2>/dev/null; then
     python3 -m venv "$venv" >&2
     "$venv/bin/pip" install --quiet --disable-pip-version-check websockets >&2
@@ -58,6 +63,33 @@ python_port="$(free_port)"
 python_pid=$!
 wait_for 127.0.0.1 "$python_port"
 
+nginx_port="$(free_port)"
+mkdir -p "$folder/nginx/logs"
+cat >"$folder/nginx/nginx.conf" <<CONF
+worker_processes 1;
+daemon off;
+pid $folder/nginx/nginx.pid;
+error_log $folder/nginx/logs/error.log warn;
+events { worker_connections 1024; }
+http {
+    access_log off;
+    map \$http_upgrade \$connection_upgrade { default upgrade; '' close; }
+    server {
+        listen 127.0.0.1:$nginx_port;
+        location / {
+            proxy_pass http://127.0.0.1:$python_port;
+            proxy_http_version 1.1;
+            proxy_set_header Upgrade \$http_upgrade;
+            proxy_set_header Connection \$connection_upgrade;
+            proxy_read_timeout 300s;
+        }
+    }
+}
+CONF
+"$nginx_binary" -p "$folder/nginx" -c "$folder/nginx/nginx.conf" >"$folder/nginx/logs/stderr.log" 2>&1 &
+nginx_pid=$!
+wait_for 127.0.0.1 "$nginx_port"
+
 echo "export REQUESTKIT_WEBSOCKETD_URL=ws://127.0.0.1:$websocketd_port/"
 echo "export REQUESTKIT_WEBSOCKETD_PID=$websocketd_pid"
 echo "export REQUESTKIT_LWS_URL=ws://127.0.0.1:$relay_port/"
@@ -65,3 +97,5 @@ echo "export REQUESTKIT_LWS_PID=$lws_pid"
 echo "export REQUESTKIT_LWS_RELAY_PID=$relay_pid"
 echo "export REQUESTKIT_PYWEBSOCKETS_URL=ws://127.0.0.1:$python_port/"
 echo "export REQUESTKIT_PYWEBSOCKETS_PID=$python_pid"
+echo "export REQUESTKIT_NGINX_WEBSOCKET_URL=ws://127.0.0.1:$nginx_port/"
+echo "export REQUESTKIT_NGINX_WEBSOCKET_PID=$nginx_pid"

@@ -28,6 +28,34 @@ struct WebSocketInteropTests {
     }
 
     @Test(
+        "nginx proxying the Upgrade to Python websockets: nginx answers the 101, the subprotocol and compression pass",
+        .enabled(
+            if: environment["REQUESTKIT_NGINX_WEBSOCKET_URL"] != nil, "REQUESTKIT_NGINX_WEBSOCKET_URL is not set"))
+    func nginxProxyingTheUpgrade() async throws {
+        let url = try #require(Self.environment["REQUESTKIT_NGINX_WEBSOCKET_URL"])
+        let socket = try await WebSocket {
+            Url(url)
+            Subprotocols("echo")
+            Timeout(30)
+        }.connect()
+        #expect(socket.handshakeHeaders["Server"]?.hasPrefix("nginx/") == true)
+        #expect(socket.subprotocol == "echo")
+        #expect(socket.isCompressed)
+        #expect(socket.metrics.attempts.first?.status == 101)
+        var iterator = socket.messages.makeAsyncIterator()
+        let messages: [WebSocketMessage] = [
+            .text("through nginx"), .binary(Data((0..<256).map { UInt8($0) })),
+            .text(String(repeating: "a long line through the proxy ", count: 20_000)),
+        ]
+        for message in messages {
+            try await socket.send(message)
+            #expect(try await iterator.next() == message)
+        }
+        try await socket.close(.normalClosure, reason: "done")
+        #expect(try await iterator.next() == nil)
+    }
+
+    @Test(
         "Python websockets' echo server: the subprotocol chosen, permessage-deflate agreed, text and binary echoed",
         .enabled(if: environment["REQUESTKIT_PYWEBSOCKETS_URL"] != nil, "REQUESTKIT_PYWEBSOCKETS_URL is not set"))
     func pythonWebsockets() async throws {

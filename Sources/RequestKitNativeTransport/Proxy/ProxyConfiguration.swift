@@ -17,7 +17,8 @@ import Foundation
 public struct ProxyConfiguration: Sendable, Hashable, CustomStringConvertible {
     enum Source: Sendable, Hashable {
         case direct
-        case environment
+        /// The proxy variables of these variables; nil for the process environment's.
+        case environment([String: String]?)
         case server(ProxyServer, NoProxyList)
     }
 
@@ -43,7 +44,16 @@ public struct ProxyConfiguration: Sendable, Hashable, CustomStringConvertible {
     /// ```swift
     /// configuration.proxy = .environment
     /// ```
-    public static let environment = ProxyConfiguration(source: .environment)
+    public static let environment = ProxyConfiguration(source: .environment(nil))
+
+    /// The proxies that `variables` name, read as ``environment`` reads the process's (tests).
+    ///
+    /// ```swift
+    /// configuration.proxy = .environment(["http_proxy": "http://127.0.0.1:3128", "no_proxy": "localhost"])
+    /// ```
+    package static func environment(_ variables: [String: String]) -> ProxyConfiguration {
+        ProxyConfiguration(source: .environment(variables))
+    }
 
     /// An HTTP proxy: `http://` requests are sent to it in absolute form, `https://` ones through a `CONNECT`
     /// tunnel.

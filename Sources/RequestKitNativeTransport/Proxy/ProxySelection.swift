@@ -22,7 +22,8 @@ struct ProxySelection: Sendable {
             (plain, secure, exclusions) = (nil, nil, NoProxyList(""))
         case .server(let server, let list):
             (plain, secure, exclusions) = (.success(server), .success(server), list)
-        case .environment:
+        case .environment(let variables):
+            let environment = variables ?? environment
             func value(_ names: String...) -> (name: String, value: String)? {
                 for name in names {
                     if let value = environment[name], !value.isEmpty { return (name, value) }
