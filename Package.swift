@@ -14,6 +14,8 @@ let package = Package(
         .library(name: "RequestKitMetrics", targets: ["RequestKitMetrics"]),
         .library(name: "RequestKitTracing", targets: ["RequestKitTracing"]),
         .library(name: "RequestKitHTTPTypes", targets: ["RequestKitHTTPTypes"]),
+        .library(name: "RequestKitOpenAPI", targets: ["RequestKitOpenAPI"]),
+        .library(name: "RequestKitServiceLifecycle", targets: ["RequestKitServiceLifecycle"]),
     ],
     // Integrations with the Swift server ecosystem, all off by default: a dependency used only by a trait that is off
     // is neither fetched nor built, so the default build keeps no package dependencies and resolves offline.
@@ -25,6 +27,13 @@ let package = Package(
             name: "Tracing",
             description: "RequestKitTracing: a span per request through swift-distributed-tracing, context propagated"),
         .trait(name: "HTTPTypes", description: "RequestKitHTTPTypes: conversions to and from swift-http-types"),
+        .trait(
+            name: "OpenAPI", description: "RequestKitOpenAPI: a swift-openapi-runtime ClientTransport over a Client",
+            enabledTraits: ["HTTPTypes"]),
+        .trait(
+            name: "ServiceLifecycle",
+            description:
+                "RequestKitServiceLifecycle: a Client as a swift-service-lifecycle Service, shut down gracefully"),
         .default(enabledTraits: []),
     ],
     dependencies: [
@@ -33,6 +42,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-distributed-tracing.git", from: "1.4.0"),
         .package(url: "https://github.com/apple/swift-service-context.git", from: "1.3.0"),
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.6.0"),
+        .package(url: "https://github.com/apple/swift-openapi-runtime.git", from: "1.11.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.6.0"),
     ],
     targets: [
         // The system zlib, for decompressing gzip and deflate response bodies in NativeTransport and for the CRC-32 of
@@ -156,6 +167,23 @@ let package = Package(
                 "RequestKit",
                 .product(name: "HTTPTypes", package: "swift-http-types", condition: .when(traits: ["HTTPTypes"])),
             ]),
+        // The OpenAPI transport converts with RequestKitHTTPTypes (the OpenAPI trait enables HTTPTypes).
+        .target(
+            name: "RequestKitOpenAPI",
+            dependencies: [
+                "RequestKit", "RequestKitHTTPTypes",
+                .product(name: "HTTPTypes", package: "swift-http-types", condition: .when(traits: ["OpenAPI"])),
+                .product(
+                    name: "OpenAPIRuntime", package: "swift-openapi-runtime", condition: .when(traits: ["OpenAPI"])),
+            ]),
+        .target(
+            name: "RequestKitServiceLifecycle",
+            dependencies: [
+                "RequestKit",
+                .product(
+                    name: "ServiceLifecycle", package: "swift-service-lifecycle",
+                    condition: .when(traits: ["ServiceLifecycle"])),
+            ]),
         .executableTarget(name: "Examples", dependencies: ["RequestKit", "RequestKitTesting"], path: "Examples"),
         .executableTarget(
             name: "Benchmarks", dependencies: ["RequestKit", "RequestKitNativeTransport", "RequestKitTesting"],
@@ -187,8 +215,9 @@ let package = Package(
             name: "IntegrationTests",
             dependencies: [
                 "RequestKit", "RequestKitTesting", "RequestKitLogging", "RequestKitMetrics", "RequestKitTracing",
-                "RequestKitHTTPTypes",
-                .product(name: "Logging", package: "swift-log", condition: .when(traits: ["Logging"])),
+                "RequestKitHTTPTypes", "RequestKitOpenAPI", "RequestKitServiceLifecycle",
+                .product(
+                    name: "Logging", package: "swift-log", condition: .when(traits: ["Logging", "ServiceLifecycle"])),
                 .product(name: "InMemoryLogging", package: "swift-log", condition: .when(traits: ["Logging"])),
                 .product(name: "CoreMetrics", package: "swift-metrics", condition: .when(traits: ["Metrics"])),
                 .product(name: "MetricsTestKit", package: "swift-metrics", condition: .when(traits: ["Metrics"])),
@@ -200,17 +229,34 @@ let package = Package(
                     name: "ServiceContextModule", package: "swift-service-context",
                     condition: .when(traits: ["Tracing"])),
                 .product(name: "HTTPTypes", package: "swift-http-types", condition: .when(traits: ["HTTPTypes"])),
-            ]),
+                .product(
+                    name: "OpenAPIRuntime", package: "swift-openapi-runtime", condition: .when(traits: ["OpenAPI"])),
+                .product(
+                    name: "ServiceLifecycle", package: "swift-service-lifecycle",
+                    condition: .when(traits: ["ServiceLifecycle"])),
+                .product(
+                    name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle",
+                    condition: .when(traits: ["ServiceLifecycle"])),
+            ],
+            // openapi.yaml and the generator's configuration, from which Scripts/generate-openapi-client.sh makes
+            // OpenAPI/Generated.
+            exclude: ["OpenAPI/openapi.yaml", "OpenAPI/openapi-generator-config.yaml"]),
         // The documents' code blocks; a block marked `<!-- snippet: trait <Trait> -->` compiles only with its trait.
         .testTarget(
             name: "SnippetTests",
             dependencies: [
                 "RequestKit", "RequestKitTesting", "RequestKitLogging", "RequestKitMetrics", "RequestKitTracing",
-                "RequestKitHTTPTypes",
-                .product(name: "Logging", package: "swift-log", condition: .when(traits: ["Logging"])),
+                "RequestKitHTTPTypes", "RequestKitOpenAPI", "RequestKitServiceLifecycle",
+                .product(
+                    name: "Logging", package: "swift-log", condition: .when(traits: ["Logging", "ServiceLifecycle"])),
                 .product(name: "Metrics", package: "swift-metrics", condition: .when(traits: ["Metrics"])),
                 .product(name: "Tracing", package: "swift-distributed-tracing", condition: .when(traits: ["Tracing"])),
                 .product(name: "HTTPTypes", package: "swift-http-types", condition: .when(traits: ["HTTPTypes"])),
+                .product(
+                    name: "OpenAPIRuntime", package: "swift-openapi-runtime", condition: .when(traits: ["OpenAPI"])),
+                .product(
+                    name: "ServiceLifecycle", package: "swift-service-lifecycle",
+                    condition: .when(traits: ["ServiceLifecycle"])),
             ],
             exclude: ["Cassettes"]),
     ],

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Builds and tests RequestKit with every trait enabled (Logging, Metrics, Tracing, HTTPTypes), from local git copies
-# of their packages (Scripts/use-local-packages.sh), in its own scratch path (.build-traits: a trait is a compilation
-# condition of every target, so the default build's objects cannot be reused). Without the copies it says so and
-# exits 0: the default build never needs them.
+# Builds and tests RequestKit with every trait enabled (Logging, Metrics, Tracing, HTTPTypes, OpenAPI,
+# ServiceLifecycle), from local git copies of their packages (Scripts/use-local-packages.sh), in its own scratch path
+# (.build-traits: a trait is a compilation condition of every target, so the default build's objects cannot be
+# reused). Without the copies it says so and exits 0: the default build never needs them.
 #
 #   bash Scripts/test-traits.sh                 # the integrations' tests and the documents' trait snippets
 #   TRAITS=Logging bash Scripts/test-traits.sh  # one trait (a comma-separated list)

@@ -19,7 +19,8 @@ clones="${REQUESTKIT_PACKAGE_CLONES:-/work/scratch/requestkit-packages}"
 # owner/name of every package a trait may visit: the traits' dependencies and theirs.
 packages=(
     apple/swift-log apple/swift-metrics apple/swift-distributed-tracing apple/swift-service-context
-    apple/swift-http-types
+    apple/swift-http-types apple/swift-openapi-runtime swift-server/swift-service-lifecycle apple/swift-async-algorithms
+    apple/swift-collections
 )
 
 missing=()
