@@ -4,7 +4,7 @@ import Foundation
 import FoundationNetworking
 #endif
 
-extension NativeTransport {
+extension NativeTransport: WebSocketOpening {
     /// Opens a WebSocket connection on this transport's event loops: the socket's definition checked, `request` as
     /// the handshake's request (with the cookie jar's cookies, when the pipeline added them), through the proxy
     /// the transport's settings choose and its TLS configuration (offering no HTTP/2 in ALPN: the upgrade is

@@ -18,7 +18,7 @@ extension WebSocket {
     /// try await socket.close(.normalClosure, reason: "done")
     /// ```
     public final class Socket: Sendable {
-        let channel: WebSocketChannel
+        let connection: any WebSocketConnection
         /// The subprotocol the server chose among those offered (``Subprotocols``); nil when it chose none.
         ///
         /// ```swift
@@ -49,16 +49,30 @@ extension WebSocket {
         /// ```
         public let metrics: RequestMetrics
 
-        init(channel: WebSocketChannel, opened: WebSocketChannel.Opened) {
-            self.channel = channel
-            subprotocol = opened.subprotocol
-            handshakeHeaders = opened.headers
-            isCompressed = opened.compression != nil
-            metrics = opened.metrics
+        convenience init(channel: WebSocketChannel, opened: WebSocketChannel.Opened) {
+            self.init(
+                connection: channel, subprotocol: opened.subprotocol, handshakeHeaders: opened.headers,
+                isCompressed: opened.compression != nil, metrics: opened.metrics)
+        }
+
+        /// A socket whose messages `connection` carries, after a handshake that agreed on what is given.
+        ///
+        /// ```swift
+        /// let socket = WebSocket.Socket(connection: replayed, subprotocol: nil, handshakeHeaders: headers, isCompressed: false)
+        /// ```
+        package init(
+            connection: any WebSocketConnection, subprotocol: String?, handshakeHeaders: HTTPHeaders,
+            isCompressed: Bool, metrics: RequestMetrics = RequestMetrics()
+        ) {
+            self.connection = connection
+            self.subprotocol = subprotocol
+            self.handshakeHeaders = handshakeHeaders
+            self.isCompressed = isCompressed
+            self.metrics = metrics
         }
 
         deinit {
-            channel.cancel()
+            connection.cancel()
         }
 
         /// The messages the server sends, in order, each whole; the sequence ends when the connection closes with
@@ -83,7 +97,7 @@ extension WebSocket {
         /// - Throws: ``RequestError`` (``RequestError/WebSocketFailure/closed``) once the connection is closing or
         ///   closed.
         public func send(_ message: WebSocketMessage) async throws(RequestError) {
-            try await channel.send(message)
+            try await connection.send(message)
         }
 
         /// Closes the connection: a close frame with `code` and `reason`, then waits for the server's answer and
@@ -97,7 +111,7 @@ extension WebSocket {
         ///   reason over 123 bytes of UTF-8; `.timedOut` (``RequestError/WebSocketFailure/closeTimeout``) when the
         ///   server does not answer.
         public func close(_ code: WebSocketCloseCode = .normalClosure, reason: String = "") async throws(RequestError) {
-            try await channel.close(code, reason: reason)
+            try await connection.close(code, reason: reason)
         }
     }
 
@@ -126,7 +140,7 @@ extension WebSocket {
             /// ```
             /// - Throws: ``RequestError`` saying how the connection failed.
             public mutating func next() async throws -> WebSocketMessage? {
-                try await socket.channel.next()
+                try await socket.connection.next()
             }
         }
 

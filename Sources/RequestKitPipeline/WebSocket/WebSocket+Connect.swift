@@ -2,7 +2,8 @@ import Foundation
 
 extension WebSocket {
     /// Connects: the opening handshake over HTTP/1.1 (``Timeout`` bounds connecting and the handshake), on the
-    /// native transport (the one ``Using`` names, or `NativeTransport.shared`), through the proxy and with the
+    /// native transport (the one ``Using`` names, or `NativeTransport.shared`; a `RecordingTransport` records the
+    /// connection's messages in its cassette or replays them), through the proxy and with the
     /// TLS configuration it has, with the cookies of the jar ``UseCookies`` names; the cookies the server sets
     /// in its answer go into that jar. The handshake is an attempt as a request's is: its monitors (``Monitor``) see
     /// it start and get its `101` answer (or fail), then finish with its metrics, which the socket
@@ -16,7 +17,8 @@ extension WebSocket {
     /// }.connect()
     /// ```
     /// - Returns: The open socket.
-    /// - Throws: ``RequestError``: `.invalidRequest` for a definition that cannot be a handshake; the connection's
+    /// - Throws: ``RequestError``: `.invalidRequest` for a definition that cannot be a handshake, or one whose
+    ///   ``Using`` names a transport that cannot open a WebSocket (`URLSessionTransport`, say); the connection's
     ///   failures as a request's (`.connectionFailed`, `.tls`, `.timedOut`, `.cancelled`); `.webSocket` with
     ///   ``RequestError/WebSocketFailure/handshakeRefused`` (and the response) when the server answers another
     ///   status than 101, or ``RequestError/WebSocketFailure/invalidHandshake`` for a 101 that breaks the
@@ -28,7 +30,7 @@ extension WebSocket {
         if let jar, let cookies = jar.cookieHeader(for: request.url, adding: request.value(forField: "Cookie")) {
             request = request.settingField("Cookie", cookies)
         }
-        let transport = (checked.parts.transport as? NativeTransport) ?? NativeTransport.shared
+        let transport = try Self.opening(checked.parts.transport)
         let monitors = checked.parts[option: EventMonitorsKey.self]
         let shown = monitors.isEmpty ? nil : TransferRequest.Head.built(request).urlRequest
         if let shown { for monitor in monitors { monitor.requestStarted(shown, attempt: 1) } }
@@ -60,5 +62,23 @@ extension WebSocket {
             if !cookies.isEmpty { jar.store(cookies, from: request.url) }
         }
         return socket
+    }
+
+    /// The transport that opens the socket: the one the definition names, which must be able to open one, or the
+    /// shared native transport.
+    ///
+    /// - Throws: ``RequestError`` of kind `.invalidRequest` (``RequestProblem/Kind/invalidComponent``) for a
+    ///   transport that cannot open a WebSocket: it is never passed over.
+    package static func opening(_ transport: (any Transport)?) throws(RequestError) -> any WebSocketOpening {
+        guard let transport else { return NativeTransport.shared }
+        guard let opening = transport as? any WebSocketOpening else {
+            throw RequestError.invalidRequest([
+                RequestProblem(
+                    .invalidComponent,
+                    "a WebSocket needs the native transport, and Using(\(type(of: transport))) names one that cannot "
+                        + "open it: use NativeTransport, or a RecordingTransport over it")
+            ])
+        }
+        return opening
     }
 }
