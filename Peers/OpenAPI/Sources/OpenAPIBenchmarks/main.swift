@@ -1,0 +1,70 @@
+// One contender of Scripts/compare-openapi-transports.sh: the client swift-openapi-generator generated from
+// Tests/IntegrationTests/OpenAPI/openapi.yaml calls getGreeting (GET /api/greetings/ann, a 25-byte JSON body,
+// decoded) against the server at the URL given, from `tasks` tasks at once, for `seconds` seconds after one second
+// of warm-up, through one transport:
+//
+//   OpenAPIBenchmarks requestkit http://127.0.0.1:8080/api 16 5   # RequestKitTransport over a RequestKit Client
+//   OpenAPIBenchmarks ahc http://127.0.0.1:8080/api 16 5          # AsyncHTTPClientTransport over an HTTPClient
+//
+// The HTTPClient is configured as in Peers/AsyncHTTPClient (up to 64 connections to the host, not the default 8).
+//
+// It prints one line, `<contender> <tasks> <requests/s> <failures>`; a run with a failure exits 1.
+import AsyncHTTPClient
+import Foundation
+import OpenAPIAsyncHTTPClient
+import OpenAPIRuntime
+import RequestKit
+import RequestKitOpenAPI
+
+let arguments = CommandLine.arguments
+guard arguments.count == 5, let serverURL = URL(string: arguments[2]), let tasks = Int(arguments[3]),
+    let seconds = Double(arguments[4]), tasks > 0, seconds > 0
+else {
+    print("usage: OpenAPIBenchmarks requestkit|ahc <server URL> <tasks> <seconds>")
+    exit(2)
+}
+let contender = arguments[1]
+let transport: any ClientTransport
+switch contender {
+case "requestkit": transport = RequestKitTransport(client: RequestKit.Client(baseURL: serverURL))
+case "ahc":
+    var configuration = HTTPClient.Configuration()
+    configuration.connectionPool = .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: 64)
+    let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+    transport = AsyncHTTPClientTransport(configuration: .init(client: client))
+default:
+    print("unknown contender \(contender): requestkit or ahc")
+    exit(2)
+}
+let api = Client(serverURL: serverURL, transport: transport)
+
+/// Calls getGreeting from `tasks` tasks until `duration` has passed; returns the calls completed and failed.
+func run(for duration: Duration) async -> (completed: Int, failed: Int) {
+    let end = ContinuousClock.now + duration
+    return await withTaskGroup(of: (Int, Int).self) { group in
+        for _ in 0..<tasks {
+            group.addTask {
+                var completed = 0
+                var failed = 0
+                while ContinuousClock.now < end {
+                    do {
+                        let message = try await api.getGreeting(path: .init(name: "ann")).ok.body.json.message
+                        if message == "Hello, ann." { completed += 1 } else { failed += 1 }
+                    } catch {
+                        failed += 1
+                    }
+                }
+                return (completed, failed)
+            }
+        }
+        return await group.reduce((0, 0)) { ($0.0 + $1.0, $0.1 + $1.1) }
+    }
+}
+
+_ = await run(for: .seconds(1))
+let start = ContinuousClock.now
+let (completed, failed) = await run(for: .seconds(seconds))
+let elapsed = ContinuousClock.now - start
+let perSecond = Double(completed) / (Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+print("\(contender) \(tasks) \(Int(perSecond.rounded())) \(failed)")
+exit(failed == 0 ? 0 : 1)
