@@ -7,6 +7,12 @@
 #
 #   bash Scripts/build-peer.sh AsyncHTTPClient   # Peers/AsyncHTTPClient (Scripts/build-peer-ahc.sh runs this)
 #   bash Scripts/build-peer.sh WebSocketKit      # Peers/WebSocketKit: Vapor's websocket-kit
+#   bash Scripts/build-peer.sh OpenAPI           # Peers/OpenAPI: the OpenAPI trait's generated client through
+#                                                # RequestKitTransport and swift-openapi-async-http-client
+#
+# Peers/OpenAPI depends on this checkout of RequestKit (with its OpenAPI trait) and on the generated client of
+# Tests/IntegrationTests/OpenAPI/Generated, so it is staged (its manifest with RequestKit's path filled in, main.swift
+# and the generated files) in REQUESTKIT_OPENAPI_PEER, default /work/scratch/openapi-peer, and built there.
 #
 # It prints the path of the peer's executable on its last line.
 #
@@ -15,7 +21,8 @@
 #                            <owner>+<name>/repo (the layout of the `fetch` mirror); default /work/.mirror
 #   REQUESTKIT_AHC_DEPS      where the clones go (shared by the peers); default /work/scratch/ahc-deps
 #   REQUESTKIT_AHC_BUILD     SwiftPM's scratch path for the peer; default <repo>/.build-peer-ahc, or
-#                            <repo>/.build-peer-websocketkit for WebSocketKit
+#                            <repo>/.build-peer-websocketkit for WebSocketKit, <staging directory>/.build for
+#                            OpenAPI
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 sources="${REQUESTKIT_AHC_SOURCES:-/work/.mirror}"
@@ -23,14 +30,24 @@ deps="${REQUESTKIT_AHC_DEPS:-/work/scratch/ahc-deps}"
 case "${1:-AsyncHTTPClient}" in
 AsyncHTTPClient)
     peer="$root/Peers/AsyncHTTPClient" product=AHCBenchmarks default_build="$root/.build-peer-ahc"
-    library=swift-server/async-http-client
+    libraries=(swift-server/async-http-client)
     ;;
 WebSocketKit)
     peer="$root/Peers/WebSocketKit" product=WebSocketKitBenchmarks default_build="$root/.build-peer-websocketkit"
-    library=vapor/websocket-kit
+    libraries=(vapor/websocket-kit)
+    ;;
+OpenAPI)
+    peer="${REQUESTKIT_OPENAPI_PEER:-/work/scratch/openapi-peer}" product=OpenAPIBenchmarks default_build="$peer/.build"
+    # RequestKit's own trait dependencies are in the list below.
+    libraries=(swift-server/swift-openapi-async-http-client swift-server/async-http-client apple/swift-openapi-runtime)
+    mkdir -p "$peer/Sources/OpenAPIBenchmarks"
+    sed "s|REQUESTKIT_ROOT|$root|" "$root/Peers/OpenAPI/Package.swift" >"$peer/Package.swift"
+    rm -f "$peer"/Sources/OpenAPIBenchmarks/*.swift
+    cp "$root/Peers/OpenAPI/Sources/OpenAPIBenchmarks/main.swift" "$root"/Tests/IntegrationTests/OpenAPI/Generated/*.swift \
+        "$peer/Sources/OpenAPIBenchmarks/"
     ;;
 *)
-    echo "usage: build-peer.sh [AsyncHTTPClient|WebSocketKit]" >&2
+    echo "usage: build-peer.sh [AsyncHTTPClient|WebSocketKit|OpenAPI]" >&2
     exit 2
     ;;
 esac
@@ -40,7 +57,7 @@ build="${REQUESTKIT_AHC_BUILD:-$default_build}"
 # dependencies, transitively (some are only named by products the peer never builds, but SwiftPM reads their
 # manifests).
 packages=(
-    "$library"
+    "${libraries[@]}"
     apple/swift-nio apple/swift-nio-ssl apple/swift-nio-http2 apple/swift-nio-extras
     apple/swift-nio-transport-services apple/swift-log apple/swift-atomics apple/swift-collections
     apple/swift-algorithms apple/swift-numerics apple/swift-distributed-tracing apple/swift-service-context

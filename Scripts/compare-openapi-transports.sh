@@ -1,31 +1,25 @@
 #!/usr/bin/env bash
 # The same generated OpenAPI client through RequestKitTransport and through swift-openapi-async-http-client, against
 # one nginx, in interleaved rounds, each contender in a process of its own, at 1, 16 and 64 concurrent calls
-# (BENCHMARKS.md, "OpenAPI transports"). Peers/OpenAPI is built in release in a scratch directory, outside
-# RequestKit's package, from local git copies of every package (the AsyncHTTPClient peer's clones, see
-# Scripts/build-peer-ahc.sh), with the generated client of Tests/IntegrationTests/OpenAPI/Generated copied in.
+# (BENCHMARKS.md, "OpenAPI transports"). Peers/OpenAPI is built in release by Scripts/build-peer.sh OpenAPI, in a
+# staging directory outside RequestKit's package, from local git copies of every package, with the generated client of
+# Tests/IntegrationTests/OpenAPI/Generated copied in.
 #
-#   bash Scripts/compare-openapi-transports.sh   # prints each run, then the medians and RequestKit ÷ AsyncHTTPClient
+#   bash Scripts/compare-openapi-transports.sh   # prints each run, then a table: the rates of each round, the median
+#                                                # CPU per request, RequestKit ÷ AsyncHTTPClient paired by round
 #
 # Environment (optional):
-#   REQUESTKIT_OPENAPI_PEER   the scratch directory; default /work/scratch/openapi-peer
+#   REQUESTKIT_OPENAPI_PEER   the staging directory (see build-peer.sh); default /work/scratch/openapi-peer
 #   REQUESTKIT_BENCH_ROUNDS   rounds (each runs both contenders at each concurrency); default 3
 #   REQUESTKIT_BENCH_SECONDS  seconds each run measures, after one second of warm-up; default 5
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
-peer="${REQUESTKIT_OPENAPI_PEER:-/work/scratch/openapi-peer}"
 rounds="${REQUESTKIT_BENCH_ROUNDS:-3}"
 seconds="${REQUESTKIT_BENCH_SECONDS:-5}"
 
-mirrors="$(bash "$root/Scripts/build-peer-ahc.sh" --mirrors-only)"
-mkdir -p "$peer/Sources/OpenAPIBenchmarks" "$peer/config"
-cp "$mirrors" "$peer/config/mirrors.json"
-sed "s|REQUESTKIT_ROOT|$root|" "$root/Peers/OpenAPI/Package.swift" >"$peer/Package.swift"
-cp "$root/Peers/OpenAPI/Sources/OpenAPIBenchmarks/main.swift" "$root"/Tests/IntegrationTests/OpenAPI/Generated/*.swift \
-    "$peer/Sources/OpenAPIBenchmarks/"
-echo "compare-openapi-transports: building $peer in release" >&2
-swift build -c release --package-path "$peer" --config-path "$peer/config" >&2
-bench="$(swift build -c release --package-path "$peer" --config-path "$peer/config" --show-bin-path)/OpenAPIBenchmarks"
+export REQUESTKIT_OPENAPI_PEER="${REQUESTKIT_OPENAPI_PEER:-/work/scratch/openapi-peer}"
+peer="$REQUESTKIT_OPENAPI_PEER"
+bench="$(bash "$root/Scripts/build-peer.sh" OpenAPI | tail -1)"
 
 # nginx answering getGreeting as the tests' server does, keeping connections alive.
 nginx_binary="$(command -v nginx || echo /usr/sbin/nginx)"
@@ -64,14 +58,19 @@ for round in $(seq 1 "$rounds"); do
 done
 python3 - "$results" <<'PY'
 import statistics, sys
-rates = {}
+runs = {}
 for line in open(sys.argv[1]):
-    contender, tasks, rate, failures = line.split()
-    rates.setdefault((contender, int(tasks)), []).append(int(rate))
-print("| Concurrent calls | RequestKitTransport (requests/s) | AsyncHTTPClientTransport (requests/s) | RequestKit ÷ AHC |")
-print("|---|---|---|---|")
+    contender, tasks, rate, cpu, failures = line.split()
+    runs.setdefault((contender, int(tasks)), []).append((int(rate), float(cpu)))
+print("| Concurrent calls | RequestKitTransport req/s (rounds) | CPU µs/req | AsyncHTTPClientTransport req/s (rounds) "
+      "| CPU µs/req | RequestKit ÷ AHC by round | median |")
+print("|---|---|---|---|---|---|---|")
 for tasks in (1, 16, 64):
-    ours, theirs = statistics.median(rates[("requestkit", tasks)]), statistics.median(rates[("ahc", tasks)])
-    print(f"| {tasks} | {ours:,.0f} | {theirs:,.0f} | {ours / theirs:.2f}× |")
+    ours, theirs = runs[("requestkit", tasks)], runs[("ahc", tasks)]
+    ratios = [a[0] / b[0] for a, b in zip(ours, theirs)]
+    def rates(rs): return " · ".join(f"{r:,}" for r, _ in rs)
+    def cpu(rs): return f"{statistics.median(c for _, c in rs):.1f}"
+    print(f"| {tasks} | {rates(ours)} | {cpu(ours)} | {rates(theirs)} | {cpu(theirs)} | "
+          f"{' · '.join(f'{r:.2f}' for r in ratios)} | **{statistics.median(ratios):.2f}×** |")
 PY
 rm -f "$results"

@@ -6,15 +6,21 @@
 //   OpenAPIBenchmarks requestkit http://127.0.0.1:8080/api 16 5   # RequestKitTransport over a RequestKit Client
 //   OpenAPIBenchmarks ahc http://127.0.0.1:8080/api 16 5          # AsyncHTTPClientTransport over an HTTPClient
 //
-// The HTTPClient is configured as in Peers/AsyncHTTPClient (up to 64 connections to the host, not the default 8).
+// Both clients may open up to 64 connections to the host (not their defaults, 16 and 8), as the transport
+// benchmarks and Peers/AsyncHTTPClient configure them.
 //
-// It prints one line, `<contender> <tasks> <requests/s> <failures>`; a run with a failure exits 1.
+// It prints one line, `<contender> <tasks> <requests/s> <CPU µs per request> <failures>` (CPU: the process's user
+// plus system time over the measured seconds); a run with a failure exits 1.
 import AsyncHTTPClient
 import Foundation
 import OpenAPIAsyncHTTPClient
 import OpenAPIRuntime
 import RequestKit
 import RequestKitOpenAPI
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 let arguments = CommandLine.arguments
 guard arguments.count == 5, let serverURL = URL(string: arguments[2]), let tasks = Int(arguments[3]),
@@ -26,7 +32,9 @@ else {
 let contender = arguments[1]
 let transport: any ClientTransport
 switch contender {
-case "requestkit": transport = RequestKitTransport(client: RequestKit.Client(baseURL: serverURL))
+case "requestkit":
+    let native = NativeTransport { $0.maxConnectionsPerHost = 64 }
+    transport = RequestKitTransport(client: RequestKit.Client(baseURL: serverURL) { $0.transport = native })
 case "ahc":
     var configuration = HTTPClient.Configuration()
     configuration.connectionPool = .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: 64)
@@ -61,10 +69,26 @@ func run(for duration: Duration) async -> (completed: Int, failed: Int) {
     }
 }
 
+/// User plus system CPU time of this process so far, in seconds.
+func processCPUSeconds() -> Double {
+    var usage = rusage()
+    #if canImport(Darwin)
+    getrusage(RUSAGE_SELF, &usage)
+    #else
+    getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage)
+    #endif
+    let user = Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6
+    let system = Double(usage.ru_stime.tv_sec) + Double(usage.ru_stime.tv_usec) / 1e6
+    return user + system
+}
+
 _ = await run(for: .seconds(1))
 let start = ContinuousClock.now
+let cpuStart = processCPUSeconds()
 let (completed, failed) = await run(for: .seconds(seconds))
+let cpu = processCPUSeconds() - cpuStart
 let elapsed = ContinuousClock.now - start
 let perSecond = Double(completed) / (Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
-print("\(contender) \(tasks) \(Int(perSecond.rounded())) \(failed)")
+let cpuPerRequest = completed > 0 ? cpu / Double(completed) * 1e6 : 0
+print("\(contender) \(tasks) \(Int(perSecond.rounded())) \(String(format: "%.1f", cpuPerRequest)) \(failed)")
 exit(failed == 0 ? 0 : 1)
