@@ -18,7 +18,7 @@ extension WebSocket {
     /// try await socket.close(.normalClosure, reason: "done")
     /// ```
     public final class Socket: Sendable {
-        let connection: any WebSocketConnection
+        package let connection: any WebSocketConnection
         /// The subprotocol the server chose among those offered (``Subprotocols``); nil when it chose none.
         ///
         /// ```swift

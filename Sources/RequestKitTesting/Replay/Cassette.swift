@@ -102,11 +102,12 @@ struct Cassette: Sendable {
     }
 
     /// Redacts an exchange, adds it (as already answered) and writes the cassette: nothing reaches the disk, or the
-    /// cassette in memory, before redaction.
+    /// cassette in memory, before redaction. Returns the entry's index.
+    @discardableResult
     mutating func record(
         _ sent: RecordedRequest, _ response: RecordedResponse?, chunks: [HARChunk]?, failure: HARFailure?,
         timing: HAREntry.Timing, redaction: ReplayRedaction
-    ) throws(RequestError) {
+    ) throws(RequestError) -> Int {
         let redacted = redaction.redacted(sent, response)
         var failure = failure
         if let detail = failure?.detail { failure?.detail = redaction.redacted(detail) }
@@ -117,6 +118,14 @@ struct Cassette: Sendable {
         log.entries.append(entry)
         requests.append(redacted.request)
         cursor.appendUsed()
+        try write()
+        return log.entries.count - 1
+    }
+
+    /// Sets the WebSocket messages of the handshake entry at `index` and writes the cassette.
+    mutating func recordWebSocketMessages(_ messages: [HARWebSocketMessage], at index: Int) throws(RequestError) {
+        guard log.entries.indices.contains(index) else { return }
+        log.entries[index].webSocketMessages = messages
         try write()
     }
 

@@ -4,13 +4,15 @@ import RequestKit
 /// What replay checks of a cassette when it loads it: a cassette is input, so every field replay uses is held to
 /// what a recording could have written, and a bad one is a problem naming its entry and field, never a crash later.
 ///
-/// Per entry: the request's method (a token) and URL (absolute http or https), both HTTP versions (`HTTP/1.0`,
+/// Per entry: the request's method (a token) and URL (absolute http or https, or ws or wss for a WebSocket
+/// handshake), both HTTP versions (`HTTP/1.0`,
 /// `HTTP/1.1`, `HTTP/2`, `HTTP/2.0`, `HTTP/3`, `h2`, `h2c`, `h3`, any case, or empty as browsers write for a
 /// request that got no response), every header's name (a token; HTTP/2 pseudo-headers such as `:authority` aside)
 /// and value (no CR, LF, NUL or other control character but tab), the status (100–599, or 0 for no response),
 /// bodies (`base64` that decodes, a side file inside the cassette's folder that exists, a file body's `_sha256`
 /// and `_size`), the recorded chunks of a streamed body (sizes of 0 bytes or more that add up to the body, times
-/// in milliseconds from 0 to a day that never go back), and a failure's kind.
+/// in milliseconds from 0 to a day that never go back), a failure's kind, and a WebSocket entry's messages
+/// (`send` or `receive`, opcode 1 or 2, a binary message's data in base64).
 ///
 /// ```swift
 /// let problems = HARValidation.problems(in: log, sideFiles: sideFiles)
@@ -51,11 +53,11 @@ enum HARValidation {
                 report("request.method", "\(Self.quoted(request.method)) is not an HTTP method (a token)")
             }
             if let url = URL(string: request.url), let scheme = url.scheme?.lowercased(),
-                scheme == "http" || scheme == "https", !(url.host ?? "").isEmpty
+                ["http", "https", "ws", "wss"].contains(scheme), !(url.host ?? "").isEmpty
             {
-                // A well-formed http or https URL with a host.
+                // A well-formed http, https, ws or wss URL with a host.
             } else {
-                report("request.url", "\(Self.quoted(request.url)) is not an absolute http or https URL")
+                report("request.url", "\(Self.quoted(request.url)) is not an absolute http, https, ws or wss URL")
             }
             checkVersion(request.httpVersion, field: "request.httpVersion")
             checkHeaders(request.headers, field: "request.headers")
@@ -73,6 +75,17 @@ enum HARValidation {
                 text: response.content.text, encoding: response.content.encoding, file: response.content.file,
                 field: "response.content")
             if let chunks = response.chunks, !failedBeforeHead { check(chunks, bodyLength: bodyLength) }
+            for (index, message) in (entry.webSocketMessages ?? []).enumerated() {
+                let place = "_webSocketMessages[\(index)]"
+                if message.type != "send" && message.type != "receive" {
+                    report("\(place).type", "\(Self.quoted(message.type)) is neither \"send\" nor \"receive\"")
+                }
+                if message.opcode != 1 && message.opcode != 2 {
+                    report("\(place).opcode", "\(message.opcode) is neither 1 (text) nor 2 (binary)")
+                } else if message.opcode == 2 && Data(base64Encoded: message.data) == nil {
+                    report("\(place).data", "a binary message's data is not base64")
+                }
+            }
             if let failure = entry.failure, failure.kind.isEmpty {
                 report("_failure.kind", "is empty; it names the RequestError's kind, such as \"transport\"")
             }

@@ -70,7 +70,7 @@ extension RecordingTransport {
 
     /// Records a failure before the head (unless it is a cancellation, which says nothing about the server) and
     /// returns the error to throw.
-    private func record(
+    func record(
         failure error: any Error, of sent: RecordedRequest, started: Date, after duration: Duration
     ) throws(RequestError) -> RequestError {
         if error is CancellationError || Task.isCancelled { return RequestError.cancelled(underlyingError: error) }
@@ -83,22 +83,23 @@ extension RecordingTransport {
         return error
     }
 
-    /// Redacts the exchange, appends it to the cassette and writes the cassette.
-    private func record(
+    /// Redacts the exchange, appends it to the cassette and writes the cassette; returns the entry's index.
+    @discardableResult
+    func record(
         _ sent: RecordedRequest, _ response: RecordedResponse?, chunks: [HARChunk]?, failure: HARFailure?,
         timing: HAREntry.Timing
-    ) throws(RequestError) {
+    ) throws(RequestError) -> Int {
         let redaction = configuration.redaction
-        let written = cassette.withLock { cassette -> Result<Void, RequestError> in
+        let written = cassette.withLock { cassette -> Result<Int, RequestError> in
             do throws(RequestError) {
-                try cassette.record(
-                    sent, response, chunks: chunks, failure: failure, timing: timing, redaction: redaction)
-                return .success(())
+                return .success(
+                    try cassette.record(
+                        sent, response, chunks: chunks, failure: failure, timing: timing, redaction: redaction))
             } catch {
                 return .failure(error)
             }
         }
-        try written.get()
+        return try written.get()
     }
 
     static func milliseconds(_ duration: Duration) -> Double {

@@ -33,7 +33,7 @@ public final class RecordingTransport: Transport {
 
     let base: any Transport
     let sideFiles: SideFiles
-    private let behavior: Behavior
+    let behavior: Behavior
     let cassette: Locked<Cassette>
 
     /// What the transport does, once ``RecordingMode/recordOnce`` has looked for the cassette.
@@ -127,7 +127,7 @@ public final class RecordingTransport: Transport {
     }
 
     /// The entry answering `sent`, or nil when it should be sent and recorded.
-    private func lookUp(_ sent: RecordedRequest) throws(RequestError) -> HAREntry? {
+    func lookUp(_ sent: RecordedRequest) throws(RequestError) -> HAREntry? {
         guard behavior != .recordAll else { return nil }
         let redacted = configuration.redaction.redacted(sent)
         let matching = configuration.matching

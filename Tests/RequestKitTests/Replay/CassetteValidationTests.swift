@@ -94,7 +94,7 @@ struct CassetteValidationTests {
         Hostile(
             name: "a URL that is not http", original: #""url": "http://api.test/items""#,
             replacement: #""url": "file:///etc/passwd""#,
-            problem: #"request.url: "file:///etc/passwd" is not an absolute http or https URL"#),
+            problem: #"request.url: "file:///etc/passwd" is not an absolute http, https, ws or wss URL"#),
         Hostile(
             name: "a body marked base64 that is not",
             original: #""text": "hello"}"#, replacement: #""text": "%%%", "encoding": "base64"}"#,
@@ -103,6 +103,22 @@ struct CassetteValidationTests {
             name: "a side file outside the cassette's folder",
             original: #""text": "hello"}"#, replacement: #""_file": "../../etc/passwd"}"#,
             problem: #"response.content._file: "../../etc/passwd" lies outside the cassette's folder"#),
+        Hostile(
+            name: "a WebSocket message of another opcode",
+            original: #""cache": {},"#,
+            replacement: #""cache": {}, "_webSocketMessages": [{"type": "send", "time": 1, "opcode": 9, "data": ""}],"#,
+            problem: "_webSocketMessages[0].opcode: 9 is neither 1 (text) nor 2 (binary)"),
+        Hostile(
+            name: "a binary WebSocket message that is not base64",
+            original: #""cache": {},"#,
+            replacement:
+                #""cache": {}, "_webSocketMessages": [{"type": "receive", "time": 1, "opcode": 2, "data": "%"}],"#,
+            problem: "_webSocketMessages[0].data: a binary message's data is not base64"),
+        Hostile(
+            name: "a WebSocket message neither sent nor received",
+            original: #""cache": {},"#,
+            replacement: #""cache": {}, "_webSocketMessages": [{"type": "ping", "time": 1, "opcode": 1, "data": ""}],"#,
+            problem: #"_webSocketMessages[0].type: "ping" is neither "send" nor "receive""#),
     ]
 
     @Test("The entry every case changes is valid: it replays its body in its chunks")

@@ -2,7 +2,8 @@
 ///
 /// RequestKit's own fields: `_repeat` (when true, replay answers every further matching request with this entry
 /// once the earlier ones are used) and `_failure` (the request failed; the response is a placeholder with status 0,
-/// as browsers write one for a failed request, unless the failure came while the body was arriving).
+/// as browsers write one for a failed request, unless the failure came while the body was arriving). A WebSocket
+/// handshake's entry keeps the connection's messages in `_webSocketMessages`, as browsers' HAR export does.
 struct HAREntry: Codable, Sendable {
     var pageref: String?
     var startedDateTime: String
@@ -16,10 +17,12 @@ struct HAREntry: Codable, Sendable {
     var comment: String?
     var repeats: Bool?
     var failure: HARFailure?
+    var webSocketMessages: [HARWebSocketMessage]?
 
     enum CodingKeys: String, CodingKey {
         case pageref, startedDateTime, time, request, response, cache, timings, serverIPAddress, connection, comment
         case repeats = "_repeat"
         case failure = "_failure"
+        case webSocketMessages = "_webSocketMessages"
     }
 }
