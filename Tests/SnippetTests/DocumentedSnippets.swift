@@ -1498,6 +1498,19 @@ enum DocumentedCode {
         }
         _ = socket
     }
+
+    // Sources/RequestKit/RequestKit.docc/WebSockets.md, block 7
+    static func snippetWebSockets7() async throws {
+        let transport = try RecordingTransport(
+            cassette: URL(fileURLWithPath: "Tests/Cassettes/echo.har"), mode: .recordOnce)
+        let socket = try await WebSocket {
+            Url("ws://127.0.0.1:8080/websocket/echo")
+            Using(transport)
+        }.connect()
+        try await socket.send(.text("hello"))
+        _ = transport
+        _ = socket
+    }
 }
 
 // README.md, block 23
@@ -3429,5 +3442,14 @@ let socket = try await WebSocket {
 if let handshake = socket.metrics.attempts.first {
     print(handshake.timeline, handshake.addressAttempts)
 }
+"""#),
+    DocumentedSnippet(document: "Sources/RequestKit/RequestKit.docc/WebSockets.md", index: 7, code: #"""
+let transport = try RecordingTransport(
+    cassette: URL(fileURLWithPath: "Tests/Cassettes/echo.har"), mode: .recordOnce)
+let socket = try await WebSocket {
+    Url("ws://127.0.0.1:8080/websocket/echo")
+    Using(transport)
+}.connect()
+try await socket.send(.text("hello"))
 """#),
 ]
