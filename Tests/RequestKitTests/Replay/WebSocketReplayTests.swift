@@ -117,6 +117,36 @@ struct WebSocketReplayTests {
         #expect(error?.detail?.hasPrefix("RecordingTransport: echo.har records no request matching GET ws://") == true)
     }
 
+    @Test("a refused handshake is recorded with its answer and replays as the same handshakeRefused error")
+    func refusedHandshake() async throws {
+        let folder = try CassetteFolder()
+        defer { folder.remove() }
+        let server = try TestServer()
+        let url = "ws://127.0.0.1:\(server.port)/websocket/nothing-here"
+        let recording = try folder.transport("refused.har", mode: .recordOnce)
+        let recorded = await #expect(throws: RequestError.self) {
+            _ = try await WebSocket {
+                Url(url); Using(recording)
+            }.connect()
+        }
+        server.stop()
+        #expect(recorded?.webSocketFailure == .handshakeRefused)
+        let log = try HARDocument.decoded(from: Data(contentsOf: folder.cassette("refused.har"))).log
+        #expect(log.entries.map(\.response.status) == [404])
+        #expect(log.entries.first?.webSocketMessages == nil)
+        let replaying = try folder.transport("refused.har", mode: .replayOnly)
+        let replayed = await #expect(throws: RequestError.self) {
+            _ = try await WebSocket {
+                Url(url); Using(replaying)
+            }.connect()
+        }
+        #expect(replayed?.kind == .webSocket)
+        #expect(replayed?.webSocketFailure == .handshakeRefused)
+        #expect(replayed?.statusCode == 404)
+        #expect(
+            replayed?.response.map { String(decoding: $0.body, as: UTF8.self) } == "not found: /websocket/nothing-here")
+    }
+
     @Test("recording over a transport that cannot open a WebSocket is refused, not passed over")
     func recordingNeedsNative() async throws {
         let folder = try CassetteFolder()
