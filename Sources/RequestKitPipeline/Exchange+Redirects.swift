@@ -126,7 +126,7 @@ extension Exchange {
         let method = request.httpMethod ?? "GET"
         var keepsBody = true
         let status = response.statusCode
-        if (status == 303 && method != "HEAD") || ((status == 301 || status == 302) && method == "POST") {
+        if RedirectPolicy.method(after: status, from: method) != method {
             next.httpMethod = "GET"
             next.httpBody = nil
             next.setValue(nil, forHTTPHeaderField: "Content-Type")

@@ -8,9 +8,12 @@ import Tracing
 import FoundationNetworking
 #endif
 
-/// The span of one request as it is sent: started by the first attempt's adaptation (on the sending task, so that
-/// the task's `ServiceContext` is its parent), given each attempt's outcome, and ended when the request ends. One is
-/// made for each request ``Traced`` is applied to.
+/// The spans of one request as it is sent: the request's span, started by the first attempt's adaptation (on the
+/// sending task, so that the task's `ServiceContext` is its parent) and ended when the request ends, and under it a
+/// client span per attempt: each attempt's adaptation starts one, whose context the tracer injects into the
+/// attempt's headers, and the attempt's outcome ends it. A redirect the attempt followed is a span of its own too,
+/// made from the times the hop's ``RequestMetrics/Attempt`` recorded (its request carried the attempt's context).
+/// One is made for each request ``Traced`` is applied to.
 final class RequestSpan: Interceptor, EventMonitor, @unchecked Sendable {
     private let tracer: any Tracer
     private let sensitiveData: SensitiveData
@@ -20,6 +23,10 @@ final class RequestSpan: Interceptor, EventMonitor, @unchecked Sendable {
 
     private struct State {
         var span: (any Span)?
+        /// The attempt being sent: started by its adaptation, ended by its outcome.
+        var attempt: (any Span)?
+        /// The hops (attempts and the redirects they followed) whose spans have ended.
+        var hops = 0
         var isEnded = false
         /// The last attempt's outcome: a status or an error.
         var status: Int?
@@ -31,9 +38,13 @@ final class RequestSpan: Interceptor, EventMonitor, @unchecked Sendable {
         self.sensitiveData = sensitiveData
     }
 
-    /// A span the request never ended (an interceptor threw, so no monitor heard its end) ends when the request is
+    /// Spans the request never ended (an interceptor threw, so no monitor heard its end) end when the request is
     /// dropped, so that no span stays open.
     deinit {
+        if let attempt = state.attempt {
+            attempt.setStatus(SpanStatus(code: .error, message: "the attempt ended without an outcome"))
+            attempt.end()
+        }
         if let span = state.span, !state.isEnded {
             span.setStatus(SpanStatus(code: .error, message: "the request ended without an outcome"))
             span.end()
@@ -41,27 +52,31 @@ final class RequestSpan: Interceptor, EventMonitor, @unchecked Sendable {
     }
 
     func adapt(_ request: URLRequest) async throws -> URLRequest {
-        let span = lock.withLock {
-            if let span = state.span { return span }
-            let span = tracer.startSpan(
-                HTTPClientConventions.method(of: request), context: ServiceContext.current ?? .topLevel,
-                ofKind: .client)
-            span.updateAttributes { attributes in
-                attributes["http.request.method"] = HTTPClientConventions.method(of: request)
-                if let original = HTTPClientConventions.originalMethod(of: request) {
-                    attributes["http.request.method_original"] = original
-                }
-                attributes["url.full"] = HTTPClientConventions.urlFull(of: request, redacting: sensitiveData)
-                if let address = HTTPClientConventions.serverAddress(of: request) {
-                    attributes["server.address"] = address
-                }
-                if let port = HTTPClientConventions.serverPort(of: request) { attributes["server.port"] = port }
+        let (attempt, unfinished) = lock.withLock { () -> (any Span, (any Span)?) in
+            let span: any Span
+            if let existing = state.span {
+                span = existing
+            } else {
+                span = tracer.startSpan(
+                    HTTPClientConventions.method(of: request), context: ServiceContext.current ?? .topLevel,
+                    ofKind: .client)
+                span.updateAttributes { describe(request, in: &$0) }
+                state.span = span
             }
-            state.span = span
-            return span
+            let attempt = tracer.startSpan(
+                HTTPClientConventions.method(of: request), context: span.context, ofKind: .client)
+            let resends = state.hops
+            attempt.updateAttributes { attributes in
+                describe(request, in: &attributes)
+                if resends > 0 { attributes["http.request.resend_count"] = resends }
+            }
+            let unfinished = state.attempt
+            state.attempt = attempt
+            return (attempt, unfinished)
         }
+        unfinished?.end()
         var adapted = request
-        tracer.inject(span.context, into: &adapted, using: HeaderInjector())
+        tracer.inject(attempt.context, into: &adapted, using: HeaderInjector())
         return adapted
     }
 
@@ -70,6 +85,7 @@ final class RequestSpan: Interceptor, EventMonitor, @unchecked Sendable {
             state.status = response.statusCode
             state.error = nil
         }
+        endAttempt(of: request, hops: response.metrics.attempts, outcome: .success(response.statusCode))
     }
 
     func requestFailed(_ error: RequestError, for request: URLRequest, duration: Double, attempt: Int) {
@@ -79,15 +95,20 @@ final class RequestSpan: Interceptor, EventMonitor, @unchecked Sendable {
             return state.span
         }
         span?.recordError(error, attributes: ["error.type": .string(HTTPClientConventions.errorType(of: error))])
+        endAttempt(of: request, hops: error.metrics?.attempts ?? [], outcome: .failure(error))
     }
 
     func requestFinished(_ request: URLRequest, metrics: RequestMetrics) {
-        let ended = lock.withLock { () -> (span: any Span, status: Int?, error: RequestError?)? in
+        let ended = lock.withLock {
+            () -> (span: any Span, attempt: (any Span)?, status: Int?, error: RequestError?)? in
             guard let span = state.span, !state.isEnded else { return nil }
             state.isEnded = true
-            return (span, state.status, state.error)
+            let attempt = state.attempt
+            state.attempt = nil
+            return (span, attempt, state.status, state.error)
         }
         guard let ended else { return }
+        ended.attempt?.end()
         let last = metrics.attempts.last
         ended.span.updateAttributes { attributes in
             if let status = ended.status { attributes["http.response.status_code"] = status }
@@ -101,12 +122,123 @@ final class RequestSpan: Interceptor, EventMonitor, @unchecked Sendable {
                 attributes["error.type"] = type
             }
         }
-        if let error = ended.error {
-            ended.span.setStatus(SpanStatus(code: .error, message: error.kind.name))
-        } else if let status = ended.status, status >= 400 {
-            ended.span.setStatus(SpanStatus(code: .error))
-        }
+        Self.setStatus(of: ended.span, error: ended.error, status: ended.status)
         ended.span.end()
+    }
+
+    /// Ends the attempt being sent with its outcome. `hops` are the request's recorded hops so far: those after the
+    /// ones already traced are this attempt's, the first sent with the attempt's own span and each later one a
+    /// redirect it followed, given a span from its recorded times.
+    private func endAttempt(
+        of request: URLRequest, hops: [RequestMetrics.Attempt], outcome: Result<Int, RequestError>
+    ) {
+        let taken = lock.withLock { () -> (attempt: any Span, parent: any Span, first: Int)? in
+            guard let attempt = state.attempt, let span = state.span else { return nil }
+            state.attempt = nil
+            let first = state.hops
+            state.hops = max(hops.count, first + 1)
+            return (attempt, span, first)
+        }
+        guard let taken else { return }
+        let ours = taken.first < hops.count ? Array(hops[taken.first...]) : []
+        guard !ours.isEmpty else {
+            finish(taken.attempt, hop: nil, outcome: outcome)
+            return
+        }
+        let clock = WallClock()
+        var method = request.httpMethod ?? "GET"
+        for (index, hop) in ours.enumerated() {
+            let isLast = index == ours.count - 1
+            let span: any Span
+            if index == 0 {
+                span = taken.attempt
+            } else {
+                var redirected = URLRequest(url: hop.url ?? request.url ?? URL(fileURLWithPath: "/"))
+                redirected.httpMethod = method
+                span = tracer.startSpan(
+                    HTTPClientConventions.method(of: redirected), context: taken.parent.context, ofKind: .client,
+                    at: clock.instant(of: hop.start))
+                let resends = taken.first + index
+                span.updateAttributes { attributes in
+                    describe(redirected, in: &attributes)
+                    attributes["http.request.resend_count"] = resends
+                }
+            }
+            if isLast {
+                finish(span, hop: hop, outcome: outcome)
+            } else {
+                let status = hop.status?.code
+                finish(
+                    span, hop: hop, outcome: status.map { Result<Int, RequestError>.success($0) },
+                    at: hop.end.map(clock.instant(of:)))
+                if let status { method = RedirectPolicy.method(after: status, from: method) }
+            }
+        }
+    }
+
+    /// Gives an attempt's span its outcome and protocol version, and ends it (at `end`, or now).
+    private func finish(
+        _ span: any Span, hop: RequestMetrics.Attempt?, outcome: Result<Int, RequestError>?,
+        at end: DefaultTracerClock.Timestamp? = nil
+    ) {
+        var status: Int?
+        var error: RequestError?
+        switch outcome {
+        case .success(let code): status = code
+        case .failure(let failure): error = failure
+        case nil: break
+        }
+        span.updateAttributes { attributes in
+            if let status { attributes["http.response.status_code"] = status }
+            if let version = HTTPClientConventions.protocolVersion(ofNetworkProtocol: hop?.networkProtocol) {
+                attributes["network.protocol.version"] = version
+            }
+            if let error {
+                attributes["error.type"] = HTTPClientConventions.errorType(of: error)
+            } else if let status, let type = HTTPClientConventions.errorType(ofStatus: status) {
+                attributes["error.type"] = type
+            }
+        }
+        if let error {
+            span.recordError(error, attributes: ["error.type": .string(HTTPClientConventions.errorType(of: error))])
+        }
+        Self.setStatus(of: span, error: error, status: status)
+        if let end { span.end(at: end) } else { span.end() }
+    }
+
+    /// The request's method, `url.full` and server, as a span starts with them.
+    private func describe(_ request: URLRequest, in attributes: inout SpanAttributes) {
+        attributes["http.request.method"] = HTTPClientConventions.method(of: request)
+        if let original = HTTPClientConventions.originalMethod(of: request) {
+            attributes["http.request.method_original"] = original
+        }
+        attributes["url.full"] = HTTPClientConventions.urlFull(of: request, redacting: sensitiveData)
+        if let address = HTTPClientConventions.serverAddress(of: request) { attributes["server.address"] = address }
+        if let port = HTTPClientConventions.serverPort(of: request) { attributes["server.port"] = port }
+    }
+
+    /// An error's status for a failure or a status from 400.
+    private static func setStatus(of span: any Span, error: RequestError?, status: Int?) {
+        if let error {
+            span.setStatus(SpanStatus(code: .error, message: error.kind.name))
+        } else if let status, status >= 400 {
+            span.setStatus(SpanStatus(code: .error))
+        }
+    }
+}
+
+/// Converts the instants of ``RequestMetrics`` (on the continuous clock) to the tracer's wall-clock time, against
+/// one reading of both clocks.
+struct WallClock {
+    private let now = ContinuousClock.now
+    private let wall = DefaultTracerClock.now.nanosecondsSinceEpoch
+
+    /// The wall-clock time of `instant`; never before the epoch nor after the present reading's double.
+    func instant(of instant: ContinuousClock.Instant) -> DefaultTracerClock.Timestamp {
+        let ago = instant.duration(to: now).components
+        let nanoseconds = Double(wall) - (Double(ago.seconds) * 1e9 + Double(ago.attoseconds) / 1e9)
+        return DefaultTracerClock.Timestamp(
+            nanosecondsSinceEpoch: UInt64(min(max(0, nanoseconds), Double(wall) * 2)))
     }
 }
 

@@ -4,15 +4,19 @@ import RequestKit
 import Tracing
 
 /// Traces each request through swift-distributed-tracing: a client span per request, from its first attempt to its
-/// end, as a child of the task's current `ServiceContext`, whose context the tracer injects into the headers of every
-/// attempt (`traceparent`, or whatever the tracer propagates).
+/// end, as a child of the task's current `ServiceContext`, and under it a client span per attempt (each retry, and
+/// each redirect hop), whose context the tracer injects into the attempt's headers (`traceparent`, or whatever the
+/// tracer propagates). A redirect hop is sent within its attempt, so it carries that attempt's context; its span is
+/// made when the attempt ends, from the times its ``RequestMetrics/Attempt`` recorded.
 ///
-/// The span is named after the method (`GET`) and has OpenTelemetry's HTTP client attributes:
+/// The spans are named after the method (`GET`) and have OpenTelemetry's HTTP client attributes:
 /// `http.request.method` (`_OTHER` and `http.request.method_original` for a method outside the known set),
 /// `url.full` with its secrets redacted (``SensitiveData``), `server.address`, `server.port`,
 /// `http.response.status_code`, `network.protocol.version` (`1.1`, `2`), `error.type` (the status from 400, or the
 /// ``RequestError/Kind`` of a failure, with the span's status an error) and `http.request.resend_count` (the
-/// attempts after the first: retries and redirect hops). Each failed attempt's error is recorded on the span.
+/// attempts before it, retries and redirect hops alike; on the request's span, all after the first). The request's
+/// span has its last attempt's outcome; each failed attempt's error is recorded on its own span and on the
+/// request's. A streamed response's spans end when its head has arrived, not its body.
 ///
 /// A `traceparent` the tracer injects replaces one that ``TraceContext`` set, and the attempts' metrics report the
 /// one sent (``RequestMetrics/Attempt/traceparent``), so RequestKit's trace context and the tracer's agree.
@@ -23,7 +27,7 @@ import Tracing
 ///
 /// let client = Client(baseURL: url) { $0.defaults = [Traced()] }  // InstrumentationSystem's tracer
 /// try await withSpan("checkout") { _ in
-///     _ = try await client.send(Request { Path("orders") })  // a child span of "checkout"
+///     _ = try await client.send(Request { Path("orders") })  // a span under "checkout", its attempt's under it
 /// }
 /// ```
 public struct Traced: RequestComponent {

@@ -17,7 +17,7 @@ struct TracedTests {
         return result
     }
 
-    @Test("A request is one client span with OpenTelemetry's HTTP client attributes, its context sent to the server")
+    @Test("A request is a client span with OpenTelemetry's attributes; its attempt's, under it, is sent as context")
     func tracesRequest() async throws {
         let server = try TestServer()
         defer { server.stop() }
@@ -28,26 +28,31 @@ struct TracedTests {
             Traced(tracer: tracer)
         }.send()
 
-        let span = try #require(tracer.finishedSpans.first)
-        #expect(tracer.finishedSpans.count == 1)
+        #expect(tracer.finishedSpans.count == 2)
         #expect(tracer.activeSpans.isEmpty)
-        #expect(span.operationName == "GET")
-        #expect(span.kind == .client)
+        let attempt = try #require(tracer.finishedSpans.first)
+        let span = try #require(tracer.finishedSpans.last)
+        let expected: [String: SpanAttribute] = [
+            "http.request.method": .string("GET"),
+            "url.full": .string("http://127.0.0.1:\(server.port)/orders?api_key=<redacted>&page=2"),
+            "server.address": .string("127.0.0.1"), "server.port": .int64(Int64(server.port)),
+            "http.response.status_code": .int64(200), "network.protocol.version": .string("1.1"),
+        ]
+        for traced in [span, attempt] {
+            #expect(traced.operationName == "GET")
+            #expect(traced.kind == .client)
+            #expect(attributes(traced) == expected)
+            #expect(traced.status == nil)
+            #expect(traced.errors.isEmpty)
+        }
         #expect(span.parentSpanID == nil)
-        #expect(
-            attributes(span) == [
-                "http.request.method": .string("GET"),
-                "url.full": .string("http://127.0.0.1:\(server.port)/orders?api_key=<redacted>&page=2"),
-                "server.address": .string("127.0.0.1"), "server.port": .int64(Int64(server.port)),
-                "http.response.status_code": .int64(200), "network.protocol.version": .string("1.1"),
-            ])
-        #expect(span.status == nil)
-        #expect(span.errors.isEmpty)
-        // The tracer's propagation put the span's own id in the request.
-        #expect(try response.string() == span.spanID)
+        #expect(attempt.parentSpanID == span.spanID)
+        #expect(attempt.traceID == span.traceID)
+        // The tracer's propagation put the attempt's own id in the request.
+        #expect(try response.string() == attempt.spanID)
     }
 
-    @Test("The span is a child of the task's current span")
+    @Test("The request's span is a child of the task's current span")
     func continuesCurrentContext() async throws {
         let server = try TestServer()
         defer { server.stop() }
@@ -62,12 +67,13 @@ struct TracedTests {
         }
         parent.end()
         let spans = tracer.finishedSpans
-        #expect(spans.map(\.operationName) == ["GET", "checkout"])
+        #expect(spans.map(\.operationName) == ["GET", "GET", "checkout"])
         #expect(spans[0].parentSpanID == spans[1].spanID)
-        #expect(spans[0].traceID == spans[1].traceID)
+        #expect(spans[1].parentSpanID == spans[2].spanID)
+        #expect(Set(spans.map(\.traceID)) == [spans[2].traceID])
     }
 
-    @Test("Failed attempts are recorded; the span ends with the error type and the resend count")
+    @Test("Each retry is an attempt span with its error and resend count; the request's span ends with the last")
     func tracesFailures() async throws {
         let server = try TestServer()
         defer { server.stop() }
@@ -77,8 +83,9 @@ struct TracedTests {
             Retry(RetryPolicy(maxAttempts: 3, baseDelay: 0.01, usesJitter: false))
             Traced(tracer: tracer)
         }.send()
-        let span = try #require(tracer.finishedSpans.first)
-        #expect(tracer.finishedSpans.count == 1)
+        #expect(tracer.finishedSpans.count == 4)
+        let span = try #require(tracer.finishedSpans.last)
+        let attempts = Array(tracer.finishedSpans.dropLast())
         #expect(span.operationName == "GET")
         let recorded = attributes(span)
         #expect(recorded["error.type"] == .string("transport"))
@@ -87,6 +94,17 @@ struct TracedTests {
         #expect(span.errors.count == 3)
         #expect(span.status?.code == .error)
         #expect(span.status?.message == "transport")
+
+        #expect(attempts.map { attributes($0)["http.request.resend_count"] } == [nil, .int64(1), .int64(2)])
+        for attempt in attempts {
+            #expect(attempt.parentSpanID == span.spanID)
+            #expect(attempt.kind == .client)
+            #expect(attributes(attempt)["error.type"] == .string("transport"))
+            #expect(attributes(attempt)["url.full"] == .string("http://127.0.0.1:\(server.port)/fault/close"))
+            #expect(attempt.errors.count == 1)
+            #expect(attempt.status?.code == .error)
+            #expect(attempt.status?.message == "transport")
+        }
     }
 
     @Test("A 4xx response sets the error type to its status; a method outside the known set is _OTHER")
@@ -100,30 +118,64 @@ struct TracedTests {
             Method("PURGE")
             Traced(tracer: tracer)
         }.send()
-        let span = try #require(tracer.finishedSpans.first)
+        #expect(tracer.finishedSpans.count == 2)
+        let span = try #require(tracer.finishedSpans.last)
         #expect(span.operationName == "_OTHER")
         #expect(attributes(span)["http.request.method"] == .string("_OTHER"))
         #expect(attributes(span)["http.request.method_original"] == .string("PURGE"))
         #expect(attributes(span)["http.response.status_code"] == .int64(404))
         #expect(attributes(span)["error.type"] == .string("404"))
         #expect(span.status?.code == .error)
+        let attempt = try #require(tracer.finishedSpans.first)
+        #expect(attributes(attempt) == attributes(span))
+        #expect(attempt.status?.code == .error)
     }
 
-    @Test("A redirect's hops count as resends, under one span")
-    func countsRedirects() async throws {
+    @Test("A redirect is an attempt span of its own, after the one it answered, and counts as a resend")
+    func tracesRedirects() async throws {
         let server = try TestServer()
         defer { server.stop() }
-        server.route("/old") { _ in .redirect(to: "/new") }
+        server.route("/old") { _ in .redirect(to: "/new", status: 303) }
         server.route("/new") { _ in .text("moved") }
         let tracer = InMemoryTracer()
         _ = try await Request {
             Url(server.url("/old"))
+            Method(.post)
+            Body("order", contentType: "text/plain")
             Traced(tracer: tracer)
         }.send()
-        #expect(tracer.finishedSpans.count == 1)
-        let recorded = try attributes(#require(tracer.finishedSpans.first))
+        #expect(tracer.finishedSpans.count == 3)
+        let span = try #require(tracer.finishedSpans.last)
+        let recorded = attributes(span)
         #expect(recorded["http.request.resend_count"] == .int64(1))
         #expect(recorded["http.response.status_code"] == .int64(200))
+        #expect(recorded["url.full"] == .string("http://127.0.0.1:\(server.port)/old"))
+
+        let first = tracer.finishedSpans[0]
+        let redirected = tracer.finishedSpans[1]
+        #expect(
+            attributes(first) == [
+                "http.request.method": .string("POST"),
+                "url.full": .string("http://127.0.0.1:\(server.port)/old"),
+                "server.address": .string("127.0.0.1"), "server.port": .int64(Int64(server.port)),
+                "http.response.status_code": .int64(303), "network.protocol.version": .string("1.1"),
+            ])
+        #expect(
+            attributes(redirected) == [
+                "http.request.method": .string("GET"),
+                "url.full": .string("http://127.0.0.1:\(server.port)/new"),
+                "server.address": .string("127.0.0.1"), "server.port": .int64(Int64(server.port)),
+                "http.response.status_code": .int64(200), "network.protocol.version": .string("1.1"),
+                "http.request.resend_count": .int64(1),
+            ])
+        #expect(first.parentSpanID == span.spanID)
+        #expect(redirected.parentSpanID == span.spanID)
+        #expect(redirected.operationName == "GET")
+        #expect(first.status == nil)
+        #expect(redirected.status == nil)
+        // The redirect's span starts no earlier than the first hop's, and ends no later than the request's span.
+        #expect(redirected.startInstant.nanosecondsSinceEpoch >= first.startInstant.nanosecondsSinceEpoch)
+        #expect(redirected.endInstant.nanosecondsSinceEpoch <= span.endInstant.nanosecondsSinceEpoch)
     }
 
     @Test("A W3C tracer's traceparent replaces TraceContext's, and the metrics report the one sent")
@@ -137,6 +189,8 @@ struct TracedTests {
             TraceContext(traceparent: "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01")
             Traced(tracer: tracer)
         }.send()
+        // The attempt's span, which the request carried.
+        #expect(tracer.base.finishedSpans.count == 2)
         let span = try #require(tracer.base.finishedSpans.first)
         let expected = "00-\(span.traceID)-\(span.spanID)-01"
         #expect(try response.string() == expected)

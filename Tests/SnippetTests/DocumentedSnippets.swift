@@ -1717,7 +1717,7 @@ extension DocumentedCode {
 
         let client = Client(baseURL: apiURL) { configuration in
             configuration.monitors = [LoggingMonitor(logger: Logger(label: "orders")), MetricsMonitor()]
-            configuration.defaults = [Traced()]  // a client span per request, its context in the request's headers
+            configuration.defaults = [Traced()]  // a span per request and per attempt, its context in the headers
         }
         _ = client
     }
@@ -1951,7 +1951,7 @@ import RequestKitTracing
 
 let client = Client(baseURL: apiURL) { configuration in
     configuration.monitors = [LoggingMonitor(logger: Logger(label: "orders")), MetricsMonitor()]
-    configuration.defaults = [Traced()]  // a client span per request, its context in the request's headers
+    configuration.defaults = [Traced()]  // a span per request and per attempt, its context in the headers
 }
 """#),
     DocumentedSnippet(document: "README.md", index: 7, code: #"""

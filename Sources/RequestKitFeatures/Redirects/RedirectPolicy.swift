@@ -59,6 +59,16 @@ public struct RedirectPolicy: Sendable {
         RedirectPolicy { response, request, _ in decide(response, request).map(Decision.follow) ?? .stop }
     }
 
+    /// The method a redirect with `status` asks for after a request with `method`, as browsers do it: 303 turns any
+    /// method but HEAD into GET, 301 and 302 turn POST into GET, and every other status keeps the method.
+    ///
+    /// ```swift
+    /// RedirectPolicy.method(after: 303, from: "PUT")  // "GET"
+    /// ```
+    package static func method(after status: Int, from method: String) -> String {
+        (status == 303 && method != "HEAD") || ((status == 301 || status == 302) && method == "POST") ? "GET" : method
+    }
+
     /// The headers a redirect that leaves the origin always drops, whatever ``SensitiveData`` says.
     package static let credentialHeaders = ["Authorization", "Cookie", "Proxy-Authorization"]
 
