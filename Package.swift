@@ -80,7 +80,8 @@ let package = Package(
         .target(
             name: "RequestKitDSL",
             dependencies: [
-                "RequestKitModel", "CZlib", .target(name: "CBrotli", condition: .when(platforms: [.linux])),
+                "RequestKitJSON", "RequestKitModel", "CZlib",
+                .target(name: "CBrotli", condition: .when(platforms: [.linux])),
                 .target(name: "CZstd", condition: .when(platforms: [.linux])),
             ]),
         // The cache keys a request's responses by a SHA-256 digest of its credentials (OpenSSL on Linux, CryptoKit on
@@ -111,16 +112,34 @@ let package = Package(
         .target(
             name: "RequestKitNativeTransport",
             dependencies: [
-                "RequestKitDSL", "RequestKitSockets", "RequestKitConnect", "RequestKitURLSession", "RequestKitHTTP2",
+                "RequestKitModel", "RequestKitSockets", "RequestKitConnect", "RequestKitURLSession", "RequestKitHTTP2",
                 "RequestKitWebSocket", "CZlib", "CEpoll",
                 "CAtomics", .target(name: "CBrotli", condition: .when(platforms: [.linux])),
                 .target(name: "CZstd", condition: .when(platforms: [.linux])),
                 .target(name: "CNghttp2", condition: .when(platforms: [.linux])),
             ]),
-        .target(name: "RequestKitPipeline", dependencies: ["RequestKitFeatures", "RequestKitNativeTransport"]),
-        .target(name: "RequestKitSending", dependencies: ["RequestKitDSL", "RequestKitPipeline"]),
-        .target(name: "RequestKitComposition", dependencies: ["RequestKitSending"]),
-        .target(name: "RequestKitClient", dependencies: ["RequestKitSending"]),
+        .target(
+            name: "RequestKitPipeline",
+            dependencies: [
+                "RequestKitModel", "RequestKitDSL", "RequestKitFeatures", "RequestKitWebSocket",
+                "RequestKitNativeTransport",
+            ]),
+        .target(
+            name: "RequestKitSending",
+            dependencies: [
+                "RequestKitJSON", "RequestKitModel", "RequestKitDSL", "RequestKitFeatures", "RequestKitPipeline",
+            ]),
+        .target(
+            name: "RequestKitComposition",
+            dependencies: [
+                "RequestKitJSON", "RequestKitModel", "RequestKitDSL", "RequestKitFeatures", "RequestKitPipeline",
+                "RequestKitSending",
+            ]),
+        .target(
+            name: "RequestKitClient",
+            dependencies: [
+                "RequestKitJSON", "RequestKitModel", "RequestKitDSL", "RequestKitFeatures", "RequestKitSending",
+            ]),
         .target(
             name: "RequestKit",
             dependencies: [
@@ -202,8 +221,8 @@ let package = Package(
             dependencies: [
                 "RequestKit", "RequestKitTesting", "RequestKitJSON", "RequestKitModel", "RequestKitDSL",
                 "RequestKitFeatures", "RequestKitURLSession", "RequestKitSockets", "RequestKitNativeTransport",
-                "RequestKitSending", "RequestKitHTTP2", "RequestKitConnect", "RequestKitWebSocket",
-                .target(name: "COpenSSL", condition: .when(platforms: [.linux])),
+                "RequestKitPipeline", "RequestKitSending", "RequestKitHTTP2", "RequestKitConnect",
+                "RequestKitWebSocket", .target(name: "COpenSSL", condition: .when(platforms: [.linux])),
                 .target(name: "CAres", condition: .when(platforms: [.linux])),
                 .target(name: "CNghttp2", condition: .when(platforms: [.linux])),
             ],

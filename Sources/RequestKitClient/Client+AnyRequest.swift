@@ -1,3 +1,6 @@
+import RequestKitModel
+import RequestKitSending
+
 extension Client {
     /// Sends a typed request, validates the response and decodes its body with the client's decoder (the
     /// request's own decoder is for sending it without a client).

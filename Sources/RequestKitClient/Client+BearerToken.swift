@@ -1,3 +1,5 @@
+import RequestKitFeatures
+
 extension Client.Configuration {
     /// Sends `Authorization: Bearer <token>` with every request and refreshes the token when the server answers
     /// `401`: adds a ``BearerAuthenticator`` to ``interceptors``.

@@ -1,4 +1,7 @@
 import Foundation
+import RequestKitDSL
+import RequestKitFeatures
+import RequestKitModel
 
 extension Client {
     /// Everything a client applies to the requests it sends.

@@ -1,4 +1,5 @@
 import Foundation
+import RequestKitModel
 
 extension Client {
     /// Creates a client for a base URL written as text, adjusting the default configuration.

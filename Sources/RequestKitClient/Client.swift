@@ -1,4 +1,7 @@
 import Foundation
+import RequestKitJSON
+import RequestKitModel
+import RequestKitSending
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking

@@ -1,4 +1,7 @@
 import Foundation
+import RequestKitDSL
+import RequestKitFeatures
+import RequestKitModel
 
 /// A request as a ``Client`` sends it: the client's base URL, defaults and features (interceptors, retries,
 /// redirects, monitors, cookies, transport, clock, coders) applied before the request's own components.

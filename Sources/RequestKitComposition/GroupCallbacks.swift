@@ -1,3 +1,5 @@
+import RequestKitModel
+
 /// The handlers a group runs when it is sent with `call()`.
 struct GroupCallbacks: Sendable {
     var response: [@Sendable (Int, Response) throws(RequestError) -> Void] = []

@@ -1,3 +1,5 @@
+import RequestKitModel
+
 /// One result of polling: a new response, an unchanged resource (a `304 Not Modified`), or a failure.
 ///
 /// ```swift

@@ -1,3 +1,8 @@
+import RequestKitDSL
+import RequestKitFeatures
+import RequestKitModel
+import RequestKitPipeline
+
 /// The state of a polling loop: sends one request per tick, never two at once, remembering the validators for
 /// conditional requests and the failures in a row for backoff.
 struct Poller: Sendable {

@@ -1,4 +1,5 @@
 import Foundation
+import RequestKitModel
 
 extension Request {
     /// A ``RequestChain`` step in swift-request's form: `build` receives the body of every earlier step (nil where

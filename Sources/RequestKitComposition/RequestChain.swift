@@ -1,4 +1,6 @@
 import Foundation
+import RequestKitModel
+import RequestKitSending
 
 /// A reusable multi-step workflow: each step builds its request from the responses before it.
 ///

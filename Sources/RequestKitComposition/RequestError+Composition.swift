@@ -1,3 +1,5 @@
+import RequestKitModel
+
 extension RequestError.Kind {
     /// A chain step could not build its request; ``RequestError/underlyingError`` keeps why.
     public static let stepFailed = Self("stepFailed")

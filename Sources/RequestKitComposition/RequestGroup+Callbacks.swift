@@ -1,4 +1,7 @@
 import Foundation
+import RequestKitJSON
+import RequestKitModel
+import RequestKitSending
 
 extension RequestGroup {
     /// Calls `handler` with each successful response's index and body, as it completes.

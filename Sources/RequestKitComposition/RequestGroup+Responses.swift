@@ -1,3 +1,5 @@
+import RequestKitModel
+
 extension RequestGroup {
     /// The group's results as they complete, each with the index of its request.
     ///

@@ -1,3 +1,5 @@
+import RequestKitModel
+
 /// Requests sent together, at most a few at a time, with one result per request in declaration order.
 ///
 /// Each result is a *validated* response: a request whose status its `Validate` does not accept (a 404, by

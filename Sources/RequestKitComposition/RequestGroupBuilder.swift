@@ -1,3 +1,5 @@
+import RequestKitModel
+
 /// The result builder behind `RequestGroup { … }` blocks.
 ///
 /// Like ``RequestBuilder`` it is not generic: every entry becomes `any RequestRepresentable`, so a block of any

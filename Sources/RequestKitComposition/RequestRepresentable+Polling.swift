@@ -1,4 +1,6 @@
 import Foundation
+import RequestKitModel
+import RequestKitSending
 
 extension RequestRepresentable {
     /// Polls the request: one request per tick, results as an asynchronous sequence.

@@ -1,4 +1,5 @@
 import Foundation
+import RequestKitModel
 
 extension RequestRepresentable {
     /// Polls the request every `seconds`: `poll(every:until:maxCount:maxDuration:backoff:conditional:)` with the

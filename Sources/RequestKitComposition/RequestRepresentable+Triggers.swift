@@ -1,4 +1,6 @@
 import Foundation
+import RequestKitModel
+import RequestKitSending
 
 extension RequestRepresentable {
     /// Sends the request now and again for each element of `trigger`, running its handlers on each result, until

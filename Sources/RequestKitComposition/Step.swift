@@ -1,3 +1,5 @@
+import RequestKitModel
+
 /// One named step of a ``RequestChain``: builds its request from the responses of the steps before it.
 ///
 /// The closure may throw: a ``RequestError`` is kept as it is, any other error fails the step with a

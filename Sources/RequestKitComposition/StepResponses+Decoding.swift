@@ -1,4 +1,6 @@
 import Foundation
+import RequestKitJSON
+import RequestKitModel
 
 extension StepResponses {
     /// The body of the step with this name, decoded from JSON into `type`.

@@ -1,4 +1,6 @@
 import Foundation
+import RequestKitJSON
+import RequestKitModel
 
 /// The outcomes of a chain's steps so far, by name and position: what each step receives, and what
 /// ``RequestChain/send()`` returns.

@@ -1,4 +1,5 @@
 import Foundation
+import RequestKitModel
 
 extension Body {
     /// The same body compressed with `coding` when the request is built, sent with `Content-Encoding` naming it;

@@ -1,4 +1,5 @@
 import Foundation
+import RequestKitModel
 
 extension Body {
     /// Sends a file's contents, read from disk as they are sent (never loaded whole), with `Content-Length`.

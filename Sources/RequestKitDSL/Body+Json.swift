@@ -1,3 +1,6 @@
+import RequestKitJSON
+import RequestKitModel
+
 extension Body {
     /// Sends a JSON document, written compactly with its keys in order.
     ///

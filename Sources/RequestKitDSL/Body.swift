@@ -1,4 +1,5 @@
 import Foundation
+import RequestKitModel
 
 /// Sets the request body. `Content-Type` is set from the body's kind unless the request sets one itself.
 ///

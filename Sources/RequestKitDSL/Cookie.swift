@@ -1,3 +1,5 @@
+import RequestKitModel
+
 /// Sends a cookie. Every `Cookie` and `Cookies` component of a request is joined into one `Cookie` header,
 /// in order, after any cookie header set earlier.
 ///

@@ -1,3 +1,5 @@
+import RequestKitModel
+
 /// Sends several cookies, joined into the request's one `Cookie` header (a dictionary is sorted by name).
 ///
 /// ```swift

@@ -1,4 +1,5 @@
 import Foundation
+import RequestKitModel
 
 /// The decoder `decode(_:)` uses when the call names none: a client's.
 package enum JSONDecoderKey: RequestOptionKey {

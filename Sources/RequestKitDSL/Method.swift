@@ -1,3 +1,5 @@
+import RequestKitModel
+
 /// Sets the request method; a request without one is a GET.
 ///
 /// ```swift

@@ -1,3 +1,5 @@
+import RequestKitModel
+
 /// Appends path segments to the URL. Each value is one segment: a `/` inside it is encoded, not a separator,
 /// and a value that is `.` or `..` is sent as `%2E` or `%2E%2E`, so it cannot climb out of the path.
 ///

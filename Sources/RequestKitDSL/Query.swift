@@ -1,3 +1,5 @@
+import RequestKitModel
+
 /// Adds query items. Several `Query` components add up in order, after any query already in the `Url`.
 ///
 /// Names and values are percent-encoded per RFC 3986: everything but letters, digits and `-._~` is encoded,

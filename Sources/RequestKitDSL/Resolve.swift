@@ -1,3 +1,5 @@
+import RequestKitModel
+
 /// Connects this request to fixed addresses for a host and port instead of looking the host up: curl's `--resolve`,
 /// for one request. The URL keeps its host, so the `Host` header and TLS (SNI and the certificate's name) are the
 /// real name's.

@@ -1,3 +1,5 @@
+import RequestKitModel
+
 /// Marks more header or query parameter names as secret for this request, on top of the client's
 /// ``SensitiveData``: they are dropped on a redirect to another origin (headers) and printed as `<redacted>` in
 /// `cURL`, logs and error descriptions.

@@ -1,3 +1,5 @@
+import RequestKitModel
+
 extension Timeout {
     /// Sets a limit given as a `Duration`. A limit that is not positive is reported when the request is built.
     ///

@@ -1,3 +1,5 @@
+import RequestKitModel
+
 /// Limits how long a request may take.
 ///
 /// `Timeout(30)` is the idle timeout: the longest wait for the next bytes from the server. `Timeout(120,

@@ -1,4 +1,5 @@
 import Foundation
+import RequestKitModel
 
 /// Sets the request's URL. Exactly one `Url` belongs in a request (a ``Client`` may supply a base instead).
 ///

@@ -1,3 +1,5 @@
+import RequestKitModel
+
 /// Says which responses count as success. Without one, a request accepts 200..<300.
 ///
 /// The convenience calls (`data()`, `string()`, `value()`, the callbacks) throw or report a ``RequestError``

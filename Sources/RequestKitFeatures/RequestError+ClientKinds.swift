@@ -1,3 +1,5 @@
+import RequestKitModel
+
 extension RequestError.Kind {
     /// Authentication could not be completed: a token refresh failed.
     public static let authenticationFailed = Self("authenticationFailed")

@@ -1,3 +1,5 @@
+import RequestKitModel
+
 /// A request's head as an HTTP/2 header block: the pseudo-header fields first, then the request's own fields with
 /// their names in lower case, without the fields that are specific to an HTTP/1.1 connection (RFC 9113, 8.2.2).
 ///

@@ -1,3 +1,5 @@
+import RequestKitModel
+
 #if canImport(CNghttp2)
 import CNghttp2
 import Foundation

@@ -1,4 +1,6 @@
 import Foundation
+import RequestKitModel
+import RequestKitURLSession
 
 /// The transport of requests that name none (no `Using(…)`, a ``Client`` without a transport): the one place where
 /// it is chosen.

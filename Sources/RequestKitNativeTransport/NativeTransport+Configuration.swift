@@ -1,4 +1,8 @@
 import Foundation
+import RequestKitConnect
+import RequestKitModel
+import RequestKitSockets
+import RequestKitURLSession
 
 extension NativeTransport {
     /// How an ``NativeTransport`` connects, pools and limits.

@@ -1,4 +1,6 @@
 import Foundation
+import RequestKitModel
+import RequestKitSockets
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking

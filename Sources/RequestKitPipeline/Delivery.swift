@@ -1,4 +1,5 @@
 import Foundation
+import RequestKitModel
 
 /// What an exchange delivered: the response head, with the body in `response.body` (memory sink) or still to be
 /// read from `body` (consumer sink).

@@ -1,4 +1,7 @@
 import Foundation
+import RequestKitDSL
+import RequestKitFeatures
+import RequestKitModel
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking

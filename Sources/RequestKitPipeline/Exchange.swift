@@ -1,4 +1,6 @@
 import Foundation
+import RequestKitFeatures
+import RequestKitModel
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking

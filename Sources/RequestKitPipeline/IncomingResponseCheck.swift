@@ -1,4 +1,5 @@
 import Foundation
+import RequestKitModel
 
 /// The first check of a response head the pipeline gets from a transport, whatever the transport: a
 /// `Content-Length` must be `1*DIGIT` (RFC 9110, section 8.6), with whitespace only around it, and duplicate values

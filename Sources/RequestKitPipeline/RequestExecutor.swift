@@ -1,4 +1,7 @@
 import Foundation
+import RequestKitFeatures
+import RequestKitModel
+import RequestKitNativeTransport
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking

@@ -1,4 +1,5 @@
 import Foundation
+import RequestKitModel
 
 /// Where the pipeline delivers a response body.
 enum ResponseSink: Sendable {

@@ -1,4 +1,5 @@
 import Foundation
+import RequestKitModel
 
 /// The temporary file a download writes, touched only on a serial queue of its own.
 ///

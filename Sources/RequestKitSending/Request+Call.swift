@@ -1,4 +1,5 @@
 import Foundation
+import RequestKitModel
 
 extension Request {
     /// Calls `handler` with the response body when the request succeeds.

@@ -1,4 +1,6 @@
 import Foundation
+import RequestKitFeatures
+import RequestKitModel
 
 extension RequestRepresentable {
     /// Sends the request and streams the validated response body to a file, never holding it in memory.

@@ -1,4 +1,7 @@
 import Foundation
+import RequestKitDSL
+import RequestKitModel
+import RequestKitPipeline
 
 extension RequestRepresentable {
     /// Sends the request and returns the response, whatever its status: `send()` does not validate.

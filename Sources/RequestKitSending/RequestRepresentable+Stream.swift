@@ -1,4 +1,6 @@
 import Foundation
+import RequestKitModel
+import RequestKitPipeline
 
 extension RequestRepresentable {
     /// Sends the request, validates the response head and returns the body as it arrives, chunk by chunk.

@@ -1,3 +1,6 @@
+import RequestKitJSON
+import RequestKitModel
+
 extension Response {
     /// Parses the body as JSON.
     ///

@@ -1,4 +1,6 @@
 import Foundation
+import RequestKitFeatures
+import RequestKitModel
 
 /// A transfer running in its own task: its progress as an `AsyncSequence`, and its result.
 ///

@@ -1,4 +1,5 @@
 import Foundation
+import RequestKitModel
 
 #if canImport(FoundationNetworking)
 /// An `InputStream` over a ``RequestBodyReader``, handed to FoundationNetworking as `httpBodyStream`, which

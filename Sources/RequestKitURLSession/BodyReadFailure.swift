@@ -1,4 +1,5 @@
 import Foundation
+import RequestKitModel
 
 /// The error that stopped reading a request body, kept so the transfer fails with it rather than with the
 /// transport's generic "aborted" error.

@@ -1,4 +1,5 @@
 import Foundation
+import RequestKitModel
 
 #if !canImport(FoundationNetworking)
 /// On Apple platforms: a bound stream pair whose input side is URLSession's `httpBodyStream`, fed by a thread

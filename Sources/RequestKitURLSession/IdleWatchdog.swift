@@ -1,4 +1,5 @@
 import Foundation
+import RequestKitModel
 
 /// Enforces the idle timeout of one ``TransferRegistry``'s transfers on every platform (FoundationNetworking on
 /// Linux ignores `timeoutInterval` once bytes flow).

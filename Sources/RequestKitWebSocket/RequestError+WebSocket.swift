@@ -1,4 +1,5 @@
 import Foundation
+import RequestKitModel
 
 extension RequestError.Kind {
     /// A WebSocket connection failed: the handshake was refused or broken, the server broke the protocol or

@@ -1,3 +1,5 @@
+import RequestKitModel
+
 /// The application protocols a WebSocket offers to speak (`Sec-WebSocket-Protocol`), in order of preference; the
 /// server picks one of them or none, and the socket says which.
 ///

@@ -1,3 +1,5 @@
+import RequestKitModel
+
 extension WebSocket {
     /// What the client offers for permessage-deflate (RFC 7692), the compression of whole messages with the system
     /// zlib: set as ``Configuration/compression``, offered by default, off with `nil`.

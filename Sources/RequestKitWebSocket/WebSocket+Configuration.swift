@@ -1,3 +1,5 @@
+import RequestKitModel
+
 extension WebSocket {
     /// The limits and behaviour of one WebSocket connection, written among its components.
     ///

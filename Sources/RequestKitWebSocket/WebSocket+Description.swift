@@ -1,3 +1,5 @@
+import RequestKitModel
+
 extension WebSocket: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
     /// The definition as a person reads it: its URL and header fields, with the secrets ``SensitiveData`` names
     /// redacted, so that `print(socket)`, string interpolation and `dump(socket)` never show a token.

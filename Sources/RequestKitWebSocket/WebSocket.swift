@@ -1,4 +1,5 @@
 import Foundation
+import RequestKitModel
 
 /// A WebSocket connection's definition: a block of the same components a ``Request`` takes, for an opening
 /// handshake to a `ws://` or `wss://` URL (RFC 6455).

@@ -1,4 +1,6 @@
 import Foundation
+import RequestKitJSON
+import RequestKitModel
 
 /// A typed API operation: a request definition bundled with the type its response decodes into and,
 /// optionally, the type of its error body. Send it with a ``Client``.

@@ -1,4 +1,6 @@
 import Foundation
+import RequestKitDSL
+import RequestKitModel
 
 extension Query {
     /// Adds one item when the value is present, and nothing when it is nil.

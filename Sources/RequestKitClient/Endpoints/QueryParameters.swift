@@ -1,4 +1,7 @@
 import Foundation
+import RequestKitDSL
+import RequestKitJSON
+import RequestKitModel
 
 /// Adds a query item per property of an `Encodable` value, encoded with the request's JSON encoder: a
 /// ``Client``'s configured encoder (its key and date strategies), or a plain `JSONEncoder` on its own.

@@ -1,3 +1,5 @@
+import RequestKitModel
+
 #if canImport(Observation)
 extension RequestModel {
     /// Starts polling every `seconds`: `startPolling(every:backoff:)` with the interval in seconds.

@@ -1,3 +1,5 @@
+import RequestKitModel
+
 #if canImport(Observation)
 @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
 extension RequestModel {

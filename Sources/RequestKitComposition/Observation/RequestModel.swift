@@ -1,3 +1,6 @@
+import RequestKitModel
+import RequestKitSending
+
 #if canImport(Observation)
 import Foundation
 import Observation

@@ -1,3 +1,5 @@
+import RequestKitModel
+
 /// The answers of a transport's resolver, kept for their TTL so that the connections of a pool (a polling loop, a
 /// chain of requests to one host) ask once per TTL; failures are kept briefly too. A value with no clock: the owner
 /// passes its monotonic nanoseconds with each call.

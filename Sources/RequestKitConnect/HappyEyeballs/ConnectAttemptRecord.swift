@@ -1,4 +1,5 @@
 import Foundation
+import RequestKitModel
 
 /// One address a connection race tried, when, and how it ended: what the metrics and a failure's message show.
 ///

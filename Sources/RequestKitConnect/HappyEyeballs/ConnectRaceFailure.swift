@@ -1,4 +1,5 @@
 import Foundation
+import RequestKitModel
 
 /// Why a connection race to a host ended without a connection: what the queries answered, every address tried and
 /// how each ended.

@@ -1,4 +1,5 @@
 import Foundation
+import RequestKitModel
 
 /// One connection race to a host, as RFC 8305 (Happy Eyeballs version 2) runs it, with no I/O and no clock: the
 /// owner passes each event with the time (monotonic nanoseconds) and carries out the actions returned.

@@ -1,3 +1,5 @@
+import RequestKitModel
+
 #if canImport(CAres)
 import CAres
 import Foundation

@@ -1,3 +1,5 @@
+import RequestKitModel
+
 /// Turns a host name into socket addresses, one address family at a time: bring your own (service discovery, a
 /// fixed table, DNS over HTTPS) in place of the system's resolver.
 ///

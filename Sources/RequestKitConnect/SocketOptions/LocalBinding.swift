@@ -1,3 +1,5 @@
+import RequestKitModel
+
 /// Which local address or network interface a connection leaves from (curl's `--interface` and `--local-port`
 /// without the port): a multi-homed host, a VPN interface, a source address a firewall allows.
 ///

@@ -1,4 +1,5 @@
 import Foundation
+import RequestKitModel
 
 /// Base URLs whose requests go through a Unix domain socket instead of TCP: a client option for a local daemon or
 /// sidecar whose API has ordinary URLs (`http://docker/v1.43/info` through `/var/run/docker.sock`).

@@ -1,4 +1,5 @@
 import Foundation
+import RequestKitModel
 
 /// An `http+unix://` (or `https+unix://`) URL: the Unix domain socket's path, percent-encoded, stands where the
 /// host would, and the path and query are the request's (the Docker API's convention, as requests-unixsocket and

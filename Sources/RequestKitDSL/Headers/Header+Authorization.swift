@@ -1,4 +1,5 @@
 import Foundation
+import RequestKitModel
 
 extension Header {
     /// Sets `Authorization`.

@@ -1,3 +1,5 @@
+import RequestKitModel
+
 extension Header {
     /// Sets `Cache-Control` from one or more directives.
     ///

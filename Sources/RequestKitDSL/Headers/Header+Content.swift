@@ -1,3 +1,5 @@
+import RequestKitModel
+
 extension Header {
     /// Sets `Accept`. Several types are joined in order; quality values are kept as written.
     ///

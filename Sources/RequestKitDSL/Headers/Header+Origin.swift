@@ -1,3 +1,5 @@
+import RequestKitModel
+
 extension Header {
     /// Sets `Host`, with the port after a colon when given.
     ///

@@ -1,3 +1,5 @@
+import RequestKitModel
+
 extension Header {
     /// Sets `User-Agent`, from a preset or any string.
     ///

@@ -1,3 +1,5 @@
+import RequestKitModel
+
 /// Header components. Each sets one header; a later header with the same name (ignoring case) replaces an
 /// earlier one, unless it is added with `appending: true`.
 ///

@@ -1,4 +1,5 @@
 import Foundation
+import RequestKitModel
 
 /// A part of a multipart ``Form`` whose bytes are in memory, such as a generated thumbnail.
 ///

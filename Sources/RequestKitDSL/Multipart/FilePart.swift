@@ -1,4 +1,5 @@
 import Foundation
+import RequestKitModel
 
 /// A file uploaded by a multipart ``Form``, streamed from disk as it is sent, never loaded whole.
 ///

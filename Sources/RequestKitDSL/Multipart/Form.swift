@@ -1,4 +1,5 @@
 import Foundation
+import RequestKitModel
 
 /// A `multipart/form-data` body (RFC 7578), written as a block of fields, in-memory parts and files.
 ///

@@ -1,4 +1,5 @@
 import Foundation
+import RequestKitModel
 
 /// One part of a multipart form: a field name, optionally a file name and media type, and its content.
 ///

@@ -1,4 +1,5 @@
 import Foundation
+import RequestKitModel
 
 /// Sends W3C Trace Context headers (`traceparent`, and `tracestate` when there is one), so that a tracing system
 /// can tie the request to the work that caused it.

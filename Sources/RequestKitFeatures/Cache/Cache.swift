@@ -1,3 +1,5 @@
+import RequestKitModel
+
 /// Sends this request through a ``ResponseCache``: a fresh stored response answers it without the network, a stale
 /// one is revalidated, and the response is stored when HTTP allows it.
 ///

@@ -1,3 +1,5 @@
+import RequestKitModel
+
 /// The directives of a message's `Cache-Control` fields (RFC 9111 §5.2), read leniently and never failing.
 ///
 /// Directive names are case-insensitive; a value may be a token or a quoted string. When a directive appears more

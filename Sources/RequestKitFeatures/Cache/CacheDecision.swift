@@ -1,4 +1,5 @@
 import Foundation
+import RequestKitModel
 
 /// What a cache does with a request, given the responses stored for its URL (RFC 9111 §4): a pure function of
 /// the request, the stored responses and the time, so every rule is tested with tables.

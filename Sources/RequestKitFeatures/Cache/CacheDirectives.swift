@@ -1,3 +1,5 @@
+import RequestKitModel
+
 /// The `Cache-Control` directives the cache's rules read (RFC 9111 §5.2), each looked up once, when the field is
 /// parsed: a request's when the cache first sees it, a stored response's when it is stored. A hit then reads flags
 /// and numbers instead of searching the directives by name.

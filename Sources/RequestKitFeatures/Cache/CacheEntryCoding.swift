@@ -1,4 +1,5 @@
 import Foundation
+import RequestKitModel
 
 /// The file format of ``DiskCacheStore``: one file per key, holding the key and its variants, its own length first
 /// and a CRC-32 of every byte before it last.

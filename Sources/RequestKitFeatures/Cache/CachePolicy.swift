@@ -1,3 +1,5 @@
+import RequestKitModel
+
 /// How this request uses the ``ResponseCache`` of its client or ``Cache`` component, for code written against
 /// `URLRequest.CachePolicy`. Each rule stands for request directives of RFC 9111; none of them is sent.
 ///

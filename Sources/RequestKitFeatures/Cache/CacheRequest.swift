@@ -1,4 +1,5 @@
 import Foundation
+import RequestKitModel
 
 /// A request as a ``ResponseCache`` sees it: the method, the URL without its fragment (the primary key, RFC 9111
 /// §4), the digest of its credentials when its responses are kept for them alone, the header fields, the request's

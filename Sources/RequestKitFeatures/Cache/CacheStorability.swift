@@ -1,4 +1,5 @@
 import Foundation
+import RequestKitModel
 
 /// Whether a private cache may store a response (RFC 9111 §3), a pure function of the request and the response.
 ///

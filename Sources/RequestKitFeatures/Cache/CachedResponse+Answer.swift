@@ -1,4 +1,5 @@
 import Foundation
+import RequestKitModel
 
 extension CachedResponse {
     /// The response the cache gives `request` from this stored one, marked with `status`: a `304 Not Modified`

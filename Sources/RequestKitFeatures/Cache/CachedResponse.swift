@@ -1,4 +1,5 @@
 import Foundation
+import RequestKitModel
 
 /// A response as a ``ResponseCache`` keeps it: the status, the stored headers and body, the URL, when it was
 /// requested and received (for its age, RFC 9111 §4.2.3), and the request's values of the fields its `Vary` names

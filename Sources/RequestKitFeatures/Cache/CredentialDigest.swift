@@ -1,4 +1,5 @@
 import Foundation
+import RequestKitModel
 
 #if canImport(CryptoKit)
 import CryptoKit

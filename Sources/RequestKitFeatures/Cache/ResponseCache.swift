@@ -1,4 +1,5 @@
 import Foundation
+import RequestKitModel
 
 /// A private HTTP cache (RFC 9111) that clients and requests share: it stores responses and answers later requests
 /// from storage while they are fresh, revalidates them with the server when they are not, and runs on every

@@ -1,4 +1,5 @@
 import Foundation
+import RequestKitModel
 
 /// A response being stored while its body streams to its consumer: each chunk the consumer reads goes to a
 /// ``CacheBodySink``, which stores the response when the consumer reads the end, and lets go of it when the body

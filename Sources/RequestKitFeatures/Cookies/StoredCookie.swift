@@ -1,4 +1,5 @@
 import Foundation
+import RequestKitModel
 
 /// A cookie with the scope it was stored under.
 struct StoredCookie: Sendable {

@@ -1,3 +1,5 @@
+import RequestKitModel
+
 /// Sends the matching cookies of a jar with this request and stores the cookies its response sets.
 ///
 /// ```swift

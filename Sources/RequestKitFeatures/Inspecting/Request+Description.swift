@@ -1,3 +1,5 @@
+import RequestKitModel
+
 extension Request: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
     /// The request as a curl command with its secrets redacted (``RequestRepresentable/cURL``), so that
     /// `print(request)`, string interpolation and `dump(request)` never show a token or a password.

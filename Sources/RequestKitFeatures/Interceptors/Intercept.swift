@@ -1,3 +1,5 @@
+import RequestKitModel
+
 /// Adds an interceptor to this request, after the client's.
 ///
 /// ```swift

@@ -1,3 +1,5 @@
+import RequestKitModel
+
 extension RetryDecision {
     /// Retries after `delay` (at least zero).
     ///

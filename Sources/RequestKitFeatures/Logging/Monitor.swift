@@ -1,3 +1,5 @@
+import RequestKitModel
+
 /// Adds an event monitor to this request, after the client's.
 ///
 /// ```swift

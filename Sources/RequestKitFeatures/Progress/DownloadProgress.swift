@@ -1,3 +1,5 @@
+import RequestKitModel
+
 /// Calls a handler as the response body arrives, with the bytes received so far and `Content-Length` when sent.
 ///
 /// It applies to `send()`, `data()` and the other buffered calls as well as to `download(to:)`; it runs on the

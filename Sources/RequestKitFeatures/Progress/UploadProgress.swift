@@ -1,3 +1,5 @@
+import RequestKitModel
+
 /// Calls a handler as the request body is sent, with the bytes sent so far and the body's length.
 ///
 /// The handler runs on the transport's thread, once per block (about 64 KiB), so keep it short. A body in

@@ -1,3 +1,5 @@
+import RequestKitModel
+
 /// Sets how redirects are handled for this request.
 ///
 /// ```swift

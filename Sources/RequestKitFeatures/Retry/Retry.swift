@@ -1,3 +1,5 @@
+import RequestKitModel
+
 /// Sets the retry policy for this request, replacing the client's.
 ///
 /// ```swift

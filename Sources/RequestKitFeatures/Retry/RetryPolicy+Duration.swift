@@ -1,3 +1,5 @@
+import RequestKitModel
+
 extension RetryPolicy {
     /// Retries with exponential backoff and jitter, with the delays given as `Duration`s.
     ///

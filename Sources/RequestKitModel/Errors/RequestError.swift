@@ -1,4 +1,5 @@
 import Foundation
+import RequestKitJSON
 
 /// The one error RequestKit throws: what went wrong, with the response and the underlying error kept.
 ///

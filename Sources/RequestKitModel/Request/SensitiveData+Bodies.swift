@@ -1,4 +1,5 @@
 import Foundation
+import RequestKitJSON
 
 extension SensitiveData {
     /// A body with the values of its sensitive members replaced, each value kept in `secrets`: a form

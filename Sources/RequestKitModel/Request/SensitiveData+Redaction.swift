@@ -1,4 +1,5 @@
 import Foundation
+import RequestKitJSON
 
 extension SensitiveData {
     /// `text` with every secret that a URL in it carries replaced by `<redacted>`: the password of a

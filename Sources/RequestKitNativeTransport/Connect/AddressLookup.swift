@@ -1,4 +1,6 @@
 import Foundation
+import RequestKitConnect
+import RequestKitModel
 
 /// Asks for a host's addresses of one family on an event loop, and answers on that loop: what a ``HostResolver``
 /// asks when neither an override nor its cache knows the answer. The system's (``SystemLookup``) in use; a test's

@@ -1,4 +1,7 @@
 import Foundation
+import RequestKitConnect
+import RequestKitModel
+import RequestKitSockets
 
 /// Opens one connection on an event loop: races the host's addresses of both families to a connected socket (RFC
 /// 8305: several sockets in flight, the first connected wins and the others close), runs the stream's handshakes (a

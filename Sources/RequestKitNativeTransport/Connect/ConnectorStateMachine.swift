@@ -1,4 +1,6 @@
 import Foundation
+import RequestKitConnect
+import RequestKitModel
 
 /// Everything before a connection's first request byte, with no I/O and no clock: the race to a connected socket
 /// (both address families asked at once and their addresses tried as RFC 8305 says, which its

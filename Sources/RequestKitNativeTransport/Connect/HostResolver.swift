@@ -1,4 +1,6 @@
 import Foundation
+import RequestKitConnect
+import RequestKitModel
 
 /// Where a transport's connectors get a host's addresses, one family at a time: an override first (curl's
 /// `--resolve`), a numeric host as it is, then the transport's ``DNSCache``, and only on a miss its

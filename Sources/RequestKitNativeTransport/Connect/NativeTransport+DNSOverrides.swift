@@ -1,3 +1,5 @@
+import RequestKitModel
+
 extension NativeTransport {
     /// The pool key of `request` to `key`'s origin: through the Unix socket `unixSocket` when there is one, else
     /// with the addresses the request's own DNS overrides fix (``TransferRequest/dnsOverrides``), over the

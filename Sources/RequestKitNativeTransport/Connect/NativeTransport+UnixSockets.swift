@@ -1,4 +1,6 @@
 import Foundation
+import RequestKitConnect
+import RequestKitModel
 
 extension NativeTransport {
     /// The Unix domain socket a request to `url` goes through (``Configuration/unixSocketRoutes``); nil for TCP.

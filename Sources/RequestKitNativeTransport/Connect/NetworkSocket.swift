@@ -1,4 +1,6 @@
 import Foundation
+import RequestKitConnect
+import RequestKitModel
 
 #if canImport(Glibc)
 import Glibc

@@ -1,4 +1,7 @@
 import Foundation
+import RequestKitConnect
+import RequestKitModel
+import RequestKitSockets
 
 /// The system calls a ``Connector`` makes to open a connection: starting a non-blocking connection to one address,
 /// reading how it ended, and layering the byte stream (TLS, a proxy's tunnel) over the connected socket. The

@@ -1,4 +1,5 @@
 import Foundation
+import RequestKitSockets
 
 /// A ``TLSConfiguration`` as connection keys hold it: shared, not copied, and hashed once.
 ///

@@ -1,4 +1,5 @@
 import Foundation
+import RequestKitConnect
 
 /// The native transport's loop runs the system resolver's sockets and timers (``ResolverLoop``); its `now()`,
 /// `isCurrent`, `execute(_:)`, `schedule(at:_:)` and `cancel(_:)` are the loop's own.

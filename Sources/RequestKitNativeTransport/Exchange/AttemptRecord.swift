@@ -1,4 +1,6 @@
 import Foundation
+import RequestKitConnect
+import RequestKitModel
 
 /// What a job's connections saw of its phases, as ``EventLoop/now()`` nanoseconds (0: not reached), turned
 /// into a ``RequestMetrics/Attempt`` when the transport hands the outcome over.

@@ -1,4 +1,5 @@
 import Foundation
+import RequestKitModel
 
 /// A buffered response's attempt as its job's record left it, made into a ``RequestMetrics/Attempt`` only if the
 /// response's metrics are read (``RequestMetrics/init(building:)``).

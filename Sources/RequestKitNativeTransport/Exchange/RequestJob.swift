@@ -1,4 +1,5 @@
 import Foundation
+import RequestKitModel
 
 /// One request on its way through the pool and onto a connection, and the awaiting task's continuation, resumed
 /// exactly once with an ``Outcome``.

@@ -1,4 +1,5 @@
 import Foundation
+import RequestKitModel
 
 /// The status line and header section of an HTTP/1.x response, parsed from untrusted bytes.
 ///

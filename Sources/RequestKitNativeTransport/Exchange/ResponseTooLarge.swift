@@ -1,4 +1,5 @@
 import Foundation
+import RequestKitModel
 
 /// A response that passed one of the request's ``ResponseLimits`` while ``NativeTransport`` read or decoded its
 /// body, with the head it had, so that the caller's error keeps the status and headers.

@@ -1,4 +1,5 @@
 import Foundation
+import RequestKitModel
 
 /// The state of one response body streaming from an ``HTTP1Connection`` into a ``ResponseBodyStream``: its
 /// decoders and the consumer's continuation. It lives on the connection's loop, which pauses reading the socket

@@ -1,4 +1,5 @@
 import Foundation
+import RequestKitSockets
 
 /// One open, kept-alive HTTP/1.1 connection, driven by readiness on its event loop: it sends a job's request, reads
 /// the response, and either hands back the whole response or streams the body at the pace its consumer reads it.

@@ -1,4 +1,5 @@
 import Foundation
+import RequestKitModel
 
 extension HTTP1ConnectionStateMachine.Failure {
     /// The error this failure stands for when the event that led to it carried none.

@@ -1,4 +1,5 @@
 import Foundation
+import RequestKitSockets
 
 /// The bytes a connection has read and not yet parsed, in one buffer allocated for the connection's life: reads fill
 /// its free end (``fill(from:)``), parsers take from its unread part (``unread``, ``consume(_:)``).

@@ -1,4 +1,6 @@
 import Foundation
+import RequestKitModel
+import RequestKitSockets
 
 /// The bytes of one request still to write: its head (with a small body after it, so that both go out in one
 /// packet), then a larger in-memory body, then a body read as it is sent (chunked when its length is unknown). Each

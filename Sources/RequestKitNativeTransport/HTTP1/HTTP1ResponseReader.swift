@@ -1,4 +1,5 @@
 import Foundation
+import RequestKitSockets
 
 /// The reading side of an HTTP/1.1 connection, with no socket of its own: what is read goes into its buffer, and it
 /// says what those bytes come to for the connection's machine (an interim head, the final head, a body complete, a

@@ -1,3 +1,6 @@
+import RequestKitModel
+import RequestKitSockets
+
 #if canImport(CNghttp2)
 import Foundation
 import RequestKitHTTP2

@@ -1,3 +1,5 @@
+import RequestKitModel
+
 #if canImport(CNghttp2)
 import Foundation
 import RequestKitHTTP2

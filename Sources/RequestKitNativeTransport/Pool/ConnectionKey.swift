@@ -1,4 +1,5 @@
 import Foundation
+import RequestKitModel
 
 /// What a pool of connections serves: the host and port, for `https` the TLS configuration the connections
 /// were verified with (plain and TLS connections to the same host and port are never mixed, nor TLS connections

@@ -1,4 +1,6 @@
 import Foundation
+import RequestKitConnect
+import RequestKitModel
 
 /// The connections of one ``NativeTransport``: the actions of its ``ConnectionPoolStateMachine``, carried out.
 ///

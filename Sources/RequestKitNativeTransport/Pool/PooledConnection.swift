@@ -1,4 +1,5 @@
 import Foundation
+import RequestKitModel
 
 /// A connection of the pool: HTTP/1.1, one request at a time, or HTTP/2, many at once. An enum rather than a
 /// protocol: the pool's fast path (``HTTP1Connection/runInline(_:polls:)``) is HTTP/1.1's alone, and a switch costs

@@ -1,4 +1,6 @@
 import Foundation
+import RequestKitConnect
+import RequestKitModel
 
 extension NativeTransport {
     /// The proxy route of a request to `url`, or nil when it goes straight to its origin. For a `socks5` proxy

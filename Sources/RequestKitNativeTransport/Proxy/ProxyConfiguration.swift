@@ -1,4 +1,5 @@
 import Foundation
+import RequestKitModel
 
 /// Where an ``NativeTransport`` sends its requests: straight to the origin, or through an HTTP, HTTPS or SOCKS5
 /// proxy.

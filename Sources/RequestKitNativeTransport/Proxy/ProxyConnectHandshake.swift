@@ -1,4 +1,5 @@
 import Foundation
+import RequestKitModel
 
 /// The `CONNECT` exchange that opens a tunnel through an HTTP proxy, without I/O: the request to write, then the
 /// proxy's answer, fed as it arrives, until the tunnel is open or the proxy refused it.

@@ -1,3 +1,5 @@
+import RequestKitModel
+
 /// A transport's ``ProxyConfiguration`` made ready for requests: the environment read once, its proxy URLs
 /// parsed once, so that picking the proxy for a request costs a `no_proxy` match at most, and nothing without a
 /// proxy.

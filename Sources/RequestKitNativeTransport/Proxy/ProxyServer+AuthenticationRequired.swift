@@ -1,4 +1,5 @@
 import Foundation
+import RequestKitModel
 
 extension ProxyServer {
     /// The error of a `407 Proxy Authentication Required` from this proxy, to a `CONNECT` or to a plain request in

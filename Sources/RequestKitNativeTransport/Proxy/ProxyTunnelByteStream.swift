@@ -1,4 +1,6 @@
 import Foundation
+import RequestKitModel
+import RequestKitSockets
 
 /// A ``ByteStream`` that first opens a tunnel to the origin through a proxy (``ProxyConnectHandshake`` or
 /// ``SOCKS5Handshake``), then carries the request: over TLS to the origin (SNI and verification against the

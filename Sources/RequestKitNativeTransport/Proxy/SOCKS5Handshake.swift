@@ -1,4 +1,5 @@
 import Foundation
+import RequestKitModel
 
 /// The SOCKS5 exchange (RFC 1928, and RFC 1929's username/password method) that opens a connection to an origin
 /// through a SOCKS proxy, without I/O: bytes to write, then the proxy's replies, fed as they arrive.

@@ -1,4 +1,6 @@
 import Foundation
+import RequestKitModel
+import RequestKitWebSocket
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking

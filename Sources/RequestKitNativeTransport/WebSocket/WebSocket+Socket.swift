@@ -1,4 +1,6 @@
 import Foundation
+import RequestKitModel
+import RequestKitWebSocket
 
 extension WebSocket {
     /// An open WebSocket connection: messages go out with ``send(_:)`` and come in through ``messages``; ping and

@@ -1,4 +1,8 @@
 import Foundation
+import RequestKitConnect
+import RequestKitModel
+import RequestKitSockets
+import RequestKitWebSocket
 
 /// One client WebSocket connection on an event loop: a shell that opens the stream through a ``Connector``, writes
 /// the upgrade request and reads the answer (``WebSocketUpgrade``), then forwards every event of the open

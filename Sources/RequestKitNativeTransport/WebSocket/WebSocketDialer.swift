@@ -1,4 +1,6 @@
 import Foundation
+import RequestKitModel
+import RequestKitSockets
 
 /// The dialer of a WebSocket connection: another dialer's sockets and streams, except that a plain `ws://`
 /// connection through an HTTP proxy goes through a `CONNECT` tunnel, as `wss://` does, where a plain request would

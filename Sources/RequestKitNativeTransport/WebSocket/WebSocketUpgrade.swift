@@ -1,4 +1,6 @@
 import Foundation
+import RequestKitModel
+import RequestKitWebSocket
 
 /// The opening handshake of a client's WebSocket connection over HTTP/1.1, without I/O: the bytes of the upgrade
 /// request, and the server's answer read as it arrives, which opens the connection (with what the handshake agreed

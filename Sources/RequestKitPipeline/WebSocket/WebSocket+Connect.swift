@@ -1,4 +1,8 @@
 import Foundation
+import RequestKitFeatures
+import RequestKitModel
+import RequestKitNativeTransport
+import RequestKitWebSocket
 
 extension WebSocket {
     /// Connects: the opening handshake over HTTP/1.1 (``Timeout`` bounds connecting and the handshake), on the

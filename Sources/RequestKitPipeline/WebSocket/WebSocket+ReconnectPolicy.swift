@@ -1,4 +1,6 @@
 import Foundation
+import RequestKitModel
+import RequestKitWebSocket
 
 extension WebSocket {
     /// When a ``ReconnectingSocket`` opens its connection again, and how long it waits first: the event source's

@@ -1,4 +1,7 @@
 import Foundation
+import RequestKitModel
+import RequestKitNativeTransport
+import RequestKitWebSocket
 
 extension WebSocket {
     /// Connects as ``connect()`` does, and returns a socket that connects again when its connection ends without

@@ -1,4 +1,7 @@
 import Foundation
+import RequestKitModel
+import RequestKitNativeTransport
+import RequestKitWebSocket
 
 extension WebSocket {
     /// A WebSocket that opens its connection again when it ends without being closed, as the event source does:

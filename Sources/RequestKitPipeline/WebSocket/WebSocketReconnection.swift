@@ -1,4 +1,6 @@
 import Foundation
+import RequestKitModel
+import RequestKitWebSocket
 
 /// The decisions of a ``WebSocket/ReconnectingSocket``, without I/O or a clock: a connection opened, ended or could
 /// not be opened, at a time the socket reads from its clock, and whether to reconnect and after how long.

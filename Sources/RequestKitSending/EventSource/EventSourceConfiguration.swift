@@ -1,3 +1,5 @@
+import RequestKitModel
+
 /// How ``RequestRepresentable/events(_:)`` reconnects after a dropped connection.
 ///
 /// ```swift

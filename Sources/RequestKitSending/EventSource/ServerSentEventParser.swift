@@ -1,4 +1,5 @@
 import Foundation
+import RequestKitModel
 
 /// An incremental parser for `text/event-stream` bytes, following the HTML standard's rules.
 ///

@@ -1,4 +1,7 @@
 import Foundation
+import RequestKitFeatures
+import RequestKitModel
+import RequestKitPipeline
 
 /// The events of a `text/event-stream` response, reconnecting as the HTML standard's `EventSource` does.
 ///

@@ -1,3 +1,5 @@
+import RequestKitModel
+
 #if canImport(COpenSSL)
 import COpenSSL
 import Foundation

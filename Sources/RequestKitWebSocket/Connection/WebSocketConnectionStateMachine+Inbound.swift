@@ -1,4 +1,5 @@
 import Foundation
+import RequestKitModel
 
 extension WebSocketConnectionStateMachine {
     /// Bytes read from the connection; ``processReceived()`` works through them.

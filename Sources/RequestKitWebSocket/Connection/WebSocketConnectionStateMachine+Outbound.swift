@@ -1,4 +1,5 @@
 import Foundation
+import RequestKitModel
 
 extension WebSocketConnectionStateMachine {
     /// A message to send: its frames, compressed when permessage-deflate was agreed, split into frames of at most

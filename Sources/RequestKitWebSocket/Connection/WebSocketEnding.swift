@@ -1,3 +1,5 @@
+import RequestKitModel
+
 /// How a WebSocket connection ended, as its consumer learns it: a closing handshake whose code ends the messages
 /// quietly, or a failure.
 ///

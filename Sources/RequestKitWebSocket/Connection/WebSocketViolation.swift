@@ -1,3 +1,5 @@
+import RequestKitModel
+
 /// A rule of RFC 6455 or RFC 7692 the other end broke, or a limit it passed: what the connection fails with, the
 /// close code it sends before it closes, and what the consumer's error says.
 ///

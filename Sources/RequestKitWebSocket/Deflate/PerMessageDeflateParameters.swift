@@ -1,3 +1,5 @@
+import RequestKitModel
+
 /// The parameters of permessage-deflate (RFC 7692 §7.1) two ends agreed on, and the negotiation that reaches them:
 /// the client's offer, the client's check of the server's answer, and a server's answer to an offer.
 ///

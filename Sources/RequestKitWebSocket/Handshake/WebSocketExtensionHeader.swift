@@ -1,3 +1,5 @@
+import RequestKitModel
+
 /// The grammar of `Sec-WebSocket-Extensions` (RFC 6455 §9.1): a comma-separated list of extensions, each a token
 /// followed by `;`-separated parameters, a parameter a token with an optional value, a token or a quoted string.
 ///

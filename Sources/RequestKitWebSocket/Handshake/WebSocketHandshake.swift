@@ -1,4 +1,5 @@
 import Foundation
+import RequestKitModel
 
 /// The opening handshake of a client (RFC 6455 §4.1), without I/O: the header fields the upgrade request carries,
 /// and the check of the server's answer, which either opens the connection, with the subprotocol and the

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Foundation
 import Glibc
+import RequestKitModel
 
 @testable import RequestKitNativeTransport
 

@@ -1,5 +1,8 @@
 #if canImport(CNghttp2) && os(Linux)
 import Foundation
+import RequestKitDSL
+import RequestKitModel
+import RequestKitSockets
 import RequestKitTesting
 #if canImport(FoundationNetworking)
 import FoundationNetworking

@@ -1,4 +1,5 @@
 import Foundation
+import RequestKitModel
 import RequestKitTesting
 
 @testable import RequestKitWebSocket

@@ -1,4 +1,5 @@
 import Foundation
+import RequestKitModel
 import Testing
 
 @testable import RequestKitWebSocket

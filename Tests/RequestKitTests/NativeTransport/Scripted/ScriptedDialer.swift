@@ -1,4 +1,5 @@
 import Foundation
+import RequestKitModel
 
 @testable import RequestKitConnect
 @testable import RequestKitNativeTransport

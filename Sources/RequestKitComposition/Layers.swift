@@ -1,2 +1,0 @@
-// The layers RequestKitComposition builds on, visible in each of its files.
-@_exported import RequestKitSending

@@ -1,2 +1,0 @@
-// The layers RequestKitConnect builds on, visible in each of its files.
-@_exported import RequestKitModel

@@ -1,2 +1,0 @@
-// The layers RequestKitDSL builds on, visible in each of its files.
-@_exported import RequestKitModel

@@ -1,2 +1,0 @@
-// The layers RequestKitModel builds on, visible in each of its files.
-@_exported import RequestKitJSON
