@@ -13,14 +13,27 @@ out="$root/Fuzz/out"
 binary="$out/http-response-parser-fuzzer"
 
 mkdir -p "$corpus" "$out"
-swiftc -sanitize=fuzzer,address -parse-as-library -O \
-    -module-name HTTPResponseParserFuzzer -package-name RequestKit \
+# The layers' files import each other's modules (`import RequestKitModel`); compiled here into one module, they are
+# compiled from copies without those imports.
+one_module() {
+    local staged="$1"
+    shift
+    rm -rf "$staged" && mkdir -p "$staged"
+    for file in "$@"; do
+        local relative="${file#"$root"/}"
+        sed '/^import RequestKit[A-Za-z0-9]*$/d' "$file" >"$staged/${relative//\//_}"
+        echo "$staged/${relative//\//_}"
+    done
+}
+mapfile -t sources < <(one_module "$out/sources-http" \
     "$root"/Sources/RequestKitNativeTransport/HTTP1/HTTP1ParseError.swift \
     "$root"/Sources/RequestKitNativeTransport/Exchange/ResponseHead.swift \
     "$root"/Sources/RequestKitNativeTransport/HTTP1/HTTP1BodyDecoder.swift \
     "$root"/Sources/RequestKitModel/Request/HTTPSyntax.swift \
-    "$root"/Sources/RequestKitModel/Request/HTTPHeaders.swift \
-    "$root"/Fuzz/HTTPResponseParser/main.swift \
+    "$root"/Sources/RequestKitModel/Request/HTTPHeaders.swift)
+swiftc -sanitize=fuzzer,address -parse-as-library -O \
+    -module-name HTTPResponseParserFuzzer -package-name RequestKit \
+    "${sources[@]}" "$root"/Fuzz/HTTPResponseParser/main.swift \
     -o "$binary"
 
 # Seed an empty corpus with a few well-formed responses (the first byte picks GET and a read size).

@@ -14,14 +14,25 @@ out="$root/Fuzz/out"
 binary="$out/http2-session-fuzzer"
 
 mkdir -p "$corpus" "$out"
-# Each layer's Layers.swift re-exports the layers below it, which are compiled into this one module here.
-sources=$(find "$root/Sources/RequestKitJSON" "$root/Sources/RequestKitModel" "$root/Sources/RequestKitHTTP2" \
-    -name '*.swift' ! -name Layers.swift | sort)
-# shellcheck disable=SC2086
+# The layers' files import each other's modules (`import RequestKitModel`); compiled here into one module, they are
+# compiled from copies without those imports.
+one_module() {
+    local staged="$1"
+    shift
+    rm -rf "$staged" && mkdir -p "$staged"
+    for file in "$@"; do
+        local relative="${file#"$root"/}"
+        sed '/^import RequestKit[A-Za-z0-9]*$/d' "$file" >"$staged/${relative//\//_}"
+        echo "$staged/${relative//\//_}"
+    done
+}
+# shellcheck disable=SC2046
+mapfile -t sources < <(one_module "$out/sources-http2" $(find "$root/Sources/RequestKitJSON" \
+    "$root/Sources/RequestKitModel" "$root/Sources/RequestKitHTTP2" -name '*.swift' | sort))
 swiftc -sanitize=fuzzer,address -parse-as-library -O \
     -module-name HTTP2SessionFuzzer -package-name RequestKit \
     -I "$root/Sources/CNghttp2" \
-    $sources "$root/Fuzz/HTTP2Session/main.swift" \
+    "${sources[@]}" "$root/Fuzz/HTTP2Session/main.swift" \
     -o "$binary"
 
 # Seed an empty corpus with a few server answers (the first byte picks the read size; stream 1, 3 and 5 are open).

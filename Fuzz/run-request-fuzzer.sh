@@ -5,7 +5,7 @@
 # Usage: Fuzz/run-request-fuzzer.sh [seconds=30] [corpus directory=Fuzz/corpus-request]
 # Crash inputs are written to Fuzz/out/. Every source of RequestKit's layers (Sources/RequestKit*, not
 # RequestKitTesting) is compiled in as one module, with the system libraries they link (zlib, and on Linux epoll's
-# shim and OpenSSL 3); the files that only import the layers below (Layers.swift, RequestKit.swift) are left out.
+# shim and OpenSSL 3); RequestKit.swift, which only re-exports the layers, is left out.
 set -euo pipefail
 
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -15,8 +15,21 @@ out="$root/Fuzz/out"
 binary="$out/request-building-fuzzer"
 
 mkdir -p "$corpus" "$out"
-mapfile -t sources < <(find "$root"/Sources/RequestKit "$root"/Sources/RequestKit[A-Z]* -name '*.swift' \
-    -not -path '*/RequestKitTesting/*' -not -name Layers.swift -not -name RequestKit.swift | sort)
+# The layers' files import each other's modules (`import RequestKitModel`); compiled here into one module, they are
+# compiled from copies without those imports.
+one_module() {
+    local staged="$1"
+    shift
+    rm -rf "$staged" && mkdir -p "$staged"
+    for file in "$@"; do
+        local relative="${file#"$root"/}"
+        sed '/^import RequestKit[A-Za-z0-9]*$/d' "$file" >"$staged/${relative//\//_}"
+        echo "$staged/${relative//\//_}"
+    done
+}
+# shellcheck disable=SC2046
+mapfile -t sources < <(one_module "$out/sources-request" $(find "$root"/Sources/RequestKit[A-Z]* -name '*.swift' \
+    -not -path '*/RequestKitTesting/*' | sort))
 swiftc -sanitize=fuzzer,address -parse-as-library -O -swift-version 6 -module-name RequestKit -package-name RequestKit \
     -I "$root/Sources/CZlib" -lz -I "$root/Sources/CEpoll" -I "$root/Sources/CAtomics" \
     -I "$root/Sources/COpenSSL" -lssl -lcrypto \
