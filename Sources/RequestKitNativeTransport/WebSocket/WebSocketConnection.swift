@@ -1,4 +1,6 @@
 import Foundation
+import RequestKitModel
+import RequestKitWebSocket
 
 /// What carries an open ``WebSocket/Socket``'s messages: the native transport's channel, or a cassette's replay of
 /// a recorded connection (and a recording over the channel).

@@ -1,4 +1,6 @@
 import Foundation
+import RequestKitModel
+import RequestKitWebSocket
 
 /// A transport that can open a WebSocket connection: the native transport, and transports over it that record or
 /// replay what it does. `WebSocket.connect()` refuses any other transport with an invalid request, rather than
