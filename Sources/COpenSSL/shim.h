@@ -1,5 +1,6 @@
-// The system OpenSSL 3 (Debian's libssl-dev) for RequestKit's TLS layer and the TLS mode of TestServer, plus
-// functions for what OpenSSL spells as macros (which Swift cannot call) and a socket BIO that never raises SIGPIPE.
+// The system OpenSSL 3 (Debian's libssl-dev) for RequestKit's TLS layer, the TLS mode of TestServer and WebSocket
+// masking keys, plus functions for what OpenSSL spells as macros (which Swift cannot call) and a socket BIO that never
+// raises SIGPIPE.
 #ifndef REQUESTKIT_COPENSSL_SHIM_H
 #define REQUESTKIT_COPENSSL_SHIM_H
 
@@ -11,6 +12,7 @@
 #include <openssl/err.h>
 #include <openssl/evp.h>
 #include <openssl/pem.h>
+#include <openssl/rand.h>
 #include <openssl/ssl.h>
 #include <openssl/x509.h>
 #include <openssl/x509v3.h>

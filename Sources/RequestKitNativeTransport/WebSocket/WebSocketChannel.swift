@@ -14,8 +14,13 @@ import RequestKitWebSocket
 /// ``WebSocket/Configuration/maxQueuedBytes``): while it is full the descriptor is not watched for reading, so a slow
 /// consumer stops the socket being read. A message the consumer takes is counted off on the loop.
 ///
-/// Its loop owns every field but the queue, which `lock` guards; the entry points (``open()``, ``send(_:)``,
-/// ``close(_:reason:)``, ``next()``, ``cancel()``) may be called from any thread and hop onto the loop.
+/// Its loop owns every field but the queue, which `lock` guards, and lends the connection (``LoopOwnedConnection``)
+/// to a task that sends or waits for a message while nothing waits to be written: ``send(_:)`` then writes the frame
+/// from the task's thread, and ``next()`` reads what has come, without waking the loop; a message that has not come
+/// yet is read by the loop, which hands it over. The task never waits on the socket: looking for an answer it sent
+/// for (as an HTTP/1.1 request may, ``HTTP1PromptPolling``) took more CPU and more wake-ups per message than waiting for
+/// the loop. What only the loop may do (watching the socket, timers, closing) is handed to it. The other entry points (``open()``,
+/// ``close(_:reason:)``, ``cancel()``) may be called from any thread and hop onto the loop.
 ///
 /// ```swift
 /// let channel = WebSocketChannel(setup: setup, loop: loop, dialer: SystemDialer(), resolver: HostResolver())
@@ -23,8 +28,11 @@ import RequestKitWebSocket
 /// try await channel.send(.text("hello"))
 /// let reply = try await channel.next()
 /// ```
-final class WebSocketChannel: EventLoopHandler, @unchecked Sendable {
-    // Safe: every field below `lock`'s is only touched on `loop`'s thread; `lock` guards the consumer's queue.
+final class WebSocketChannel: EventLoopHandler, LoopOwnedConnection, @unchecked Sendable {
+    // Safe: every field below `lock`'s is only touched by the connection's owner of the moment (its loop, or the
+    // task it is lent to: ``ownership``); `lock` guards the consumer's queue.
+
+    typealias Step = () -> Void
 
     /// What opening needs, made by the transport from the socket's definition.
     struct Setup: Sendable {
@@ -74,6 +82,7 @@ final class WebSocketChannel: EventLoopHandler, @unchecked Sendable {
     }
 
     let loop: EventLoop
+    let ownership = ConnectionOwnership<Step>()
     private let dialer: any SocketDialer
     private let resolver: HostResolver
     private let race: HappyEyeballsStateMachine.Configuration
@@ -110,6 +119,10 @@ final class WebSocketChannel: EventLoopHandler, @unchecked Sendable {
     /// What the handshake saw of its phases, as an HTTP request's attempt records them.
     private var record = AttemptRecord(started: 0, isRecording: false)
     private let readBuffer: UnsafeMutableRawBufferPointer
+    /// Whether the step running is an awaiting task's, the connection lent to it.
+    private var isOffLoop = false
+    /// Whether that step handed work to the loop: it stops there, and the loop goes on (false on the loop).
+    private var handedOff = false
 
     init(
         setup: Setup, loop: EventLoop, dialer: any SocketDialer, resolver: HostResolver,
@@ -138,7 +151,7 @@ final class WebSocketChannel: EventLoopHandler, @unchecked Sendable {
     func open() async throws(RequestError) -> Opened {
         let result = await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Result<Opened, RequestError>, Never>) in
-                loop.execute { [self] in start(continuation) }
+                handToLoop { [self] in start(continuation) }
             }
         } onCancel: {
             cancel()
@@ -150,9 +163,18 @@ final class WebSocketChannel: EventLoopHandler, @unchecked Sendable {
     ///
     /// - Throws: ``RequestError`` (``RequestError/WebSocketFailure/closed``) once the connection is closing.
     func send(_ message: WebSocketMessage) async throws(RequestError) {
-        let result = await withCheckedContinuation {
-            (continuation: CheckedContinuation<Result<Void, RequestError>, Never>) in
-            loop.execute { [self] in send(message, continuation) }
+        let result: Result<Void, RequestError>
+        switch sendInline(message) {
+        case .done(let outcome):
+            result = outcome
+        case .waitsForFlush:
+            result = await withCheckedContinuation { continuation in
+                handToLoop { [self] in waitForFlush(continuation) }
+            }
+        case .notLent:
+            result = await withCheckedContinuation { continuation in
+                handToLoop { [self] in send(message, continuation) }
+            }
         }
         try result.get()
     }
@@ -163,7 +185,7 @@ final class WebSocketChannel: EventLoopHandler, @unchecked Sendable {
     func close(_ code: WebSocketCloseCode, reason: String) async throws(RequestError) {
         let result = await withCheckedContinuation {
             (continuation: CheckedContinuation<Result<Void, RequestError>, Never>) in
-            loop.execute { [self] in close(code, reason: reason, continuation) }
+            handToLoop { [self] in close(code, reason: reason, continuation) }
         }
         try result.get()
     }
@@ -172,6 +194,7 @@ final class WebSocketChannel: EventLoopHandler, @unchecked Sendable {
     ///
     /// - Throws: ``RequestError`` saying how the connection failed (once; nil after).
     func next() async throws(RequestError) -> WebSocketMessage? {
+        if let ready = takeReady() ?? (receiveInline() ? takeReady() : nil) { return try ready.get() }
         let result = await withTaskCancellationHandler {
             await withCheckedContinuation {
                 (continuation: CheckedContinuation<Result<WebSocketMessage?, RequestError>, Never>) in
@@ -198,7 +221,7 @@ final class WebSocketChannel: EventLoopHandler, @unchecked Sendable {
                 guard let now else { return }
                 continuation.resume(returning: now)
                 if case .success(let message?) = now {
-                    loop.execute { [self] in consumed(message.byteCount) }
+                    handToLoop { [self] in consumed(message.byteCount) }
                 }
             }
         } onCancel: {
@@ -209,7 +232,7 @@ final class WebSocketChannel: EventLoopHandler, @unchecked Sendable {
 
     /// The consumer went away: the connection closes (going away), or the handshake is given up.
     func cancel() {
-        loop.execute { [self] in
+        handToLoop { [self] in
             switch phase {
             case .idle, .connecting, .upgrading:
                 connector?.cancel()
@@ -219,6 +242,146 @@ final class WebSocketChannel: EventLoopHandler, @unchecked Sendable {
             case .draining, .closed:
                 break
             }
+        }
+    }
+
+    // MARK: From the awaiting task, the connection lent
+
+    /// What ``sendInline(_:)`` did.
+    private enum InlineSend {
+        /// The message was sent, or refused.
+        case done(Result<Void, RequestError>)
+        /// It was sent, and more than ``outboundHighWater`` bytes wait to be written: the sender waits for them.
+        case waitsForFlush
+        /// The loop holds the connection, or bytes wait to be written: the loop sends it.
+        case notLent
+    }
+
+    /// Runs `body` with the connection lent to the calling task, when the loop can lend it: `body`'s answer, or
+    /// false.
+    private func inline(_ body: () -> Bool) -> Bool {
+        lent {
+            isOffLoop = true
+            defer { (isOffLoop, handedOff) = (false, false) }
+            return body()
+        }
+    }
+
+    /// Sends `message` from the calling task when the connection is open and nothing waits to be written.
+    private func sendInline(_ message: WebSocketMessage) -> InlineSend {
+        var outcome = InlineSend.notLent
+        _ = inline {
+            guard phase == .open, machine != nil, outboundStart == outbound.count, !wantsWritable else { return false }
+            do throws(RequestError) {
+                run(try machine?.send(message) ?? .none)
+            } catch {
+                outcome = .done(.failure(error))
+                return true
+            }
+            if phase != .open && phase != .draining {
+                outcome = .done(.failure(finalError ?? .webSocket(.closed, "the WebSocket connection closed")))
+            } else if outbound.count - outboundStart > Self.outboundHighWater {
+                outcome = .waitsForFlush
+            } else {
+                outcome = .done(.success(()))
+            }
+            return true
+        }
+        return outcome
+    }
+
+    /// The message at the head of the queue, counted off, or how the messages ended; nil when neither is there.
+    private func takeReady() -> Result<WebSocketMessage?, RequestError>? {
+        let ready: Result<WebSocketMessage?, RequestError>? = lock.withLock {
+            if queueHead < queue.count {
+                let message = queue[queueHead]
+                queueHead += 1
+                if queueHead == queue.count {
+                    queue.removeAll(keepingCapacity: queue.count < 1024)
+                    queueHead = 0
+                }
+                return .success(message)
+            }
+            switch ending {
+            case .finished?, .reported?: return .success(nil)
+            case .failed(let error)?:
+                ending = .reported
+                return .failure(error)
+            case nil: return nil
+            }
+        }
+        if case .success(let message?) = ready {
+            let byteCount = message.byteCount
+            if !inline({
+                consumed(byteCount)
+                return true
+            }) {
+                handToLoop { [self] in consumed(byteCount) }
+            }
+        }
+        return ready
+    }
+
+    /// Whether a message or the messages' end is ready.
+    private var hasReady: Bool {
+        lock.withLock { queueHead < queue.count || ending != nil }
+    }
+
+    /// Reads what has come, from the calling task: whether a message or the messages' end is ready.
+    private func receiveInline() -> Bool {
+        inline {
+            guard phase == .open, machine != nil, !isReadingPaused, outboundStart == outbound.count, !wantsWritable
+            else { return false }
+            readInline()
+            return hasReady
+        }
+    }
+
+    /// Reads and processes what the socket holds, from the calling task.
+    private func readInline() {
+        var budget = 16
+        while budget > 0, !handedOff, let stream, phase == .open, !isReadingPaused {
+            budget -= 1
+            let result: ByteStreamResult
+            do {
+                result = try stream.read(into: readBuffer)
+            } catch {
+                return streamFailed(error)
+            }
+            switch result {
+            case .transferred(let count):
+                machine?.received(UnsafeRawBufferPointer(rebasing: readBuffer[0..<count]))
+                process()
+                if Self.drained(stream, by: count, of: readBuffer.count) { return }
+            case .endOfStream:
+                return run(machine?.inputEnded() ?? .none)
+            case .wouldBlock:
+                return
+            }
+        }
+        if budget == 0, !handedOff {
+            handedOff = true
+            handToLoop { [self] in readAvailable() }
+        }
+    }
+
+    /// Whether a read of `count` bytes into a buffer of `capacity` took all the stream had: it did not fill the
+    /// buffer and no layer above the socket holds more. The socket, watched by level, says when more comes; reading
+    /// again would only find it empty.
+    private static func drained(_ stream: any ByteStream, by count: Int, of capacity: Int) -> Bool {
+        count < capacity && !stream.hasBufferedBytes
+    }
+
+    /// The loop's part of a send that left more than ``outboundHighWater`` bytes to write: the sender waits for
+    /// them to go.
+    private func waitForFlush(_ continuation: CheckedContinuation<Result<Void, RequestError>, Never>) {
+        if phase != .open && phase != .draining {
+            continuation.resume(
+                returning: .failure(finalError ?? .webSocket(.closed, "the WebSocket connection closed")))
+        } else if outbound.count - outboundStart > Self.outboundHighWater {
+            sendWaiters.append(continuation)
+        } else {
+            continuation.resume(returning: .success(()))
         }
     }
 
@@ -234,22 +397,25 @@ final class WebSocketChannel: EventLoopHandler, @unchecked Sendable {
         record.assign(isReused: false, at: record.started)
         let deadline = loop.now() &+ UInt64(max(0, min(setup.timeout, 1e9)) * 1e9)
         handshakeTimer = loop.schedule(at: deadline) { [weak self] in
-            guard let self else { return }
-            handshakeTimer = nil
-            self.connector?.cancel()
-            failOpening(
-                .timedOut(
-                    "the WebSocket handshake with \(setup.key.host) port \(setup.key.port) did not finish within "
-                        + "\(FoundationMapping.seconds(setup.timeout)) s"))
+            self?.perform { [weak self] in self?.handshakeTimedOut() }
         }
         let connector = Connector(
             key: setup.key, loop: loop, dialer: dialer, resolution: resolver, connectTimeout: setup.connectTimeout,
             deadline: deadline, requestTimeout: setup.timeout, negotiatesHTTP2: false, race: race
         ) { [weak self] outcome in
-            self?.connectorEnded(outcome)
+            self?.handToLoop { [weak self] in self?.connectorEnded(outcome) }
         }
         self.connector = connector
         connector.start()
+    }
+
+    private func handshakeTimedOut() {
+        handshakeTimer = nil
+        connector?.cancel()
+        failOpening(
+            .timedOut(
+                "the WebSocket handshake with \(setup.key.host) port \(setup.key.port) did not finish within "
+                    + "\(FoundationMapping.seconds(setup.timeout)) s"))
     }
 
     private func connectorEnded(_ outcome: Connector.Outcome) {
@@ -312,7 +478,7 @@ final class WebSocketChannel: EventLoopHandler, @unchecked Sendable {
                 ]) : RequestMetrics()
             machine = WebSocketConnectionStateMachine(
                 role: .client, configuration: setup.configuration, compression: agreement.compression,
-                maskingKeys: setup.maskingKeys ?? SystemRandomNumberGenerator())
+                maskingKeys: setup.maskingKeys ?? WebSocketMaskingKeys())
             phase = .open
             openWaiter?.resume(
                 returning: .success(
@@ -398,7 +564,7 @@ final class WebSocketChannel: EventLoopHandler, @unchecked Sendable {
 
     /// Works through what was received until the machine needs more bytes.
     private func process() {
-        while phase == .open, machine != nil {
+        while phase == .open, machine != nil, !handedOff {
             let action = machine?.processReceived() ?? .none
             if action == .none { return }
             run(action)
@@ -406,6 +572,16 @@ final class WebSocketChannel: EventLoopHandler, @unchecked Sendable {
     }
 
     private func run(_ action: WebSocketConnectionStateMachine.Action) {
+        if isOffLoop {
+            switch action {
+            case .none, .write, .deliver:
+                break
+            default:
+                // Watching, timers and closing are the loop's.
+                handedOff = true
+                return handToLoop { [self] in run(action) }
+            }
+        }
         switch action {
         case .none:
             return
@@ -420,8 +596,7 @@ final class WebSocketChannel: EventLoopHandler, @unchecked Sendable {
             isReadingPaused = false
             updateInterest()
             // What was read before the pause is processed first, on a turn of its own.
-            loop.execute { [weak self] in
-                guard let self else { return }
+            handToLoop { [self] in
                 process()
                 readAvailable()
             }
@@ -483,19 +658,23 @@ final class WebSocketChannel: EventLoopHandler, @unchecked Sendable {
     private func armPing(after interval: Duration) {
         if let pingTimer { loop.cancel(pingTimer) }
         pingTimer = loop.schedule(after: Self.seconds(interval)) { [weak self] in
-            guard let self else { return }
-            pingTimer = nil
-            run(machine?.pingTimerFired() ?? .none)
+            self?.perform { [weak self] in
+                guard let self else { return }
+                pingTimer = nil
+                run(machine?.pingTimerFired() ?? .none)
+            }
         }
     }
 
     private func armClose(after timeout: Duration) {
         if let closeTimer { loop.cancel(closeTimer) }
         closeTimer = loop.schedule(after: Self.seconds(timeout)) { [weak self] in
-            guard let self else { return }
-            closeTimer = nil
-            if phase == .draining { return closeNow() }
-            run(machine?.closeTimerFired() ?? .none)
+            self?.perform { [weak self] in
+                guard let self else { return }
+                closeTimer = nil
+                if phase == .draining { return closeNow() }
+                run(machine?.closeTimerFired() ?? .none)
+            }
         }
     }
 
@@ -507,10 +686,15 @@ final class WebSocketChannel: EventLoopHandler, @unchecked Sendable {
     // MARK: I/O, on the loop
 
     func descriptorIsReady(_ descriptor: Int32, readable: Bool, writable: Bool) {
-        guard let stream, descriptor == stream.descriptor else { return }
-        if writable { flush() }
-        if readable { readAvailable() }
+        perform { [self] in
+            guard let stream, descriptor == stream.descriptor else { return }
+            if writable { flush() }
+            if readable { readAvailable() }
+        }
     }
+
+    /// Runs `step` on the loop: whatever holds the connection now, it is the loop's.
+    func handle(_ step: @escaping Step) { step() }
 
     private func readAvailable() {
         var budget = 16
@@ -531,6 +715,7 @@ final class WebSocketChannel: EventLoopHandler, @unchecked Sendable {
                 } else {
                     machine?.received(bytes)
                     process()
+                    if Self.drained(stream, by: count, of: readBuffer.count) { return }
                 }
             case .endOfStream:
                 if phase == .upgrading { return upgraded(upgrade.ended()) }
@@ -541,7 +726,7 @@ final class WebSocketChannel: EventLoopHandler, @unchecked Sendable {
         }
         // A long burst, or bytes a TLS layer holds: the rest on the loop's next turn, after other work.
         if budget == 0 {
-            loop.execute { [weak self] in self?.readAvailable() }
+            loop.execute { [weak self] in self?.perform { [weak self] in self?.readAvailable() } }
         }
     }
 
@@ -565,6 +750,10 @@ final class WebSocketChannel: EventLoopHandler, @unchecked Sendable {
             case .transferred(let count):
                 outboundStart += count
             case .wouldBlock, .endOfStream:
+                if isOffLoop {
+                    handedOff = true
+                    return handToLoop { [self] in flush() }
+                }
                 if !wantsWritable {
                     wantsWritable = true
                     updateInterest()
@@ -586,6 +775,7 @@ final class WebSocketChannel: EventLoopHandler, @unchecked Sendable {
     }
 
     private func updateInterest() {
+        if isOffLoop { return handToLoop { [self] in updateInterest() } }
         guard isRegistered, let stream else { return }
         var interest: LoopInterest = []
         if !isReadingPaused || phase == .upgrading { interest.insert(.readable) }
@@ -598,6 +788,10 @@ final class WebSocketChannel: EventLoopHandler, @unchecked Sendable {
     }
 
     private func streamFailed(_ error: any Error) {
+        if isOffLoop {
+            handedOff = true
+            return handToLoop { [self] in streamFailed(error) }
+        }
         let failure =
             (error as? RequestError)
             ?? .transport(error, detail: "the WebSocket connection to \(setup.key.host) port \(setup.key.port) failed")
@@ -620,6 +814,10 @@ final class WebSocketChannel: EventLoopHandler, @unchecked Sendable {
 
     /// The connection is over: the stream closes, the timers stop, everyone waiting learns it.
     private func closeNow() {
+        if isOffLoop {
+            handedOff = true
+            return handToLoop { [self] in closeNow() }
+        }
         guard phase != .closed else { return }
         phase = .closed
         for timer in [pingTimer, closeTimer, handshakeTimer] {

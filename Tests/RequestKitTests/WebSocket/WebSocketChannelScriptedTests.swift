@@ -140,6 +140,42 @@ struct WebSocketChannelScriptedTests {
         #expect(Array(written.frames.suffix(7)) == FrameBytes.frame(0xA, [7], key: [0, 0, 0, 0]))
     }
 
+    @Test(
+        "an open connection is lent to the task: its message is written and the answer read with the loop not turning")
+    func lentToTheTask() async throws {
+        let harness = LoopHarness()
+        let stream = ScriptedByteStream()
+        let written = Self.record(stream)
+        let channel = try await Self.opened(harness, stream: stream)
+        #expect(harness.loop.turn() == false)
+
+        let sent = Written()
+        let sending = Task {
+            try await channel.send(.text("ping"))
+            sent.append([1])
+        }
+        for _ in 0..<10_000 where sent.bytes.isEmpty { await Task.yield() }
+        #expect(sent.bytes == [1], "the send waited for the loop")
+        #expect(written.frames == FrameBytes.text("ping", key: [0, 0, 0, 0]))
+
+        stream.deliver(FrameBytes.text("pong") + FrameBytes.frame(0x9, [7]))
+        let received = Written()
+        let receiving = Task {
+            let message = try await channel.next()
+            received.append([1])
+            return message
+        }
+        for _ in 0..<10_000 where received.bytes.isEmpty { await Task.yield() }
+        #expect(received.bytes == [1], "the message waited for the loop")
+        // The ping that came with it is answered from the task too.
+        #expect(Array(written.frames.dropFirst(10)) == FrameBytes.frame(0xA, [7], key: [0, 0, 0, 0]))
+        #expect(harness.loop.turn() == false)
+
+        await Self.turn(harness) { !sent.bytes.isEmpty && !received.bytes.isEmpty }
+        try await sending.value
+        #expect(try await receiving.value == .text("pong"))
+    }
+
     @Test("a refused handshake is a handshakeRefused error with the status and the body")
     func refused() async throws {
         let harness = LoopHarness()

@@ -120,6 +120,16 @@ struct WebSocketFrameCodecTests {
             ])
     }
 
+    @Test("the default masking keys are drawn 64 to a batch and differ across batches")
+    func defaultMaskingKeys() {
+        var keys = WebSocketMaskingKeys()
+        let drawn = (0..<200).map { _ in WebSocketMaskingKey.random(using: &keys) }
+        // 200 keys of 32 random bits collide with a probability below 1 in 100,000.
+        #expect(Set(drawn).count == 200)
+        var other = WebSocketMaskingKeys()
+        #expect(WebSocketMaskingKey.random(using: &other) != drawn[0])
+    }
+
     @Test("masking eight bytes at a time matches masking byte by byte, at every offset and length")
     func maskingMatchesBytewise() {
         let key = WebSocketMaskingKey(0x01, 0x80, 0xFE, 0x37)
