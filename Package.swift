@@ -117,6 +117,8 @@ let package = Package(
                 "CAtomics", .target(name: "CBrotli", condition: .when(platforms: [.linux])),
                 .target(name: "CZstd", condition: .when(platforms: [.linux])),
                 .target(name: "CNghttp2", condition: .when(platforms: [.linux])),
+                .target(name: "COpenSSL", condition: .when(platforms: [.linux])),
+                .target(name: "CAres", condition: .when(platforms: [.linux])),
             ]),
         .target(
             name: "RequestKitPipeline",
@@ -225,6 +227,8 @@ let package = Package(
                 "RequestKitWebSocket", .target(name: "COpenSSL", condition: .when(platforms: [.linux])),
                 .target(name: "CAres", condition: .when(platforms: [.linux])),
                 .target(name: "CNghttp2", condition: .when(platforms: [.linux])),
+                .target(name: "CBrotli", condition: .when(platforms: [.linux])),
+                .target(name: "CZstd", condition: .when(platforms: [.linux])),
             ],
             exclude: ["Replay/Cassettes", "Proxy/Data"]),
         .testTarget(name: "InteropTests", dependencies: ["RequestKit"]),
