@@ -198,31 +198,9 @@ final class WebSocketChannel: EventLoopHandler, LoopOwnedConnection, @unchecked 
         let result = await withTaskCancellationHandler {
             await withCheckedContinuation {
                 (continuation: CheckedContinuation<Result<WebSocketMessage?, RequestError>, Never>) in
-                let now: Result<WebSocketMessage?, RequestError>? = lock.withLock {
-                    if queueHead < queue.count {
-                        let message = queue[queueHead]
-                        queueHead += 1
-                        if queueHead == queue.count {
-                            queue.removeAll(keepingCapacity: queue.count < 1024)
-                            queueHead = 0
-                        }
-                        return .success(message)
-                    }
-                    switch ending {
-                    case .finished?, .reported?: return .success(nil)
-                    case .failed(let error)?:
-                        ending = .reported
-                        return .failure(error)
-                    case nil:
-                        waiter = continuation
-                        return nil
-                    }
-                }
-                guard let now else { return }
+                guard let now = dequeue(orWait: continuation) else { return }
                 continuation.resume(returning: now)
-                if case .success(let message?) = now {
-                    handToLoop { [self] in consumed(message.byteCount) }
-                }
+                countOff(now)
             }
         } onCancel: {
             cancel()
@@ -292,7 +270,17 @@ final class WebSocketChannel: EventLoopHandler, LoopOwnedConnection, @unchecked 
 
     /// The message at the head of the queue, counted off, or how the messages ended; nil when neither is there.
     private func takeReady() -> Result<WebSocketMessage?, RequestError>? {
-        let ready: Result<WebSocketMessage?, RequestError>? = lock.withLock {
+        let ready = dequeue(orWait: nil)
+        countOff(ready)
+        return ready
+    }
+
+    /// The message at the head of the queue, or how the messages ended (reporting a failure once); nil when neither
+    /// is there, and then `continuation`, when given, waits for the next.
+    private func dequeue(
+        orWait continuation: CheckedContinuation<Result<WebSocketMessage?, RequestError>, Never>?
+    ) -> Result<WebSocketMessage?, RequestError>? {
+        lock.withLock {
             if queueHead < queue.count {
                 let message = queue[queueHead]
                 queueHead += 1
@@ -307,19 +295,24 @@ final class WebSocketChannel: EventLoopHandler, LoopOwnedConnection, @unchecked 
             case .failed(let error)?:
                 ending = .reported
                 return .failure(error)
-            case nil: return nil
+            case nil:
+                if let continuation { waiter = continuation }
+                return nil
             }
         }
-        if case .success(let message?) = ready {
-            let byteCount = message.byteCount
-            if !inline({
-                consumed(byteCount)
-                return true
-            }) {
-                handToLoop { [self] in consumed(byteCount) }
-            }
+    }
+
+    /// Counts off a message the consumer took: from the calling task when the loop lends the connection, else on the
+    /// loop.
+    private func countOff(_ taken: Result<WebSocketMessage?, RequestError>?) {
+        guard case .success(let message?) = taken else { return }
+        let byteCount = message.byteCount
+        if !inline({
+            consumed(byteCount)
+            return true
+        }) {
+            handToLoop { [self] in consumed(byteCount) }
         }
-        return ready
     }
 
     /// Whether a message or the messages' end is ready.
