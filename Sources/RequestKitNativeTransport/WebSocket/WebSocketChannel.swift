@@ -330,10 +330,11 @@ final class WebSocketChannel: EventLoopHandler, LoopOwnedConnection, @unchecked 
         }
     }
 
-    /// Reads and processes what the socket holds, from the calling task.
+    /// Reads and processes what the socket holds, from the calling task, after what was read before.
     private func readInline() {
+        process()
         var budget = 16
-        while budget > 0, !handedOff, let stream, phase == .open, !isReadingPaused {
+        while budget > 0, !handedOff, let stream, phase == .open, !isReadingPaused, !isMachinePaused {
             budget -= 1
             let result: ByteStreamResult
             do {
@@ -357,6 +358,10 @@ final class WebSocketChannel: EventLoopHandler, LoopOwnedConnection, @unchecked 
             handToLoop { [self] in readAvailable() }
         }
     }
+
+    /// Whether the machine paused reading and the loop has not caught up yet: a pause a lent task handed over is
+    /// the loop's to carry out, and a read the loop had waiting may come first. Nothing more is read meanwhile.
+    private var isMachinePaused: Bool { machine?.isReadingPaused == true }
 
     /// Whether a read of `count` bytes into a buffer of `capacity` took all the stream had: it did not fill the
     /// buffer and no layer above the socket holds more. The socket, watched by level, says when more comes; reading
@@ -588,11 +593,8 @@ final class WebSocketChannel: EventLoopHandler, LoopOwnedConnection, @unchecked 
         case .resumeReading:
             isReadingPaused = false
             updateInterest()
-            // What was read before the pause is processed first, on a turn of its own.
-            handToLoop { [self] in
-                process()
-                readAvailable()
-            }
+            // On a turn of its own: what was read before the pause is processed first, then the socket is read.
+            handToLoop { [self] in readAvailable() }
         case .schedulePing(let interval):
             armPing(after: interval)
         case .sendPing(let ping, let interval):
@@ -689,9 +691,12 @@ final class WebSocketChannel: EventLoopHandler, LoopOwnedConnection, @unchecked 
     /// Runs `step` on the loop: whatever holds the connection now, it is the loop's.
     func handle(_ step: @escaping Step) { step() }
 
+    /// Reads and processes what the socket holds, after what was read before: frames left by a pause come before
+    /// anything read now, the end of the stream included.
     private func readAvailable() {
+        if phase == .open { process() }
         var budget = 16
-        while budget > 0, let stream, phase == .upgrading || phase == .open, !isReadingPaused {
+        while budget > 0, let stream, phase == .upgrading || phase == .open, !isReadingPaused, !isMachinePaused {
             budget -= 1
             let result: ByteStreamResult
             do {

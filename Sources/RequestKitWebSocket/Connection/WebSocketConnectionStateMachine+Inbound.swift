@@ -16,7 +16,7 @@ extension WebSocketConnectionStateMachine {
 
     /// Takes what was received a frame, or a piece of a frame, at a time, and returns the first action it leads
     /// to; ``Action/none`` once it needs more bytes, reading is paused, or the messages have ended. Call it until it
-    /// returns ``Action/none``.
+    /// returns ``Action/none``. When the input ended while reading was paused, its end follows the last byte.
     package mutating func processReceived() -> Action {
         while state == .open || state == .closing {
             if isReadingPaused { return .none }
@@ -27,7 +27,7 @@ extension WebSocketConnectionStateMachine {
             } catch {
                 return fail(error)
             }
-            guard let piece else { return .none }
+            guard let piece else { return inputEndsAfterBuffered ? endOfInput() : .none }
             let action: Action
             switch piece {
             case .control(let head, let payload): action = control(head.opcode, payload)
@@ -36,7 +36,8 @@ extension WebSocketConnectionStateMachine {
             }
             if action != .none { return action }
         }
-        return .none
+        // A close frame among them leaves the machine waiting for the input's end, which came already.
+        return inputEndsAfterBuffered ? endOfInput() : .none
     }
 
     /// Fails the connection for a rule broken: a close frame with the rule's code and what was broken, then the

@@ -90,8 +90,10 @@ package struct WebSocketConnectionStateMachine {
     /// Messages delivered and not consumed yet, and their bytes.
     private(set) var queuedMessages = 0
     private(set) var queuedBytes = 0
-    /// Whether reading is paused for the consumer.
-    private(set) var isReadingPaused = false
+    /// Whether reading is paused for the consumer: the shell reads nothing more until ``Action/resumeReading``.
+    package private(set) var isReadingPaused = false
+    /// The input ended while reading was paused with bytes not worked through yet: the end comes once they are.
+    var inputEndsAfterBuffered = false
     /// The payload of the keep-alive ping sent and not answered yet.
     var unansweredPing: Data?
     private var pingsSent: UInt64 = 0
@@ -173,8 +175,19 @@ package struct WebSocketConnectionStateMachine {
     }
 
     /// The input ended (the other end closed TCP): after the closing handshake that is the end; before it, the
-    /// connection was lost (1006, abnormal closure).
+    /// connection was lost (1006, abnormal closure). When reading is paused with bytes not worked through, those
+    /// come first: the end is ``processReceived()``'s once they are (they may hold the close frame).
     package mutating func inputEnded() -> Action {
+        if isReadingPaused, decoder.bufferedCount > 0, state == .open || state == .closing {
+            inputEndsAfterBuffered = true
+            return .none
+        }
+        return endOfInput()
+    }
+
+    /// The input's end, once every byte read before it was worked through.
+    mutating func endOfInput() -> Action {
+        inputEndsAfterBuffered = false
         switch state {
         case .open, .closing:
             state = .closed

@@ -242,6 +242,39 @@ struct WebSocketChannelScriptedTests {
         #expect(!stream.isReadable)
     }
 
+    @Test(
+        "a read the loop had waiting while the task filled the queue reads nothing: the close and the end after the last message are not lost"
+    )
+    func pauseFromTheTaskComesBeforeTheLoopsRead() async throws {
+        let harness = LoopHarness()
+        let stream = ScriptedByteStream()
+        let configuration = WebSocket.Configuration(maxQueuedMessages: 4, compression: nil)
+        let channel = try await Self.opened(harness, stream: stream, configuration: configuration)
+        // The first read fills the channel's 64 KiB buffer with one message, so the task reads again; that read finds
+        // the loop told the socket is readable (a step the loop must keep until the task is done), then the rest:
+        // four messages that fill the queue, the server's close, and the end of the stream.
+        let big = FrameBytes.frame(0x2, Array(repeating: 7, count: 65_532))
+        #expect(big.count == 65_536)
+        let rest = (1...4).flatMap { FrameBytes.text("m\($0)") } + FrameBytes.close(1000, "done")
+        let served = Written()
+        stream.flood = { [unowned stream] in
+            guard served.bytes.isEmpty else { return [] }
+            served.append([1])
+            channel.descriptorIsReady(stream.descriptor, readable: true, writable: false)
+            return rest
+        }
+        stream.deliver(big)
+        stream.deliverEnd()
+        #expect(try await channel.next() == .binary(Data(repeating: 7, count: 65_532)))
+        #expect(served.bytes == [1])
+        var received: [WebSocketMessage] = []
+        while let message = try await Self.take(channel, harness) { received.append(message) }
+        #expect(received == (1...4).map { .text("m\($0)") })
+        await Self.turn(harness) { stream.isClosed }
+        #expect(stream.isClosed)
+        stream.flood = nil
+    }
+
     @Test("the server's close ends the messages; its error code is the error the consumer sees")
     func serverCloses() async throws {
         let harness = LoopHarness()

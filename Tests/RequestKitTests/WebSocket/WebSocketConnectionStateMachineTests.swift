@@ -450,6 +450,51 @@ struct WebSocketConnectionStateMachineTests {
             ], configuration: .init(maxQueuedMessages: 2, pingInterval: .seconds(5)))
     }
 
+    @Test("the input's end while reading is paused waits for what was read before it: a close frame there is a close")
+    func inputEndsWhilePaused() {
+        let read = ["a", "b", "c"].flatMap { FrameBytes.text($0) } + FrameBytes.close(1000, "bye")
+        Self.run(
+            [
+                Step(.bytes(read), [.deliver(.text("a")), .deliver(.text("b")), .pauseReading]),
+                Step(.inputEnded, []),
+                Step(.consumed(bytes: 1), [.resumeReading]),
+                Step(.bytes([]), [.deliver(.text("c")), .pauseReading]),
+                Step(.consumed(bytes: 1), [.resumeReading]),
+                Step(
+                    .bytes([]),
+                    [
+                        .replyToClose(
+                            FrameBytes.maskedClose(1000), ending: .closed(.normalClosure, reason: "bye"),
+                            timeout: Self.closeTimeout),
+                        .close(writingFirst: nil, ending: nil),
+                    ], .closed),
+                Step(.inputEnded, [], .closed),
+            ], configuration: .init(maxQueuedMessages: 2))
+    }
+
+    @Test("the input's end while reading is paused, after part of a frame, is a connection lost once the rest is read")
+    func inputEndsWhilePausedMidFrame() {
+        let partial = Array(FrameBytes.text("cdef").prefix(4))
+        Self.run(
+            [
+                Step(
+                    .bytes(FrameBytes.text("a") + FrameBytes.text("b") + partial),
+                    [.deliver(.text("a")), .deliver(.text("b")), .pauseReading]),
+                Step(.inputEnded, []),
+                Step(.consumed(bytes: 1), [.resumeReading]),
+                Step(
+                    .bytes([]),
+                    [
+                        .close(
+                            writingFirst: nil,
+                            ending: Self.failed(
+                                .connectionLost,
+                                "the server closed the connection without a closing handshake in the middle of a message",
+                                code: .abnormalClosure))
+                    ], .closed),
+            ], configuration: .init(maxQueuedMessages: 2))
+    }
+
     @Test("the queue's byte bound pauses reading too, after a message larger than it")
     func backpressureByBytes() {
         Self.run(
