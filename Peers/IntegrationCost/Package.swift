@@ -13,7 +13,8 @@ let package = Package(
     name: "IntegrationCost",
     platforms: [.macOS(.v13)],
     traits: [
-        .trait(name: "Integrations", description: "RequestKit's Logging, Metrics and Tracing traits and their packages"),
+        .trait(
+            name: "Integrations", description: "RequestKit's Logging, Metrics and Tracing traits and their packages"),
         .default(enabledTraits: ["Integrations"]),
     ],
     dependencies: [
