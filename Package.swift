@@ -237,8 +237,8 @@ let package = Package(
         .testTarget(
             name: "IntegrationTests",
             dependencies: [
-                "RequestKit", "RequestKitTesting", "RequestKitLogging", "RequestKitMetrics", "RequestKitTracing",
-                "RequestKitHTTPTypes", "RequestKitOpenAPI", "RequestKitServiceLifecycle",
+                "RequestKit", "RequestKitTesting", "RequestKitConventions", "RequestKitLogging", "RequestKitMetrics",
+                "RequestKitTracing", "RequestKitHTTPTypes", "RequestKitOpenAPI", "RequestKitServiceLifecycle",
                 .product(
                     name: "Logging", package: "swift-log", condition: .when(traits: ["Logging", "ServiceLifecycle"])),
                 .product(name: "InMemoryLogging", package: "swift-log", condition: .when(traits: ["Logging"])),

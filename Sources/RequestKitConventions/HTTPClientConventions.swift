@@ -34,11 +34,10 @@ package enum HTTPClientConventions {
         return sensitiveData.redacting(url.absoluteString)
     }
 
-    /// `server.address`: the URL's host (without an IPv6 literal's brackets); nil without one.
+    /// `server.address`: the URL's host, percent-decoded and without an IPv6 literal's brackets; nil without one.
+    /// Read from the parsed URL, as every integration asks for it on every request.
     package static func serverAddress(of request: URLRequest) -> String? {
-        guard let url = request.url, let components = URLComponents(url: url, resolvingAgainstBaseURL: false),
-            let host = components.host, !host.isEmpty
-        else { return nil }
+        guard let host = request.url?.host(percentEncoded: false), !host.isEmpty else { return nil }
         if host.hasPrefix("["), host.hasSuffix("]") { return String(host.dropFirst().dropLast()) }
         return host
     }
