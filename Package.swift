@@ -170,7 +170,7 @@ let package = Package(
         .target(
             name: "RequestKitMetrics",
             dependencies: [
-                "RequestKit", "RequestKitConventions",
+                "RequestKit", "RequestKitConventions", "RequestKitNativeTransport",
                 .product(name: "CoreMetrics", package: "swift-metrics", condition: .when(traits: ["Metrics"])),
             ]),
         .target(

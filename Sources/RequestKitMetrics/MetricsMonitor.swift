@@ -20,6 +20,9 @@ import FoundationNetworking
 /// `http.response.status_code`, `network.protocol.version` (`1.1`, `2`) and `error.type` (the status from 400, or
 /// the ``RequestError/Kind`` of a failure) when known.
 ///
+/// `http.client.open_connections` counts a transport's connections, not a request's, so the transport records it:
+/// ``NativeTransport/Configuration/recordOpenConnections(factory:)``.
+///
 /// ```swift
 /// import Metrics
 /// import RequestKitMetrics
@@ -51,6 +54,13 @@ public struct MetricsMonitor: EventMonitor {
     /// let meter = try testMetrics.expectMeter(MetricsMonitor.activeRequests, dimensions)
     /// ```
     public static let activeRequests = "http.client.active_requests"
+    /// `http.client.open_connections`, the label of the open connections `Meter` that a ``NativeTransport`` records
+    /// when its configuration says so (``NativeTransport/Configuration/recordOpenConnections(factory:)``).
+    ///
+    /// ```swift
+    /// let meter = try testMetrics.expectMeter(MetricsMonitor.openConnections, dimensions)
+    /// ```
+    public static let openConnections = "http.client.open_connections"
 
     public func requestStarted(_ request: URLRequest, attempt: Int) {
         Meter(label: Self.activeRequests, dimensions: Self.dimensions(of: request), factory: factory).increment()

@@ -193,6 +193,15 @@ extension NativeTransport {
         /// ```
         package var recordsMetrics = true
 
+        /// Told when each connection of the pool opens, goes idle or active, and closes (the Metrics trait's
+        /// `http.client.open_connections`). Package-level: the traits set it through their own spelling. None by
+        /// default, when the pool keeps no account of them.
+        ///
+        /// ```swift
+        /// let transport = NativeTransport { $0.connectionObservers = [observer] }
+        /// ```
+        package var connectionObservers: [any ConnectionObserver] = []
+
         /// The default configuration.
         ///
         /// ```swift

@@ -87,7 +87,7 @@ public final class NativeTransport: Transport {
                     lookup: configuration.resolver.map { UserResolverLookup($0) as any AddressLookup }
                         ?? SystemLookup(servers: configuration.systemResolverServers),
                     overrides: configuration.dnsOverrides, policy: configuration.dnsCachePolicy),
-                race: configuration.raceConfiguration)
+                race: configuration.raceConfiguration, observers: configuration.connectionObservers)
         }
     }
 

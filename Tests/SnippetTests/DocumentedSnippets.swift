@@ -1862,6 +1862,24 @@ extension DocumentedCode {
 }
 #endif
 
+// Sources/RequestKit/RequestKit.docc/MetricsWithSwiftMetrics.md, block 2: only with its traits enabled
+#if Metrics
+import Metrics
+import RequestKitMetrics
+extension DocumentedCode {
+    static func snippetMetricsWithSwiftMetrics2() async throws {
+
+        let transport = NativeTransport { $0.recordOpenConnections(factory: MetricsSystem.factory) }
+        let client = Client(baseURL: apiURL) { configuration in
+            configuration.transport = transport
+            configuration.monitors = [MetricsMonitor()]
+        }
+        _ = transport
+        _ = client
+    }
+}
+#endif
+
 // Sources/RequestKit/RequestKit.docc/ServiceLifecycle.md, block 1: only with its traits enabled
 #if ServiceLifecycle
 import RequestKitServiceLifecycle
@@ -2782,6 +2800,16 @@ import RequestKitMetrics
 
 let client = Client(baseURL: apiURL) { configuration in
     configuration.monitors = [MetricsMonitor(factory: MetricsSystem.factory)]
+}
+"""#),
+    DocumentedSnippet(document: "Sources/RequestKit/RequestKit.docc/MetricsWithSwiftMetrics.md", index: 2, code: #"""
+import Metrics
+import RequestKitMetrics
+
+let transport = NativeTransport { $0.recordOpenConnections(factory: MetricsSystem.factory) }
+let client = Client(baseURL: apiURL) { configuration in
+    configuration.transport = transport
+    configuration.monitors = [MetricsMonitor()]
 }
 """#),
     DocumentedSnippet(document: "Sources/RequestKit/RequestKit.docc/ReadingJSON.md", index: 1, code: #"""

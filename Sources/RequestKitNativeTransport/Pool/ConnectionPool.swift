@@ -32,6 +32,10 @@ final class ConnectionPool: @unchecked Sendable {
     /// The most requests running on connections at once since the pool last trimmed the heap (``HeapTrim``): over
     /// HTTP/2, many on each connection.
     @exclusivity(unchecked) private var peakBusy = 0
+    /// The open connections as `observers` last heard of them; kept only when there are observers.
+    @exclusivity(unchecked) private var observed = ObservedConnections<Machine.ConnectionID>()
+    /// Told when a connection opens, goes idle or active, and closes.
+    private let observers: [any ConnectionObserver]
 
     private let bufferSize: Int
     private let connectTimeout: Double
@@ -55,8 +59,9 @@ final class ConnectionPool: @unchecked Sendable {
         group: EventLoopGroup, maxConnectionsPerHost: Int, idleTimeout: Double, connectTimeout: Double,
         bufferSize: Int, pollWindow: UInt64, http2: HTTP2Policy = .disabled, http2PingInterval: Double = 0,
         dialer: any SocketDialer = SystemDialer(), resolver: HostResolver = HostResolver(),
-        race: HappyEyeballsStateMachine.Configuration = .init()
+        race: HappyEyeballsStateMachine.Configuration = .init(), observers: [any ConnectionObserver] = []
     ) {
+        self.observers = observers
         self.resolver = resolver
         self.race = race
         self.http2 = http2
@@ -75,6 +80,7 @@ final class ConnectionPool: @unchecked Sendable {
 
     deinit {
         for connection in connections.values { connection.closeIdle() }
+        report(observed.closeAll())
     }
 
     /// The loop that runs the pool's timer.
@@ -136,6 +142,7 @@ final class ConnectionPool: @unchecked Sendable {
         let action: Machine.RequestAction
         var connection: PooledConnection?
         var closing: PooledConnection?
+        var change: ObservedConnections<Machine.ConnectionID>.Change?
         let negotiates = negotiates(job.key)
         do {
             lock.lock()
@@ -150,14 +157,17 @@ final class ConnectionPool: @unchecked Sendable {
             switch action {
             case .run(let target, _):
                 connection = connections[target]
+                change = observe(target)
             case .replaceConnection(let idle, _):
                 closing = connections.removeValue(forKey: idle)
+                change = observe(idle)
             case .wait:
                 waiting[id] = job
             case .createConnection, .fail:
                 break
             }
         }
+        report(change)
         switch action {
         case .run(_, let isAlone):
             guard let connection else { return job.finish(.failed(Self.lostConnection, wasReused: false)) }
@@ -240,7 +250,11 @@ final class ConnectionPool: @unchecked Sendable {
                     if let connecting { release(connecting, isReusable: false) }
                     return job.finish(.failed(error, wasReused: false))
                 }
-                lock.withLock { connections[id] = .http2(connection) }
+                report(
+                    lock.withLock {
+                        connections[id] = .http2(connection)
+                        return observe(id)
+                    })
                 job.assign(.http2(connection))
                 negotiated(.http2(connection), capacity: connection.capacity)
                 return connection.start(with: job)
@@ -249,7 +263,11 @@ final class ConnectionPool: @unchecked Sendable {
             let connection = HTTP1Connection(
                 id: id, key: job.key, loop: loop, pool: self, stream: opened.stream, facts: opened.facts,
                 bufferSize: bufferSize, pollWindow: pollWindow)
-            lock.withLock { connections[id] = .http1(connection) }
+            report(
+                lock.withLock {
+                    connections[id] = .http1(connection)
+                    return observe(id)
+                })
             job.assign(.http1(connection))
             if negotiates(job.key) { negotiated(.http1(connection), capacity: 1) }
             connection.run(job)
@@ -272,6 +290,7 @@ final class ConnectionPool: @unchecked Sendable {
         var next: (job: RequestJob, connection: PooledConnection)?
         var waiter: RequestJob?
         var burstEnded = false
+        var changes: [ObservedConnections<Machine.ConnectionID>.Change] = []
         let action: Machine.ReleaseAction = lock.withLock {
             let action = machine.released(connection.id, isReusable: isReusable, now: now)
             if machine.busyConnectionCount == 0, peakBusy >= HeapTrim.burstSize {
@@ -294,8 +313,11 @@ final class ConnectionPool: @unchecked Sendable {
             case .none:
                 break
             }
+            if let change = observe(connection.id) { changes.append(change) }
+            if case .run(_, let target) = action, let change = observe(target) { changes.append(change) }
             return action
         }
+        report(changes)
         if burstEnded { trimSoon() }
         switch action {
         case .none(let armTimer):
@@ -318,10 +340,12 @@ final class ConnectionPool: @unchecked Sendable {
 
     /// Forgets connection `id` (it closed while idle, could not be opened, or its waiter left).
     private func discard(_ id: Machine.ConnectionID) {
-        lock.withLock {
-            machine.closed(id)
-            connections[id] = nil
-        }
+        report(
+            lock.withLock {
+                machine.closed(id)
+                connections[id] = nil
+                return observe(id)
+            })
     }
 
     /// Forgets a connection that closed while idle (the server hung up).
@@ -352,14 +376,17 @@ final class ConnectionPool: @unchecked Sendable {
     /// Fails the waiting jobs whose deadline passed and closes connections idle for too long.
     private func timerFired(_ deadline: UInt64) {
         let now = clock.now()
+        var changes: [ObservedConnections<Machine.ConnectionID>.Change] = []
         let (expired, closing, armTimer): ([(RequestJob, Bool)], [PooledConnection], UInt64?) = lock.withLock {
             let action = machine.timerFired(deadline: deadline, now: now)
             let expired = action.expired.compactMap { id in
                 waiting.removeValue(forKey: id).map { ($0, machine.hostProtocol(for: $0.key) == .multiplexed) }
             }
             let closing = action.closing.compactMap { connections.removeValue(forKey: $0) }
+            changes = action.closing.compactMap { observe($0) }
             return (expired, closing, action.armTimer)
         }
+        report(changes)
         for (job, isMultiplexed) in expired { job.finish(.poolWaitTimedOut(isMultiplexed: isMultiplexed)) }
         for connection in closing { connection.closeIdle() }
         if let armTimer { arm(armTimer) }
@@ -367,10 +394,54 @@ final class ConnectionPool: @unchecked Sendable {
 
     /// Closes every idle connection now.
     func closeIdleConnections() {
+        var changes: [ObservedConnections<Machine.ConnectionID>.Change] = []
         let idle: [PooledConnection] = lock.withLock {
-            machine.closeIdleConnections().compactMap { connections.removeValue(forKey: $0) }
+            let ids = machine.closeIdleConnections()
+            defer { changes = ids.compactMap { observe($0) } }
+            return ids.compactMap { connections.removeValue(forKey: $0) }
         }
+        report(changes)
         for connection in idle { connection.closeIdle() }
+    }
+
+    // MARK: Observers
+
+    /// With the lock held: how connection `id` stands now for the observers (open while the pool holds it as an
+    /// HTTP/1.1 or HTTP/2 connection, active while it carries a request), and the change to tell them, if any.
+    private func observe(_ id: Machine.ConnectionID) -> ObservedConnections<Machine.ConnectionID>.Change? {
+        guard !observers.isEmpty else { return nil }
+        let state: ObservedConnection.State = machine.isCarrying(id) ? .active : .idle
+        let now: ObservedConnection?
+        switch connections[id] {
+        case .http1(let connection): now = Self.observed(connection.key, protocolVersion: "1.1", state: state)
+        #if canImport(CNghttp2)
+        case .http2(let connection): now = Self.observed(connection.key, protocolVersion: "2", state: state)
+        #endif
+        case .connecting, nil: now = nil
+        }
+        return observed.update(id, to: now)
+    }
+
+    private static func observed(
+        _ key: ConnectionKey, protocolVersion: String, state: ObservedConnection.State
+    ) -> ObservedConnection {
+        let host =
+            key.host.hasPrefix("[") && key.host.hasSuffix("]") ? String(key.host.dropFirst().dropLast()) : key.host
+        return ObservedConnection(
+            host: host, port: key.port, isSecure: key.isSecure, protocolVersion: protocolVersion, state: state)
+    }
+
+    /// Tells the observers of `changes`, with the lock released.
+    private func report(_ changes: [ObservedConnections<Machine.ConnectionID>.Change]) {
+        for change in changes {
+            for observer in observers { observer.connectionChanged(from: change.old, to: change.new) }
+        }
+    }
+
+    /// Tells the observers of `change`, with the lock released.
+    private func report(_ change: ObservedConnections<Machine.ConnectionID>.Change?) {
+        guard let change else { return }
+        report([change])
     }
 
     // MARK: HTTP/2
@@ -378,9 +449,12 @@ final class ConnectionPool: @unchecked Sendable {
     #if canImport(CNghttp2)
     /// An HTTP/2 connection's server changed how many streams it allows at once: waiters take the room it gained.
     func capacityChanged(_ connection: HTTP2Connection, to capacity: Int) {
+        var change: ObservedConnections<Machine.ConnectionID>.Change?
         let started: [RequestJob] = lock.withLock {
-            machine.capacityChanged(connection.id, to: capacity).compactMap { waiting.removeValue(forKey: $0) }
+            defer { change = observe(connection.id) }
+            return machine.capacityChanged(connection.id, to: capacity).compactMap { waiting.removeValue(forKey: $0) }
         }
+        report(change)
         for job in started {
             job.assign(.http2(connection))
             connection.run(job)
@@ -390,11 +464,13 @@ final class ConnectionPool: @unchecked Sendable {
     /// An HTTP/2 connection's server is going away: the connection takes no new requests. Returns whether it carries
     /// none now, when it closes at once.
     func goingAway(_ connection: HTTP2Connection) -> Bool {
-        lock.withLock {
+        let (isIdle, change) = lock.withLock {
             let isIdle = machine.goingAway(connection.id)
             if isIdle { connections[connection.id] = nil }
-            return isIdle
+            return (isIdle, observe(connection.id))
         }
+        report(change)
+        return isIdle
     }
     #endif
 
@@ -403,14 +479,17 @@ final class ConnectionPool: @unchecked Sendable {
     private func negotiated(_ connection: PooledConnection, capacity: Int) {
         let now = clock.now()
         var created: [(Machine.ConnectionID, RequestJob)] = []
+        var change: ObservedConnections<Machine.ConnectionID>.Change?
         let started: [RequestJob] = lock.withLock {
             let action = machine.negotiated(connection.id, capacity: capacity, now: now)
             for pair in action.create {
                 guard let job = waiting.removeValue(forKey: pair.request) else { continue }
                 created.append((pair.connection, job))
             }
+            defer { change = observe(connection.id) }
             return action.run.compactMap { waiting.removeValue(forKey: $0) }
         }
+        report(change)
         for job in started {
             job.assign(connection)
             connection.run(job)

@@ -252,6 +252,9 @@ struct ConnectionPoolStateMachine<Key: Hashable & Sendable>: Sendable {
     /// What the connections to `key` speak, as far as they know.
     func hostProtocol(for key: Key) -> HostProtocol { hosts[key]?.kind ?? .unknown }
 
+    /// Whether connection `id` carries at least one request.
+    func isCarrying(_ id: ConnectionID) -> Bool { (connections[id]?.inUse ?? 0) > 0 }
+
     /// The key a connection serves.
     func key(of connection: ConnectionID) -> Key? { connections[connection].flatMap { hosts[slot: $0.host]?.key } }
 
