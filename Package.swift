@@ -170,13 +170,13 @@ let package = Package(
         .target(
             name: "RequestKitMetrics",
             dependencies: [
-                "RequestKit", "RequestKitConventions", "RequestKitNativeTransport",
+                "RequestKit", "RequestKitConventions", "RequestKitFeatures", "RequestKitNativeTransport",
                 .product(name: "CoreMetrics", package: "swift-metrics", condition: .when(traits: ["Metrics"])),
             ]),
         .target(
             name: "RequestKitTracing",
             dependencies: [
-                "RequestKit", "RequestKitConventions",
+                "RequestKit", "RequestKitConventions", "RequestKitFeatures",
                 .product(name: "Tracing", package: "swift-distributed-tracing", condition: .when(traits: ["Tracing"])),
                 .product(
                     name: "ServiceContextModule", package: "swift-service-context",

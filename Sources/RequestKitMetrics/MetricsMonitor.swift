@@ -3,6 +3,7 @@ import CoreMetrics
 import Foundation
 import RequestKit
 import RequestKitConventions
+import RequestKitFeatures
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -11,9 +12,11 @@ import FoundationNetworking
 /// An ``EventMonitor`` that records OpenTelemetry's HTTP client instruments through swift-metrics.
 ///
 /// - `http.client.request.duration`: a `Timer` (preferred unit seconds) per attempt, from sending it to its
-///   response's head or its failure: a retry and each redirect hop are requests of their own, as OpenTelemetry
-///   counts them.
-/// - `http.client.active_requests`: a `Meter` incremented when an attempt is sent and decremented when it ends.
+///   response's head or its failure, or for a streamed response to its body's end: a retry and each redirect hop
+///   are requests of their own, as OpenTelemetry counts them. A streamed body that fails, or that its reader leaves
+///   before its end, gives the attempt that failure's `error.type`.
+/// - `http.client.active_requests`: a `Meter` incremented when an attempt is sent and decremented when it ends
+///   (a streamed response's with its body).
 ///
 /// Dimensions are low in cardinality, never the path or the query: `http.request.method` (`_OTHER` for a method
 /// outside the known set), `server.address`, `server.port` and `url.scheme`; the duration adds
@@ -29,7 +32,7 @@ import FoundationNetworking
 ///
 /// let client = Client(baseURL: url) { $0.monitors = [MetricsMonitor()] }  // MetricsSystem's factory
 /// ```
-public struct MetricsMonitor: EventMonitor {
+public struct MetricsMonitor: EventMonitor, StreamedResponseMonitor {
     private let factory: any MetricsFactory
 
     /// Creates a monitor recording through `factory`.
@@ -67,6 +70,18 @@ public struct MetricsMonitor: EventMonitor {
     }
 
     public func responseReceived(_ response: Response, for request: URLRequest, duration: Double, attempt: Int) {
+        answered(response, for: request, duration: duration, failure: nil)
+    }
+
+    package func responseStreamed(
+        _ response: Response, for request: URLRequest, attempt: Int
+    ) -> (@Sendable (RequestError?, Double) -> Void)? {
+        { failure, duration in answered(response, for: request, duration: duration, failure: failure) }
+    }
+
+    /// An attempt that got `response` ended after `duration` seconds: at its head, or at its streamed body's end
+    /// (with `failure` when the body did not arrive whole).
+    private func answered(_ response: Response, for request: URLRequest, duration: Double, failure: RequestError?) {
         Meter(label: Self.activeRequests, dimensions: Self.dimensions(of: request), factory: factory).decrement()
         var dimensions = Self.dimensions(of: request)
         dimensions.append(("http.response.status_code", String(response.statusCode)))
@@ -75,7 +90,9 @@ public struct MetricsMonitor: EventMonitor {
         {
             dimensions.append(("network.protocol.version", version))
         }
-        if let type = HTTPClientConventions.errorType(ofStatus: response.statusCode) {
+        if let failure {
+            dimensions.append(("error.type", HTTPClientConventions.errorType(of: failure)))
+        } else if let type = HTTPClientConventions.errorType(ofStatus: response.statusCode) {
             dimensions.append(("error.type", type))
         }
         record(duration, dimensions: dimensions)

@@ -100,9 +100,19 @@ struct Exchange: Sendable {
             let outcome = delivered.map(\.response)
             if let request, !monitors.isEmpty {
                 let duration = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+                var streamed: ResponseBodyStream?
+                if case .success(let delivery) = delivered { streamed = delivery.body }
                 for monitor in monitors {
                     switch outcome {
                     case .success(let response):
+                        if let streamed, let monitor = monitor as? any StreamedResponseMonitor {
+                            guard let ended = monitor.responseStreamed(response, for: request, attempt: attempt)
+                            else { continue }
+                            streamed.buffer.addEndHandler { failure in
+                                ended(failure, Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
+                            }
+                            continue
+                        }
                         monitor.responseReceived(response, for: request, duration: duration, attempt: attempt)
                     case .failure(let error):
                         monitor.requestFailed(error, for: request, duration: duration, attempt: attempt)

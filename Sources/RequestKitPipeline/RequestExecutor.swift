@@ -78,7 +78,7 @@ package enum RequestExecutor {
             }
             buffer.expire(failure)
         }
-        buffer.setEndHandler { watch.cancel() }
+        buffer.addEndHandler { _ in watch.cancel() }
     }
 
     /// The error of a total deadline that passed.

@@ -2,6 +2,7 @@
 import Foundation
 import RequestKit
 import RequestKitConventions
+import RequestKitFeatures
 import Tracing
 
 #if canImport(FoundationNetworking)
@@ -13,8 +14,9 @@ import FoundationNetworking
 /// client span per attempt: each attempt's adaptation starts one, whose context the tracer injects into the
 /// attempt's headers, and the attempt's outcome ends it. A redirect the attempt followed is a span of its own too,
 /// made from the times the hop's ``RequestMetrics/Attempt`` recorded (its request carried the attempt's context).
-/// One is made for each request ``Traced`` is applied to.
-final class RequestSpan: Interceptor, EventMonitor, @unchecked Sendable {
+/// An attempt whose response streams ends with its body, and the request's span with it, even when the request ended
+/// at the head (``StreamedResponseMonitor``). One is made for each request ``Traced`` is applied to.
+final class RequestSpan: Interceptor, StreamedResponseMonitor, @unchecked Sendable {
     private let tracer: any Tracer
     private let sensitiveData: SensitiveData
     /// Guards `state`.
@@ -31,6 +33,12 @@ final class RequestSpan: Interceptor, EventMonitor, @unchecked Sendable {
         /// The last attempt's outcome: a status or an error.
         var status: Int?
         var error: RequestError?
+        /// The attempts adapted so far: a streamed body's end concerns the attempt it came for only.
+        var attempts = 0
+        /// Whether the attempt's response streams a body that has not ended yet.
+        var isBodyPending = false
+        /// The request's end, when it came while the body was pending: the span ends with the body.
+        var finished: (request: URLRequest, metrics: RequestMetrics)?
     }
 
     init(tracer: any Tracer, sensitiveData: SensitiveData) {
@@ -72,6 +80,8 @@ final class RequestSpan: Interceptor, EventMonitor, @unchecked Sendable {
             }
             let unfinished = state.attempt
             state.attempt = attempt
+            state.attempts += 1
+            state.isBodyPending = false
             return (attempt, unfinished)
         }
         unfinished?.end()
@@ -88,6 +98,42 @@ final class RequestSpan: Interceptor, EventMonitor, @unchecked Sendable {
         endAttempt(of: request, hops: response.metrics.attempts, outcome: .success(response.statusCode))
     }
 
+    func responseStreamed(
+        _ response: Response, for request: URLRequest, attempt: Int
+    ) -> (@Sendable (RequestError?, Double) -> Void)? {
+        let number = lock.withLock {
+            state.status = response.statusCode
+            state.error = nil
+            state.isBodyPending = true
+            return state.attempts
+        }
+        return { failure, _ in self.bodyEnded(response, for: request, attempt: number, failure: failure) }
+    }
+
+    /// The body of a streamed response ended: its attempt's span ends, with `failure` recorded when it did not arrive
+    /// whole, and the request's span too when the request has ended.
+    private func bodyEnded(_ response: Response, for request: URLRequest, attempt: Int, failure: RequestError?) {
+        let span = lock.withLock { () -> (any Span)?? in
+            // A body that ends after its attempt was retried (its span ended with the next attempt's start).
+            guard state.attempts == attempt, state.isBodyPending else { return nil }
+            if let failure { state.error = failure }
+            return .some(state.span)
+        }
+        guard let span else { return }
+        if let failure, let span {
+            span.recordError(failure, attributes: ["error.type": .string(HTTPClientConventions.errorType(of: failure))])
+        }
+        endAttempt(
+            of: request, hops: response.metrics.attempts,
+            outcome: failure.map { .failure($0) } ?? .success(response.statusCode), answered: response.statusCode)
+        let finished = lock.withLock {
+            state.isBodyPending = false
+            defer { state.finished = nil }
+            return state.finished
+        }
+        if let finished { requestFinished(finished.request, metrics: finished.metrics) }
+    }
+
     func requestFailed(_ error: RequestError, for request: URLRequest, duration: Double, attempt: Int) {
         let span = lock.withLock {
             state.status = nil
@@ -102,6 +148,10 @@ final class RequestSpan: Interceptor, EventMonitor, @unchecked Sendable {
         let ended = lock.withLock {
             () -> (span: any Span, attempt: (any Span)?, status: Int?, error: RequestError?)? in
             guard let span = state.span, !state.isEnded else { return nil }
+            if state.isBodyPending {
+                state.finished = (request, metrics)
+                return nil
+            }
             state.isEnded = true
             let attempt = state.attempt
             state.attempt = nil
@@ -130,7 +180,8 @@ final class RequestSpan: Interceptor, EventMonitor, @unchecked Sendable {
     /// ones already traced are this attempt's, the first sent with the attempt's own span and each later one a
     /// redirect it followed, given a span from its recorded times.
     private func endAttempt(
-        of request: URLRequest, hops: [RequestMetrics.Attempt], outcome: Result<Int, RequestError>
+        of request: URLRequest, hops: [RequestMetrics.Attempt], outcome: Result<Int, RequestError>,
+        answered: Int? = nil
     ) {
         let taken = lock.withLock { () -> (attempt: any Span, parent: any Span, first: Int)? in
             guard let attempt = state.attempt, let span = state.span else { return nil }
@@ -142,7 +193,7 @@ final class RequestSpan: Interceptor, EventMonitor, @unchecked Sendable {
         guard let taken else { return }
         let ours = taken.first < hops.count ? Array(hops[taken.first...]) : []
         guard !ours.isEmpty else {
-            finish(taken.attempt, hop: nil, outcome: outcome)
+            finish(taken.attempt, hop: nil, outcome: outcome, answered: answered)
             return
         }
         let clock = WallClock()
@@ -165,7 +216,7 @@ final class RequestSpan: Interceptor, EventMonitor, @unchecked Sendable {
                 }
             }
             if isLast {
-                finish(span, hop: hop, outcome: outcome)
+                finish(span, hop: hop, outcome: outcome, answered: answered)
             } else {
                 let status = hop.status?.code
                 finish(
@@ -176,16 +227,19 @@ final class RequestSpan: Interceptor, EventMonitor, @unchecked Sendable {
         }
     }
 
-    /// Gives an attempt's span its outcome and protocol version, and ends it (at `end`, or now).
+    /// Gives an attempt's span its outcome and protocol version, and ends it (at `end`, or now). `answered` is the
+    /// status of a response whose body then failed.
     private func finish(
         _ span: any Span, hop: RequestMetrics.Attempt?, outcome: Result<Int, RequestError>?,
-        at end: DefaultTracerClock.Timestamp? = nil
+        at end: DefaultTracerClock.Timestamp? = nil, answered: Int? = nil
     ) {
         var status: Int?
         var error: RequestError?
         switch outcome {
         case .success(let code): status = code
-        case .failure(let failure): error = failure
+        case .failure(let failure):
+            error = failure
+            status = answered
         case nil: break
         }
         span.updateAttributes { attributes in

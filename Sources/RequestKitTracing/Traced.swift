@@ -16,7 +16,8 @@ import Tracing
 /// ``RequestError/Kind`` of a failure, with the span's status an error) and `http.request.resend_count` (the
 /// attempts before it, retries and redirect hops alike; on the request's span, all after the first). The request's
 /// span has its last attempt's outcome; each failed attempt's error is recorded on its own span and on the
-/// request's. A streamed response's spans end when its head has arrived, not its body.
+/// request's. A streamed response's spans end with its body: when it has arrived whole, or failed (its error recorded),
+/// or its reader stopped or went before its end (a cancellation).
 ///
 /// A `traceparent` the tracer injects replaces one that ``TraceContext`` set, and the attempts' metrics report the
 /// one sent (``RequestMetrics/Attempt/traceparent``), so RequestKit's trace context and the tracer's agree.

@@ -16,8 +16,9 @@ package final class ResponseBodyBuffer: @unchecked Sendable {
     private var waiter: CheckedContinuation<Data?, any Error>?
     private var demandHandler: (@Sendable () -> Void)?
     private var terminationHandler: (@Sendable () -> Void)?
-    /// Runs once when the body ends, however it ends: a deadline watching the body lets go.
-    private var endHandler: (@Sendable () -> Void)?
+    /// Run once when the body ends, however it ends, with its failure (nil: it arrived whole): a deadline watching
+    /// the body lets go, a monitor's span ends.
+    private var endHandlers: [@Sendable (RequestError?) -> Void] = []
     /// Sees what the consumer reads (a cache storing the body as it streams); told once when the body is abandoned.
     private var tap: (any ResponseBodyTap)?
     /// The transport's last attempt as it ended with the body, for ``StreamingResponse/metrics``.
@@ -73,16 +74,21 @@ package final class ResponseBodyBuffer: @unchecked Sendable {
         return hasRoom
     }
 
-    /// Sets the handler that runs once when the body ends (finished, failed, expired or terminated), at once when
-    /// it has ended already.
-    package func setEndHandler(_ handler: @escaping @Sendable () -> Void) {
-        let runNow = lock.withLock { () -> Bool in
-            if isFinished || terminated { return true }
-            endHandler = handler
-            return false
+    /// Adds a handler that runs once when the body ends, with its failure: nil when it arrived whole, the error when
+    /// it failed or expired, a cancellation when its consumer went first. It runs at once when the body has ended
+    /// already.
+    package func addEndHandler(_ handler: @escaping @Sendable (RequestError?) -> Void) {
+        let ended = lock.withLock { () -> RequestError?? in
+            if isFinished { return .some(failure) }
+            if terminated { return .some(Self.consumerGone) }
+            endHandlers.append(handler)
+            return nil
         }
-        if runNow { handler() }
+        if let ended { handler(ended) }
     }
+
+    /// The failure of a body whose consumer went before its end.
+    private static var consumerGone: RequestError { RequestError.cancelled(underlyingError: CancellationError()) }
 
     /// Sets the tap that sees each chunk the consumer reads and how the body ends; abandoned at once when the body
     /// has already failed or its consumer has gone.
@@ -101,22 +107,24 @@ package final class ResponseBodyBuffer: @unchecked Sendable {
         return tap
     }
 
-    /// Takes the end handler (with the lock held), so that it runs once.
-    private func takeEndHandler() -> (@Sendable () -> Void)? {
-        defer { endHandler = nil }
-        return endHandler
+    /// Takes the end handlers (with the lock held), so that each runs once.
+    private func takeEndHandlers() -> [@Sendable (RequestError?) -> Void] {
+        defer { endHandlers = [] }
+        return endHandlers
     }
 
     func finish(_ error: RequestError?) {
         let (waiting, ended, abandoning) = lock.withLock {
-            () -> (CheckedContinuation<Data?, any Error>?, (@Sendable () -> Void)?, (any ResponseBodyTap)?) in
-            guard !isFinished else { return (nil, nil, nil) }
+            () -> (
+                CheckedContinuation<Data?, any Error>?, [@Sendable (RequestError?) -> Void], (any ResponseBodyTap)?
+            ) in
+            guard !isFinished else { return (nil, [], nil) }
             isFinished = true
             failure = error
             defer { waiter = nil }
-            return (waiter, takeEndHandler(), error == nil ? nil : takeTap())
+            return (waiter, takeEndHandlers(), error == nil ? nil : takeTap())
         }
-        ended?()
+        for handler in ended { handler(error) }
         abandoning?.abandoned()
         guard let waiting else { return }
         if let error { waiting.resume(throwing: error) } else { waiting.resume(returning: nil) }
@@ -127,19 +135,19 @@ package final class ResponseBodyBuffer: @unchecked Sendable {
     package func expire(_ error: RequestError) {
         let (waiting, stop, ended, abandoning) = lock.withLock {
             () -> (
-                CheckedContinuation<Data?, any Error>?, (@Sendable () -> Void)?, (@Sendable () -> Void)?,
+                CheckedContinuation<Data?, any Error>?, (@Sendable () -> Void)?, [@Sendable (RequestError?) -> Void],
                 (any ResponseBodyTap)?
             ) in
-            guard !isFinished, !terminated else { return (nil, nil, nil, nil) }
+            guard !isFinished, !terminated else { return (nil, nil, [], nil) }
             isFinished = true
             failure = error
             chunks = []
             head = 0
             bufferedBytes = 0
             defer { waiter = nil }
-            return (waiter, terminationHandler, takeEndHandler(), takeTap())
+            return (waiter, terminationHandler, takeEndHandlers(), takeTap())
         }
-        ended?()
+        for handler in ended { handler(error) }
         abandoning?.abandoned()
         waiting?.resume(throwing: error)
         stop?()
@@ -149,18 +157,18 @@ package final class ResponseBodyBuffer: @unchecked Sendable {
     package func terminate() {
         let (handler, waiting, ended, abandoning) = lock.withLock {
             () -> (
-                (@Sendable () -> Void)?, CheckedContinuation<Data?, any Error>?, (@Sendable () -> Void)?,
+                (@Sendable () -> Void)?, CheckedContinuation<Data?, any Error>?, [@Sendable (RequestError?) -> Void],
                 (any ResponseBodyTap)?
             ) in
-            guard !terminated else { return (nil, nil, nil, nil) }
+            guard !terminated else { return (nil, nil, [], nil) }
             terminated = true
             chunks = []
             head = 0
             bufferedBytes = 0
             defer { waiter = nil }
-            return (isFinished ? nil : terminationHandler, waiter, takeEndHandler(), takeTap())
+            return (isFinished ? nil : terminationHandler, waiter, takeEndHandlers(), takeTap())
         }
-        ended?()
+        for handler in ended { handler(Self.consumerGone) }
         abandoning?.abandoned()
         waiting?.resume(throwing: RequestError.cancelled(underlyingError: CancellationError()))
         handler?()
