@@ -48,9 +48,11 @@ public struct StreamingResponse: AsyncSequence, Sendable {
     /// The body's lines as text; see ``ResponseBodyStream/lines``.
     public var lines: ResponseLines { ResponseLines(base: body, head: head) }
 
-    /// The expected body length from `Content-Length`, when the server sent one.
+    /// The expected body length from `Content-Length`, when the server sent a valid one: digits with optional
+    /// whitespace around them, or a list of equal such values (the rule the native transport frames bodies by);
+    /// nil for anything else (a sign, a second number, other characters, more than 18 digits).
     public var expectedLength: Int64? {
-        head.headers["Content-Length"].flatMap { Int64($0.trimmingCharacters(in: .whitespaces)) }
+        head.headers["Content-Length"].flatMap { HTTPSyntax.contentLength($0) }.map { Int64($0) }
     }
 
     public func makeAsyncIterator() -> ResponseBodyStream.Iterator {
