@@ -68,13 +68,13 @@ final class RequestSpan: Interceptor, StreamedResponseMonitor, @unchecked Sendab
                 span = tracer.startSpan(
                     HTTPClientConventions.method(of: request), context: ServiceContext.current ?? .topLevel,
                     ofKind: .client)
-                span.updateAttributes { describe(request, in: &$0) }
+                span.updateRecordedAttributes { describe(request, in: &$0) }
                 state.span = span
             }
             let attempt = tracer.startSpan(
                 HTTPClientConventions.method(of: request), context: span.context, ofKind: .client)
             let resends = state.hops
-            attempt.updateAttributes { attributes in
+            attempt.updateRecordedAttributes { attributes in
                 describe(request, in: &attributes)
                 if resends > 0 { attributes["http.request.resend_count"] = resends }
             }
@@ -160,7 +160,7 @@ final class RequestSpan: Interceptor, StreamedResponseMonitor, @unchecked Sendab
         guard let ended else { return }
         ended.attempt?.end()
         let last = metrics.attempts.last
-        ended.span.updateAttributes { attributes in
+        ended.span.updateRecordedAttributes { attributes in
             if let status = ended.status { attributes["http.response.status_code"] = status }
             if let version = HTTPClientConventions.protocolVersion(ofNetworkProtocol: last?.networkProtocol) {
                 attributes["network.protocol.version"] = version
@@ -210,7 +210,7 @@ final class RequestSpan: Interceptor, StreamedResponseMonitor, @unchecked Sendab
                     HTTPClientConventions.method(of: redirected), context: taken.parent.context, ofKind: .client,
                     at: clock.instant(of: hop.start))
                 let resends = taken.first + index
-                span.updateAttributes { attributes in
+                span.updateRecordedAttributes { attributes in
                     describe(redirected, in: &attributes)
                     attributes["http.request.resend_count"] = resends
                 }
@@ -242,7 +242,7 @@ final class RequestSpan: Interceptor, StreamedResponseMonitor, @unchecked Sendab
             status = answered
         case nil: break
         }
-        span.updateAttributes { attributes in
+        span.updateRecordedAttributes { attributes in
             if let status { attributes["http.response.status_code"] = status }
             if let version = HTTPClientConventions.protocolVersion(ofNetworkProtocol: hop?.networkProtocol) {
                 attributes["network.protocol.version"] = version
@@ -300,6 +300,17 @@ struct WallClock {
 struct HeaderInjector: Injector {
     func inject(_ value: String, forKey key: String, into request: inout URLRequest) {
         request.setValue(value, forHTTPHeaderField: key)
+    }
+}
+#endif
+
+#if Tracing
+extension Span {
+    /// Updates the span's attributes only when it records them: a span a no-op or sampling tracer does not record
+    /// pays nothing for attributes nobody reads.
+    fileprivate func updateRecordedAttributes(_ update: (inout SpanAttributes) -> Void) {
+        guard isRecording else { return }
+        updateAttributes(update)
     }
 }
 #endif
