@@ -23,27 +23,15 @@ package enum RequestExecutor {
     /// deadline covers the whole exchange: a body still streaming when it passes fails with `.timedOut` and its
     /// connection closes.
     ///
-    /// The exchange runs in a task of its own, which this call awaits and cancels when it is cancelled. A task
-    /// keeps the memory its deepest calls needed until it ends, and the pipeline's calls need some 7 KiB: a stream
-    /// is often held for a long time (an event stream for hours), so that memory goes with the exchange's task
-    /// when the head arrives instead of staying with the caller's. (An `async let` child would be allocated in the
-    /// caller's memory, and its frame too.)
+    /// The exchange runs in the calling task. A task keeps the memory its deepest calls needed until it ends, yet
+    /// a task of the exchange's own costs more: two more hand-offs between threads per stream (its start and its
+    /// end each wake a thread of the pool) and, with 10,000 streams held at once, more resident memory (the
+    /// `connections` benchmark in BENCHMARKS.md).
     package static func stream(
         _ parts: RequestParts, bufferLimit: Int = TransferRequest.defaultBufferLimit
     ) async throws(RequestError) -> StreamingResponse {
         let started = parts.clock.now
-        let exchange = Task { () -> Result<Delivery, RequestError> in
-            do throws(RequestError) {
-                return .success(try await run(parts, sink: .consumer(bufferLimit: bufferLimit)))
-            } catch {
-                return .failure(error)
-            }
-        }
-        let delivery = try await withTaskCancellationHandler {
-            await exchange.value
-        } onCancel: {
-            exchange.cancel()
-        }.get()
+        let delivery = try await run(parts, sink: .consumer(bufferLimit: bufferLimit))
         return streamingResponse(delivery, of: parts, started: started)
     }
 
