@@ -76,7 +76,7 @@ let package = Package(
         // the flow (a model type calling a verb, a transport calling the pipeline) does not compile. The RequestKit
         // module re-exports them all; they are not products, so users import RequestKit alone.
         .target(name: "RequestKitJSON"),
-        .target(name: "RequestKitModel", dependencies: ["RequestKitJSON"]),
+        .target(name: "RequestKitModel"),
         .target(
             name: "RequestKitDSL",
             dependencies: [

@@ -1,5 +1,4 @@
 import Foundation
-import RequestKitJSON
 
 /// The one error RequestKit throws: what went wrong, with the response and the underlying error kept.
 ///
@@ -262,7 +261,9 @@ public struct RequestError: Error, Sendable, CustomStringConvertible, CustomDebu
             return "not \(withArticle(type))\(place(context.codingPath))"
         case .dataCorrupted(let context):
             // Not JSON at all: say where, as `json()` does, rather than only that it is not.
-            if let parsing = context.underlyingError as? JsonParsingError { return "\(parsing)" }
+            if let parsing = context.underlyingError.flatMap({ JSONBodies.redacting?.parsingFailure($0) }) {
+                return parsing
+            }
             return context.debugDescription + place(context.codingPath)
         @unknown default:
             return "\(error)"

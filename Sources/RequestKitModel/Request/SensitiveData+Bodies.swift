@@ -1,5 +1,4 @@
 import Foundation
-import RequestKitJSON
 
 extension SensitiveData {
     /// A body with the values of its sensitive members replaced, each value kept in `secrets`: a form
@@ -28,43 +27,13 @@ extension SensitiveData {
             guard let boundary = mediaType?.parameters["boundary"], !boundary.isEmpty else { return nil }
             return redactingParts(of: body, boundary: boundary, secrets: &secrets)
         default:
-            guard let json = try? Json(parsing: body) else { return nil }
-            let redacted = redactingMembers(of: json, secrets: &secrets)
-            return redacted == json ? nil : redacted.serializedData()
+            return JSONBodies.redacting?.redactingMembers(of: body, by: self, secrets: &secrets)
         }
     }
 
     /// Whether a body member (a JSON member, a form field, a multipart part) of this name holds a secret.
     package func isSensitive(member name: String) -> Bool {
         isSensitive(query: name) || isSensitive(header: name)
-    }
-
-    private func redactingMembers(of json: Json, secrets: inout Secrets) -> Json {
-        if let entries = json.entries {
-            return Json(
-                entries: entries.map { entry -> (String, Json) in
-                    guard isSensitive(member: entry.key), !entry.value.isNull else {
-                        return (entry.key, redactingMembers(of: entry.value, secrets: &secrets))
-                    }
-                    Self.collectStrings(in: entry.value, into: &secrets)
-                    return (entry.key, Json(string: Self.placeholder))
-                })
-        }
-        if let elements = json.array { return Json(elements.map { redactingMembers(of: $0, secrets: &secrets) }) }
-        return json
-    }
-
-    /// Every string and number in `json`, as secrets: the value of a sensitive member, however it is shaped.
-    private static func collectStrings(in json: Json, into secrets: inout Secrets) {
-        if let string = json.string {
-            secrets.insert(credentials: string)
-        } else if let entries = json.entries {
-            for entry in entries { collectStrings(in: entry.value, into: &secrets) }
-        } else if let elements = json.array {
-            for element in elements { collectStrings(in: element, into: &secrets) }
-        } else if !json.isNull, json.bool == nil {
-            secrets.insert(json.serializedString())
-        }
     }
 
     private func redactingFields(of body: Data, placeholder: String, secrets: inout Secrets) -> Data? {

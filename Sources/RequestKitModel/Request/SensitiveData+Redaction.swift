@@ -1,5 +1,4 @@
 import Foundation
-import RequestKitJSON
 
 extension SensitiveData {
     /// `text` with every secret that a URL in it carries replaced by `<redacted>`: the password of a
@@ -65,7 +64,7 @@ extension SensitiveData {
         switch contentType.map({ MediaType(parsing: $0).essence }) {
         case "application/x-www-form-urlencoded": return String(decoding: body, as: UTF8.self)
         case "multipart/form-data": return nil
-        default: return (try? Json(parsing: body))?.serializedString()
+        default: return JSONBodies.redacting?.compactText(of: body)
         }
     }
 

@@ -125,7 +125,7 @@ public struct SensitiveData: Sendable, Hashable {
     private static func isDigit(_ byte: UInt8) -> Bool { byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") }
 
     /// What is printed instead of a secret.
-    static let placeholder = "<redacted>"
+    package static let placeholder = "<redacted>"
 }
 
 package enum SensitiveDataKey: RequestOptionKey {
