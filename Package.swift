@@ -121,15 +121,13 @@ let package = Package(
                 .target(name: "CAres", condition: .when(platforms: [.linux])),
             ]),
         .target(
-            name: "RequestKitPipeline",
-            dependencies: [
-                "RequestKitModel", "RequestKitDSL", "RequestKitFeatures", "RequestKitWebSocket",
-                "RequestKitNativeTransport",
-            ]),
+            name: "RequestKitPipeline", dependencies: ["RequestKitModel", "RequestKitDSL", "RequestKitFeatures"]),
+        // The verbs choose the default transport and open WebSockets (whose sockets are the native transport's).
         .target(
             name: "RequestKitSending",
             dependencies: [
                 "RequestKitJSON", "RequestKitModel", "RequestKitDSL", "RequestKitFeatures", "RequestKitPipeline",
+                "RequestKitWebSocket", "RequestKitNativeTransport",
             ]),
         .target(
             name: "RequestKitComposition",
@@ -223,7 +221,7 @@ let package = Package(
             dependencies: [
                 "RequestKit", "RequestKitTesting", "RequestKitJSON", "RequestKitModel", "RequestKitDSL",
                 "RequestKitFeatures", "RequestKitURLSession", "RequestKitSockets", "RequestKitNativeTransport",
-                "RequestKitPipeline", "RequestKitSending", "RequestKitHTTP2", "RequestKitConnect",
+                "RequestKitSending", "RequestKitHTTP2", "RequestKitConnect",
                 "RequestKitWebSocket", .target(name: "COpenSSL", condition: .when(platforms: [.linux])),
                 .target(name: "CAres", condition: .when(platforms: [.linux])),
                 .target(name: "CNghttp2", condition: .when(platforms: [.linux])),

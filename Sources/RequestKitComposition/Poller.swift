@@ -2,6 +2,7 @@ import RequestKitDSL
 import RequestKitFeatures
 import RequestKitModel
 import RequestKitPipeline
+import RequestKitSending
 
 /// The state of a polling loop: sends one request per tick, never two at once, remembering the validators for
 /// conditional requests and the failures in a row for backoff.

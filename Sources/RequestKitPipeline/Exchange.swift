@@ -122,7 +122,7 @@ struct Exchange: Sendable {
             if case .failure(let error) = outcome,
                 error.kind == .cancelled || error.kind == .invalidRequest || Task.isCancelled
             {
-                if let request { Self.report(outcome, of: request, to: monitors) }
+                if let request { monitors.reportFinished(outcome, of: request) }
                 throw error
             }
 
@@ -148,7 +148,7 @@ struct Exchange: Sendable {
                 policyAttempt += 1
             }
             guard let delay else {
-                if let request { Self.report(outcome, of: request, to: monitors) }
+                if let request { monitors.reportFinished(outcome, of: request) }
                 return try delivered.get()
             }
             await delivered.discard()
@@ -297,18 +297,6 @@ struct Exchange: Sendable {
             }
         }
         return .given(request)
-    }
-
-    /// Tells `monitors` the request (or a WebSocket's handshake) ended with `outcome`, and where its time went.
-    static func report(
-        _ outcome: Result<Response, RequestError>, of request: URLRequest, to monitors: [any EventMonitor]
-    ) {
-        let metrics: RequestMetrics
-        switch outcome {
-        case .success(let response): metrics = response.metrics
-        case .failure(let error): metrics = error.metrics ?? RequestMetrics()
-        }
-        for monitor in monitors { monitor.requestFinished(request, metrics: metrics) }
     }
 
     private static func interceptorError(_ error: any Error, action: String) -> RequestError {

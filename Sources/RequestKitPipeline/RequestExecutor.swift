@@ -1,22 +1,24 @@
 import Foundation
 import RequestKitFeatures
 import RequestKitModel
-import RequestKitNativeTransport
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
 
 /// The front of the request pipeline, which every way of sending goes through: builds and checks the request,
-/// picks the transport, runs the ``Exchange`` (interceptors, cookies, monitors, redirects, retries) under the
+/// takes the transport (the one ``Using`` names, or the default its caller hands it: the layer above chooses it),
+/// runs the ``Exchange`` (interceptors, cookies, monitors, redirects, retries) under the
 /// total deadline, and turns every failure into a ``RequestError`` that names the request.
 package enum RequestExecutor {
     /// Builds and sends `parts`, returning the response with its whole body, whatever its status. Download
     /// progress, when asked for, is reported as the body arrives.
     @inline(__always)
-    package static func send(_ parts: consuming RequestParts) async throws(RequestError) -> Response {
+    package static func send(
+        _ parts: consuming RequestParts, defaultTransport: any Transport
+    ) async throws(RequestError) -> Response {
         let sink = ResponseSink.memory(progress: parts[option: DownloadProgressKey.self])
-        return try await run(consume parts, sink: sink).takeResponse()
+        return try await run(consume parts, sink: sink, defaultTransport: defaultTransport).takeResponse()
     }
 
     /// Builds and sends `parts`, returning at the response head with the body still streaming. The total
@@ -28,15 +30,16 @@ package enum RequestExecutor {
     /// end each wake a thread of the pool) and, with 10,000 streams held at once, more resident memory (the
     /// `connections` benchmark in BENCHMARKS.md).
     package static func stream(
-        _ parts: RequestParts, bufferLimit: Int = TransferRequest.defaultBufferLimit
+        _ parts: RequestParts, bufferLimit: Int = TransferRequest.defaultBufferLimit, defaultTransport: any Transport
     ) async throws(RequestError) -> StreamingResponse {
         let started = parts.clock.now
-        let delivery = try await run(parts, sink: .consumer(bufferLimit: bufferLimit))
+        let delivery = try await run(
+            parts, sink: .consumer(bufferLimit: bufferLimit), defaultTransport: defaultTransport)
         return streamingResponse(delivery, of: parts, started: started)
     }
 
     /// The stream of `delivery`, held to `parts`' line limit and total deadline. Out of line: the caller of
-    /// ``stream(_:bufferLimit:)`` keeps that function's frame for as long as it holds the stream.
+    /// ``stream(_:bufferLimit:defaultTransport:)`` keeps that function's frame for as long as it holds the stream.
     @inline(never)
     private static func streamingResponse(
         _ delivery: Delivery, of parts: RequestParts, started: Duration
@@ -74,13 +77,13 @@ package enum RequestExecutor {
         RequestError.timedOut("the total deadline of \(FoundationMapping.seconds(seconds)) s passed")
     }
 
-    /// Runs the exchange of `parts` into `sink`. Inlined, like ``send(_:)``: each async call a request goes through
+    /// Runs the exchange of `parts` into `sink`. Inlined, like ``send(_:defaultTransport:)``: each async call a request goes through
     /// costs a frame allocation and a resumption.
     @inline(__always)
     private static func run(
-        _ parts: consuming RequestParts, sink: ResponseSink
+        _ parts: consuming RequestParts, sink: ResponseSink, defaultTransport: any Transport
     ) async throws(RequestError) -> Delivery {
-        let exchange = try prepare(consume parts)
+        let exchange = try prepare(consume parts, defaultTransport: defaultTransport)
         do throws(RequestError) {
             if let deadline = exchange.parts.resourceTimeout {
                 return try await run(exchange, sink: sink, deadline: deadline, clock: exchange.clock)
@@ -92,16 +95,18 @@ package enum RequestExecutor {
     }
 
     /// The exchange of the checked request. Kept out of line: inlined, its locals would enlarge the frame of every
-    /// caller of ``run(_:sink:)``, which a task keeps for as long as it runs.
+    /// caller of ``run(_:sink:defaultTransport:)``, which a task keeps for as long as it runs.
     @inline(never)
-    private static func prepare(_ parts: consuming RequestParts) throws(RequestError) -> Exchange {
+    private static func prepare(
+        _ parts: consuming RequestParts, defaultTransport: any Transport
+    ) throws(RequestError) -> Exchange {
         let built = try parts.makeCheckedRequest()
         // Moved out, not copied: the exchange keeps it apart from the parts.
-        let transport = parts.transport.take() ?? DefaultTransport.shared
+        let transport = parts.transport.take() ?? defaultTransport
         return Exchange(consume parts, transport: transport, built: built)
     }
 
-    /// Runs `exchange` under a total deadline (out of line, for the same reason as ``prepare(_:)``).
+    /// Runs `exchange` under a total deadline (out of line, for the same reason as ``prepare(_:defaultTransport:)``).
     @inline(never)
     private static func run(
         _ exchange: Exchange, sink: ResponseSink, deadline: Double, clock: RequestClock

@@ -3,7 +3,7 @@ import RequestKitTesting
 import Testing
 
 @testable import RequestKit
-@testable import RequestKitPipeline
+@testable import RequestKitSending
 
 /// The reconnecting socket's decisions as a table on a test clock: which endings reconnect, the wait growing by the
 /// backoff while connections end quickly, the count starting again after a stable connection, and the end once the

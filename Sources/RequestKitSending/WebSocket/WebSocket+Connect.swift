@@ -58,7 +58,7 @@ extension WebSocket {
                 case .failure(let error): monitor.requestFailed(error, for: shown, duration: duration, attempt: 1)
                 }
             }
-            Exchange.report(outcome, of: shown, to: monitors)
+            monitors.reportFinished(outcome, of: shown)
         }
         let socket = try opened.get()
         if let jar {
