@@ -13,6 +13,7 @@ extension RequestExecutor {
 
     /// Builds and sends `parts` over its transport or the default one, returning at the response head with the body
     /// still streaming.
+    @inline(__always)
     package static func stream(
         _ parts: RequestParts, bufferLimit: Int = TransferRequest.defaultBufferLimit
     ) async throws(RequestError) -> StreamingResponse {
