@@ -56,17 +56,17 @@ final class HTTP2SessionEvents {
     private func header(
         _ name: UnsafeBufferPointer<UInt8>, _ value: UnsafeBufferPointer<UInt8>, on stream: Int32
     ) -> Bool {
-        guard var block = blocks[stream] else { return true }
+        // Changed where it is stored: a copy taken out and put back would copy the fields for each one added.
+        guard let index = blocks.index(forKey: stream) else { return true }
         // RFC 9113, 6.5.2: a field counts its name, its value and 32 bytes.
-        block.bytes += name.count + value.count + 32
-        guard block.bytes <= maxHeaderListBytes else {
-            blocks[stream] = nil
+        blocks.values[index].bytes += name.count + value.count + 32
+        guard blocks.values[index].bytes <= maxHeaderListBytes else {
+            blocks.remove(at: index)
             oversized.insert(stream)
             return false
         }
-        block.fields.append(
+        blocks.values[index].fields.append(
             HTTPHeader(name: String(decoding: name, as: UTF8.self), value: String(decoding: value, as: UTF8.self)))
-        blocks[stream] = block
         return true
     }
 
@@ -183,8 +183,8 @@ final class HTTP2SessionEvents {
         nghttp2_session_callbacks_set_on_frame_recv_callback(callbacks) { _, frame, context in
             guard let frame, let events = events(context) else { return 0 }
             let header = frame.pointee.hd
-            if header.stream_id != 0, events.wireBytes[header.stream_id] != nil {
-                events.wireBytes[header.stream_id]?.received += 9 + header.length
+            if header.stream_id != 0, let index = events.wireBytes.index(forKey: header.stream_id) {
+                events.wireBytes.values[index].received += 9 + header.length
             }
             let endsStream = has(NGHTTP2_FLAG_END_STREAM, header.flags)
             switch UInt32(header.type) {
@@ -230,8 +230,8 @@ final class HTTP2SessionEvents {
         nghttp2_session_callbacks_set_on_frame_send_callback(callbacks) { _, frame, context in
             guard let frame, let events = events(context) else { return 0 }
             let streamID = frame.pointee.hd.stream_id
-            if streamID != 0, events.wireBytes[streamID] != nil {
-                events.wireBytes[streamID]?.sent += 9 + frame.pointee.hd.length
+            if streamID != 0, let index = events.wireBytes.index(forKey: streamID) {
+                events.wireBytes.values[index].sent += 9 + frame.pointee.hd.length
             }
             let type = UInt32(frame.pointee.hd.type)
             if type == NGHTTP2_GOAWAY.rawValue {

@@ -15,33 +15,49 @@ extension HTTP2RequestHead {
     /// ```
     /// - Throws: ``RequestError`` when the bytes are not such a head (the request line is not origin-form).
     init(http1Head bytes: [UInt8], scheme: String) throws(RequestError) {
-        var lines = bytes.split(separator: 0x0A, omittingEmptySubsequences: false).map { line in
-            line.last == 0x0D ? line.dropLast() : line
-        }
-        guard !lines.isEmpty else { throw Self.unreadable("it is empty") }
-        let requestLine = lines.removeFirst().split(separator: 0x20, omittingEmptySubsequences: false)
-        guard requestLine.count == 3, let target = requestLine.dropFirst().first, target.first == UInt8(ascii: "/")
+        // One pass over the bytes, each line read where it lies: no array of lines, no copies of them.
+        guard !bytes.isEmpty else { throw Self.unreadable("it is empty") }
+        var start = 0
+        let requestLine = Self.line(in: bytes, from: &start)
+        // Three parts, each space-separated: method, target, version.
+        guard let firstSpace = bytes[requestLine].firstIndex(of: 0x20),
+            let secondSpace = bytes[(firstSpace + 1)..<requestLine.upperBound].firstIndex(of: 0x20),
+            !bytes[(secondSpace + 1)..<requestLine.upperBound].contains(0x20),
+            secondSpace > firstSpace + 1, bytes[firstSpace + 1] == UInt8(ascii: "/")
         else { throw Self.unreadable("its request line is not in origin form") }
-        let method = String(decoding: requestLine[0], as: UTF8.self)
+        let method = String(decoding: bytes[requestLine.lowerBound..<firstSpace], as: UTF8.self)
+        let path = String(decoding: bytes[(firstSpace + 1)..<secondSpace], as: UTF8.self)
         var authority = ""
         var headers = HTTPHeaders()
-        for line in lines where !line.isEmpty {
-            guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else {
+        while start < bytes.count {
+            let line = Self.line(in: bytes, from: &start)
+            if line.isEmpty { continue }
+            guard let colon = bytes[line].firstIndex(of: UInt8(ascii: ":")) else {
                 throw Self.unreadable("a header line has no colon")
             }
-            let name = String(decoding: line[line.startIndex..<colon], as: UTF8.self)
-            var value = line[line.index(after: colon)...]
-            while value.first == 0x20 || value.first == 0x09 { value = value.dropFirst() }
-            let text = String(decoding: value, as: UTF8.self)
-            if HTTPSyntax.equalsIgnoringCase(name, "host") {
-                authority = text
+            var valueStart = colon + 1
+            while valueStart < line.upperBound, bytes[valueStart] == 0x20 || bytes[valueStart] == 0x09 {
+                valueStart += 1
+            }
+            let value = String(decoding: bytes[valueStart..<line.upperBound], as: UTF8.self)
+            if colon - line.lowerBound == 4, HTTPSyntax.equalsIgnoringCase(bytes[line.lowerBound..<colon], "host".utf8)
+            {
+                authority = value
             } else {
-                headers.add(name, text)
+                headers.add(String(decoding: bytes[line.lowerBound..<colon], as: UTF8.self), value)
             }
         }
-        self.init(
-            method: method, scheme: scheme, authority: authority, path: String(decoding: target, as: UTF8.self),
-            headers: headers)
+        self.init(method: method, scheme: scheme, authority: authority, path: path, headers: headers)
+    }
+
+    /// The line of `bytes` that starts at `start`, without its line feed and a carriage return before it; `start`
+    /// moves past the line feed (to the end when there is none).
+    private static func line(in bytes: [UInt8], from start: inout Int) -> Range<Int> {
+        let lineFeed = bytes[start...].firstIndex(of: 0x0A) ?? bytes.count
+        var end = lineFeed
+        if end > start, bytes[end - 1] == 0x0D { end -= 1 }
+        defer { start = min(lineFeed + 1, bytes.count) }
+        return start..<end
     }
 
     private static func unreadable(_ reason: String) -> RequestError {

@@ -25,6 +25,15 @@ struct HTTP2RequestHeadTests {
             ])
     }
 
+    @Test("Lines may end in a line feed alone; Host in any case; a value loses its leading blanks, keeps the rest")
+    func looseLines() throws {
+        let head = "DELETE / HTTP/1.1\nHOST: h:1\nHots: 4\nX-A:\t \tv  w \r\nX-Empty:\n\n"
+        #expect(
+            try Self.fields(head, scheme: "http") == [
+                ":method: DELETE", ":scheme: http", ":authority: h:1", ":path: /", "hots: 4", "x-a: v  w ", "x-empty: ",
+            ])
+    }
+
     @Test(
         "Connection-specific fields never go over HTTP/2, and TE only as trailers",
         arguments: [
@@ -42,7 +51,8 @@ struct HTTP2RequestHeadTests {
         "A head that is not an origin-form request is refused, not sent",
         arguments: [
             "GET http://h/a HTTP/1.1\r\nHost: h\r\n\r\n", "GET /a\r\nHost: h\r\n\r\n", "",
-            "GET /a HTTP/1.1\r\nHost h\r\n\r\n",
+            "GET /a HTTP/1.1\r\nHost h\r\n\r\n", "GET  /a HTTP/1.1\r\n\r\n", "GET /a HTTP/1.1 x\r\n\r\n",
+            "GET a HTTP/1.1\r\n\r\n", "GET  HTTP/1.1\r\n\r\n",
         ])
     func refused(head: String) {
         #expect(throws: RequestError.self) { try HTTP2RequestHead(http1Head: Array(head.utf8), scheme: "https") }
