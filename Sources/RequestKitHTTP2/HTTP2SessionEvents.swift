@@ -6,35 +6,38 @@ import Foundation
 
 /// What nghttp2's callbacks report while an ``HTTP2Session`` reads, turned into ``HTTP2Session/Output`` values, and
 /// the per-stream state those need. The callbacks are C functions: they find this object through nghttp2's user data.
+///
+/// Only its session touches it, from the one thread that owns the session at a time: its properties skip the
+/// run-time exclusivity checks, which cost more than the work of a header callback.
 final class HTTP2SessionEvents {
     private let maxHeaderListBytes: Int
-    private var outputs: [HTTP2Session.Output] = []
+    @exclusivity(unchecked) private var outputs: [HTTP2Session.Output] = []
     /// The streams started and not yet ended (nor cancelled).
-    var open: Set<Int32> = []
+    @exclusivity(unchecked) var open: Set<Int32> = []
     /// Request bodies still being sent, by stream.
-    var bodies: [Int32: HTTP2RequestBody] = [:]
+    @exclusivity(unchecked) var bodies: [Int32: HTTP2RequestBody] = [:]
     /// Why a stream's body could not be read, for the streams reset for it.
-    private var unreadable: [Int32: String] = [:]
+    @exclusivity(unchecked) private var unreadable: [Int32: String] = [:]
     /// The header block being received on each stream, and its size as the header list limit counts it.
-    private var blocks: [Int32: (fields: [HTTPHeader], bytes: Int)] = [:]
+    @exclusivity(unchecked) private var blocks: [Int32: (fields: [HTTPHeader], bytes: Int)] = [:]
     /// The streams whose final response head arrived.
-    private var answered: Set<Int32> = []
+    @exclusivity(unchecked) private var answered: Set<Int32> = []
     /// The streams reset for a header list over the limit.
-    private var oversized: Set<Int32> = []
-    private(set) var isGoingAway = false
-    private var lastStreamID = Int32.max
-    private(set) var hasServerSettings = false
+    @exclusivity(unchecked) private var oversized: Set<Int32> = []
+    @exclusivity(unchecked) private(set) var isGoingAway = false
+    @exclusivity(unchecked) private var lastStreamID = Int32.max
+    @exclusivity(unchecked) private(set) var hasServerSettings = false
     /// The server's `GOAWAY` when its code was not `NO_ERROR`.
-    private(set) var receivedGoAwayFailure: HTTP2ConnectionFailure?
+    @exclusivity(unchecked) private(set) var receivedGoAwayFailure: HTTP2ConnectionFailure?
     /// The connection's own `GOAWAY` after the server broke the protocol.
-    private(set) var sentGoAway: HTTP2ConnectionFailure?
+    @exclusivity(unchecked) private(set) var sentGoAway: HTTP2ConnectionFailure?
     /// nghttp2's last description of something the server got wrong.
-    private(set) var lastError: String?
+    @exclusivity(unchecked) private(set) var lastError: String?
     /// The acknowledgements of the server's PING and SETTINGS frames made since the connection's bytes were last
     /// taken for writing.
-    var acknowledgementsUnwritten = 0
+    @exclusivity(unchecked) var acknowledgementsUnwritten = 0
     /// The bytes of each stream's frames (headers and payloads) sent and received, until its connection takes them.
-    var wireBytes: [Int32: (sent: Int, received: Int)] = [:]
+    @exclusivity(unchecked) var wireBytes: [Int32: (sent: Int, received: Int)] = [:]
 
     init(maxHeaderListBytes: Int) {
         self.maxHeaderListBytes = maxHeaderListBytes
@@ -49,7 +52,9 @@ final class HTTP2SessionEvents {
     // MARK: Events
 
     private func beganHeaders(on stream: Int32) {
-        blocks[stream] = ([], 0)
+        var fields: [HTTPHeader] = []
+        fields.reserveCapacity(12)
+        blocks[stream] = (fields, 0)
     }
 
     /// A field of the block on `stream`; false when the block is over the limit (the stream is then reset).

@@ -40,11 +40,11 @@ extension HTTP2RequestHead {
                 valueStart += 1
             }
             let value = String(decoding: bytes[valueStart..<line.upperBound], as: UTF8.self)
-            if colon - line.lowerBound == 4, HTTPSyntax.equalsIgnoringCase(bytes[line.lowerBound..<colon], "host".utf8)
-            {
+            let name = bytes[line.lowerBound..<colon]
+            if HTTPSyntax.equalsIgnoringCase(name, "host".utf8) {
                 authority = value
             } else {
-                headers.add(String(decoding: bytes[line.lowerBound..<colon], as: UTF8.self), value)
+                headers.add(String(decoding: name, as: UTF8.self), value)
             }
         }
         self.init(method: method, scheme: scheme, authority: authority, path: path, headers: headers)
