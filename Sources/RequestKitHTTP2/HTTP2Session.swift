@@ -160,7 +160,7 @@ package final class HTTP2Session {
 
     /// Whether `stream`'s request body has bytes left to send (read as its flow control allows).
     package func isSendingBody(_ stream: Int32) -> Bool {
-        events.bodies[stream] != nil
+        !events.bodies.isEmpty && events.bodies[stream] != nil
     }
 
     /// The bytes of `stream`'s frames sent and received so far (frame headers and payloads: what the stream put on

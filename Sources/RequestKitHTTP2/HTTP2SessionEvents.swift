@@ -18,8 +18,9 @@ final class HTTP2SessionEvents {
     @exclusivity(unchecked) var bodies: [Int32: HTTP2RequestBody] = [:]
     /// Why a stream's body could not be read, for the streams reset for it.
     @exclusivity(unchecked) private var unreadable: [Int32: String] = [:]
-    /// The header block being received on each stream, and its size as the header list limit counts it.
-    @exclusivity(unchecked) private var blocks: [Int32: (fields: [HTTPHeader], bytes: Int)] = [:]
+    /// The header block being received, and its size as the header list limit counts it. One at a time: a block's
+    /// frames come one after another, with no other frame between them (RFC 9113, 4.3), which nghttp2 enforces.
+    @exclusivity(unchecked) private var block: HeaderBlock?
     /// The streams whose final response head arrived.
     @exclusivity(unchecked) private var answered: Set<Int32> = []
     /// The streams reset for a header list over the limit.
@@ -52,31 +53,31 @@ final class HTTP2SessionEvents {
     // MARK: Events
 
     private func beganHeaders(on stream: Int32) {
-        var fields: [HTTPHeader] = []
-        fields.reserveCapacity(12)
-        blocks[stream] = (fields, 0)
+        block = HeaderBlock(stream: stream)
     }
 
     /// A field of the block on `stream`; false when the block is over the limit (the stream is then reset).
     private func header(
         _ name: UnsafeBufferPointer<UInt8>, _ value: UnsafeBufferPointer<UInt8>, on stream: Int32
     ) -> Bool {
-        // Changed where it is stored: a copy taken out and put back would copy the fields for each one added.
-        guard let index = blocks.index(forKey: stream) else { return true }
-        // RFC 9113, 6.5.2: a field counts its name, its value and 32 bytes.
-        blocks.values[index].bytes += name.count + value.count + 32
-        guard blocks.values[index].bytes <= maxHeaderListBytes else {
-            blocks.remove(at: index)
+        guard block?.stream == stream else { return true }
+        // RFC 9113, 6.5.2: a field counts its name, its value and 32 bytes. Changed where it is stored: a copy taken
+        // out and put back would copy the fields for each one added.
+        block?.bytes += name.count + value.count + 32
+        guard let bytes = block?.bytes, bytes <= maxHeaderListBytes else {
+            block = nil
             oversized.insert(stream)
             return false
         }
-        blocks.values[index].fields.append(
+        block?.fields.append(
             HTTPHeader(name: String(decoding: name, as: UTF8.self), value: String(decoding: value, as: UTF8.self)))
         return true
     }
 
     private func receivedHeaders(on stream: Int32, endsStream: Bool) {
-        guard let block = blocks.removeValue(forKey: stream), open.contains(stream) else { return }
+        guard let block, block.stream == stream else { return }
+        self.block = nil
+        guard open.contains(stream) else { return }
         if answered.contains(stream) {
             outputs.append(.trailers(stream: stream, HTTPHeaders(block.fields.filter { !$0.name.hasPrefix(":") })))
         } else {
@@ -107,9 +108,9 @@ final class HTTP2SessionEvents {
     private func closed(_ stream: Int32, code: HTTP2ErrorCode) {
         defer { forget(stream) }
         guard open.remove(stream) != nil else { return }
-        if let reason = unreadable[stream] {
+        if !unreadable.isEmpty, let reason = unreadable[stream] {
             outputs.append(.failed(stream: stream, .requestBodyUnreadable(reason)))
-        } else if oversized.contains(stream) {
+        } else if !oversized.isEmpty, oversized.contains(stream) {
             outputs.append(.failed(stream: stream, .headerListTooLarge(limit: maxHeaderListBytes)))
         } else if !answered.contains(stream), code == .refusedStream || (isGoingAway && stream > lastStreamID) {
             // RFC 9113, 8.7: the server did not process it. nghttp2 closes the streams a GOAWAY did not reach with
@@ -122,11 +123,12 @@ final class HTTP2SessionEvents {
     }
 
     private func forget(_ stream: Int32) {
-        bodies[stream] = nil
-        blocks[stream] = nil
+        // Most of these are empty: asking an empty one would still hash the stream's number.
+        if !bodies.isEmpty { bodies[stream] = nil }
+        if block?.stream == stream { block = nil }
         answered.remove(stream)
-        oversized.remove(stream)
-        unreadable[stream] = nil
+        if !oversized.isEmpty { oversized.remove(stream) }
+        if !unreadable.isEmpty { unreadable[stream] = nil }
     }
 
     private func receivedGoAway(lastStreamID: Int32, code: HTTP2ErrorCode, detail: String) {
@@ -278,5 +280,18 @@ private func events(_ context: UnsafeMutableRawPointer?) -> HTTP2SessionEvents? 
 /// Whether a frame's `flags` have `flag`.
 private func has(_ flag: nghttp2_flag, _ flags: UInt8) -> Bool {
     UInt32(flags) & flag.rawValue != 0
+}
+
+/// A header block being received: its stream, its fields so far and their size as the header list limit counts it.
+private struct HeaderBlock {
+    let stream: Int32
+    var fields: [HTTPHeader]
+    var bytes = 0
+
+    init(stream: Int32) {
+        self.stream = stream
+        fields = []
+        fields.reserveCapacity(12)
+    }
 }
 #endif
