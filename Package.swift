@@ -213,22 +213,109 @@ let package = Package(
         // The client the Autobahn|Testsuite fuzzing server judges (Scripts/run-autobahn.sh, in .ci/run); never a
         // product.
         .executableTarget(name: "AutobahnClient", dependencies: ["RequestKit"]),
-        // The tests reach each layer's internals with `@testable import RequestKit<Layer>`. Replay/Cassettes holds
-        // HAR files that tests replay, Proxy/Data the NO_PROXY table curl answered, read from beside the test file
-        // (#filePath).
-        .testTarget(
-            name: "RequestKitTests",
+        // Helpers that several test targets share (child processes, raw HTTP connections, the transports the wire
+        // suites run on, counters, temporary files); never a product. Its declarations are `package`.
+        .target(
+            name: "RequestKitTestSupport",
             dependencies: [
-                "RequestKit", "RequestKitTesting", "RequestKitJSON", "RequestKitModel", "RequestKitDSL",
-                "RequestKitFeatures", "RequestKitURLSession", "RequestKitSockets", "RequestKitNativeTransport",
-                "RequestKitSending", "RequestKitHTTP2", "RequestKitConnect",
-                "RequestKitWebSocket", .target(name: "COpenSSL", condition: .when(platforms: [.linux])),
+                "RequestKitTesting", "RequestKitModel", "RequestKitFeatures", "RequestKitURLSession",
+                "RequestKitSockets", "RequestKitWebSocket", "RequestKitNativeTransport",
+            ],
+            path: "Tests/RequestKitTestSupport"),
+        // A test target per library target, each importing the module it specifies (`@testable` where it reaches
+        // internals) and the public or `package` API of the layers it needs. RequestKitNativeTransportTests also holds
+        // the HTTP/2 session's tests, which share their in-memory and nghttpd peers with the transport's HTTP/2 tests.
+        // RequestKitTests is the umbrella's: behaviour through `import RequestKit` on the wire, over every transport.
+        .testTarget(
+            name: "RequestKitJSONTests",
+            dependencies: [
+                "RequestKitTestSupport", "RequestKitJSON",
+            ]),
+        .testTarget(
+            name: "RequestKitModelTests",
+            dependencies: [
+                "RequestKitTestSupport", "RequestKitModel",
+            ]),
+        .testTarget(
+            name: "RequestKitDSLTests",
+            dependencies: [
+                "RequestKitTesting", "RequestKitTestSupport", "RequestKitModel", "RequestKitDSL",
+                "RequestKitNativeTransport",
+            ]),
+        .testTarget(
+            name: "RequestKitFeaturesTests",
+            dependencies: [
+                "RequestKitTesting", "RequestKitTestSupport", "RequestKitModel", "RequestKitDSL", "RequestKitFeatures",
+                "RequestKitNativeTransport", "RequestKitClient",
+            ]),
+        .testTarget(
+            name: "RequestKitURLSessionTests",
+            dependencies: [
+                "RequestKitTesting", "RequestKitTestSupport", "RequestKitModel", "RequestKitURLSession",
+                "RequestKitNativeTransport",
+            ]),
+        .testTarget(
+            name: "RequestKitSocketsTests",
+            dependencies: [
+                "RequestKitTesting", "RequestKitModel", "RequestKitSockets",
+                .target(name: "COpenSSL", condition: .when(platforms: [.linux])),
+            ]),
+        .testTarget(
+            name: "RequestKitConnectTests",
+            dependencies: [
+                "RequestKitModel", "RequestKitConnect",
+            ]),
+        .testTarget(
+            name: "RequestKitWebSocketTests",
+            dependencies: [
+                "RequestKitTestSupport", "RequestKitModel", "RequestKitWebSocket",
+            ]),
+        // Proxy/Data holds the NO_PROXY table curl answered, read from beside the test file (#filePath).
+        .testTarget(
+            name: "RequestKitNativeTransportTests",
+            dependencies: [
+                "RequestKitTesting", "RequestKitTestSupport", "RequestKitJSON", "RequestKitModel", "RequestKitDSL",
+                "RequestKitFeatures", "RequestKitURLSession", "RequestKitSockets", "RequestKitConnect",
+                "RequestKitHTTP2", "RequestKitWebSocket", "RequestKitNativeTransport", "RequestKitClient",
+                .target(name: "COpenSSL", condition: .when(platforms: [.linux])),
                 .target(name: "CAres", condition: .when(platforms: [.linux])),
                 .target(name: "CNghttp2", condition: .when(platforms: [.linux])),
                 .target(name: "CBrotli", condition: .when(platforms: [.linux])),
                 .target(name: "CZstd", condition: .when(platforms: [.linux])),
             ],
-            exclude: ["Replay/Cassettes", "Proxy/Data"]),
+            exclude: ["Proxy/Data"]),
+        .testTarget(
+            name: "RequestKitSendingTests",
+            dependencies: [
+                "RequestKitTesting", "RequestKitTestSupport", "RequestKitModel", "RequestKitDSL", "RequestKitWebSocket",
+                "RequestKitSending", "RequestKitComposition",
+            ]),
+        .testTarget(
+            name: "RequestKitCompositionTests",
+            dependencies: [
+                "RequestKitTesting", "RequestKitTestSupport", "RequestKitModel", "RequestKitDSL", "RequestKitFeatures",
+                "RequestKitURLSession", "RequestKitNativeTransport", "RequestKitSending", "RequestKitComposition",
+            ]),
+        .testTarget(
+            name: "RequestKitClientTests",
+            dependencies: [
+                "RequestKitTesting", "RequestKitTestSupport", "RequestKitJSON", "RequestKitModel", "RequestKitDSL",
+                "RequestKitFeatures", "RequestKitSending", "RequestKitComposition", "RequestKitClient",
+            ]),
+        // Replay/Cassettes holds HAR files that tests replay, read from beside the test file (#filePath).
+        .testTarget(
+            name: "RequestKitTestingTests",
+            dependencies: [
+                "RequestKitTesting", "RequestKitTestSupport", "RequestKitJSON", "RequestKitModel", "RequestKitDSL",
+                "RequestKitFeatures", "RequestKitURLSession", "RequestKitSockets", "RequestKitWebSocket",
+                "RequestKitNativeTransport", "RequestKitClient",
+            ],
+            exclude: ["Replay/Cassettes"]),
+        .testTarget(
+            name: "RequestKitTests",
+            dependencies: [
+                "RequestKit", "RequestKitTesting", "RequestKitTestSupport", "RequestKitModel", "RequestKitWebSocket",
+            ]),
         .testTarget(name: "InteropTests", dependencies: ["RequestKit"]),
         // The integrations' tests, against each library's own test doubles; each file is empty unless its trait is
         // enabled (`bash Scripts/test-traits.sh`).

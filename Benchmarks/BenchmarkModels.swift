@@ -1,1 +1,1 @@
-../Tests/RequestKitTests/JSON/Codable/BenchmarkModels.swift
+../Tests/RequestKitJSONTests/Codable/BenchmarkModels.swift

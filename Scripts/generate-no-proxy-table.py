@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes Tests/RequestKitTests/Proxy/Data/no-proxy-curl.json: whether curl sends each (environment, URL) case
+"""Writes Tests/RequestKitNativeTransportTests/Proxy/Data/no-proxy-curl.json: whether curl sends each (environment, URL) case
 through its proxy, as curl itself decides.
 
 A recording proxy listens on 127.0.0.1 (a random free port) and notes every request it receives. For each case,
@@ -135,7 +135,7 @@ def main():
             proxied = proxy.count > before
         rows.append({"variables": variables, "url": url, "proxied": proxied})
     version = subprocess.run(["curl", "--version"], capture_output=True, text=True).stdout.splitlines()[0]
-    output = Path(__file__).resolve().parent.parent / "Tests/RequestKitTests/Proxy/Data/no-proxy-curl.json"
+    output = Path(__file__).resolve().parent.parent / "Tests/RequestKitNativeTransportTests/Proxy/Data/no-proxy-curl.json"
     output.parent.mkdir(parents=True, exist_ok=True)
     output.write_text(json.dumps({"producedBy": version, "cases": rows}, indent=1) + "\n")
     print(f"{len(rows)} cases, {sum(row['proxied'] for row in rows)} proxied, by {version}")

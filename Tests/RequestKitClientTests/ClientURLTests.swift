@@ -1,5 +1,7 @@
 import Foundation
-import RequestKit
+import RequestKitClient
+import RequestKitDSL
+import RequestKitModel
 import RequestKitTesting
 import Testing
 

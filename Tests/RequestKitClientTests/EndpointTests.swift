@@ -1,5 +1,11 @@
 import Foundation
-import RequestKit
+import RequestKitClient
+import RequestKitDSL
+import RequestKitFeatures
+import RequestKitJSON
+import RequestKitModel
+import RequestKitSending
+import RequestKitTestSupport
 import RequestKitTesting
 import Testing
 

@@ -1,5 +1,9 @@
 import Foundation
-import RequestKit
+import RequestKitClient
+import RequestKitDSL
+import RequestKitFeatures
+import RequestKitModel
+import RequestKitTestSupport
 import RequestKitTesting
 import Testing
 

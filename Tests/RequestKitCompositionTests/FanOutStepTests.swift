@@ -1,5 +1,7 @@
 import Foundation
-import RequestKit
+import RequestKitComposition
+import RequestKitDSL
+import RequestKitModel
 import RequestKitTesting
 import Testing
 

@@ -1,5 +1,8 @@
 import Foundation
-import RequestKit
+import RequestKitComposition
+import RequestKitDSL
+import RequestKitModel
+import RequestKitTestSupport
 import RequestKitTesting
 import Testing
 

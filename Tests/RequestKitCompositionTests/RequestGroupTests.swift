@@ -1,5 +1,10 @@
 import Foundation
-import RequestKit
+import RequestKitComposition
+import RequestKitDSL
+import RequestKitModel
+import RequestKitNativeTransport
+import RequestKitTestSupport
+import RequestKitURLSession
 import Testing
 
 @testable import RequestKitTesting

@@ -1,7 +1,11 @@
 #if canImport(Observation)
 import Foundation
 import Observation
-import RequestKit
+import RequestKitComposition
+import RequestKitDSL
+import RequestKitModel
+import RequestKitSending
+import RequestKitTestSupport
 import RequestKitTesting
 import Testing
 

@@ -1,5 +1,8 @@
 import Foundation
-import RequestKit
+import RequestKitDSL
+import RequestKitFeatures
+import RequestKitModel
+import RequestKitTestSupport
 import RequestKitTesting
 import Testing
 

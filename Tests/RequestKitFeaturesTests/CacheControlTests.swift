@@ -1,6 +1,6 @@
+import RequestKitDSL
 import Testing
 
-@testable import RequestKit
 @testable import RequestKitFeatures
 
 @Suite("CacheControl: directives read leniently, first occurrence wins, never a crash")

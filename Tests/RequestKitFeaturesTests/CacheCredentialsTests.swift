@@ -1,9 +1,9 @@
 import Foundation
-import RequestKit
+import RequestKitDSL
+import RequestKitModel
 import RequestKitTesting
 import Testing
 
-@testable import RequestKit
 @testable import RequestKitFeatures
 
 /// A cache given to one client that serves many users: by default each response to a request with credentials is

@@ -1,7 +1,7 @@
 import Foundation
+import RequestKitModel
 import Testing
 
-@testable import RequestKit
 @testable import RequestKitFeatures
 
 @Suite("CacheDecision: what the cache does with a request, by the rules of RFC 9111 §4")

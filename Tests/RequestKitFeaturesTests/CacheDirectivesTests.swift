@@ -1,6 +1,7 @@
+import RequestKitDSL
+import RequestKitModel
 import Testing
 
-@testable import RequestKit
 @testable import RequestKitFeatures
 
 @Suite("CacheDirectives: each directive the rules read, looked up once, as CacheControl reads it")

@@ -1,6 +1,5 @@
 import Foundation
 
-@testable import RequestKit
 @testable import RequestKitFeatures
 @testable import RequestKitModel
 

@@ -1,7 +1,8 @@
 import Foundation
+import RequestKitTestSupport
 import RequestKitTesting
 
-@testable import RequestKit
+@testable import RequestKitFeatures
 @testable import RequestKitModel
 
 #if canImport(FoundationNetworking)

@@ -1,9 +1,12 @@
 import Foundation
-import RequestKit
+import RequestKitClient
+import RequestKitDSL
+import RequestKitModel
+import RequestKitNativeTransport
+import RequestKitTestSupport
 import RequestKitTesting
 import Testing
 
-@testable import RequestKit
 @testable import RequestKitFeatures
 
 @Suite(

@@ -1,6 +1,5 @@
 import Testing
 
-@testable import RequestKit
 @testable import RequestKitFeatures
 
 @Suite("CacheStorability: what a private cache may store (RFC 9111 §3)")

@@ -1,9 +1,11 @@
 import Foundation
-import RequestKit
+import RequestKitDSL
+import RequestKitModel
+import RequestKitNativeTransport
+import RequestKitTestSupport
 import RequestKitTesting
 import Testing
 
-@testable import RequestKit
 @testable import RequestKitFeatures
 
 @Suite("ResponseCache and streamed bodies: stored as the caller reads them, nothing from a body not read whole")

@@ -1,7 +1,6 @@
 import Foundation
 import Testing
 
-@testable import RequestKit
 @testable import RequestKitFeatures
 
 @Suite("CachedResponse.answer: what a stored response gives a request")

@@ -1,7 +1,6 @@
 import Foundation
 import Testing
 
-@testable import RequestKit
 @testable import RequestKitFeatures
 
 @Suite("CachedResponse: a value, whose copies share their parts until one changes")

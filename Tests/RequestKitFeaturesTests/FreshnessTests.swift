@@ -1,7 +1,6 @@
 import Foundation
 import Testing
 
-@testable import RequestKit
 @testable import RequestKitFeatures
 
 @Suite("Freshness: lifetime and age of a stored response (RFC 9111 §4.2)")

@@ -1,7 +1,6 @@
 import Foundation
 import Testing
 
-@testable import RequestKit
 @testable import RequestKitFeatures
 
 @Suite("MemoryCacheStore: bounded by bytes, least recently used first out")

@@ -1,19 +1,7 @@
 import Foundation
-import RequestKit
+import RequestKitJSON
+import RequestKitTestSupport
 import Testing
-
-/// A small seeded generator, so that a failure names inputs that can be reproduced.
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 /// Parses `text` as a JSON number and compares the bits of the result with the standard library's conversion
 /// (`strtod`), which rounds correctly.

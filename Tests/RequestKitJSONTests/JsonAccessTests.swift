@@ -1,4 +1,4 @@
-import RequestKit
+import RequestKitJSON
 import Testing
 
 @Suite("Reading JSON values")

@@ -1,11 +1,10 @@
 import Foundation
-import RequestKit
+import RequestKitJSON
 import Testing
 
 /// The JSONTestSuite cases, read from the shared data folder beside the repository (`../shared/data`).
 private let testSuiteFolder = URL(fileURLWithPath: #filePath)
-    .deletingLastPathComponent()  // JSON
-    .deletingLastPathComponent()  // RequestKitTests
+    .deletingLastPathComponent()  // RequestKitJSONTests
     .deletingLastPathComponent()  // Tests
     .deletingLastPathComponent()  // the package root
     .deletingLastPathComponent()

@@ -1,4 +1,4 @@
-import RequestKit
+import RequestKitJSON
 import Testing
 
 @Suite("Changing JSON values")

@@ -1,5 +1,6 @@
 import Foundation
-import RequestKit
+import RequestKitJSON
+import RequestKitTestSupport
 import Testing
 
 @Suite("JSON numbers")

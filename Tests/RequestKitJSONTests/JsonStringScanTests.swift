@@ -1,5 +1,5 @@
 import Foundation
-import RequestKit
+import RequestKitJSON
 import Testing
 
 /// Parses `bytes` and returns the error, or `nil` when parsing succeeded.

@@ -1,5 +1,5 @@
 import Foundation
-import RequestKit
+import RequestKitJSON
 import Testing
 
 @Suite("Writing JSON")

@@ -1,36 +1,41 @@
 import Foundation
-import RequestKit
+import RequestKitFeatures
+import RequestKitModel
 
 /// A thread-safe counter for routes and closures in client tests.
-final class Counter: @unchecked Sendable {
+package final class Counter: @unchecked Sendable {
     // Safe: every access to `count` holds `lock`.
     private let lock = NSLock()
     private var count = 0
 
+    package init() {}
+
     /// Adds one and returns the new count.
     @discardableResult
-    func next() -> Int {
+    package func next() -> Int {
         lock.withLock {
             count += 1; return count
         }
     }
-    var value: Int { lock.withLock { count } }
+    package var value: Int { lock.withLock { count } }
 }
 
 /// A monitor that records one line per event, without timings.
-struct EventRecorder: EventMonitor {
-    let log: Log
+package struct EventRecorder: EventMonitor {
+    package let log: Log
 
-    func requestStarted(_ request: URLRequest, attempt: Int) {
+    package init(log: Log) { self.log = log }
+
+    package func requestStarted(_ request: URLRequest, attempt: Int) {
         log.add("start \(attempt) \(request.httpMethod ?? "") \(request.url?.path ?? "")")
     }
-    func responseReceived(_ response: Response, for request: URLRequest, duration: Double, attempt: Int) {
+    package func responseReceived(_ response: Response, for request: URLRequest, duration: Double, attempt: Int) {
         log.add("response \(attempt) \(response.statusCode)")
     }
-    func requestFailed(_ error: RequestError, for request: URLRequest, duration: Double, attempt: Int) {
+    package func requestFailed(_ error: RequestError, for request: URLRequest, duration: Double, attempt: Int) {
         log.add("failed \(attempt) \(error.kind)")
     }
-    func requestRetrying(_ request: URLRequest, nextAttempt: Int, delay: Double) {
+    package func requestRetrying(_ request: URLRequest, nextAttempt: Int, delay: Double) {
         log.add("retry \(nextAttempt)")
     }
 }

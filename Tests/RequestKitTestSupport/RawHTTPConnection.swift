@@ -13,16 +13,16 @@ import Darwin
 /// Every read and write blocks, so each runs on a thread of its own while the test's task suspends: a test never
 /// blocks a thread of Swift's cooperative pool, nor one of Dispatch's, which the transports under test use. Tests
 /// await one operation before starting the next, so operations on a connection never overlap.
-final class RawHTTPConnection: Sendable {
-    typealias Failure = BlockingHTTPConnection.Failure
+package final class RawHTTPConnection: Sendable {
+    package typealias Failure = BlockingHTTPConnection.Failure
 
     private let connection: BlockingHTTPConnection
 
     /// The socket's descriptor.
-    var fd: Int32 { connection.fd }
+    package var fd: Int32 { connection.fd }
 
     /// Connects to `127.0.0.1:port`; reads give up after `timeout` without data.
-    init(port: Int, timeout: Duration = .seconds(60)) throws {
+    package init(port: Int, timeout: Duration = .seconds(60)) throws {
         connection = try BlockingHTTPConnection(port: port, timeout: timeout)
     }
 
@@ -34,31 +34,31 @@ final class RawHTTPConnection: Sendable {
     }
 
     /// Sends `text` as UTF-8.
-    func send(_ text: String) async throws { try await perform { try $0.send(Data(text.utf8)) } }
+    package func send(_ text: String) async throws { try await perform { try $0.send(Data(text.utf8)) } }
 
     /// Sends every byte of `data`.
-    func send(_ data: Data) async throws { try await perform { try $0.send(data) } }
+    package func send(_ data: Data) async throws { try await perform { try $0.send(data) } }
 
     /// Stops sending; the server reads end of stream.
-    func shutdownWrite() async { _ = try? await perform { $0.shutdownWrite() } }
+    package func shutdownWrite() async { _ = try? await perform { $0.shutdownWrite() } }
 
     /// Closes the socket (idempotent).
-    func close() async { _ = try? await perform { $0.close() } }
+    package func close() async { _ = try? await perform { $0.close() } }
 
     /// Reads everything until the server closes the connection (or the read timeout passes).
-    func readToEnd() async -> Data { (try? await perform { $0.readToEnd() }) ?? Data() }
+    package func readToEnd() async -> Data { (try? await perform { $0.readToEnd() }) ?? Data() }
 
     /// Whether the server closed the connection: a read returns end of stream with nothing buffered.
-    func isClosedByServer() async -> Bool { (try? await perform { $0.isClosedByServer() }) ?? false }
+    package func isClosedByServer() async -> Bool { (try? await perform { $0.isClosedByServer() }) ?? false }
 
     /// Reads a line ending in CRLF, without the CRLF.
-    func readLine() async throws -> String { try await perform { try $0.readLine() } }
+    package func readLine() async throws -> String { try await perform { try $0.readLine() } }
 
     /// Reads exactly `count` bytes.
-    func read(count: Int) async throws -> Data { try await perform { try $0.read(count: count) } }
+    package func read(count: Int) async throws -> Data { try await perform { try $0.read(count: count) } }
 
     /// Reads one response; `forHEAD` says the request was `HEAD` so no body follows.
-    func readResponse(forHEAD: Bool = false) async throws -> RawHTTPResponse {
+    package func readResponse(forHEAD: Bool = false) async throws -> RawHTTPResponse {
         try await perform { try $0.readResponse(forHEAD: forHEAD) }
     }
 }
@@ -67,17 +67,19 @@ final class RawHTTPConnection: Sendable {
 ///
 /// `@unchecked Sendable` because its mutable buffer is only touched by one operation at a time: the owning
 /// connection's callers await each operation before starting the next (and `deinit` runs after every use).
-final class BlockingHTTPConnection: @unchecked Sendable {
-    struct Failure: Error, CustomStringConvertible {
-        let description: String
+package final class BlockingHTTPConnection: @unchecked Sendable {
+    package struct Failure: Error, CustomStringConvertible {
+        package let description: String
+
+        package init(description: String) { self.description = description }
     }
 
-    let fd: Int32
+    package let fd: Int32
     private var buffer: [UInt8] = []
     private var isClosed = false
 
     /// Connects to `127.0.0.1:port`; reads give up after `timeout` without data.
-    init(port: Int, timeout: Duration = .seconds(60)) throws {
+    package init(port: Int, timeout: Duration = .seconds(60)) throws {
         #if canImport(Glibc)
         let streamType = Int32(SOCK_STREAM.rawValue)
         #else
@@ -116,12 +118,12 @@ final class BlockingHTTPConnection: @unchecked Sendable {
     }
 
     /// Sends `text` as UTF-8.
-    func send(_ text: String) throws {
+    package func send(_ text: String) throws {
         try send(Data(text.utf8))
     }
 
     /// Sends every byte of `data`.
-    func send(_ data: Data) throws {
+    package func send(_ data: Data) throws {
         #if os(Linux)
         let flags = Int32(MSG_NOSIGNAL)
         #else
@@ -139,12 +141,12 @@ final class BlockingHTTPConnection: @unchecked Sendable {
     }
 
     /// Stops sending; the server reads end of stream.
-    func shutdownWrite() {
+    package func shutdownWrite() {
         _ = shutdown(fd, Int32(SHUT_WR))
     }
 
     /// Closes the socket (idempotent).
-    func close() {
+    package func close() {
         guard !isClosed, fd >= 0 else { return }
         isClosed = true
         _ = closeDescriptor(fd)
@@ -161,26 +163,26 @@ final class BlockingHTTPConnection: @unchecked Sendable {
     }
 
     /// The bytes buffered, or those of one receive when none are: nil at end of stream or on timeout.
-    func readAvailable() -> Data? {
+    package func readAvailable() -> Data? {
         if buffer.isEmpty, !fill() { return nil }
         defer { buffer.removeAll() }
         return Data(buffer)
     }
 
     /// Reads everything until the server closes the connection (or the read timeout passes).
-    func readToEnd() -> Data {
+    package func readToEnd() -> Data {
         while fill() {}
         defer { buffer.removeAll() }
         return Data(buffer)
     }
 
     /// Whether the server closed the connection: a read returns end of stream with nothing buffered.
-    func isClosedByServer() -> Bool {
+    package func isClosedByServer() -> Bool {
         buffer.isEmpty && !fill() && buffer.isEmpty
     }
 
     /// Reads a line ending in CRLF, without the CRLF.
-    func readLine() throws -> String {
+    package func readLine() throws -> String {
         while true {
             if let index = buffer.firstIndex(of: 10), index > 0, buffer[index - 1] == 13 {
                 let line = String(decoding: buffer[0..<(index - 1)], as: UTF8.self)
@@ -192,7 +194,7 @@ final class BlockingHTTPConnection: @unchecked Sendable {
     }
 
     /// Reads exactly `count` bytes.
-    func read(count: Int) throws -> Data {
+    package func read(count: Int) throws -> Data {
         while buffer.count < count {
             guard fill() else { throw Failure(description: "connection ended with \(buffer.count)/\(count) bytes") }
         }
@@ -201,7 +203,7 @@ final class BlockingHTTPConnection: @unchecked Sendable {
     }
 
     /// Reads one response; `forHEAD` says the request was `HEAD` so no body follows.
-    func readResponse(forHEAD: Bool = false) throws -> RawHTTPResponse {
+    package func readResponse(forHEAD: Bool = false) throws -> RawHTTPResponse {
         var response = RawHTTPResponse()
         response.statusLine = try readLine()
         let parts = response.statusLine.split(separator: " ", maxSplits: 2)

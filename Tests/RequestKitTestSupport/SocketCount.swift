@@ -6,7 +6,7 @@ import Glibc
 
 /// Counts this process's sockets connected to a port, matching `/proc/self/fd` socket inodes with the
 /// connections listed in `/proc/net/tcp` and `/proc/net/tcp6`, so other suites' sockets are never counted.
-func socketsConnected(toPort port: Int) -> Int {
+package func socketsConnected(toPort port: Int) -> Int {
     let fdDirectory = "/proc/self/fd"
     guard let entries = try? FileManager.default.contentsOfDirectory(atPath: fdDirectory) else { return -1 }
     var inodes = Set<String>()

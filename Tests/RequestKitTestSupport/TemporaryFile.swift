@@ -1,11 +1,11 @@
 import Foundation
 
 /// A file in a fresh temporary directory, removed with its directory by ``remove()``.
-struct TemporaryFile {
-    let directory: URL
-    let url: URL
+package struct TemporaryFile {
+    package let directory: URL
+    package let url: URL
 
-    init(contents: Data, name: String = "file.bin") throws {
+    package init(contents: Data, name: String = "file.bin") throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("requestkit-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         url = directory.appendingPathComponent(name)
@@ -13,11 +13,11 @@ struct TemporaryFile {
     }
 
     /// The directory's entries, sorted.
-    var directoryEntries: [String] {
+    package var directoryEntries: [String] {
         ((try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []).sorted()
     }
 
-    func remove() {
+    package func remove() {
         try? FileManager.default.removeItem(at: directory)
     }
 }

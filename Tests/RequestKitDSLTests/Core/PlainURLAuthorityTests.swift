@@ -1,7 +1,8 @@
 import Foundation
+import RequestKitModel
 import Testing
 
-@testable import RequestKit
+@testable import RequestKitDSL
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking

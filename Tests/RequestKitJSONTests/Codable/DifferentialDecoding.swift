@@ -1,5 +1,5 @@
 import Foundation
-import RequestKit
+import RequestKitJSON
 import Testing
 
 /// What a decoding gave: the value re-encoded by `JSONEncoder` with sorted keys (so that two results compare

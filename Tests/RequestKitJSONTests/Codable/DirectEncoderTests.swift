@@ -1,7 +1,6 @@
 import Foundation
 import Testing
 
-@testable import RequestKit
 @testable import RequestKitJSON
 
 private let benchmarkDocuments = sharedDataFolder.appendingPathComponent("json-benchmark")

@@ -1,12 +1,11 @@
 import Foundation
-import RequestKit
+import RequestKitJSON
 import Testing
 
 /// The shared data folder beside the repository (`../shared/data`).
 let sharedDataFolder = URL(fileURLWithPath: #filePath)
     .deletingLastPathComponent()  // Codable
-    .deletingLastPathComponent()  // JSON
-    .deletingLastPathComponent()  // RequestKitTests
+    .deletingLastPathComponent()  // RequestKitJSONTests
     .deletingLastPathComponent()  // Tests
     .deletingLastPathComponent()  // the package root
     .deletingLastPathComponent()

@@ -1,5 +1,5 @@
 import Foundation
-import RequestKit
+import RequestKitJSON
 import Testing
 
 /// Encodes `value` with `JSONEncoder` (sorted keys, so that its output is deterministic) and with

@@ -1,6 +1,5 @@
 import Testing
 
-@testable import RequestKit
 @testable import RequestKitModel
 
 @Suite("RequestParts options: typed values by key, the default until set, the last value set wins")

@@ -1,7 +1,7 @@
 import Foundation
+import RequestKitTestSupport
 import Testing
 
-@testable import RequestKit
 @testable import RequestKitModel
 
 @Suite("A response body stream's buffer")

@@ -1,5 +1,5 @@
 import Foundation
-import RequestKit
+import RequestKitModel
 import Testing
 
 @Suite("StreamingResponse.expectedLength: the Content-Length, by the transports' rule")

@@ -1,9 +1,12 @@
 import Foundation
+import RequestKitJSON
+import RequestKitModel
+import RequestKitTestSupport
 import RequestKitTesting
 import Testing
 
-@testable import RequestKit
 @testable import RequestKitDSL
+@testable import RequestKitNativeTransport
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking

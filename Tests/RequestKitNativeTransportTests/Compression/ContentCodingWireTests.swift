@@ -1,8 +1,12 @@
 import Foundation
+import RequestKitDSL
+import RequestKitJSON
+import RequestKitModel
+import RequestKitTestSupport
 import RequestKitTesting
+import RequestKitURLSession
 import Testing
 
-@testable import RequestKit
 @testable import RequestKitNativeTransport
 
 #if canImport(FoundationNetworking)

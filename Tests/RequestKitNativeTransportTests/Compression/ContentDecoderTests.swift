@@ -1,7 +1,7 @@
 import Foundation
+import RequestKitDSL
 import Testing
 
-@testable import RequestKit
 @testable import RequestKitNativeTransport
 
 #if canImport(CBrotli) && canImport(CZstd)

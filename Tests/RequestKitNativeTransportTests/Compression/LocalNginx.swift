@@ -1,7 +1,10 @@
 import Foundation
+import RequestKitDSL
+import RequestKitModel
+import RequestKitTestSupport
 import Testing
 
-@testable import RequestKit
+@testable import RequestKitNativeTransport
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking

@@ -1,8 +1,9 @@
 #if canImport(CAres) && canImport(Glibc)
 import Foundation
+import RequestKitModel
+import RequestKitTestSupport
 import Testing
 
-@testable import RequestKit
 @testable import RequestKitConnect
 @testable import RequestKitNativeTransport
 

@@ -1,15 +1,15 @@
 #if canImport(CAres)
 import Foundation
+import RequestKitModel
 import Testing
+
+@testable import RequestKitConnect
+@testable import RequestKitNativeTransport
+@testable import RequestKitTesting
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-
-@testable import RequestKit
-@testable import RequestKitConnect
-@testable import RequestKitNativeTransport
-@testable import RequestKitTesting
 
 /// The native transport resolving through the system resolver (c-ares on its event loop) against a scripted DNS
 /// server on 127.0.0.1, connecting to a `TestServer`: one query per name and family per TTL however many

@@ -1,8 +1,10 @@
 import Foundation
+import RequestKitDSL
 import RequestKitTesting
+import RequestKitURLSession
+import RequestKitWebSocket
 import Testing
 
-@testable import RequestKit
 @testable import RequestKitModel
 @testable import RequestKitNativeTransport
 

@@ -1,10 +1,15 @@
 #if os(Linux)
 import Foundation
+import RequestKitClient
+import RequestKitDSL
+import RequestKitModel
+import RequestKitSockets
+import RequestKitTestSupport
+import RequestKitTesting
+import RequestKitURLSession
 import Testing
 
-@testable import RequestKit
 @testable import RequestKitNativeTransport
-import RequestKitTesting
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking

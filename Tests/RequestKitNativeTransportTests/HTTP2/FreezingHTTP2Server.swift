@@ -1,6 +1,8 @@
 #if canImport(CNghttp2) && os(Linux)
 import Foundation
 import Glibc
+import RequestKitTestSupport
+
 @testable import RequestKitHTTP2
 
 /// An h2c server on 127.0.0.1 (nghttp2's server session, ``HTTP2ServerPeer``, over blocking sockets on a thread of its

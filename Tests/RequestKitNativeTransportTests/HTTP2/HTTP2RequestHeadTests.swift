@@ -2,6 +2,7 @@
 import Foundation
 import RequestKitModel
 import Testing
+
 @testable import RequestKitHTTP2
 @testable import RequestKitNativeTransport
 

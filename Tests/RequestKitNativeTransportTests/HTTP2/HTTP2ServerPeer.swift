@@ -2,6 +2,7 @@
 import CNghttp2
 import Foundation
 import RequestKitModel
+
 @testable import RequestKitHTTP2
 
 /// The server side of an HTTP/2 connection in memory (nghttp2's server session), for tests of ``HTTP2Session``: it

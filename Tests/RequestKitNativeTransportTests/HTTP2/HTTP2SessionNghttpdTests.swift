@@ -1,6 +1,8 @@
 #if canImport(CNghttp2)
 import Foundation
+import RequestKitTestSupport
 import Testing
+
 @testable import RequestKitHTTP2
 
 /// ``HTTP2Session`` against nghttpd (Debian's nghttp2-server), speaking h2c on a free port of 127.0.0.1, driven by

@@ -1,6 +1,8 @@
 #if canImport(CNghttp2)
 import Foundation
+import RequestKitTestSupport
 import Testing
+
 @testable import RequestKitHTTP2
 
 /// ``HTTP2Session`` against a real HTTP/2 server: nginx from Debian speaking h2c (prior knowledge) on a free port of

@@ -1,7 +1,9 @@
 #if canImport(CNghttp2) && os(Linux)
 import Foundation
+import RequestKitTestSupport
 import RequestKitTesting
 import Testing
+
 @testable import RequestKitHTTP2
 @testable import RequestKitSockets
 

@@ -2,6 +2,7 @@
 import Foundation
 import RequestKitModel
 import Testing
+
 @testable import RequestKitHTTP2
 
 /// The client side of an HTTP/2 connection, driven without a socket: bytes from an in-memory nghttp2 server (or

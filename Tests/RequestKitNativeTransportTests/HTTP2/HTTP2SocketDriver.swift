@@ -1,6 +1,8 @@
 #if canImport(CNghttp2)
 import Foundation
 import RequestKitModel
+import RequestKitTestSupport
+
 @testable import RequestKitHTTP2
 
 /// Drives an ``HTTP2Session`` over a blocking socket to a real server speaking h2c (prior knowledge) on 127.0.0.1:

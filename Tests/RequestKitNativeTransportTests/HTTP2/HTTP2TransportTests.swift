@@ -4,11 +4,12 @@ import RequestKitDSL
 import RequestKitModel
 import RequestKitSockets
 import RequestKitTesting
+import Testing
+
+@testable import RequestKitNativeTransport
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import Testing
-@testable import RequestKitNativeTransport
 
 /// The transport over HTTP/2 against nginx from Debian (`http2` on its TLS listener, and h2c with prior knowledge):
 /// what is negotiated, how many connections a burst takes, and the responses' bytes.

@@ -1,9 +1,10 @@
 import Foundation
+import RequestKitModel
 import RequestKitTesting
 import Testing
 
-@testable import RequestKit
 @testable import RequestKitDSL
+@testable import RequestKitNativeTransport
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking

@@ -1,7 +1,12 @@
 import Foundation
+import RequestKitDSL
+import RequestKitFeatures
+import RequestKitModel
+import RequestKitSockets
+import RequestKitTestSupport
+import RequestKitURLSession
 import Testing
 
-@testable import RequestKit
 @testable import RequestKitNativeTransport
 @testable import RequestKitTesting
 

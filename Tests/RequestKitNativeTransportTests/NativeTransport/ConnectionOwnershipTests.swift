@@ -1,3 +1,4 @@
+import RequestKitTestSupport
 import Testing
 
 @testable import RequestKitNativeTransport

@@ -1,6 +1,5 @@
 import Testing
 
-@testable import RequestKit
 @testable import RequestKitFeatures
 @testable import RequestKitJSON
 @testable import RequestKitModel

@@ -1,4 +1,5 @@
 import Foundation
+import RequestKitTestSupport
 
 #if canImport(Glibc)
 import Glibc

@@ -1,6 +1,5 @@
 import Testing
 
-@testable import RequestKit
 @testable import RequestKitModel
 @testable import RequestKitNativeTransport
 

@@ -1,8 +1,8 @@
 import Foundation
+import RequestKitTestSupport
 import RequestKitTesting
 import Testing
 
-@testable import RequestKit
 @testable import RequestKitDSL
 @testable import RequestKitJSON
 @testable import RequestKitModel

@@ -1,8 +1,9 @@
 import Foundation
+import RequestKitTestSupport
 import RequestKitTesting
 import Testing
 
-@testable import RequestKit
+@testable import RequestKitNativeTransport
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking

@@ -1,8 +1,10 @@
 import Foundation
+import RequestKitDSL
+import RequestKitFeatures
+import RequestKitModel
 import RequestKitTesting
 import Testing
 
-@testable import RequestKit
 @testable import RequestKitNativeTransport
 
 #if canImport(FoundationNetworking)

@@ -1,8 +1,9 @@
 import Foundation
+import RequestKitDSL
+import RequestKitModel
 import RequestKitTesting
 import Testing
 
-@testable import RequestKit
 @testable import RequestKitNativeTransport
 
 #if canImport(FoundationNetworking)

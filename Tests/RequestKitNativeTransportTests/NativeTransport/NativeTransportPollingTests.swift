@@ -1,8 +1,8 @@
 import Foundation
+import RequestKitModel
 import RequestKitTesting
 import Testing
 
-@testable import RequestKit
 @testable import RequestKitNativeTransport
 
 #if canImport(FoundationNetworking)

@@ -1,7 +1,6 @@
 import Foundation
 import Testing
 
-@testable import RequestKit
 @testable import RequestKitModel
 @testable import RequestKitNativeTransport
 

@@ -1,8 +1,9 @@
 import Foundation
+import RequestKitDSL
+import RequestKitSockets
 import RequestKitTesting
 import Testing
 
-@testable import RequestKit
 @testable import RequestKitModel
 @testable import RequestKitNativeTransport
 

@@ -1,4 +1,6 @@
 import Foundation
+import RequestKitDSL
+import RequestKitTestSupport
 
 #if canImport(Glibc)
 import Glibc

@@ -1,9 +1,9 @@
 #if canImport(CAres)
 import Foundation
+import RequestKitDSL
 import RequestKitTesting
 import Testing
 
-@testable import RequestKit
 @testable import RequestKitModel
 @testable import RequestKitNativeTransport
 

@@ -1,13 +1,19 @@
 #if os(Linux)
+// COpenSSL's shim includes <sys/socket.h>: where another file of the same compile job imports COpenSSL, the socket
+// constants (SOCK_STREAM, MSG_NOSIGNAL) resolve only in a file that imports it too.
+#if canImport(COpenSSL)
+import COpenSSL
+#endif
 import Foundation
+import RequestKitTestSupport
+
+@testable import RequestKitNativeTransport
 
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
-
-@testable import RequestKit
 
 /// A loopback TCP relay between a client and a server on 127.0.0.1 that forwards the client's bytes as they come and
 /// the server's bytes in pieces of seeded random sizes (1 byte up to 4 KB, small pieces often, a short pause after

@@ -1,10 +1,12 @@
 #if os(Linux)
 import Foundation
+import RequestKitDSL
+import RequestKitModel
+import RequestKitSockets
 import RequestKitTesting
-@testable import RequestKitNativeTransport
 import Testing
 
-@testable import RequestKit
+@testable import RequestKitNativeTransport
 
 /// The verification matrix through the whole request path: `Request { … }.send()` on ``NativeTransport`` against the
 /// TLS mode of ``TestServer``, each certificate giving exactly one outcome, and nothing reaching the server when

@@ -1,7 +1,7 @@
 import Foundation
+import RequestKitModel
 import Testing
 
-@testable import RequestKit
 @testable import RequestKitFeatures
 @testable import RequestKitSockets
 

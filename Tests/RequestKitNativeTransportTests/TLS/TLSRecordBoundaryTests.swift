@@ -1,9 +1,13 @@
 #if os(Linux)
 import Foundation
+import RequestKitDSL
+import RequestKitModel
+import RequestKitSockets
+import RequestKitTestSupport
 import RequestKitTesting
 import Testing
 
-@testable import RequestKit
+@testable import RequestKitNativeTransport
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking

@@ -1,6 +1,12 @@
 #if os(Linux)
+// COpenSSL's shim includes <sys/socket.h>: where another file of the same compile job imports COpenSSL, the socket
+// constants (SOCK_STREAM, MSG_NOSIGNAL) resolve only in a file that imports it too.
+#if canImport(COpenSSL)
+import COpenSSL
+#endif
 import Foundation
-@testable import RequestKit
+import RequestKitTestSupport
+
 @testable import RequestKitSockets
 
 #if canImport(Glibc)

@@ -1,9 +1,12 @@
 #if os(Linux)
 import Foundation
+import RequestKitDSL
+import RequestKitModel
+import RequestKitSockets
+import RequestKitTestSupport
 import RequestKitTesting
+import RequestKitURLSession
 import Testing
-
-@testable import RequestKit
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking

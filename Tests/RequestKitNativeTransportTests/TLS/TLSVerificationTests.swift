@@ -1,9 +1,9 @@
 #if os(Linux)
 import Foundation
+import RequestKitModel
+import RequestKitSockets
 import RequestKitTesting
 import Testing
-
-@testable import RequestKit
 
 /// The verification matrix at the ``ByteStream`` level: a real `GET /get` through ``TLSByteStream`` against the
 /// TLS mode of ``TestServer``, each certificate fixture giving exactly one outcome.

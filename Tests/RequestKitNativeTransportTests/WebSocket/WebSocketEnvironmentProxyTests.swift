@@ -1,8 +1,11 @@
 import Foundation
+import RequestKitDSL
+import RequestKitModel
+import RequestKitSockets
 import RequestKitTesting
+import RequestKitWebSocket
 import Testing
 
-@testable import RequestKit
 @testable import RequestKitNativeTransport
 
 /// A WebSocket takes its proxy from the environment as a request does (the transport's one reader of `http_proxy`,

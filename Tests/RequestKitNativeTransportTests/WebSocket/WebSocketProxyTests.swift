@@ -1,8 +1,11 @@
 import Foundation
+import RequestKitDSL
+import RequestKitModel
+import RequestKitSockets
 import RequestKitTesting
+import RequestKitWebSocket
 import Testing
 
-@testable import RequestKit
 @testable import RequestKitNativeTransport
 
 /// `WebSocket { … }.connect()` through proxies on 127.0.0.1 to TestServer's echo route: tinyproxy (an HTTP proxy,

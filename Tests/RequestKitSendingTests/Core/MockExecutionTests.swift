@@ -1,5 +1,8 @@
 import Foundation
-import RequestKit
+import RequestKitDSL
+import RequestKitModel
+import RequestKitSending
+import RequestKitTestSupport
 import RequestKitTesting
 import Testing
 
@@ -199,14 +202,4 @@ struct MockExecutionTests {
         #expect(error.isTimeout)
         #expect(error.description.contains("total deadline of 0.2 s"))
     }
-}
-
-/// A thread-safe list of strings for callback tests.
-final class Log: @unchecked Sendable {
-    // Safe: every access to `items` holds `lock`.
-    private let lock = NSLock()
-    private var items: [String] = []
-
-    func add(_ entry: String) { lock.withLock { items.append(entry) } }
-    var entries: [String] { lock.withLock { items } }
 }

@@ -1,6 +1,9 @@
 import Foundation
-import RequestKit
+import RequestKitComposition
+import RequestKitDSL
+import RequestKitModel
 import RequestKitSending
+import RequestKitTestSupport
 import RequestKitTesting
 import Testing
 

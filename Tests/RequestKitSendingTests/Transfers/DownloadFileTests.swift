@@ -1,8 +1,10 @@
 import Foundation
+import RequestKitDSL
+import RequestKitModel
+import RequestKitTestSupport
 import RequestKitTesting
 import Testing
 
-@testable import RequestKit
 @testable import RequestKitSending
 
 @Suite("The file a download writes")

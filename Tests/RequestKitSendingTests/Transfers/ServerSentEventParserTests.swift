@@ -1,5 +1,6 @@
 import Foundation
-import RequestKit
+import RequestKitModel
+import RequestKitSending
 import Testing
 
 @Suite("Server-Sent Events parser")

@@ -1,8 +1,8 @@
 #if os(Linux)
 import Foundation
+import RequestKitModel
 import Testing
 
-@testable import RequestKit
 @testable import RequestKitSockets
 
 /// A ``ByteStream`` without a socket: it records what is written to it and answers reads as it is told.

@@ -20,14 +20,14 @@ import Darwin
 /// // the child writes to captured.descriptor through dup2
 /// let bytes = captured.contents()
 /// ```
-final class CapturedOutput: Sendable {
+package final class CapturedOutput: Sendable {
     /// The file's descriptor, closed on `exec` (the child gets its copy through `dup2`).
-    let descriptor: Int32
+    package let descriptor: Int32
 
     /// Makes the temporary file.
     ///
     /// - Throws: ``ChildProcess/SpawnFailure`` when the file cannot be made.
-    init() throws {
+    package init() throws {
         var template = Array(
             FileManager.default.temporaryDirectory.appendingPathComponent("requestkit-child-XXXXXX").path.utf8CString)
         let descriptor = template.withUnsafeMutableBufferPointer { $0.baseAddress.map { mkstemp($0) } ?? -1 }
@@ -42,7 +42,7 @@ final class CapturedOutput: Sendable {
     }
 
     /// Everything written to the file so far, read from its start.
-    func contents() -> Data {
+    package func contents() -> Data {
         var bytes = Data()
         var chunk = [UInt8](repeating: 0, count: 64 * 1024)
         var offset: off_t = 0

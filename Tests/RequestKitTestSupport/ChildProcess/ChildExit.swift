@@ -16,7 +16,7 @@ import Darwin
 /// let exit = ChildExit(identifier: pid)
 /// let termination = await exit.termination()
 /// ```
-final class ChildExit: @unchecked Sendable {
+package final class ChildExit: @unchecked Sendable {
     // Safe: `ended` and `waiters` are only touched while holding `lock`. The child is reaped and signalled under
     // the lock too, so a signal never reaches an identifier that was reaped (and may belong to another process).
     private let lock = NSLock()
@@ -27,16 +27,16 @@ final class ChildExit: @unchecked Sendable {
     private typealias Waiter = CheckedContinuation<ChildProcess.Termination, Never>
 
     /// Starts watching the child `identifier`, which this process started and nothing else reaps.
-    init(identifier: pid_t) {
+    package init(identifier: pid_t) {
         self.identifier = identifier
         Task.detached { [self] in await watch() }
     }
 
     /// How the child ended, or `nil` while it has not been seen to end.
-    var termination: ChildProcess.Termination? { lock.withLock { ended } }
+    package var termination: ChildProcess.Termination? { lock.withLock { ended } }
 
     /// Waits until the child has ended.
-    func termination() async -> ChildProcess.Termination {
+    package func termination() async -> ChildProcess.Termination {
         await withCheckedContinuation { continuation in
             let known: ChildProcess.Termination? = lock.withLock {
                 if ended == nil { waiters.append(continuation) }
@@ -47,7 +47,7 @@ final class ChildExit: @unchecked Sendable {
     }
 
     /// Sends `signal` to the child's process group, unless the child has been reaped.
-    func signalGroup(_ signal: Int32) {
+    package func signalGroup(_ signal: Int32) {
         lock.withLock {
             if ended == nil { _ = kill(-identifier, signal) }
         }
@@ -79,7 +79,7 @@ final class ChildExit: @unchecked Sendable {
     }
 
     /// `WIFEXITED`, `WEXITSTATUS` and `WTERMSIG`, which are macros Swift does not import.
-    static func termination(fromWaitStatus status: Int32) -> ChildProcess.Termination {
+    package static func termination(fromWaitStatus status: Int32) -> ChildProcess.Termination {
         let signal = status & 0x7f
         return signal == 0 ? .exited((status >> 8) & 0xff) : .signalled(signal)
     }

@@ -27,9 +27,9 @@ import Darwin
 /// #expect(await curl.termination() == .exited(0))
 /// let body = await curl.standardOutput()
 /// ```
-final class ChildProcess: Sendable {
+package final class ChildProcess: Sendable {
     /// Where one of the child's output streams goes.
-    enum Output: Sendable {
+    package enum Output: Sendable {
         /// `/dev/null`.
         case discarded
         /// A temporary file this process reads once the child has ended: ``ChildProcess/standardOutput()`` and
@@ -40,13 +40,13 @@ final class ChildProcess: Sendable {
     }
 
     /// How a child ended.
-    enum Termination: Equatable, Sendable, CustomStringConvertible {
+    package enum Termination: Equatable, Sendable, CustomStringConvertible {
         /// It exited with this status.
         case exited(Int32)
         /// A signal ended it.
         case signalled(Int32)
 
-        var description: String {
+        package var description: String {
             switch self {
             case .exited(let status): "exited with status \(status)"
             case .signalled(let signal): "ended by signal \(signal)"
@@ -55,12 +55,12 @@ final class ChildProcess: Sendable {
     }
 
     /// Why a child could not be started.
-    struct SpawnFailure: Error, CustomStringConvertible {
-        let description: String
+    package struct SpawnFailure: Error, CustomStringConvertible {
+        package let description: String
     }
 
     /// The child's process identifier, which is also its process group's.
-    let identifier: pid_t
+    package let identifier: pid_t
     private let ending: ChildExit
     private let output: CapturedOutput?
     private let errors: CapturedOutput?
@@ -75,7 +75,7 @@ final class ChildProcess: Sendable {
     ///   - standardOutput: Where the child's standard output goes.
     ///   - standardError: Where the child's standard error goes.
     /// - Throws: ``SpawnFailure`` when a temporary file cannot be made or `posix_spawn` fails (no such program, for one).
-    init(
+    package init(
         _ executable: String, _ arguments: [String] = [], environment: [String: String]? = nil,
         workingDirectory: URL? = nil, standardOutput: Output = .discarded, standardError: Output = .discarded
     ) throws {
@@ -97,7 +97,7 @@ final class ChildProcess: Sendable {
     /// let run = try await ChildProcess.run("/bin/echo", ["hi"])
     /// #expect(run.termination == .exited(0) && run.output == Data("hi\n".utf8))
     /// ```
-    static func run(
+    package static func run(
         _ executable: String, _ arguments: [String] = [], environment: [String: String]? = nil,
         workingDirectory: URL? = nil
     ) async throws -> (termination: Termination, output: Data, errors: Data) {
@@ -113,30 +113,30 @@ final class ChildProcess: Sendable {
     }
 
     /// Whether the child has not been seen to end yet.
-    var isRunning: Bool { ending.termination == nil }
+    package var isRunning: Bool { ending.termination == nil }
 
     /// Waits, without blocking a thread, until the child ends, and returns how it ended.
-    func termination() async -> Termination {
+    package func termination() async -> Termination {
         await ending.termination()
     }
 
     /// Everything the child wrote to a ``Output/captured`` standard output, once the child has ended; empty for
     /// another ``Output``.
-    func standardOutput() async -> Data {
+    package func standardOutput() async -> Data {
         _ = await termination()
         return output?.contents() ?? Data()
     }
 
     /// Everything the child wrote to a ``Output/captured`` standard error, once the child has ended; empty for
     /// another ``Output``.
-    func standardError() async -> Data {
+    package func standardError() async -> Data {
         _ = await termination()
         return errors?.contents() ?? Data()
     }
 
     /// Kills the child's process group with `SIGKILL`, unless the child has ended: a program that waits for its
     /// connections on `SIGTERM` ends at once too. The child is reaped in the background.
-    func terminate() {
+    package func terminate() {
         ending.signalGroup(SIGKILL)
     }
 }

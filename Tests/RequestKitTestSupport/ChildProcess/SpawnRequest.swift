@@ -22,20 +22,20 @@ import Darwin
 /// try request.makeCapturedFiles()
 /// let pid = try request.spawn()
 /// ```
-struct SpawnRequest {
-    let executable: String
-    let arguments: [String]
-    let environment: [String: String]
-    let workingDirectory: URL?
-    let standardOutput: ChildProcess.Output
-    let standardError: ChildProcess.Output
+package struct SpawnRequest {
+    package let executable: String
+    package let arguments: [String]
+    package let environment: [String: String]
+    package let workingDirectory: URL?
+    package let standardOutput: ChildProcess.Output
+    package let standardError: ChildProcess.Output
     /// Whether the descriptors to close in the child are listed from `/proc/self/fd` (on Linux), as they are when the
     /// C library has no `posix_spawn_file_actions_addclosefrom_np`; a test sets it to try that way here.
-    var listsDescriptorsToClose = SpawnExtensions.addCloseFrom == nil
+    package var listsDescriptorsToClose = SpawnExtensions.addCloseFrom == nil
     /// The files of the captured streams, by the child's descriptor (1 or 2).
     private(set) var captured: [Int32: CapturedOutput] = [:]
 
-    init(
+    package init(
         executable: String, arguments: [String], environment: [String: String], workingDirectory: URL?,
         standardOutput: ChildProcess.Output, standardError: ChildProcess.Output
     ) {
@@ -48,7 +48,7 @@ struct SpawnRequest {
     }
 
     /// Makes a temporary file for each captured stream.
-    mutating func makeCapturedFiles() throws {
+    package mutating func makeCapturedFiles() throws {
         for (descriptor, output) in [(Int32(1), standardOutput), (2, standardError)] {
             guard case .captured = output else { continue }
             captured[descriptor] = try CapturedOutput()
@@ -58,7 +58,7 @@ struct SpawnRequest {
     /// Starts the child and returns its process identifier.
     ///
     /// - Throws: ``ChildProcess/SpawnFailure`` when `posix_spawn` fails.
-    mutating func spawn() throws -> pid_t {
+    package mutating func spawn() throws -> pid_t {
         #if canImport(Darwin)
         var actions: posix_spawn_file_actions_t? = nil
         var attributes: posix_spawnattr_t? = nil
@@ -145,20 +145,20 @@ struct SpawnRequest {
 
 /// The `posix_spawn` file actions that extend POSIX, looked up in the C library when first used: Swift's Glibc
 /// module does not declare them, and an older C library lacks them.
-enum SpawnExtensions {
+package enum SpawnExtensions {
     #if canImport(Darwin)
-    typealias Actions = UnsafeMutablePointer<posix_spawn_file_actions_t?>
+    package typealias Actions = UnsafeMutablePointer<posix_spawn_file_actions_t?>
     #else
-    typealias Actions = UnsafeMutablePointer<posix_spawn_file_actions_t>
+    package typealias Actions = UnsafeMutablePointer<posix_spawn_file_actions_t>
     #endif
 
     /// `posix_spawn_file_actions_addclosefrom_np` (glibc 2.34).
-    static let addCloseFrom = function("posix_spawn_file_actions_addclosefrom_np", as: AddCloseFrom.self)
+    package static let addCloseFrom = function("posix_spawn_file_actions_addclosefrom_np", as: AddCloseFrom.self)
     /// `posix_spawn_file_actions_addchdir_np` (glibc 2.29, macOS 10.15).
-    static let addChangeDirectory = function("posix_spawn_file_actions_addchdir_np", as: AddChangeDirectory.self)
+    package static let addChangeDirectory = function("posix_spawn_file_actions_addchdir_np", as: AddChangeDirectory.self)
 
-    typealias AddCloseFrom = @convention(c) (Actions, Int32) -> Int32
-    typealias AddChangeDirectory = @convention(c) (Actions, UnsafePointer<CChar>) -> Int32
+    package typealias AddCloseFrom = @convention(c) (Actions, Int32) -> Int32
+    package typealias AddChangeDirectory = @convention(c) (Actions, UnsafePointer<CChar>) -> Int32
 
     private static func function<Function>(_ name: String, as type: Function.Type) -> Function? {
         guard let symbol = dlsym(dlopen(nil, RTLD_NOW), name) else { return nil }

@@ -1,5 +1,5 @@
 import Foundation
-import RequestKit
+import RequestKitJSON
 
 /// A HAR file as a browser's developer tools export it: two pages, HTTP/2 pseudo-headers, a redirect, compressed
 /// responses whose `content.size` is the decoded length, an image in base64, a JSON POST, a request the browser

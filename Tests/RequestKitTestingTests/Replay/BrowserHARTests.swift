@@ -1,5 +1,7 @@
 import Foundation
-import RequestKit
+import RequestKitDSL
+import RequestKitJSON
+import RequestKitModel
 import Testing
 
 @testable import RequestKitTesting

@@ -1,5 +1,6 @@
 import Foundation
-import RequestKit
+import RequestKitModel
+import RequestKitNativeTransport
 
 @testable import RequestKitTesting
 

@@ -1,5 +1,9 @@
 import Foundation
-import RequestKit
+import RequestKitClient
+import RequestKitDSL
+import RequestKitFeatures
+import RequestKitJSON
+import RequestKitModel
 import RequestKitTesting
 import Testing
 

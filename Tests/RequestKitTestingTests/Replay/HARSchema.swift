@@ -1,5 +1,5 @@
 import Foundation
-import RequestKit
+import RequestKitJSON
 
 /// Checks a document against the structure of HAR 1.2 (http://www.softwareishard.com/blog/har-12-spec/): every
 /// required field present with its type, optional ones typed when present, dates in ISO 8601, timings at least -1.

@@ -1,5 +1,5 @@
 import Foundation
-import RequestKit
+import RequestKitModel
 import Testing
 
 @testable import RequestKitTesting

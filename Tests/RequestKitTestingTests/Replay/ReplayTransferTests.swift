@@ -1,5 +1,6 @@
 import Foundation
-import RequestKit
+import RequestKitDSL
+import RequestKitModel
 import Testing
 
 @testable import RequestKitTesting

@@ -1,7 +1,10 @@
 import Foundation
+import RequestKitDSL
+import RequestKitModel
+import RequestKitURLSession
+import RequestKitWebSocket
 import Testing
 
-@testable import RequestKit
 @testable import RequestKitTesting
 
 /// A WebSocket through a ``RecordingTransport``: recorded against TestServer's echo route as the handshake's entry

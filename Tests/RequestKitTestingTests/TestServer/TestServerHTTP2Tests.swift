@@ -1,6 +1,10 @@
 #if os(Linux)
 import Foundation
-import RequestKit
+import RequestKitDSL
+import RequestKitModel
+import RequestKitNativeTransport
+import RequestKitSockets
+import RequestKitTestSupport
 import RequestKitTesting
 import Testing
 

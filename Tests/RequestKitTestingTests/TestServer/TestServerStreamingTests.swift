@@ -1,4 +1,5 @@
 import Foundation
+import RequestKitTestSupport
 import RequestKitTesting
 import Testing
 

@@ -1,5 +1,6 @@
 import Foundation
 import RequestKitModel
+import RequestKitTestSupport
 import RequestKitTesting
 
 @testable import RequestKitWebSocket

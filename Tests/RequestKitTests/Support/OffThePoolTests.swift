@@ -1,4 +1,5 @@
 import Foundation
+import RequestKitTestSupport
 import Testing
 
 @Suite("Test support: work off the cooperative pool")

@@ -1,8 +1,8 @@
 import Foundation
+import RequestKitTestSupport
 import RequestKitTesting
 import Testing
 
-@testable import RequestKit
 @testable import RequestKitModel
 @testable import RequestKitNativeTransport
 @testable import RequestKitURLSession

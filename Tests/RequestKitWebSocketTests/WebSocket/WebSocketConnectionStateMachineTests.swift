@@ -1,5 +1,6 @@
 import Foundation
 import RequestKitModel
+import RequestKitTestSupport
 import Testing
 
 @testable import RequestKitWebSocket

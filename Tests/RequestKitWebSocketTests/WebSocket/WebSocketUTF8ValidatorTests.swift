@@ -1,4 +1,5 @@
 import Foundation
+import RequestKitTestSupport
 import Testing
 
 @testable import RequestKitWebSocket

@@ -1,6 +1,8 @@
 #if canImport(CNghttp2) && os(Linux)
 import Foundation
-import RequestKit
+import RequestKitDSL
+import RequestKitModel
+import RequestKitNativeTransport
 import Testing
 
 /// Servers that break HTTP/2 on purpose, through the whole transport over a real socket: each ends in a typed error

@@ -1,6 +1,7 @@
 #if canImport(CNghttp2) && os(Linux)
 import Foundation
 import Glibc
+import RequestKitTestSupport
 
 /// An h2c server on 127.0.0.1 that breaks the protocol on purpose: each accepted connection runs a script of raw
 /// frames (``HTTP2FrameBytes``) against the client, over a blocking socket on a thread of its own. It records what the

@@ -1,8 +1,11 @@
 import Foundation
+import RequestKitDSL
+import RequestKitModel
+import RequestKitTestSupport
 import RequestKitTesting
+import RequestKitWebSocket
 import Testing
 
-@testable import RequestKit
 @testable import RequestKitSending
 
 /// The reconnecting socket's decisions as a table on a test clock: which endings reconnect, the wait growing by the

@@ -14,11 +14,11 @@ import Darwin
 /// let (listener, port) = try LoopbackListener.open(backlog: 16)
 /// let client = accept(listener, nil, nil)
 /// ```
-enum LoopbackListener {
+package enum LoopbackListener {
     /// A socket listening on 127.0.0.1 with `backlog` places in its accept queue, and its port.
     ///
     /// - Throws: `POSIXError` when the socket cannot be made, bound or set listening; nothing is left open then.
-    static func open(backlog: Int32) throws -> (descriptor: Int32, port: Int) {
+    package static func open(backlog: Int32) throws -> (descriptor: Int32, port: Int) {
         let descriptor = streamSocket()
         guard descriptor >= 0 else { throw POSIXError(.EMFILE) }
         var address = address(port: 0)
@@ -37,7 +37,7 @@ enum LoopbackListener {
     }
 
     /// A new TCP socket over IPv4, or -1.
-    static func streamSocket() -> Int32 {
+    package static func streamSocket() -> Int32 {
         #if canImport(Darwin)
         let streamType = SOCK_STREAM
         #elseif canImport(Glibc)
@@ -49,7 +49,7 @@ enum LoopbackListener {
     }
 
     /// 127.0.0.1 at `port` (0: the kernel picks one when the socket is bound).
-    static func address(port: Int) -> sockaddr_in {
+    package static func address(port: Int) -> sockaddr_in {
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
