@@ -155,7 +155,8 @@ package enum SpawnExtensions {
     /// `posix_spawn_file_actions_addclosefrom_np` (glibc 2.34).
     package static let addCloseFrom = function("posix_spawn_file_actions_addclosefrom_np", as: AddCloseFrom.self)
     /// `posix_spawn_file_actions_addchdir_np` (glibc 2.29, macOS 10.15).
-    package static let addChangeDirectory = function("posix_spawn_file_actions_addchdir_np", as: AddChangeDirectory.self)
+    package static let addChangeDirectory = function(
+        "posix_spawn_file_actions_addchdir_np", as: AddChangeDirectory.self)
 
     package typealias AddCloseFrom = @convention(c) (Actions, Int32) -> Int32
     package typealias AddChangeDirectory = @convention(c) (Actions, UnsafePointer<CChar>) -> Int32
