@@ -214,17 +214,18 @@ let package = Package(
         // product.
         .executableTarget(name: "AutobahnClient", dependencies: ["RequestKit"]),
         // Helpers that several test targets share (child processes, raw HTTP connections, the transports the wire
-        // suites run on, counters, temporary files); never a product. Its declarations are `package`.
+        // suites run on, counters, temporary files, HTTP/2 peers); never a product. Its declarations are `package`.
         .target(
             name: "RequestKitTestSupport",
             dependencies: [
                 "RequestKitTesting", "RequestKitModel", "RequestKitFeatures", "RequestKitURLSession",
-                "RequestKitSockets", "RequestKitWebSocket", "RequestKitNativeTransport",
+                "RequestKitSockets", "RequestKitHTTP2", "RequestKitWebSocket", "RequestKitNativeTransport",
+                .target(name: "CNghttp2", condition: .when(platforms: [.linux])),
             ],
             path: "Tests/RequestKitTestSupport"),
         // A test target per library target, each importing the module it specifies (`@testable` where it reaches
-        // internals) and the public or `package` API of the layers it needs. RequestKitNativeTransportTests also holds
-        // the HTTP/2 session's tests, which share their in-memory and nghttpd peers with the transport's HTTP/2 tests.
+        // internals) and the public or `package` API of the layers it needs. The HTTP/2 session's tests that run it
+        // over a TLS stream or against nginx stay in RequestKitNativeTransportTests, beside the TLS and nginx helpers.
         // RequestKitTests is the umbrella's: behaviour through `import RequestKit` on the wire, over every transport.
         .testTarget(
             name: "RequestKitJSONTests",
@@ -264,6 +265,12 @@ let package = Package(
             name: "RequestKitConnectTests",
             dependencies: [
                 "RequestKitModel", "RequestKitConnect",
+            ]),
+        .testTarget(
+            name: "RequestKitHTTP2Tests",
+            dependencies: [
+                "RequestKitTestSupport", "RequestKitModel", "RequestKitHTTP2",
+                .target(name: "CNghttp2", condition: .when(platforms: [.linux])),
             ]),
         .testTarget(
             name: "RequestKitWebSocketTests",

@@ -3,6 +3,7 @@ import Foundation
 import RequestKitDSL
 import RequestKitModel
 import RequestKitSockets
+import RequestKitTestSupport
 import RequestKitTesting
 import Testing
 

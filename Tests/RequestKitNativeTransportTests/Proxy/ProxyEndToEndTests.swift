@@ -1,6 +1,7 @@
 import Foundation
 import RequestKitDSL
 import RequestKitSockets
+import RequestKitTestSupport
 import RequestKitTesting
 import Testing
 

@@ -3,6 +3,7 @@ import Foundation
 import RequestKitDSL
 import RequestKitModel
 import RequestKitNativeTransport
+import RequestKitTestSupport
 import Testing
 
 /// Servers that break HTTP/2 on purpose, through the whole transport over a real socket: each ends in a typed error

@@ -1,6 +1,7 @@
 #if canImport(CNghttp2) && os(Linux)
 import Foundation
 import Glibc
+import RequestKitTestSupport
 
 extension ScriptedHTTP2Server {
     /// One accepted connection of a ``ScriptedHTTP2Server``, as its script sees it: it writes raw bytes, and reads the

@@ -1,5 +1,6 @@
 #if canImport(CNghttp2)
 import Foundation
+import RequestKitTestSupport
 import Testing
 
 @testable import RequestKitHTTP2

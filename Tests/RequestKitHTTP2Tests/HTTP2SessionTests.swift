@@ -1,6 +1,7 @@
 #if canImport(CNghttp2)
 import Foundation
 import RequestKitModel
+import RequestKitTestSupport
 import Testing
 
 @testable import RequestKitHTTP2

@@ -1,5 +1,4 @@
 import Foundation
-import RequestKitTestSupport
 
 #if canImport(Glibc)
 import Glibc
@@ -12,18 +11,18 @@ import Darwin
 /// A listening socket on 127.0.0.1 with a long accept queue that it never accepts from: connections open (the
 /// kernel completes their handshakes), requests are sent, and no byte ever comes back. It needs no thread, so it
 /// does not change the process's thread count.
-final class SilentListener {
+package final class SilentListener {
     private var descriptor: Int32 = -1
     /// The port that never answers.
-    private(set) var port = 0
+    package private(set) var port = 0
 
-    init(backlog: Int32 = 1024) throws {
+    package init(backlog: Int32 = 1024) throws {
         (descriptor, port) = try LoopbackListener.open(backlog: backlog)
     }
 
     /// How many connections wait in the accept queue (Linux; -1 elsewhere): read with one system call, so a test
     /// can poll it often.
-    var pendingConnections: Int {
+    package var pendingConnections: Int {
         #if canImport(Glibc)
         var info = tcp_info()
         var length = socklen_t(MemoryLayout<tcp_info>.size)
@@ -36,7 +35,7 @@ final class SilentListener {
     }
 
     /// Closes the listener, which resets the connections still in its queue.
-    func close() {
+    package func close() {
         guard descriptor >= 0 else { return }
         #if canImport(Darwin)
         _ = Darwin.close(descriptor)

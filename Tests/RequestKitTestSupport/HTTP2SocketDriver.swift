@@ -1,9 +1,8 @@
 #if canImport(CNghttp2)
 import Foundation
 import RequestKitModel
-import RequestKitTestSupport
 
-@testable import RequestKitHTTP2
+import RequestKitHTTP2
 
 /// Drives an ``HTTP2Session`` over a blocking socket to a real server speaking h2c (prior knowledge) on 127.0.0.1:
 /// it starts the requests as the server's stream limit allows, reads every body piece at once (so the windows
@@ -13,38 +12,50 @@ import RequestKitTestSupport
 /// ```swift
 /// let run = try await offThePool { try HTTP2SocketDriver.exchange(port: port, paths: ["/a", "/b"], streamWindow: 65_535) }
 /// ```
-enum HTTP2SocketDriver {
+package enum HTTP2SocketDriver {
     /// A request to send.
-    struct Request: Sendable {
-        var method = "GET"
-        var path: String
-        var body: Data?
+    package struct Request: Sendable {
+        package var method = "GET"
+        package var path: String
+        package var body: Data?
+
+        package init(method: String = "GET", path: String, body: Data? = nil) {
+            self.method = method
+            self.path = path
+            self.body = body
+        }
     }
 
     /// What a request got.
-    struct Answer: Sendable, Equatable {
-        var status = 0
-        var headers = HTTPHeaders()
-        var body = Data()
+    package struct Answer: Sendable, Equatable {
+        package var status = 0
+        package var headers = HTTPHeaders()
+        package var body = Data()
+
+        package init(status: Int = 0, headers: HTTPHeaders = HTTPHeaders(), body: Data = Data()) {
+            self.status = status
+            self.headers = headers
+            self.body = body
+        }
     }
 
     /// What a run saw.
-    struct Run: Sendable {
-        var answers: [String: Answer] = [:]
-        var connections = 0
-        var retries = 0
-        var maxConcurrentStreams = 0
-        var mostOpenAtOnce = 0
-        var failures: [String] = []
+    package struct Run: Sendable {
+        package var answers: [String: Answer] = [:]
+        package var connections = 0
+        package var retries = 0
+        package var maxConcurrentStreams = 0
+        package var mostOpenAtOnce = 0
+        package var failures: [String] = []
     }
 
     /// GETs `paths`.
-    static func exchange(port: Int, paths: [String], streamWindow: Int) throws -> Run {
+    package static func exchange(port: Int, paths: [String], streamWindow: Int) throws -> Run {
         try exchange(port: port, requests: paths.map { Request(path: $0) }, streamWindow: streamWindow)
     }
 
     /// Sends `requests`, each answer kept under its path.
-    static func exchange(port: Int, requests: [Request], streamWindow: Int) throws -> Run {
+    package static func exchange(port: Int, requests: [Request], streamWindow: Int) throws -> Run {
         var run = Run()
         var pending = requests
         while !pending.isEmpty, run.connections < 10 {

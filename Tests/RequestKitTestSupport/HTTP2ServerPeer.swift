@@ -8,21 +8,21 @@ import RequestKitModel
 /// The server side of an HTTP/2 connection in memory (nghttp2's server session), for tests of ``HTTP2Session``: it
 /// records the requests it receives and answers as a test tells it to. No socket: ``exchange(with:)`` carries the
 /// bytes between the two sides.
-final class HTTP2ServerPeer {
+package final class HTTP2ServerPeer {
     /// A request as the server received it.
-    struct Received: Equatable {
-        var fields: [HTTPHeader] = []
-        var body = Data()
-        var ended = false
-        var resetCode: UInt32?
+    package struct Received: Equatable {
+        package var fields: [HTTPHeader] = []
+        package var body = Data()
+        package var ended = false
+        package var resetCode: UInt32?
     }
 
-    private(set) var requests: [Int32: Received] = [:]
+    package private(set) var requests: [Int32: Received] = [:]
     private var bodies: [Int32: (bytes: Data, sent: Int, trailers: [HTTPHeader])] = [:]
     private var session: OpaquePointer?
 
     /// A server that sends its `SETTINGS` (with `settings`, as nghttp2 settings ids and values) first.
-    init(settings: [(Int32, UInt32)] = []) {
+    package init(settings: [(Int32, UInt32)] = []) {
         var callbacks: OpaquePointer?
         nghttp2_session_callbacks_new(&callbacks)
         defer { nghttp2_session_callbacks_del(callbacks) }
@@ -61,7 +61,7 @@ final class HTTP2ServerPeer {
     deinit { nghttp2_session_del(session) }
 
     /// Answers `stream` with `status`, `headers`, then `body` (when given) and `trailers` (when given).
-    func respond(
+    package func respond(
         _ stream: Int32, status: Int, headers: [HTTPHeader] = [], body: Data? = nil, trailers: [HTTPHeader] = []
     ) {
         let fields = [HTTPHeader(name: ":status", value: String(status))] + headers
@@ -97,7 +97,7 @@ final class HTTP2ServerPeer {
     }
 
     /// Sends an interim response on `stream` (a 1xx head without an end).
-    func inform(_ stream: Int32, status: Int) {
+    package func inform(_ stream: Int32, status: Int) {
         HTTP2Session.withFields([HTTPHeader(name: ":status", value: String(status))]) {
             _ = nghttp2_submit_headers(
                 session, UInt8(NGHTTP2_FLAG_NONE.rawValue), stream, nil, $0.baseAddress, $0.count, nil)
@@ -105,17 +105,17 @@ final class HTTP2ServerPeer {
     }
 
     /// Resets `stream` with `code`.
-    func reset(_ stream: Int32, code: HTTP2ErrorCode) {
+    package func reset(_ stream: Int32, code: HTTP2ErrorCode) {
         nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), stream, code.rawValue)
     }
 
     /// Sends `GOAWAY` with `lastStreamID` and `code`.
-    func goAway(lastStreamID: Int32, code: HTTP2ErrorCode) {
+    package func goAway(lastStreamID: Int32, code: HTTP2ErrorCode) {
         nghttp2_submit_goaway(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), lastStreamID, code.rawValue, nil, 0)
     }
 
     /// Takes the client's bytes.
-    func receive(_ bytes: [UInt8]) {
+    package func receive(_ bytes: [UInt8]) {
         bytes.withUnsafeBufferPointer { buffer in
             guard let start = buffer.baseAddress else { return }
             _ = nghttp2_session_mem_recv(session, start, buffer.count)
@@ -123,7 +123,7 @@ final class HTTP2ServerPeer {
     }
 
     /// The server's bytes to send.
-    func outgoing() -> [UInt8] {
+    package func outgoing() -> [UInt8] {
         var bytes: [UInt8] = []
         while true {
             var chunk: UnsafePointer<UInt8>?
@@ -135,7 +135,7 @@ final class HTTP2ServerPeer {
     }
 
     /// Carries bytes both ways until neither side has any to send; returns what the client made of them.
-    func exchange(with client: HTTP2Session) -> [HTTP2Session.Output] {
+    package func exchange(with client: HTTP2Session) -> [HTTP2Session.Output] {
         var outputs: [HTTP2Session.Output] = []
         while true {
             let fromClient = client.outgoing()

@@ -6,19 +6,19 @@
 ///     + HTTP2FrameBytes.headersFrame(stream: 1, block: HTTP2FrameBytes.status200, endStream: true)
 /// print(HTTP2FrameBytes.goAwayCodes(in: client.outgoing()))  // [1] after a PROTOCOL_ERROR
 /// ```
-enum HTTP2FrameBytes {
-    static let data: UInt8 = 0x0
-    static let headers: UInt8 = 0x1
-    static let rstStream: UInt8 = 0x3
-    static let settings: UInt8 = 0x4
-    static let ping: UInt8 = 0x6
-    static let goAway: UInt8 = 0x7
-    static let continuation: UInt8 = 0x9
-    static let endStream: UInt8 = 0x1
-    static let endHeaders: UInt8 = 0x4
+package enum HTTP2FrameBytes {
+    package static let data: UInt8 = 0x0
+    package static let headers: UInt8 = 0x1
+    package static let rstStream: UInt8 = 0x3
+    package static let settings: UInt8 = 0x4
+    package static let ping: UInt8 = 0x6
+    package static let goAway: UInt8 = 0x7
+    package static let continuation: UInt8 = 0x9
+    package static let endStream: UInt8 = 0x1
+    package static let endHeaders: UInt8 = 0x4
 
     /// A frame: its 9-byte header, then `payload`.
-    static func frame(_ type: UInt8, flags: UInt8 = 0, stream: UInt32 = 0, payload: [UInt8] = []) -> [UInt8] {
+    package static func frame(_ type: UInt8, flags: UInt8 = 0, stream: UInt32 = 0, payload: [UInt8] = []) -> [UInt8] {
         let length = UInt32(payload.count)
         return [
             UInt8(truncatingIfNeeded: length >> 16), UInt8(truncatingIfNeeded: length >> 8),
@@ -28,7 +28,7 @@ enum HTTP2FrameBytes {
     }
 
     /// A `SETTINGS` frame with `entries` (id, value): the server's preface when it is the first.
-    static func settingsFrame(_ entries: [(UInt16, UInt32)] = []) -> [UInt8] {
+    package static func settingsFrame(_ entries: [(UInt16, UInt32)] = []) -> [UInt8] {
         frame(
             settings,
             payload: entries.flatMap {
@@ -37,22 +37,22 @@ enum HTTP2FrameBytes {
     }
 
     /// A `HEADERS` frame on `stream` carrying `block` whole.
-    static func headersFrame(stream: UInt32, block: [UInt8], endStream: Bool = false) -> [UInt8] {
+    package static func headersFrame(stream: UInt32, block: [UInt8], endStream: Bool = false) -> [UInt8] {
         frame(headers, flags: endHeaders | (endStream ? Self.endStream : 0), stream: stream, payload: block)
     }
 
     /// `:status: 200`, from HPACK's static table.
-    static let status200: [UInt8] = [0x88]
+    package static let status200: [UInt8] = [0x88]
 
     /// A field as an HPACK literal without indexing, its name and value as they are (each shorter than 127 bytes).
-    static func literal(_ name: String, _ value: String) -> [UInt8] {
+    package static func literal(_ name: String, _ value: String) -> [UInt8] {
         let name = Array(name.utf8)
         let value = Array(value.utf8)
         return [0x00, UInt8(name.count)] + name + [UInt8(value.count)] + value
     }
 
     /// The error codes of the `GOAWAY` frames among the whole frames of `bytes` (which begin at a frame's start).
-    static func goAwayCodes(in bytes: [UInt8]) -> [UInt32] {
+    package static func goAwayCodes(in bytes: [UInt8]) -> [UInt32] {
         var codes: [UInt32] = []
         var offset = 0
         while offset + 9 <= bytes.count {
