@@ -292,6 +292,11 @@ let package = Package(
             ],
             exclude: ["Proxy/Data"]),
         .testTarget(
+            name: "RequestKitPipelineTests",
+            dependencies: [
+                "RequestKitTesting", "RequestKitModel", "RequestKitDSL", "RequestKitFeatures", "RequestKitPipeline",
+            ]),
+        .testTarget(
             name: "RequestKitSendingTests",
             dependencies: [
                 "RequestKitTesting", "RequestKitTestSupport", "RequestKitModel", "RequestKitDSL", "RequestKitWebSocket",
@@ -324,13 +329,14 @@ let package = Package(
                 "RequestKit", "RequestKitTesting", "RequestKitTestSupport", "RequestKitModel", "RequestKitWebSocket",
             ]),
         .testTarget(name: "InteropTests", dependencies: ["RequestKit"]),
+        .testTarget(name: "RequestKitConventionsTests", dependencies: ["RequestKitConventions"]),
         // The integrations' tests, against each library's own test doubles; each file is empty unless its trait is
         // enabled (`bash Scripts/test-traits.sh`).
         .testTarget(
             name: "IntegrationTests",
             dependencies: [
-                "RequestKit", "RequestKitTesting", "RequestKitConventions", "RequestKitLogging", "RequestKitMetrics",
-                "RequestKitTracing", "RequestKitHTTPTypes", "RequestKitOpenAPI", "RequestKitServiceLifecycle",
+                "RequestKit", "RequestKitTesting", "RequestKitLogging", "RequestKitMetrics", "RequestKitTracing",
+                "RequestKitHTTPTypes", "RequestKitOpenAPI", "RequestKitServiceLifecycle",
                 .product(
                     name: "Logging", package: "swift-log", condition: .when(traits: ["Logging", "ServiceLifecycle"])),
                 .product(name: "InMemoryLogging", package: "swift-log", condition: .when(traits: ["Logging"])),
