@@ -113,7 +113,8 @@ struct TransportSample {
 
     /// Sends `tasks × requestsPerTask` requests, `tasks` at a time, and times them.
     static func measure(
-        _ url: URL, _ transport: any Transport, direct: Bool, tasks: Int, requestsPerTask: Int
+        _ url: URL, _ transport: any Transport, direct: Bool, tasks: Int, requestsPerTask: Int,
+        executor: (any TaskExecutor)? = nil
     ) -> TransportSample {
         let total = tasks * requestsPerTask
         let cpuBefore = processCPUSeconds()
@@ -121,7 +122,7 @@ struct TransportSample {
         let failures = runBlocking {
             await withTaskGroup(of: Int.self) { group in
                 for _ in 0..<tasks {
-                    group.addTask {
+                    group.addTask(executorPreference: executor) {
                         var failures = 0
                         for _ in 0..<requestsPerTask {
                             let response =
@@ -207,6 +208,7 @@ private func wrkRequestsPerSecond(_ url: URL, threads: Int, connections: Int) ->
 /// `REQUESTKIT_BENCH_H2_URL` (nginx with `http2`, which ALPN picks) trusting the same; prints requests/s and CPU µs
 /// per request of each second, and how many requests were sent in all (for `strace -c -f`'s counts). With `nopoll` the transport never looks for a response itself
 /// (``NativeTransport/Configuration/responsePollWindow`` 0), so that instruction counts do not depend on timing.
+/// With `onloop` the tasks run with the transport's ``NativeTransport/taskExecutor`` preferred, on its event loop.
 ///
 /// ```sh
 /// perf record -g .build/release/Benchmarks transport-profile 16 10
@@ -214,7 +216,8 @@ private func wrkRequestsPerSecond(_ url: URL, threads: Int, connections: Int) ->
 /// strace -c -f .build/release/Benchmarks transport-profile 1 5 h2
 /// ```
 func runTransportProfile(
-    tasks: Int, seconds: Int, direct: Bool, https: Bool, h2: Bool = false, poll: Bool = true, metrics: Bool = true
+    tasks: Int, seconds: Int, direct: Bool, https: Bool, h2: Bool = false, poll: Bool = true, metrics: Bool = true,
+    onLoop: Bool = false
 ) {
     let environment = ProcessInfo.processInfo.environment
     let variable = h2 ? "REQUESTKIT_BENCH_H2_URL" : https ? "REQUESTKIT_BENCH_HTTPS_URL" : "REQUESTKIT_BENCH_URL"
@@ -235,7 +238,8 @@ func runTransportProfile(
     for _ in 0..<max(seconds, 1) {
         samples.append(
             TransportSample.measure(
-                url, transport, direct: direct, tasks: tasks, requestsPerTask: perSecond / max(tasks, 1)))
+                url, transport, direct: direct, tasks: tasks, requestsPerTask: perSecond / max(tasks, 1),
+                executor: onLoop ? transport.taskExecutor : nil))
     }
     for sample in samples {
         print(

@@ -79,10 +79,10 @@ func runWebSocketBenchmarks() {
 /// `result client=RequestKit sockets=… kind=… messages=… seconds=… cpu=… bytes=… wrong=…`, the line
 /// websocket-kit's peer and `Scripts/websocket-echo-client.py` print too.
 func runWebSocketEcho(_ options: [String]) {
-    guard options.count == 4, let sockets = Int(options[1]), sockets > 0, let seconds = Double(options[2]),
-        options[3] == "text" || options[3] == "binary"
+    guard options.count == 4 || (options.count == 5 && options[4] == "onloop"), let sockets = Int(options[1]),
+        sockets > 0, let seconds = Double(options[2]), options[3] == "text" || options[3] == "binary"
     else {
-        print("usage: Benchmarks websocket-echo <ws url> <sockets> <seconds> text|binary")
+        print("usage: Benchmarks websocket-echo <ws url> <sockets> <seconds> text|binary [onloop]")
         exit(2)
     }
     let url = options[0]
@@ -91,6 +91,8 @@ func runWebSocketEcho(_ options: [String]) {
         kind == "text" ? .text("0123456789abcdef0123456789abcdef") : .binary(Data(repeating: 0x5a, count: 1 << 20))
     let messageBytes = kind == "text" ? 32 : 1 << 20
     let tally = EchoTally()
+    // `onloop`: each socket's task runs on the transport's event loop, which resumes it where the echo is read.
+    let executor = options.count == 5 ? NativeTransport.shared.taskExecutor : nil
     let line = runBlocking { () async -> String in
         var opened: [WebSocket.Socket] = []
         do {
@@ -100,7 +102,9 @@ func runWebSocketEcho(_ options: [String]) {
             return "result client=RequestKit error=\(description)"
         }
         let runners = opened.map { socket in
-            Task { await echo(message, expecting: messageBytes, on: socket, tally: tally) }
+            Task(executorPreference: executor) {
+                await echo(message, expecting: messageBytes, on: socket, tally: tally)
+            }
         }
         try? await Task.sleep(for: .milliseconds(500))
         let countBefore = tally.echoes

@@ -55,7 +55,7 @@ if arguments.contains("--help") || arguments.contains("-h") {
     print("usage: Benchmarks [suite ...]   (no suite: every one)")
     print("       Benchmarks json-parse-round [file ...]")
     print("       Benchmarks codable-profile decode|encode|parse|foundation [rounds] [twitter|citm_catalog|canada]")
-    print("       Benchmarks transport-profile [tasks] [seconds] [direct] [https|h2] [nopoll] [nometrics]")
+    print("       Benchmarks transport-profile [tasks] [seconds] [direct] [https|h2] [nopoll] [nometrics] [onloop]")
     print("       Benchmarks cache-profile [hits] [build]")
     print("       Benchmarks websocket-echo <ws url> <sockets> <seconds> text|binary\n\nsuites:")
     for suite in suites { print("  \(suite.name.padding(toLength: 10, withPad: " ", startingAt: 0))\(suite.summary)") }
@@ -89,7 +89,7 @@ case "transport-profile":
     runTransportProfile(
         tasks: numbers.first ?? 1, seconds: numbers.dropFirst().first ?? 5, direct: options.contains("direct"),
         https: options.contains("https"), h2: options.contains("h2"), poll: !options.contains("nopoll"),
-        metrics: !options.contains("nometrics"))
+        metrics: !options.contains("nometrics"), onLoop: options.contains("onloop"))
     exit(0)
 default:
     break

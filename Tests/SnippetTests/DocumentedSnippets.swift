@@ -276,14 +276,31 @@ enum DocumentedCode {
 
     // Sources/RequestKit/RequestKit.docc/ChoosingATransport.md, block 2
     static func snippetChoosingATransport2() async throws {
+        let transport = NativeTransport.shared
+        if let executor = transport.taskExecutor {
+            try await withTaskExecutorPreference(executor) {
+                for id in 1...100 {
+                    let todo = try await Request {
+                        Url("http://127.0.0.1:8080/todos/\(id)")
+                        Using(transport)
+                    }.json()
+                    print(todo.title.string ?? "")
+                }
+            }
+        }
+        _ = transport
+    }
+
+    // Sources/RequestKit/RequestKit.docc/ChoosingATransport.md, block 3
+    static func snippetChoosingATransport3() async throws {
         let sidecar = NativeTransport { $0.http2 = .priorKnowledge(for: ["127.0.0.1:8080"]) }   // h2c to that server
         let classic = NativeTransport { $0.http2 = .disabled }                                  // HTTP/1.1 everywhere
         _ = sidecar
         _ = classic
     }
 
-    // Sources/RequestKit/RequestKit.docc/ChoosingATransport.md, block 3
-    static func snippetChoosingATransport3() async throws {
+    // Sources/RequestKit/RequestKit.docc/ChoosingATransport.md, block 4
+    static func snippetChoosingATransport4() async throws {
         let proxied = NativeTransport {
             let password = ProcessInfo.processInfo.environment["PROXY_PASSWORD"] ?? ""
             $0.proxy = .http(host: "proxy.internal", port: 3128, credentials: .init(user: "ci", password: password),
@@ -292,8 +309,8 @@ enum DocumentedCode {
         _ = proxied
     }
 
-    // Sources/RequestKit/RequestKit.docc/ChoosingATransport.md, block 4
-    static func snippetChoosingATransport4() async throws {
+    // Sources/RequestKit/RequestKit.docc/ChoosingATransport.md, block 5
+    static func snippetChoosingATransport5() async throws {
         var connecting = NativeTransport.Configuration()
         connecting.dnsOverrides = try DNSOverrides(["staging.example.com:443:192.0.2.7"])
         if let docker = URL(string: "http://docker") {
@@ -2174,17 +2191,31 @@ let transport = NativeTransport {
 }
 """#),
     DocumentedSnippet(document: "Sources/RequestKit/RequestKit.docc/ChoosingATransport.md", index: 2, code: #"""
+let transport = NativeTransport.shared
+if let executor = transport.taskExecutor {
+    try await withTaskExecutorPreference(executor) {
+        for id in 1...100 {
+            let todo = try await Request {
+                Url("http://127.0.0.1:8080/todos/\(id)")
+                Using(transport)
+            }.json()
+            print(todo.title.string ?? "")
+        }
+    }
+}
+"""#),
+    DocumentedSnippet(document: "Sources/RequestKit/RequestKit.docc/ChoosingATransport.md", index: 3, code: #"""
 let sidecar = NativeTransport { $0.http2 = .priorKnowledge(for: ["127.0.0.1:8080"]) }   // h2c to that server
 let classic = NativeTransport { $0.http2 = .disabled }                                  // HTTP/1.1 everywhere
 """#),
-    DocumentedSnippet(document: "Sources/RequestKit/RequestKit.docc/ChoosingATransport.md", index: 3, code: #"""
+    DocumentedSnippet(document: "Sources/RequestKit/RequestKit.docc/ChoosingATransport.md", index: 4, code: #"""
 let proxied = NativeTransport {
     let password = ProcessInfo.processInfo.environment["PROXY_PASSWORD"] ?? ""
     $0.proxy = .http(host: "proxy.internal", port: 3128, credentials: .init(user: "ci", password: password),
                      excluding: "localhost,.internal")
 }
 """#),
-    DocumentedSnippet(document: "Sources/RequestKit/RequestKit.docc/ChoosingATransport.md", index: 4, code: #"""
+    DocumentedSnippet(document: "Sources/RequestKit/RequestKit.docc/ChoosingATransport.md", index: 5, code: #"""
 var connecting = NativeTransport.Configuration()
 connecting.dnsOverrides = try DNSOverrides(["staging.example.com:443:192.0.2.7"])
 if let docker = URL(string: "http://docker") {

@@ -199,12 +199,21 @@ package final class EventLoop: @unchecked Sendable {
         var readyCount = 0
         readiness.wait(timeout: hasQueued ? 0 : wait) { descriptor, readable, writable in
             guard let registration = registrations[descriptor], !registration.interest.isEmpty else { return }
+            // Awake now: work a handler hands over (a task it resumes) is found before the loop waits again.
+            if readyCount == 0, blocking { lock.withLock { isWaitingForReadiness = false } }
             readyCount += 1
             registration.handler.descriptorIsReady(descriptor, readable: readable, writable: writable)
         }
         lock.withLock { isWaitingForReadiness = reportsWaiting && !blocking }
         let due = timers.due(at: clock.now())
         for action in due { action() }
-        return !tasks.isEmpty || readyCount > 0 || !due.isEmpty
+        // Work the handlers and timers handed over (a task they resumed) runs now, rather than after another look
+        // at readiness; work that hands over more waits for the next turn.
+        let handedOver: [() -> Void] = lock.withLock {
+            defer { queued = [] }
+            return queued
+        }
+        for task in handedOver { task() }
+        return !tasks.isEmpty || readyCount > 0 || !due.isEmpty || !handedOver.isEmpty
     }
 }

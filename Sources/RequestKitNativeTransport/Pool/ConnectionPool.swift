@@ -41,7 +41,7 @@ final class ConnectionPool: @unchecked Sendable {
     private let connectTimeout: Double
     /// The connections' ``HTTP1Connection`` poll window.
     private let pollWindow: UInt64
-    private let group: EventLoopGroup
+    let group: EventLoopGroup
     /// The system calls connectors make: the one place where plain TCP could become TLS.
     private let dialer: any SocketDialer
     /// Where connectors get the hosts' addresses.
@@ -128,10 +128,11 @@ final class ConnectionPool: @unchecked Sendable {
 
     /// Runs `job` on a connection with room, a new one when its host is under the limit, or the next one released.
     ///
-    /// - Parameter inline: Whether the caller (an awaiting task, never a loop) may write the request on an idle
-    ///   connection itself (``HTTP1Connection/runInline(_:polls:)``, or ``HTTP2Connection/runInline(_:)`` on an
-    ///   HTTP/2 connection with no stream open) instead of handing it to the connection's loop, which it does when
-    ///   that loop is waiting for readiness.
+    /// - Parameter inline: Whether the caller is an awaiting task, outside every connection's step: it may write the
+    ///   request on an idle connection itself (``HTTP1Connection/runInline(_:polls:)``, or
+    ///   ``HTTP2Connection/runInline(_:)`` on an HTTP/2 connection with no stream open) instead of handing it to the
+    ///   connection's loop, which it does when that loop is waiting for readiness; a task that runs on the
+    ///   connection's loop (the loop its executor) starts the job at once, on any connection.
     func submit(_ job: RequestJob, inline: Bool = false) {
         if job.wasCancelled {
             job.finish(.cancelled)
@@ -172,6 +173,8 @@ final class ConnectionPool: @unchecked Sendable {
         case .run(_, let isAlone):
             guard let connection else { return job.finish(.failed(Self.lostConnection, wasReused: false)) }
             job.assign(connection)
+            // A task that runs on the connection's loop (its executor preferred) starts the job where it is.
+            if inline, connection.loop.isCurrent { return connection.runOnLoop(job) }
             guard case .http1(let serial) = connection else {
                 #if canImport(CNghttp2)
                 // On a multiplexed connection with no stream open, the task writes its request itself while the

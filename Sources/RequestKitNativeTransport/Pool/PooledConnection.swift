@@ -49,6 +49,18 @@ enum PooledConnection: Sendable {
         }
     }
 
+    /// Starts `job` on it from the loop's own thread, at once: the caller is a task that runs on the loop (its
+    /// executor preferred), outside every connection's step.
+    func runOnLoop(_ job: RequestJob) {
+        switch self {
+        case .connecting: run(job)
+        case .http1(let connection): connection.run(job)
+        #if canImport(CNghttp2)
+        case .http2(let connection): connection.run(job)
+        #endif
+        }
+    }
+
     /// Starts `job` on it, on its loop.
     func run(_ job: RequestJob) {
         switch self {
