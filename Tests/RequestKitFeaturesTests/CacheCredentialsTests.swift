@@ -1,10 +1,9 @@
 import Foundation
 import RequestKitDSL
+import RequestKitFeatures
 import RequestKitModel
 import RequestKitTesting
 import Testing
-
-@testable import RequestKitFeatures
 
 /// A cache given to one client that serves many users: by default each response to a request with credentials is
 /// kept for those credentials alone (by a digest of them), so no user is answered with another's response.

@@ -1,12 +1,11 @@
 import Foundation
 import RequestKitDSL
+import RequestKitFeatures
 import RequestKitModel
 import RequestKitNativeTransport
 import RequestKitTestSupport
 import RequestKitTesting
 import Testing
-
-@testable import RequestKitFeatures
 
 @Suite("ResponseCache and streamed bodies: stored as the caller reads them, nothing from a body not read whole")
 struct CacheStreamingTests {

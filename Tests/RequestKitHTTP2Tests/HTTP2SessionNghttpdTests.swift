@@ -3,7 +3,7 @@ import Foundation
 import RequestKitTestSupport
 import Testing
 
-@testable import RequestKitHTTP2
+import RequestKitHTTP2
 
 /// ``HTTP2Session`` against nghttpd (Debian's nghttp2-server), speaking h2c on a free port of 127.0.0.1, driven by
 /// ``HTTP2SocketDriver``: an upload echoed back under small windows both ways, padded frames, and a server configured

@@ -1,8 +1,7 @@
 import Foundation
+import RequestKitConnect
+import RequestKitModel
 import Testing
-
-@testable import RequestKitConnect
-@testable import RequestKitModel
 
 /// The DNS cache on time the test passes in: TTLs within a floor and a ceiling, failures kept briefly, one query
 /// per name at a time. Nothing sleeps.

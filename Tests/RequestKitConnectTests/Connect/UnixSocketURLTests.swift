@@ -1,8 +1,7 @@
 import Foundation
+import RequestKitConnect
+import RequestKitModel
 import Testing
-
-@testable import RequestKitConnect
-@testable import RequestKitModel
 
 /// `http+unix://` URLs, socket routes and `sockaddr_un` addresses: parsed and checked with typed errors, never cut
 /// short.

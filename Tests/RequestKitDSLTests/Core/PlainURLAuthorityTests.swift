@@ -1,8 +1,7 @@
 import Foundation
+import RequestKitDSL
 import RequestKitModel
 import Testing
-
-@testable import RequestKitDSL
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking

@@ -1,6 +1,5 @@
+import RequestKitModel
 import Testing
-
-@testable import RequestKitModel
 
 /// The character rules of RFC 9110 that names, methods and header comparisons rely on.
 @Suite("HTTP syntax")

@@ -1,12 +1,11 @@
 import Foundation
+import RequestKitDSL
 import RequestKitJSON
 import RequestKitModel
+import RequestKitNativeTransport
 import RequestKitTestSupport
 import RequestKitTesting
 import Testing
-
-@testable import RequestKitDSL
-@testable import RequestKitNativeTransport
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking

@@ -2,12 +2,11 @@ import Foundation
 import RequestKitDSL
 import RequestKitJSON
 import RequestKitModel
+import RequestKitNativeTransport
 import RequestKitTestSupport
 import RequestKitTesting
 import RequestKitURLSession
 import Testing
-
-@testable import RequestKitNativeTransport
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking

@@ -1,10 +1,9 @@
 import Foundation
 import RequestKitDSL
 import RequestKitModel
+import RequestKitNativeTransport
 import RequestKitTestSupport
 import Testing
-
-@testable import RequestKitNativeTransport
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking

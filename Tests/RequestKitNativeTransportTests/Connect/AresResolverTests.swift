@@ -2,9 +2,9 @@
 import Foundation
 import Testing
 
-@testable import RequestKitConnect
-@testable import RequestKitModel
-@testable import RequestKitNativeTransport
+import RequestKitConnect
+import RequestKitModel
+import RequestKitNativeTransport
 
 /// The system resolver (c-ares) on the native transport's event loop, against a scripted DNS server on
 /// 127.0.0.1: the records and TTLs it answers, its failures, a late answer, no answer, and `/etc/hosts`.

@@ -4,8 +4,8 @@ import RequestKitModel
 import RequestKitTestSupport
 import Testing
 
-@testable import RequestKitConnect
-@testable import RequestKitNativeTransport
+import RequestKitConnect
+import RequestKitNativeTransport
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking

@@ -2,9 +2,9 @@
 import Foundation
 import Testing
 
-@testable import RequestKitConnect
-@testable import RequestKitModel
-@testable import RequestKitNativeTransport
+import RequestKitConnect
+import RequestKitModel
+import RequestKitNativeTransport
 
 extension NamespaceTests {
     /// The system resolver against a real DNS server (dnsmasq) on the namespace test host, which logs every query.

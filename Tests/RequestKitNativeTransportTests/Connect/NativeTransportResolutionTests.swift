@@ -3,9 +3,9 @@ import Foundation
 import RequestKitModel
 import Testing
 
-@testable import RequestKitConnect
-@testable import RequestKitNativeTransport
-@testable import RequestKitTesting
+import RequestKitConnect
+import RequestKitNativeTransport
+import RequestKitTesting
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking

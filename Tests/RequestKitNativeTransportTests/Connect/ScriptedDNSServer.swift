@@ -3,7 +3,7 @@ import Foundation
 import Glibc
 import RequestKitModel
 
-@testable import RequestKitNativeTransport
+import RequestKitNativeTransport
 
 /// A DNS server on a UDP port of 127.0.0.1 that answers `A` and `AAAA` queries as scripted: addresses with a TTL,
 /// late, never, or with an error code. It counts the queries it gets per name and type. One thread serves it with

@@ -9,7 +9,7 @@ import RequestKitTesting
 import RequestKitURLSession
 import Testing
 
-@testable import RequestKitNativeTransport
+import RequestKitNativeTransport
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking

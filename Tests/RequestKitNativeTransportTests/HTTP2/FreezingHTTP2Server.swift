@@ -3,7 +3,7 @@ import Foundation
 import Glibc
 import RequestKitTestSupport
 
-@testable import RequestKitHTTP2
+import RequestKitHTTP2
 
 /// An h2c server on 127.0.0.1 (nghttp2's server session, ``HTTP2ServerPeer``, over blocking sockets on a thread of its
 /// own) that answers every request with `200` and `ok`, except that its first connection goes silent after its first

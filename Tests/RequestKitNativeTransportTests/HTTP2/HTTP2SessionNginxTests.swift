@@ -3,7 +3,7 @@ import Foundation
 import RequestKitTestSupport
 import Testing
 
-@testable import RequestKitHTTP2
+import RequestKitHTTP2
 
 /// ``HTTP2Session`` against a real HTTP/2 server: nginx from Debian speaking h2c (prior knowledge) on a free port of
 /// 127.0.0.1, driven by ``HTTP2SocketDriver``.

@@ -1,10 +1,9 @@
 import Foundation
+import RequestKitDSL
 import RequestKitModel
+import RequestKitNativeTransport
 import RequestKitTesting
 import Testing
-
-@testable import RequestKitDSL
-@testable import RequestKitNativeTransport
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking

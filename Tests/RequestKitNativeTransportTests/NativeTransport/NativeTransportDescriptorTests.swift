@@ -1,9 +1,8 @@
 import Foundation
+import RequestKitNativeTransport
 import RequestKitTestSupport
 import RequestKitTesting
 import Testing
-
-@testable import RequestKitNativeTransport
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking

@@ -1,10 +1,9 @@
 import Foundation
 import RequestKitModel
+import RequestKitNativeTransport
 import RequestKitTestSupport
 import RequestKitTesting
 import Testing
-
-@testable import RequestKitNativeTransport
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking

@@ -1,12 +1,11 @@
 import Foundation
 import RequestKitDSL
+import RequestKitModel
+import RequestKitNativeTransport
 import RequestKitSockets
 import RequestKitTestSupport
 import RequestKitTesting
 import Testing
-
-@testable import RequestKitModel
-@testable import RequestKitNativeTransport
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking

@@ -4,8 +4,8 @@ import RequestKitDSL
 import RequestKitTesting
 import Testing
 
-@testable import RequestKitModel
-@testable import RequestKitNativeTransport
+import RequestKitModel
+import RequestKitNativeTransport
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking

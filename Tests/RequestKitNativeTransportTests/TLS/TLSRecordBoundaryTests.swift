@@ -7,7 +7,7 @@ import RequestKitTestSupport
 import RequestKitTesting
 import Testing
 
-@testable import RequestKitNativeTransport
+import RequestKitNativeTransport
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking

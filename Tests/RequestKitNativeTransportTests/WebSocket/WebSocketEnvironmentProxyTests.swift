@@ -1,12 +1,11 @@
 import Foundation
 import RequestKitDSL
 import RequestKitModel
+import RequestKitNativeTransport
 import RequestKitSockets
 import RequestKitTesting
 import RequestKitWebSocket
 import Testing
-
-@testable import RequestKitNativeTransport
 
 /// A WebSocket takes its proxy from the environment as a request does (the transport's one reader of `http_proxy`,
 /// `https_proxy`, `all_proxy` and `no_proxy`, with curl's rule: `ws://` as `http://`, `wss://` as `https://`), tried

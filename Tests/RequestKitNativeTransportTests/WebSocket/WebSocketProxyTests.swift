@@ -1,12 +1,11 @@
 import Foundation
 import RequestKitDSL
 import RequestKitModel
+import RequestKitNativeTransport
 import RequestKitSockets
 import RequestKitTesting
 import RequestKitWebSocket
 import Testing
-
-@testable import RequestKitNativeTransport
 
 /// `WebSocket { … }.connect()` through proxies on 127.0.0.1 to TestServer's echo route: tinyproxy (an HTTP proxy,
 /// `CONNECT` with Basic authentication), microsocks (SOCKS5 with a user name and password) and an `https` proxy

@@ -3,7 +3,7 @@ import Foundation
 import RequestKitModel
 import Testing
 
-@testable import RequestKitSockets
+import RequestKitSockets
 
 /// A ``ByteStream`` without a socket: it records what is written to it and answers reads as it is told.
 private final class ScriptedStream: ByteStream {

@@ -2,9 +2,8 @@ import Foundation
 import RequestKitDSL
 import RequestKitJSON
 import RequestKitModel
+import RequestKitTesting
 import Testing
-
-@testable import RequestKitTesting
 
 @Suite("Recording: a HAR exported from a browser replays, and every cassette has HAR 1.2's structure")
 struct BrowserHARTests {

@@ -2,8 +2,7 @@ import Foundation
 import RequestKitModel
 import RequestKitTestSupport
 import RequestKitTesting
-
-@testable import RequestKitWebSocket
+import RequestKitWebSocket
 
 /// A WebSocket client written by hand over a ``RawHTTPConnection``, for TestServer's WebSocket tests: the upgrade
 /// request built by ``WebSocketHandshake`` and its answer checked by it, then whole frames written and read as

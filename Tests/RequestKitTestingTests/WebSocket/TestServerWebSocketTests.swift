@@ -1,9 +1,8 @@
 import Foundation
 import RequestKitTestSupport
 import RequestKitTesting
+import RequestKitWebSocket
 import Testing
-
-@testable import RequestKitWebSocket
 
 /// TestServer speaking WebSocket: the upgrade, the echo route, scripted routes and the hostile ones, driven by a
 /// client written by hand whose frames a client-side state machine reads.

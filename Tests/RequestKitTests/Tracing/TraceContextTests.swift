@@ -1,8 +1,7 @@
 import Foundation
+import RequestKit
 import RequestKitTesting
 import Testing
-
-@testable import RequestKit
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking

@@ -1,8 +1,7 @@
 import Foundation
+import RequestKit
 import RequestKitTesting
 import Testing
-
-@testable import RequestKit
 
 /// `WebSocket { … }.connect()` end to end against TestServer's WebSocket routes on 127.0.0.1: the handshake as the
 /// server saw it, messages both ways (plain and compressed), the closing handshake both ways, a refused handshake,

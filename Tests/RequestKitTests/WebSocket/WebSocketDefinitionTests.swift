@@ -1,8 +1,7 @@
 import Foundation
 import RequestKit
+import RequestKitWebSocket
 import Testing
-
-@testable import RequestKitWebSocket
 
 /// The public vocabulary: a socket's definition and its check, subprotocols, the configuration's bounds, close
 /// codes, messages, and what a WebSocket error says.

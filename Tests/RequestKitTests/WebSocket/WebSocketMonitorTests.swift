@@ -1,9 +1,8 @@
 import Foundation
+import RequestKit
 import RequestKitTestSupport
 import RequestKitTesting
 import Testing
-
-@testable import RequestKit
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking

@@ -1,8 +1,7 @@
 import Foundation
+import RequestKit
 import RequestKitTesting
 import Testing
-
-@testable import RequestKit
 
 /// Which transport opens a socket: the one ``Using`` names when it can open a WebSocket, and never the native
 /// transport in place of one that cannot.

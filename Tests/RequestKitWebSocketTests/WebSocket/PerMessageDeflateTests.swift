@@ -1,9 +1,8 @@
 import Foundation
 import RequestKitModel
 import RequestKitTestSupport
+import RequestKitWebSocket
 import Testing
-
-@testable import RequestKitWebSocket
 
 /// permessage-deflate (RFC 7692): the offer, the check of a server's answer, a server's answer, compression and
 /// decompression over the system zlib (the RFC's own examples), context takeover and window sizes, and the limits on

@@ -1,9 +1,8 @@
 import Foundation
 import RequestKitModel
 import RequestKitTestSupport
+import RequestKitWebSocket
 import Testing
-
-@testable import RequestKitWebSocket
 
 /// The opening handshake without a socket: the upgrade request's fields, and each rule a `101` answer must keep,
 /// broken one at a time.

@@ -1,8 +1,7 @@
 import Foundation
 import RequestKitTestSupport
+import RequestKitWebSocket
 import Testing
-
-@testable import RequestKitWebSocket
 
 /// Incremental UTF-8 validation: the boundaries of every row of Unicode's table of well-formed sequences, the
 /// forms it excludes (overlong, surrogates, past U+10FFFF), the exact byte where a bad sequence is caught, and the

@@ -1,9 +1,8 @@
 import Foundation
+import RequestKitConnect
+import RequestKitModel
+import RequestKitNativeTransport
 import Testing
-
-@testable import RequestKitConnect
-@testable import RequestKitModel
-@testable import RequestKitNativeTransport
 
 /// The transport's resolution on a loop the test turns by hand, on a clock it moves: overrides first, then the DNS
 /// cache shared by the pool's connectors (one query per name and family at a time, answers kept for their TTL within

@@ -2,7 +2,7 @@
 import Foundation
 import RequestKitTestSupport
 
-@testable import RequestKitHTTP2
+import RequestKitHTTP2
 
 /// An in-memory HTTP/2 server (nghttp2's server session, ``HTTP2ServerPeer``) behind a ``ScriptedByteStream``:
 /// whatever the client writes reaches it, and what it answers is queued for the client to read. Each whole request

@@ -1,6 +1,5 @@
 import Foundation
-
-@testable import RequestKitNativeTransport
+import RequestKitNativeTransport
 
 /// The readiness a loop turned by hand learns: each ``ScriptedByteStream`` it knows is readable while it has
 /// something to read and writable while it takes bytes, reported for what the loop watches it for. Descriptors it

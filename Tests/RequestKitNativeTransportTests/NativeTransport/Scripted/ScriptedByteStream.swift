@@ -1,7 +1,6 @@
 import Foundation
-
-@testable import RequestKitNativeTransport
-@testable import RequestKitSockets
+import RequestKitNativeTransport
+import RequestKitSockets
 
 /// A ``ByteStream`` with no socket: what the "server" sends is queued by the test (``deliver(_:)``, ``deliverEnd()``,
 /// ``deliverReset()``) or made by a function that never runs dry (``flood``), and what the client writes collects in
