@@ -89,7 +89,8 @@ let package = Package(
         .target(
             name: "RequestKitFeatures",
             dependencies: [
-                "RequestKitModel", "CZlib", .target(name: "COpenSSL", condition: .when(platforms: [.linux])),
+                "RequestKitModel", "RequestKitDSL", "CZlib",
+                .target(name: "COpenSSL", condition: .when(platforms: [.linux])),
             ]),
         .target(name: "RequestKitURLSession", dependencies: ["RequestKitModel"]),
         .target(

@@ -1,3 +1,4 @@
+import RequestKitDSL
 import RequestKitModel
 import RequestKitSending
 

@@ -1,3 +1,4 @@
+import RequestKitDSL
 import RequestKitModel
 
 /// Requests sent together, at most a few at a time, with one result per request in declaration order.

@@ -1,3 +1,4 @@
+import RequestKitDSL
 import RequestKitModel
 
 /// The result builder behind `RequestGroup { … }` blocks.

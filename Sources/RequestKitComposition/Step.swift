@@ -1,3 +1,4 @@
+import RequestKitDSL
 import RequestKitModel
 
 /// One named step of a ``RequestChain``: builds its request from the responses of the steps before it.

@@ -1,4 +1,5 @@
 import Foundation
+import RequestKitDSL
 import RequestKitModel
 
 /// A request whose response decodes into `Value`.

@@ -1,3 +1,4 @@
+import RequestKitDSL
 import RequestKitJSON
 import RequestKitModel
 

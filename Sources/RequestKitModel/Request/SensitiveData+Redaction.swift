@@ -56,7 +56,7 @@ extension SensitiveData {
     /// A body as text with the values of sensitive members replaced: JSON (at any depth),
     /// `application/x-www-form-urlencoded` and `multipart/form-data`
     /// (``redactingMembers(of:contentType:formPlaceholder:secrets:)``); nil when the body is none of these.
-    func redactedBody(_ body: Data, contentType: String?) -> String? {
+    package func redactedBody(_ body: Data, contentType: String?) -> String? {
         var secrets = Secrets()
         if let redacted = redactingMembers(of: body, contentType: contentType, secrets: &secrets) {
             return String(decoding: redacted, as: UTF8.self)

@@ -1,4 +1,5 @@
 import Foundation
+import RequestKitModel
 
 /// A declarative HTTP request: a block of components, sent with `async` calls or swift-request style callbacks.
 ///

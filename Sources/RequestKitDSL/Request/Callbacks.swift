@@ -1,4 +1,5 @@
 import Foundation
+import RequestKitModel
 
 /// The handlers a request runs when it is sent with `call()`, and how it decodes error bodies.
 ///

@@ -1,3 +1,5 @@
+import RequestKitModel
+
 /// A decoded value together with the response it came from: status, headers, cookies, raw body, where it came
 /// from (``cacheStatus``) and where its time went (``metrics``).
 ///

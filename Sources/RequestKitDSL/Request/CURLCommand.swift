@@ -1,4 +1,5 @@
 import Foundation
+import RequestKitModel
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
