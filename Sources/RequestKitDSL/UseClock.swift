@@ -1,3 +1,5 @@
+import RequestKitModel
+
 /// Sets the clock a request waits on: its retry delays, its polling interval, its event-stream reconnection delay
 /// and its total deadline.
 ///
