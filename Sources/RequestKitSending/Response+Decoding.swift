@@ -1,4 +1,5 @@
 import Foundation
+import RequestKitDSL
 import RequestKitJSON
 import RequestKitModel
 
