@@ -29,17 +29,8 @@ enum DocumentedCode {
         _ = todos
     }
 
-    // README.md, block 4
-    static func snippetREADME4() async throws {
-        let upstream = try await RequestKit.Request {
-            Url("http://127.0.0.1:8080/todos/1")
-            Header.Accept(.json)
-        }.json()
-        _ = upstream
-    }
-
-    // README.md, block 9
-    static func snippetREADME9() async throws {
+    // README.md, block 5
+    static func snippetREADME5() async throws {
         let request = Request {
             Url("http://127.0.0.1:8080/api")
             Path("users", userID, "posts")               // each value one segment: "/" inside it is encoded
@@ -53,13 +44,13 @@ enum DocumentedCode {
         _ = request
     }
 
-    // README.md, block 10
-    static func snippetREADME10() async throws {
+    // README.md, block 6
+    static func snippetREADME6() async throws {
         print(request.cURL)   // a curl command to paste into a shell, the Authorization header's value redacted
     }
 
-    // README.md, block 11
-    static func snippetREADME11() async throws {
+    // README.md, block 7
+    static func snippetREADME7() async throws {
         let response = try await request.send()      // any status; response.status, .headers["content-type"], .body, .url
         let data = try await request.data()          // validated: a 404 throws
         let user = try await request.decode(User.self)
@@ -70,8 +61,8 @@ enum DocumentedCode {
         _ = todos
     }
 
-    // README.md, block 12
-    static func snippetREADME12() async throws {
+    // README.md, block 8
+    static func snippetREADME8() async throws {
         let handle = AnyRequest<[Todo]> { Url("http://127.0.0.1:8080/todos") }
             .onObject { todos in print(todos.count) }    // success only
             .onError { error in print(error) }           // transport, timeout, status, decoding: nothing vanishes
@@ -80,8 +71,8 @@ enum DocumentedCode {
         _ = handle
     }
 
-    // README.md, block 13
-    static func snippetREADME13() async throws {
+    // README.md, block 9
+    static func snippetREADME9() async throws {
         let client = try Client(baseURL: "https://api.example.com/v1/") { configuration in
             configuration.retryPolicy = .exponential(maxAttempts: 3)   // idempotent methods; honours Retry-After
             configuration.useBearerToken(savedToken) { rejected in   // called once per 401, however many requests got it
@@ -93,8 +84,8 @@ enum DocumentedCode {
         _ = profile
     }
 
-    // README.md, block 14
-    static func snippetREADME14() async throws {
+    // README.md, block 10
+    static func snippetREADME10() async throws {
         let results = try await RequestGroup(maxConcurrent: 4) {
             for id in ids { Request { Url("http://127.0.0.1:8080/todos/\(id)") } }
         }.send()                                   // [Result<Response, RequestError>]; a 404 is a failure in its slot
@@ -104,41 +95,36 @@ enum DocumentedCode {
         _ = results
     }
 
-    // README.md, block 15
-    static func snippetREADME15() async throws {
+    // README.md, block 11
+    static func snippetREADME11() async throws {
         let cache = ResponseCache(.memory(maxBytes: 32 << 20))     // or .disk(at: directory, maxBytes: 256 << 20)
-        let todos = try await Request {
-            Url("http://127.0.0.1:8080/todos")
-            Cache(cache)
-        }.send()
+        let todos = try await Request { Url("http://127.0.0.1:8080/todos"); Cache(cache) }.send()
         print(todos.cacheStatus)   // .network the first time; .hit while fresh; .revalidated after a 304
         _ = cache
         _ = todos
     }
 
-    // README.md, block 16
-    static func snippetREADME16() async throws {
+    // README.md, block 12
+    static func snippetREADME12() async throws {
         let log = Request { Url("http://127.0.0.1:8080/log") }
         for try await line in try await log.stream().lines { print(line) }   // cancelling the task closes the connection
         _ = log
     }
 
-    // README.md, block 17
-    static func snippetREADME17() async throws {
+    // README.md, block 13
+    static func snippetREADME13() async throws {
         let socket = try await WebSocket {
             Url("wss://api.example.com/feed")
             Header.Authorization(.bearer(token))
         }.connect()
         try await socket.send(.text("subscribe"))
-        for try await message in socket.messages {
-            if case .text(let text) = message { print(text) }
-        }
+        for try await message in socket.messages { if case .text(let text) = message { print(text) } }
         try await socket.close(.normalClosure, reason: "done")
         _ = socket
     }
 
-    // README.md, block 18
-    static func snippetREADME18() async throws {
+    // README.md, block 14
+    static func snippetREADME14() async throws {
         do {
             let todo = try await Request { Url("http://127.0.0.1:8080/todos/1") }.decode(Todo.self)
             try JSONEncoder().encode(todo).write(to: URL(fileURLWithPath: "/tmp/todo.json"))
@@ -149,8 +135,8 @@ enum DocumentedCode {
         }
     }
 
-    // README.md, block 19
-    static func snippetREADME19() async throws {
+    // README.md, block 15
+    static func snippetREADME15() async throws {
         let transport = NativeTransport {
             $0.maxConnectionsPerHost = 8       // requests over the limit wait their turn
             $0.idleConnectionTimeout = 30      // idle kept-alive connections close after 30 s
@@ -160,24 +146,22 @@ enum DocumentedCode {
         _ = todo
     }
 
-    // README.md, block 20
-    static func snippetREADME20() async throws {
+    // README.md, block 16
+    static func snippetREADME16() async throws {
         let sidecar = NativeTransport { $0.http2 = .priorKnowledge(for: ["127.0.0.1:8080"]) }   // h2c to that server
         let classic = NativeTransport { $0.http2 = .disabled }                                  // HTTP/1.1 everywhere
         _ = sidecar
         _ = classic
     }
 
-    // README.md, block 21
-    static func snippetREADME21() async throws {
-        let proxied = NativeTransport {
-            $0.proxy = .http(host: "proxy.internal", port: 3128, excluding: "localhost,.internal")
-        }
+    // README.md, block 17
+    static func snippetREADME17() async throws {
+        let proxied = NativeTransport { $0.proxy = .http(host: "proxy.internal", port: 3128, excluding: "localhost,.internal") }
         _ = proxied
     }
 
-    // README.md, block 22
-    static func snippetREADME22() async throws {
+    // README.md, block 18
+    static func snippetREADME18() async throws {
         let companyCA = NativeTransport { $0.tls = TLSConfiguration(additionalRoots: [.file("/etc/ssl/internal-ca.pem")]) }
         _ = companyCA
     }
@@ -770,6 +754,15 @@ enum DocumentedCode {
                 .call()
         }
         await RequestHandle.waitForAll()
+    }
+
+    // Sources/RequestKit/RequestKit.docc/GettingStarted.md, block 6
+    static func snippetGettingStarted6() async throws {
+        let upstream = try await RequestKit.Request {
+            Url("http://127.0.0.1:8080/todos/1")
+            Header.Accept(.json)
+        }.json()
+        _ = upstream
     }
 
     // Sources/RequestKit/RequestKit.docc/GroupsChainsAndPolling.md, block 1
@@ -1530,7 +1523,7 @@ enum DocumentedCode {
     }
 }
 
-// README.md, block 23
+// README.md, block 19
 @Test func sendsTheTitle() async throws {
     let server = try TestServer()
     defer { server.stop() }
@@ -1538,7 +1531,7 @@ enum DocumentedCode {
     #expect(server.requests.last?.body == Data(#"{"title":"x"}"#.utf8))
 }
 
-// README.md, block 24
+// README.md, block 20
 @Test(.cassette("todos"))
 func replaysTheRecordedTodos() async throws {
     let transport = try #require(RecordingTransport.current)
@@ -1722,7 +1715,7 @@ func report(_ socket: WebSocket.Socket) async {
     }
 }
 
-// README.md, block 6: only with its traits enabled
+// README.md, block 4: only with its traits enabled
 #if Logging && Metrics && Tracing
 import Logging
 import Metrics
@@ -1730,42 +1723,13 @@ import RequestKitLogging
 import RequestKitMetrics
 import RequestKitTracing
 extension DocumentedCode {
-    static func snippetREADME6() async throws {
+    static func snippetREADME4() async throws {
 
         let client = Client(baseURL: apiURL) { configuration in
             configuration.monitors = [LoggingMonitor(logger: Logger(label: "orders")), MetricsMonitor()]
             configuration.defaults = [Traced()]  // a span per request and per attempt, its context in the headers
         }
         _ = client
-    }
-}
-#endif
-
-// README.md, block 7: only with its traits enabled
-#if OpenAPI
-import RequestKitOpenAPI
-extension DocumentedCode {
-    static func snippetREADME7() async throws {
-
-        let transport = RequestKitTransport(client: Client(baseURL: apiURL) { configuration in
-            configuration.retryPolicy = .exponential(maxAttempts: 3)
-        })
-        // let notes = GeneratedClient(serverURL: apiURL, transport: transport)
-        _ = transport
-    }
-}
-#endif
-
-// README.md, block 8: only with its traits enabled
-#if ServiceLifecycle
-import RequestKitServiceLifecycle
-extension DocumentedCode {
-    static func snippetREADME8() async throws {
-
-        let orders = ClientService(client: Client(baseURL: apiURL), shutdownDeadline: .seconds(10))
-        let order = try await orders.perform { client in try await client.data(Request { Path("orders", 1) }) }
-        _ = orders
-        _ = order
     }
 }
 #endif
@@ -1968,16 +1932,6 @@ targets: [
 ]
 """#),
     DocumentedSnippet(document: "README.md", index: 4, code: #"""
-let upstream = try await RequestKit.Request {
-    Url("http://127.0.0.1:8080/todos/1")
-    Header.Accept(.json)
-}.json()
-"""#),
-    DocumentedSnippet(document: "README.md", index: 5, code: #"""
-.package(url: "https://github.com/your-org/RequestKit.git", from: "0.1.0", traits: ["Logging", "Metrics", "Tracing"]),
-// and in the target: .product(name: "RequestKitLogging", package: "RequestKit"), RequestKitMetrics, RequestKitTracing
-"""#),
-    DocumentedSnippet(document: "README.md", index: 6, code: #"""
 import Logging
 import Metrics
 import RequestKitLogging
@@ -1989,21 +1943,7 @@ let client = Client(baseURL: apiURL) { configuration in
     configuration.defaults = [Traced()]  // a span per request and per attempt, its context in the headers
 }
 """#),
-    DocumentedSnippet(document: "README.md", index: 7, code: #"""
-import RequestKitOpenAPI
-
-let transport = RequestKitTransport(client: Client(baseURL: apiURL) { configuration in
-    configuration.retryPolicy = .exponential(maxAttempts: 3)
-})
-// let notes = GeneratedClient(serverURL: apiURL, transport: transport)
-"""#),
-    DocumentedSnippet(document: "README.md", index: 8, code: #"""
-import RequestKitServiceLifecycle
-
-let orders = ClientService(client: Client(baseURL: apiURL), shutdownDeadline: .seconds(10))
-let order = try await orders.perform { client in try await client.data(Request { Path("orders", 1) }) }
-"""#),
-    DocumentedSnippet(document: "README.md", index: 9, code: #"""
+    DocumentedSnippet(document: "README.md", index: 5, code: #"""
 let request = Request {
     Url("http://127.0.0.1:8080/api")
     Path("users", userID, "posts")               // each value one segment: "/" inside it is encoded
@@ -2015,23 +1955,23 @@ let request = Request {
     Timeout(60, for: .resource)                   // total deadline
 }
 """#),
-    DocumentedSnippet(document: "README.md", index: 10, code: #"""
+    DocumentedSnippet(document: "README.md", index: 6, code: #"""
 print(request.cURL)   // a curl command to paste into a shell, the Authorization header's value redacted
 """#),
-    DocumentedSnippet(document: "README.md", index: 11, code: #"""
+    DocumentedSnippet(document: "README.md", index: 7, code: #"""
 let response = try await request.send()      // any status; response.status, .headers["content-type"], .body, .url
 let data = try await request.data()          // validated: a 404 throws
 let user = try await request.decode(User.self)
 let todos = try await AnyRequest<[Todo]>(decoder: myDecoder) { Url("http://127.0.0.1:8080/todos") }.value()
 """#),
-    DocumentedSnippet(document: "README.md", index: 12, code: #"""
+    DocumentedSnippet(document: "README.md", index: 8, code: #"""
 let handle = AnyRequest<[Todo]> { Url("http://127.0.0.1:8080/todos") }
     .onObject { todos in print(todos.count) }    // success only
     .onError { error in print(error) }           // transport, timeout, status, decoding: nothing vanishes
     .call()                                       // or .call(on: .main) to run the handlers on a queue
 await handle.wait()
 """#),
-    DocumentedSnippet(document: "README.md", index: 13, code: #"""
+    DocumentedSnippet(document: "README.md", index: 9, code: #"""
 let client = try Client(baseURL: "https://api.example.com/v1/") { configuration in
     configuration.retryPolicy = .exponential(maxAttempts: 3)   // idempotent methods; honours Retry-After
     configuration.useBearerToken(savedToken) { rejected in   // called once per 401, however many requests got it
@@ -2040,7 +1980,7 @@ let client = try Client(baseURL: "https://api.example.com/v1/") { configuration 
 }
 let profile = try await client.decode(Request { Path("me") }, as: Profile.self)
 """#),
-    DocumentedSnippet(document: "README.md", index: 14, code: #"""
+    DocumentedSnippet(document: "README.md", index: 10, code: #"""
 let results = try await RequestGroup(maxConcurrent: 4) {
     for id in ids { Request { Url("http://127.0.0.1:8080/todos/\(id)") } }
 }.send()                                   // [Result<Response, RequestError>]; a 404 is a failure in its slot
@@ -2048,30 +1988,25 @@ for await result in status.poll(every: .seconds(10), until: { (try? $0.json().do
     if case .changed(let response) = result { print(try response.json()) }   // a 304 arrives as .unchanged
 }
 """#),
-    DocumentedSnippet(document: "README.md", index: 15, code: #"""
+    DocumentedSnippet(document: "README.md", index: 11, code: #"""
 let cache = ResponseCache(.memory(maxBytes: 32 << 20))     // or .disk(at: directory, maxBytes: 256 << 20)
-let todos = try await Request {
-    Url("http://127.0.0.1:8080/todos")
-    Cache(cache)
-}.send()
+let todos = try await Request { Url("http://127.0.0.1:8080/todos"); Cache(cache) }.send()
 print(todos.cacheStatus)   // .network the first time; .hit while fresh; .revalidated after a 304
 """#),
-    DocumentedSnippet(document: "README.md", index: 16, code: #"""
+    DocumentedSnippet(document: "README.md", index: 12, code: #"""
 let log = Request { Url("http://127.0.0.1:8080/log") }
 for try await line in try await log.stream().lines { print(line) }   // cancelling the task closes the connection
 """#),
-    DocumentedSnippet(document: "README.md", index: 17, code: #"""
+    DocumentedSnippet(document: "README.md", index: 13, code: #"""
 let socket = try await WebSocket {
     Url("wss://api.example.com/feed")
     Header.Authorization(.bearer(token))
 }.connect()
 try await socket.send(.text("subscribe"))
-for try await message in socket.messages {
-    if case .text(let text) = message { print(text) }
-}
+for try await message in socket.messages { if case .text(let text) = message { print(text) } }
 try await socket.close(.normalClosure, reason: "done")
 """#),
-    DocumentedSnippet(document: "README.md", index: 18, code: #"""
+    DocumentedSnippet(document: "README.md", index: 14, code: #"""
 do {
     let todo = try await Request { Url("http://127.0.0.1:8080/todos/1") }.decode(Todo.self)
     try JSONEncoder().encode(todo).write(to: URL(fileURLWithPath: "/tmp/todo.json"))
@@ -2081,26 +2016,24 @@ do {
     print(error.localizedDescription, error.requestError?.metrics?.attempts.last?.timeline ?? "")
 }
 """#),
-    DocumentedSnippet(document: "README.md", index: 19, code: #"""
+    DocumentedSnippet(document: "README.md", index: 15, code: #"""
 let transport = NativeTransport {
     $0.maxConnectionsPerHost = 8       // requests over the limit wait their turn
     $0.idleConnectionTimeout = 30      // idle kept-alive connections close after 30 s
 }
 let todo = try await Request { Url("http://127.0.0.1:8080/todos/1"); Using(transport) }.json()
 """#),
-    DocumentedSnippet(document: "README.md", index: 20, code: #"""
+    DocumentedSnippet(document: "README.md", index: 16, code: #"""
 let sidecar = NativeTransport { $0.http2 = .priorKnowledge(for: ["127.0.0.1:8080"]) }   // h2c to that server
 let classic = NativeTransport { $0.http2 = .disabled }                                  // HTTP/1.1 everywhere
 """#),
-    DocumentedSnippet(document: "README.md", index: 21, code: #"""
-let proxied = NativeTransport {
-    $0.proxy = .http(host: "proxy.internal", port: 3128, excluding: "localhost,.internal")
-}
+    DocumentedSnippet(document: "README.md", index: 17, code: #"""
+let proxied = NativeTransport { $0.proxy = .http(host: "proxy.internal", port: 3128, excluding: "localhost,.internal") }
 """#),
-    DocumentedSnippet(document: "README.md", index: 22, code: #"""
+    DocumentedSnippet(document: "README.md", index: 18, code: #"""
 let companyCA = NativeTransport { $0.tls = TLSConfiguration(additionalRoots: [.file("/etc/ssl/internal-ca.pem")]) }
 """#),
-    DocumentedSnippet(document: "README.md", index: 23, code: ##"""
+    DocumentedSnippet(document: "README.md", index: 19, code: ##"""
 @Test func sendsTheTitle() async throws {
     let server = try TestServer()
     defer { server.stop() }
@@ -2108,7 +2041,7 @@ let companyCA = NativeTransport { $0.tls = TLSConfiguration(additionalRoots: [.f
     #expect(server.requests.last?.body == Data(#"{"title":"x"}"#.utf8))
 }
 """##),
-    DocumentedSnippet(document: "README.md", index: 24, code: ##"""
+    DocumentedSnippet(document: "README.md", index: 20, code: ##"""
 @Test(.cassette("todos"))
 func replaysTheRecordedTodos() async throws {
     let transport = try #require(RecordingTransport.current)
@@ -2660,6 +2593,12 @@ for id in 1...3 {
         .call()
 }
 await RequestHandle.waitForAll()
+"""#),
+    DocumentedSnippet(document: "Sources/RequestKit/RequestKit.docc/GettingStarted.md", index: 6, code: #"""
+let upstream = try await RequestKit.Request {
+    Url("http://127.0.0.1:8080/todos/1")
+    Header.Accept(.json)
+}.json()
 """#),
     DocumentedSnippet(document: "Sources/RequestKit/RequestKit.docc/GroupsChainsAndPolling.md", index: 1, code: #"""
 func loadAll(ids: [Int]) async throws -> [Result<Response, RequestError>] {
