@@ -179,10 +179,7 @@ package final class EventLoop: @unchecked Sendable {
 
     @discardableResult
     private func turn(blocking: Bool) -> Bool {
-        let tasks: [() -> Void] = lock.withLock {
-            defer { queued = [] }
-            return queued
-        }
+        let tasks = takeQueued()
         for task in tasks { task() }
         var wait: UInt64? = 0
         if blocking, let deadline = timers.nextDeadline() {
@@ -209,11 +206,16 @@ package final class EventLoop: @unchecked Sendable {
         for action in due { action() }
         // Work the handlers and timers handed over (a task they resumed) runs now, rather than after another look
         // at readiness; work that hands over more waits for the next turn.
-        let handedOver: [() -> Void] = lock.withLock {
+        let handedOver = takeQueued()
+        for task in handedOver { task() }
+        return !tasks.isEmpty || readyCount > 0 || !due.isEmpty || !handedOver.isEmpty
+    }
+
+    /// Empties the queue of work handed to the loop and returns what it held, in the order it came.
+    private func takeQueued() -> [() -> Void] {
+        lock.withLock {
             defer { queued = [] }
             return queued
         }
-        for task in handedOver { task() }
-        return !tasks.isEmpty || readyCount > 0 || !due.isEmpty || !handedOver.isEmpty
     }
 }

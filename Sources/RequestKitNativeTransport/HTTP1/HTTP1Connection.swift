@@ -190,6 +190,13 @@ final class HTTP1Connection: EventLoopHandler, LoopOwnedConnection, @unchecked S
     // MARK: Actions
 
     private func start(_ job: RequestJob) {
+        if isClosed {
+            // The server hung up while the job was on its way here: it goes elsewhere unsent, and the socket, closed
+            // already, is never registered again (its number may be another connection's by now).
+            begin(job)
+            return run(
+                machine.requestStarted(isIdempotent: job.isIdempotent, canRetry: !job.hasRetried, isStillOpen: false))
+        }
         if !isRegistered {
             isRegistered = true
             do {

@@ -191,13 +191,16 @@ struct HTTP1ConnectionStateMachine: Sendable, Equatable {
     // MARK: Requests
 
     /// A request starts on this idle connection: it is written at once, unless the shell found the connection
-    /// closed (`isStillOpen` false), when the request goes elsewhere unsent.
+    /// closed (`isStillOpen` false), when the request goes elsewhere unsent. A request that reaches a connection
+    /// the server closed while it was idle (the pool had handed it over before it learned of the close) goes
+    /// elsewhere unsent as well.
     ///
     /// - Parameters:
     ///   - isIdempotent: Whether its method may be sent twice.
     ///   - canRetry: Whether it has not been sent again already.
     ///   - isStillOpen: Whether the idle socket turned out still usable.
     mutating func requestStarted(isIdempotent: Bool, canRetry: Bool, isStillOpen: Bool) -> Action {
+        if case .closed = state { return .sendElsewhere }
         guard case .idle = state else { return unexpected("a request started") }
         guard isStillOpen else {
             state = .closed

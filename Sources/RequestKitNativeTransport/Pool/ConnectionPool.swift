@@ -179,8 +179,8 @@ final class ConnectionPool: @unchecked Sendable {
                 #if canImport(CNghttp2)
                 // On a multiplexed connection with no stream open, the task writes its request itself while the
                 // loop waits: the loop, woken by the response alone, finishes the job. Nothing here waits for it.
-                if inline, case .http2(let multiplexed) = connection, !multiplexed.loop.isCurrent,
-                    multiplexed.loop.isWaiting, multiplexed.runInline(job)
+                if inline, case .http2(let multiplexed) = connection, multiplexed.loop.isWaiting,
+                    multiplexed.runInline(job)
                 {
                     return
                 }
@@ -189,7 +189,7 @@ final class ConnectionPool: @unchecked Sendable {
             }
             // Writing the request here saves waking a loop that waits; a busy loop takes the job as cheaply.
             // The only request in flight looks for its response too: its task has nothing else to do until it comes.
-            if inline, !serial.loop.isCurrent, serial.loop.isWaiting,
+            if inline, serial.loop.isWaiting,
                 serial.runInline(job, polls: isAlone && pollWindow > 0)
             {
                 return

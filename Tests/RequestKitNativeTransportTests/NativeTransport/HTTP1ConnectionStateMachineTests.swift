@@ -113,6 +113,22 @@ struct HTTP1ConnectionStateMachineTests {
         Self.run([Step(.start(stillOpen: false), .sendElsewhere, .closed)], from: Self.keptAlive)
     }
 
+    @Test("A request that reaches a connection the server closed while it was idle goes elsewhere, unsent")
+    func startedAfterTheServerClosed() {
+        let endings: [(Event, Machine.Action)] = [
+            (.endOfStream(), .discard), (.failure(reset: true), .discard), (.idleBytes(application: true), .discard),
+            (.closeRequested, .close),
+        ]
+        for (ending, action) in endings {
+            Self.run(
+                [
+                    Step(ending, action, .closed),
+                    Step(.start(), .sendElsewhere, .closed),
+                    Step(.start(stillOpen: false), .sendElsewhere, .closed),
+                ], from: Self.keptAlive)
+        }
+    }
+
     @Test(
         "The connection is not kept after Connection: close, Content-Length with Transfer-Encoding, extra bytes, or a body ended by the close",
         arguments: [

@@ -1,12 +1,14 @@
 // The AsyncHTTPClient side of RequestKit's `Benchmarks transport` and `Benchmarks https`: the same requests against
 // the same nginx, made the way an application would make them with AsyncHTTPClient (one HTTPClient, the async
-// `execute` API, the body collected), so the two can be compared in one session (Scripts/compare-peers.sh).
+// `execute` API, the body collected), so the two can be compared in one session (Scripts/limit-rounds.sh).
 //
 //   AHCBenchmarks transport   # GET $REQUESTKIT_BENCH_URL: 2,000 sequential, 4,000 from 16 tasks, 6,400 from 64
 //   AHCBenchmarks https       # GET $REQUESTKIT_BENCH_HTTPS_URL, $REQUESTKIT_BENCH_CA added to the trust roots:
 //                             # 1,000 sequential, 2,000 from 16 tasks, 3,200 from 64
 //   AHCBenchmarks h2          # GET $REQUESTKIT_BENCH_H2_URL (nginx with http2: AsyncHTTPClient negotiates h2):
 //                             # 1,000 sequential, 4,000 from 16 tasks, 6,400 from 64, 10,240 from 256
+//   AHCBenchmarks profile transport|https|h2 <tasks> <seconds>   # one mode, a line per second and the medians, for
+//                             # Scripts/limit-rounds.sh (a process per contender and round)
 //   AHCBenchmarks connect     # one GET of $REQUESTKIT_AHC_CONNECT_URL on a new HTTPClient (no connection pooled),
 //                             # after a warm-up GET of $REQUESTKIT_AHC_WARM_URL on another, printing
 //                             # `connect <ms to the response head> <status>`: RequestKit's `Benchmarks connect` runs
@@ -124,6 +126,50 @@ func shutDown(_ client: HTTPClient) async {
 
 let environment = ProcessInfo.processInfo.environment
 let rounds = Int(environment["REQUESTKIT_BENCH_ROUNDS"] ?? "") ?? 5
+
+// One contender of one mode for Scripts/limit-rounds.sh, a process of its own, printed as RequestKit's
+// `Benchmarks transport-profile` prints: a line per second, then `median: <requests/s> requests/s, <µs> CPU µs/request`.
+if CommandLine.arguments.dropFirst().first == "profile" {
+    let options = Array(CommandLine.arguments.dropFirst(2))
+    let numbers = options.compactMap(Int.init)
+    let tasks = max(numbers.first ?? 1, 1)
+    let seconds = max(numbers.dropFirst().first ?? 3, 1)
+    let scheme = options.first { ["transport", "https", "h2"].contains($0) } ?? "transport"
+    let variable =
+        ["transport": "REQUESTKIT_BENCH_URL", "https": "REQUESTKIT_BENCH_HTTPS_URL"][scheme]
+        ?? "REQUESTKIT_BENCH_H2_URL"
+    guard let url = environment[variable] else {
+        print("profile: set \(variable) (see BENCHMARKS.md)")
+        exit(2)
+    }
+    var tls: TLSConfiguration?
+    if scheme != "transport", let authority = environment["REQUESTKIT_BENCH_CA"] {
+        var configured = TLSConfiguration.makeClientConfiguration()
+        configured.additionalTrustRoots = [.file(authority)]
+        tls = configured
+    }
+    let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration(tls: tls))
+    // About 4,000 requests a second's sample, as RequestKit's profile sends; a warm-up sample first.
+    let each = max(1, 4_000 / tasks)
+    _ = await measure(client, url, tasks: tasks, requestsPerTask: max(1, each / 4))
+    var samples: [Sample] = []
+    for _ in 0..<seconds { samples.append(await measure(client, url, tasks: tasks, requestsPerTask: each)) }
+    for sample in samples {
+        print(
+            String(
+                format: "%.0f requests/s, %.1f CPU µs/request", sample.requestsPerSecond,
+                sample.cpuMicrosecondsPerRequest))
+    }
+    let rates = samples.map(\.requestsPerSecond).sorted()
+    let cpu = samples.map(\.cpuMicrosecondsPerRequest).sorted()
+    print(
+        String(format: "median: %.0f requests/s, %.1f CPU µs/request", rates[rates.count / 2], cpu[cpu.count / 2])
+            + " (\(tasks) tasks, AsyncHTTPClient, \(scheme))")
+    print("requests sent: \(samples.count * each * tasks)")
+    await shutDown(client)
+    exit(0)
+}
+
 let arguments = Set(CommandLine.arguments.dropFirst())
 let suites = arguments.isEmpty ? ["transport", "https"] : arguments
 let unknown = suites.subtracting(["transport", "https", "h2", "connect"])
