@@ -21,19 +21,46 @@ package struct HTTP2RequestHead: Hashable, Sendable {
 
     /// The head of a request for `path` (with its query) on `authority`, over `scheme`.
     package init(method: String, scheme: String, authority: String, path: String, headers: HTTPHeaders) {
-        var fields = [
-            HTTPHeader(name: ":method", value: method), HTTPHeader(name: ":scheme", value: scheme),
-            HTTPHeader(name: ":authority", value: authority),
-            HTTPHeader(name: ":path", value: path.isEmpty ? "/" : path),
-        ]
-        fields.reserveCapacity(4 + headers.count)
+        fields = Self.fields(
+            pseudo: [
+                HTTPHeader(name: ":method", value: method), HTTPHeader(name: ":scheme", value: scheme),
+                HTTPHeader(name: ":authority", value: authority),
+                HTTPHeader(name: ":path", value: path.isEmpty ? "/" : path),
+            ], headers: headers)
+    }
+
+    /// The head of an extended CONNECT (RFC 8441, 4) that asks for a tunnel speaking `protocolName` (`websocket`)
+    /// to `path` on `authority`: `:method` `CONNECT` with `:protocol`, then `headers` as for a request.
+    ///
+    /// ```swift
+    /// let head = HTTP2RequestHead(
+    ///     connecting: "websocket", scheme: "https", authority: "chat.example.com", path: "/live",
+    ///     headers: ["Sec-WebSocket-Version": "13"])
+    /// print(head.fields.map(\.name))
+    /// // [":method", ":protocol", ":scheme", ":authority", ":path", "sec-websocket-version"]
+    /// ```
+    package init(
+        connecting protocolName: String, scheme: String, authority: String, path: String, headers: HTTPHeaders
+    ) {
+        fields = Self.fields(
+            pseudo: [
+                HTTPHeader(name: ":method", value: "CONNECT"), HTTPHeader(name: ":protocol", value: protocolName),
+                HTTPHeader(name: ":scheme", value: scheme), HTTPHeader(name: ":authority", value: authority),
+                HTTPHeader(name: ":path", value: path.isEmpty ? "/" : path),
+            ], headers: headers)
+    }
+
+    /// `pseudo`, then `headers` with their names in lower case, without the connection-specific ones.
+    private static func fields(pseudo: [HTTPHeader], headers: HTTPHeaders) -> [HTTPHeader] {
+        var fields = pseudo
+        fields.reserveCapacity(pseudo.count + headers.count)
         for field in headers {
             let name = field.name.lowercased()
-            if Self.connectionSpecific.contains(name) { continue }
+            if connectionSpecific.contains(name) { continue }
             // `TE` is allowed with one value only (RFC 9113, 8.2.2).
             if name == "te", field.value.lowercased() != "trailers" { continue }
             fields.append(HTTPHeader(name: name, value: field.value))
         }
-        self.fields = fields
+        return fields
     }
 }

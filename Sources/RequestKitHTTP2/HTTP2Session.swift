@@ -54,6 +54,9 @@ package final class HTTP2Session {
         case noStreamAvailable
         /// nghttp2 refused the request's head: the text says why.
         case invalidRequest(String)
+        /// A tunnel was asked for, and the server did not send `SETTINGS_ENABLE_CONNECT_PROTOCOL` = 1 (RFC 8441, 3):
+        /// it does not take extended CONNECT on this connection.
+        case extendedConnectNotAllowed
     }
 
     private let session: OpaquePointer
@@ -130,18 +133,71 @@ package final class HTTP2Session {
     ///
     /// - Throws: ``Refusal`` when the connection cannot take the stream.
     package func request(_ head: HTTP2RequestHead, body: HTTP2RequestBody?) throws(Refusal) -> Int32 {
+        let stream = try submit(head, hasBody: body != nil)
+        if let body { events.bodies[stream] = body }
+        return stream
+    }
+
+    /// Opens a tunnel with extended CONNECT (RFC 8441): `head` (made with
+    /// ``HTTP2RequestHead/init(connecting:scheme:authority:path:headers:)``) goes out without ending the stream. The
+    /// response comes as a request's does: ``Output/head(stream:status:headers:)`` (a 2xx accepts the tunnel), then
+    /// the server's bytes as ``Output/data(stream:_:)``, to give back with ``consumed(_:on:)``, and
+    /// ``Output/end(stream:)`` when the server is done sending. Bytes given to ``send(_:on:)`` go out as the stream's
+    /// `DATA` frames as its flow control allows, until ``finishSending(on:)``; ``cancel(_:)`` resets the stream. The
+    /// connection goes on serving other streams throughout.
+    ///
+    /// ```swift
+    /// guard session.allowsExtendedConnect else { return }   // the server's SETTINGS said so
+    /// let stream = try session.openTunnel(
+    ///     HTTP2RequestHead(connecting: "websocket", scheme: "https", authority: "chat.example.com", path: "/live",
+    ///         headers: ["Sec-WebSocket-Version": "13"]))
+    /// session.send(frameBytes, on: stream)
+    /// socket.write(session.outgoing())
+    /// ```
+    ///
+    /// - Throws: ``Refusal/extendedConnectNotAllowed`` when the server did not allow extended CONNECT (or its
+    ///   `SETTINGS` did not arrive yet), or another ``Refusal`` when the connection cannot take the stream.
+    package func openTunnel(_ head: HTTP2RequestHead) throws(Refusal) -> Int32 {
+        guard allowsExtendedConnect else { throw .extendedConnectNotAllowed }
+        let stream = try submit(head, hasBody: true)
+        events.tunnels[stream] = HTTP2TunnelOutbound()
+        return stream
+    }
+
+    /// Queues `bytes` on `stream`'s tunnel (``openTunnel(_:)``), after those not yet sent; they go out as the stream's
+    /// flow control allows (``unsentTunnelBytes(on:)`` says how many wait). Nothing happens when the tunnel is
+    /// finished, reset or closed.
+    package func send(_ bytes: Data, on stream: Int32) {
+        guard !bytes.isEmpty, events.tunnels[stream]?.isFinished == false else { return }
+        events.tunnels[stream]?.append(bytes)
+        _ = nghttp2_session_resume_data(session, stream)
+    }
+
+    /// Ends the sending half of `stream`'s tunnel: `END_STREAM` follows the bytes not yet sent. The stream closes once
+    /// the server has ended its half too (``Output/end(stream:)``).
+    package func finishSending(on stream: Int32) {
+        guard events.tunnels[stream]?.isFinished == false else { return }
+        events.tunnels[stream]?.isFinished = true
+        _ = nghttp2_session_resume_data(session, stream)
+    }
+
+    /// The bytes given to ``send(_:on:)`` that wait for `stream`'s flow control; 0 for a stream with no tunnel.
+    package func unsentTunnelBytes(on stream: Int32) -> Int {
+        events.tunnels[stream]?.unsentCount ?? 0
+    }
+
+    /// Submits `head`, with nghttp2 reading the body (or tunnel) when `hasBody`; returns the stream's id.
+    private func submit(_ head: HTTP2RequestHead, hasBody: Bool) throws(Refusal) -> Int32 {
         guard canOpenStream else {
             throw isAvailable ? .noStreamAvailable : .connectionUnavailable
         }
         let stream = Self.withFields(head.fields) { fields -> Int32 in
-            guard let body else {
+            guard hasBody else {
                 return nghttp2_submit_request(session, nil, fields.baseAddress, fields.count, nil, nil)
             }
             var provider = nghttp2_data_provider()
             provider.read_callback = HTTP2SessionEvents.readBody
-            let stream = nghttp2_submit_request(session, nil, fields.baseAddress, fields.count, &provider, nil)
-            if stream > 0 { events.bodies[stream] = body }
-            return stream
+            return nghttp2_submit_request(session, nil, fields.baseAddress, fields.count, &provider, nil)
         }
         guard stream > 0 else {
             let reason = String(cString: nghttp2_strerror(stream))
@@ -171,7 +227,8 @@ package final class HTTP2Session {
 
     /// Resets `stream` with `CANCEL`: its response is no longer wanted. Nothing more is reported for it.
     package func cancel(_ stream: Int32) {
-        guard events.open.remove(stream) != nil else { return }
+        let tunnel = events.tunnels.removeValue(forKey: stream)
+        guard events.open.remove(stream) != nil || tunnel != nil else { return }
         events.bodies[stream] = nil
         _ = nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), stream, NGHTTP2_CANCEL.rawValue)
     }
@@ -207,6 +264,12 @@ package final class HTTP2Session {
 
     /// Whether the server's `SETTINGS` arrived: until then the number of streams it allows is assumed.
     package var hasServerSettings: Bool { events.hasServerSettings }
+
+    /// Whether the server takes extended CONNECT (``openTunnel(_:)``): it sent `SETTINGS_ENABLE_CONNECT_PROTOCOL` = 1
+    /// (RFC 8441, 3). False until its `SETTINGS` arrive.
+    package var allowsExtendedConnect: Bool {
+        nghttp2_session_get_remote_settings(session, NGHTTP2_SETTINGS_ENABLE_CONNECT_PROTOCOL) == 1
+    }
 
     // MARK: Bytes
 
@@ -254,7 +317,18 @@ package final class HTTP2Session {
             }
         }
         flush()
-        return takeOutputs()
+        return endingRefusedTunnels(takeOutputs())
+    }
+
+    /// Ends the sending half of each tunnel whose final response in `outputs` refused it (not 2xx, RFC 8441, 5), so
+    /// that its stream closes; returns `outputs`.
+    private func endingRefusedTunnels(_ outputs: [Output]) -> [Output] {
+        guard !events.tunnels.isEmpty else { return outputs }
+        for case .head(let stream, let status, _) in outputs where !(200..<300).contains(status) {
+            finishSending(on: stream)
+        }
+        flush()
+        return outputs
     }
 
     /// The connection's byte stream ended (the peer closed it, or reading failed).
@@ -316,6 +390,7 @@ package final class HTTP2Session {
         }
         events.open.removeAll()
         events.bodies.removeAll()
+        events.tunnels.removeAll()
         outputs.append(.closed(failure))
         return outputs
     }

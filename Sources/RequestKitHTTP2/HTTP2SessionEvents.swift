@@ -16,6 +16,8 @@ final class HTTP2SessionEvents {
     @exclusivity(unchecked) var open: Set<Int32> = []
     /// Request bodies still being sent, by stream.
     @exclusivity(unchecked) var bodies: [Int32: HTTP2RequestBody] = [:]
+    /// The outbound halves of the tunnels opened with extended CONNECT, by stream, until the stream closes both ways.
+    @exclusivity(unchecked) var tunnels: [Int32: HTTP2TunnelOutbound] = [:]
     /// Why a stream's body could not be read, for the streams reset for it.
     @exclusivity(unchecked) private var unreadable: [Int32: String] = [:]
     /// The header block being received, and its size as the header list limit counts it. One at a time: a block's
@@ -106,7 +108,11 @@ final class HTTP2SessionEvents {
     }
 
     private func closed(_ stream: Int32, code: HTTP2ErrorCode) {
-        defer { forget(stream) }
+        defer {
+            forget(stream)
+            // A tunnel outlives its response's end (the server's `END_STREAM`) until its own half ends too.
+            if !tunnels.isEmpty { tunnels[stream] = nil }
+        }
         guard open.remove(stream) != nil else { return }
         if !unreadable.isEmpty, let reason = unreadable[stream] {
             outputs.append(.failed(stream: stream, .requestBodyUnreadable(reason)))
@@ -143,27 +149,36 @@ final class HTTP2SessionEvents {
         sentGoAway = .protocolViolation(code, lastError ?? "the connection sent GOAWAY")
     }
 
-    /// Copies the next bytes of `stream`'s body into `buffer`: their count and whether they were the last; nil when
-    /// the body cannot be read (the stream is then reset, and fails with the reason).
-    private func readBody(
-        of stream: Int32, into buffer: UnsafeMutableBufferPointer<UInt8>
-    ) -> (
-        count: Int, isLast: Bool
-    )? {
-        guard var body = bodies[stream] else { return (0, true) }
+    /// What reading a request body for nghttp2 gave.
+    enum BodyRead {
+        /// `count` bytes were copied; the stream ends with them when `isLast`.
+        case bytes(count: Int, isLast: Bool)
+        /// A tunnel has no bytes yet: nghttp2 waits until the session resumes the stream.
+        case deferred
+        /// The body cannot be read: the stream is reset, and fails with the reason.
+        case unreadable
+    }
+
+    /// Copies the next bytes of `stream`'s body (or of its tunnel) into `buffer`.
+    private func readBody(of stream: Int32, into buffer: UnsafeMutableBufferPointer<UInt8>) -> BodyRead {
+        if !tunnels.isEmpty, tunnels[stream] != nil {
+            guard let (count, isLast) = tunnels[stream]?.read(into: buffer) else { return .deferred }
+            return .bytes(count: count, isLast: isLast)
+        }
+        guard var body = bodies[stream] else { return .bytes(count: 0, isLast: true) }
         do {
             let (block, isLast) = try body.next(upTo: buffer.count)
             // A reader never returns more than asked for; a block that would not fit is an error, not a truncation.
             guard block.count <= buffer.count else {
                 unreadable[stream] = "the request body's reader returned more bytes than asked for"
-                return nil
+                return .unreadable
             }
             _ = block.copyBytes(to: buffer)
             bodies[stream] = isLast ? nil : body
-            return (block.count, isLast)
+            return .bytes(count: block.count, isLast: isLast)
         } catch {
             unreadable[stream] = error.description
-            return nil
+            return .unreadable
         }
     }
 
@@ -260,15 +275,16 @@ final class HTTP2SessionEvents {
     /// nghttp2's reader of a request body: the bytes the stream's flow control allows now.
     static let readBody: nghttp2_data_source_read_callback = { _, stream, buffer, length, flags, _, context in
         guard let buffer, let events = events(context) else { return Int(NGHTTP2_ERR_CALLBACK_FAILURE.rawValue) }
-        guard
-            let (count, isLast) = events.readBody(
-                of: stream, into: UnsafeMutableBufferPointer(start: buffer, count: length))
-        else {
+        switch events.readBody(of: stream, into: UnsafeMutableBufferPointer(start: buffer, count: length)) {
+        case .bytes(let count, let isLast):
+            if isLast { flags?.pointee |= NGHTTP2_DATA_FLAG_EOF.rawValue }
+            return count
+        case .deferred:
+            return Int(NGHTTP2_ERR_DEFERRED.rawValue)
+        case .unreadable:
             // nghttp2 resets the stream; its close reports why.
             return Int(NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE.rawValue)
         }
-        if isLast { flags?.pointee |= NGHTTP2_DATA_FLAG_EOF.rawValue }
-        return count
     }
 }
 

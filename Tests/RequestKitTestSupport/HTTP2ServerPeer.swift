@@ -19,6 +19,8 @@ package final class HTTP2ServerPeer {
 
     package private(set) var requests: [Int32: Received] = [:]
     private var bodies: [Int32: (bytes: Data, sent: Int, trailers: [HTTPHeader])] = [:]
+    /// The bytes of each accepted tunnel (``accept(_:status:headers:)``) waiting to go, and whether its end follows.
+    private var tunnels: [Int32: (bytes: Data, isEnding: Bool)] = [:]
     private var session: OpaquePointer?
 
     /// A server that sends its `SETTINGS` (with `settings`, as nghttp2 settings ids and values) first.
@@ -94,6 +96,36 @@ package final class HTTP2ServerPeer {
                 _ = nghttp2_submit_response(session, stream, $0.baseAddress, $0.count, nil)
             }
         }
+    }
+
+    /// Answers the extended CONNECT on `stream` with `status` and `headers`, without ending the stream: bytes go both
+    /// ways after it (``send(_:on:endsStream:)``).
+    package func accept(_ stream: Int32, status: Int = 200, headers: [HTTPHeader] = []) {
+        HTTP2Session.withFields([HTTPHeader(name: ":status", value: String(status))] + headers) {
+            _ = nghttp2_submit_headers(
+                session, UInt8(NGHTTP2_FLAG_NONE.rawValue), stream, nil, $0.baseAddress, $0.count, nil)
+        }
+    }
+
+    /// Sends `bytes` on the accepted tunnel `stream`, then its end when `endsStream`.
+    package func send(_ bytes: Data, on stream: Int32, endsStream: Bool = false) {
+        if let waiting = tunnels[stream] {
+            tunnels[stream] = (waiting.bytes + bytes, endsStream)
+            nghttp2_session_resume_data(session, stream)
+            return
+        }
+        tunnels[stream] = (bytes, endsStream)
+        var provider = nghttp2_data_provider()
+        provider.read_callback = { _, stream, buffer, length, flags, _, context in
+            guard let buffer, let peer = peer(context), let tunnel = peer.tunnels[stream] else { return 0 }
+            let count = min(length, tunnel.bytes.count)
+            guard count > 0 || tunnel.isEnding else { return Int(NGHTTP2_ERR_DEFERRED.rawValue) }
+            tunnel.bytes.copyBytes(to: UnsafeMutableBufferPointer(start: buffer, count: count), count: count)
+            peer.tunnels[stream] = (Data(tunnel.bytes.dropFirst(count)), tunnel.isEnding)
+            if tunnel.isEnding, count == tunnel.bytes.count { flags?.pointee |= NGHTTP2_DATA_FLAG_EOF.rawValue }
+            return count
+        }
+        nghttp2_submit_data(session, UInt8(NGHTTP2_FLAG_END_STREAM.rawValue), stream, &provider)
     }
 
     /// Sends an interim response on `stream` (a 1xx head without an end).

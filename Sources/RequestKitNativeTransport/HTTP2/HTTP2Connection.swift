@@ -273,6 +273,11 @@ final class HTTP2Connection: EventLoopHandler, LoopOwnedConnection, @unchecked S
                 let error = RequestError.transport(
                     POSIXError(.EINVAL), detail: "the request cannot go over HTTP/2: \(reason)")
                 return end(request, with: .failed(error, wasReused: machine.startedCount > 0))
+            case .extendedConnectNotAllowed:
+                // Only a tunnel is refused so; a request never asks for one.
+                let error = RequestError.transport(
+                    POSIXError(.EINVAL), detail: "the server does not take extended CONNECT on this connection")
+                return end(request, with: .failed(error, wasReused: machine.startedCount > 0))
             }
         }
         let now = loop.now()

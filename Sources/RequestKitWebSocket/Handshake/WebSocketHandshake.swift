@@ -102,12 +102,7 @@ package struct WebSocketHandshake: Sendable, Hashable {
     package func accept(
         status: Int, headers: HTTPHeaders, body: Data = Data(), url: URL? = nil
     ) throws(RequestError) -> Agreement {
-        guard status == 101 else {
-            let response = Response(status: HTTPStatus(code: status), headers: headers, body: body, url: url)
-            throw .webSocket(
-                .handshakeRefused, "the server refused the WebSocket handshake with \(response.status)",
-                response: response)
-        }
+        guard status == 101 else { throw Self.refusal(status: status, headers: headers, body: body, url: url) }
         guard headers.values(for: "Upgrade").contains(where: { Self.containsToken("websocket", in: $0) }) else {
             throw Self.invalid("answers 101 without Upgrade: websocket")
         }
@@ -126,7 +121,7 @@ package struct WebSocketHandshake: Sendable, Hashable {
         return Agreement(subprotocol: try chosenSubprotocol(headers), compression: try agreedExtensions(headers))
     }
 
-    private func chosenSubprotocol(_ headers: HTTPHeaders) throws(RequestError) -> String? {
+    func chosenSubprotocol(_ headers: HTTPHeaders) throws(RequestError) -> String? {
         let values = headers.values(for: "Sec-WebSocket-Protocol")
         guard !values.isEmpty else { return nil }
         let chosen = values.joined(separator: ",").split(separator: ",").map {
@@ -143,7 +138,7 @@ package struct WebSocketHandshake: Sendable, Hashable {
         return name
     }
 
-    private func agreedExtensions(_ headers: HTTPHeaders) throws(RequestError) -> PerMessageDeflateParameters? {
+    func agreedExtensions(_ headers: HTTPHeaders) throws(RequestError) -> PerMessageDeflateParameters? {
         let values = headers.values(for: "Sec-WebSocket-Extensions")
         guard !values.isEmpty else { return nil }
         let elements: [WebSocketExtensionHeader.Element]
@@ -163,7 +158,15 @@ package struct WebSocketHandshake: Sendable, Hashable {
         return agreed
     }
 
-    private static func invalid(_ text: String) -> RequestError {
+    /// The error of a handshake the server refused with `status`, keeping its answer.
+    static func refusal(status: Int, headers: HTTPHeaders, body: Data, url: URL?) -> RequestError {
+        let response = Response(status: HTTPStatus(code: status), headers: headers, body: body, url: url)
+        return .webSocket(
+            .handshakeRefused, "the server refused the WebSocket handshake with \(response.status)",
+            response: response)
+    }
+
+    static func invalid(_ text: String) -> RequestError {
         .webSocket(.invalidHandshake, "the server \(text)")
     }
 
