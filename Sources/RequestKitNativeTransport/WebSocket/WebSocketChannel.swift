@@ -517,9 +517,12 @@ final class WebSocketChannel: EventLoopHandler, LoopOwnedConnection, @unchecked 
         _ message: WebSocketMessage, _ continuation: CheckedContinuation<Result<Void, RequestError>, Never>
     ) {
         guard phase == .open, machine != nil else {
+            // The error says why the connection ended, when it failed.
+            let reason = finalError.map { ": it ended with \($0)" } ?? ""
             return continuation.resume(
                 returning: .failure(
-                    .webSocket(.closed, "the WebSocket connection is closing or closed; no message can be sent")))
+                    .webSocket(
+                        .closed, "the WebSocket connection is closing or closed; no message can be sent\(reason)")))
         }
         let action: WebSocketConnectionStateMachine.Action
         do {

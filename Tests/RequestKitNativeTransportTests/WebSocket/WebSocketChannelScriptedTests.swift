@@ -328,7 +328,7 @@ struct WebSocketChannelScriptedTests {
         #expect(stream.isClosed)
     }
 
-    @Test("cancelling the consuming task closes the connection with going away")
+    @Test("cancelling the consuming task closes the connection with going away; a later send says how it ended")
     func cancellation() async throws {
         let harness = LoopHarness()
         let stream = ScriptedByteStream()
@@ -344,6 +344,8 @@ struct WebSocketChannelScriptedTests {
             try await Self.onLoop(harness) { () async throws(RequestError) in try await channel.send(.text("late")) }
         }
         #expect(afterwards?.webSocketFailure == .closed)
+        // The late send's error says why the connection ended.
+        #expect(afterwards.map { "\($0)" }?.contains("it ended with") == true)
     }
 
     @Test("keep-alive pings go out at the interval; one unanswered ends the connection as timed out")

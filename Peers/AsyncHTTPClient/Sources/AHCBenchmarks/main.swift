@@ -12,7 +12,7 @@
 //   AHCBenchmarks connect     # one GET of $REQUESTKIT_AHC_CONNECT_URL on a new HTTPClient (no connection pooled),
 //                             # after a warm-up GET of $REQUESTKIT_AHC_WARM_URL on another, printing
 //                             # `connect <ms to the response head> <status>`: RequestKit's `Benchmarks connect` runs
-//                             # it once per round, a process each, beside itself and curl (BENCHMARKS.md, "Connecting")
+//                             # it once per round, a process each, beside itself and curl (BENCHMARKS.md, "Connection setup")
 //
 // Each mode runs a warm-up round and then REQUESTKIT_BENCH_ROUNDS rounds (default 5); the medians are printed as
 // `| AsyncHTTPClient | <mode> | <requests/s> | <CPU µs/request> |`, with every round's figures after them.
