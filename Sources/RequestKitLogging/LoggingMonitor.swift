@@ -79,6 +79,22 @@ public struct LoggingMonitor: EventMonitor {
         self.sensitiveData = sensitiveData
     }
 
+    /// The events whose records the logger's level lets through, read as each request starts: none when the logger
+    /// drops them all (its level above `level` and `failureLevel`), and the request then costs nothing more.
+    ///
+    /// ```swift
+    /// let quiet = LoggingMonitor(logger: Logger(label: "api") { _ in SwiftLogNoOpLogHandler() })
+    /// // quiet.monitoredEvents.isEmpty
+    /// ```
+    public var monitoredEvents: MonitoredEvents {
+        let threshold = logger.logLevel
+        var events: MonitoredEvents = []
+        if threshold <= .debug { events.formUnion([.requestStarted, .requestRetrying]) }
+        if threshold <= level { events.insert(.responseReceived) }
+        if threshold <= failureLevel { events.insert(.requestFailed) }
+        return events
+    }
+
     public func requestStarted(_ request: URLRequest, attempt: Int) {
         guard logger.logLevel <= .debug else { return }
         var metadata = requestMetadata(request)

@@ -33,7 +33,8 @@ import FoundationNetworking
 /// let client = Client(baseURL: url) { $0.monitors = [MetricsMonitor()] }  // MetricsSystem's factory
 /// ```
 public struct MetricsMonitor: EventMonitor, StreamedResponseMonitor {
-    private let factory: any MetricsFactory
+    /// The instruments made so far, made through the backend the monitor was given.
+    private let instruments: MetricsInstruments
 
     /// Creates a monitor recording through `factory`.
     ///
@@ -42,7 +43,7 @@ public struct MetricsMonitor: EventMonitor, StreamedResponseMonitor {
     /// ```
     /// - Parameter factory: The backend; the one `MetricsSystem.bootstrap` installed unless given.
     public init(factory: any MetricsFactory = MetricsSystem.factory) {
-        self.factory = factory
+        self.instruments = MetricsInstruments(factory: factory)
     }
 
     /// `http.client.request.duration`, the label of the duration `Timer`.
@@ -65,8 +66,15 @@ public struct MetricsMonitor: EventMonitor, StreamedResponseMonitor {
     /// ```
     public static let openConnections = "http.client.open_connections"
 
+    /// An attempt's start, its outcome and a streamed body's end: nothing else is recorded.
+    ///
+    /// ```swift
+    /// MetricsMonitor().monitoredEvents  // [.requestStarted, .responseReceived, .requestFailed]
+    /// ```
+    public var monitoredEvents: MonitoredEvents { [.requestStarted, .responseReceived, .requestFailed] }
+
     public func requestStarted(_ request: URLRequest, attempt: Int) {
-        Meter(label: Self.activeRequests, dimensions: Self.dimensions(of: request), factory: factory).increment()
+        instruments.activeRequests(for: Self.dimensions(of: request)).increment()
     }
 
     public func responseReceived(_ response: Response, for request: URLRequest, duration: Double, attempt: Int) {
@@ -82,50 +90,41 @@ public struct MetricsMonitor: EventMonitor, StreamedResponseMonitor {
     /// An attempt that got `response` ended after `duration` seconds: at its head, or at its streamed body's end
     /// (with `failure` when the body did not arrive whole).
     private func answered(_ response: Response, for request: URLRequest, duration: Double, failure: RequestError?) {
-        Meter(label: Self.activeRequests, dimensions: Self.dimensions(of: request), factory: factory).decrement()
-        var dimensions = Self.dimensions(of: request)
-        dimensions.append(("http.response.status_code", String(response.statusCode)))
-        if let version = HTTPClientConventions.protocolVersion(
+        let dimensions = Self.dimensions(of: request)
+        instruments.activeRequests(for: dimensions).decrement()
+        let errorType =
+            if let failure { HTTPClientConventions.errorType(of: failure) } else {
+                HTTPClientConventions.errorType(ofStatus: response.statusCode)
+            }
+        let version = HTTPClientConventions.protocolVersion(
             ofNetworkProtocol: response.metrics.attempts.last?.networkProtocol)
-        {
-            dimensions.append(("network.protocol.version", version))
-        }
-        if let failure {
-            dimensions.append(("error.type", HTTPClientConventions.errorType(of: failure)))
-        } else if let type = HTTPClientConventions.errorType(ofStatus: response.statusCode) {
-            dimensions.append(("error.type", type))
-        }
-        record(duration, dimensions: dimensions)
+        record(
+            duration,
+            DurationDimensions(
+                request: dimensions, status: response.statusCode, protocolVersion: version, errorType: errorType))
     }
 
     public func requestFailed(_ error: RequestError, for request: URLRequest, duration: Double, attempt: Int) {
-        Meter(label: Self.activeRequests, dimensions: Self.dimensions(of: request), factory: factory).decrement()
-        var dimensions = Self.dimensions(of: request)
-        if let version = HTTPClientConventions.protocolVersion(
+        let dimensions = Self.dimensions(of: request)
+        instruments.activeRequests(for: dimensions).decrement()
+        let version = HTTPClientConventions.protocolVersion(
             ofNetworkProtocol: error.metrics?.attempts.last?.networkProtocol)
-        {
-            dimensions.append(("network.protocol.version", version))
-        }
-        dimensions.append(("error.type", HTTPClientConventions.errorType(of: error)))
-        record(duration, dimensions: dimensions)
+        record(
+            duration,
+            DurationDimensions(
+                request: dimensions, protocolVersion: version, errorType: HTTPClientConventions.errorType(of: error)))
     }
 
-    private func record(_ seconds: Double, dimensions: [(String, String)]) {
-        let timer = CoreMetrics.Timer(
-            label: Self.requestDuration, dimensions: dimensions, preferredDisplayUnit: .seconds, factory: factory)
+    private func record(_ seconds: Double, _ dimensions: DurationDimensions) {
         // At most about 285 years, so the conversion never traps.
-        timer.recordNanoseconds(Int64((min(max(0, seconds), 9e9) * 1e9).rounded()))
+        instruments.requestDuration(for: dimensions).recordNanoseconds(Int64((min(max(0, seconds), 9e9) * 1e9).rounded()))
     }
 
     /// The dimensions every instrument has.
-    static func dimensions(of request: URLRequest) -> [(String, String)] {
-        var dimensions = [("http.request.method", HTTPClientConventions.method(of: request))]
-        if let address = HTTPClientConventions.serverAddress(of: request) {
-            dimensions.append(("server.address", address))
-        }
-        if let port = HTTPClientConventions.serverPort(of: request) { dimensions.append(("server.port", String(port))) }
-        if let scheme = request.url?.scheme?.lowercased() { dimensions.append(("url.scheme", scheme)) }
-        return dimensions
+    static func dimensions(of request: URLRequest) -> RequestDimensions {
+        RequestDimensions(
+            method: HTTPClientConventions.method(of: request), address: HTTPClientConventions.serverAddress(of: request),
+            port: HTTPClientConventions.serverPort(of: request), scheme: request.url?.scheme?.lowercased())
     }
 }
 #endif

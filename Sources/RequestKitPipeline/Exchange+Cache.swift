@@ -173,9 +173,11 @@ extension Exchange {
         // Read only when set: the default, no monitor, costs a copy of the shared empty list.
         guard parts.hasOption(EventMonitorsKey.self) else { return result }
         let monitors = self.monitors
-        guard !monitors.isEmpty, case .success(let delivery) = copy result else { return result }
+        guard monitors.monitoredEvents.contains(.cacheConsulted), case .success(let delivery) = copy result else {
+            return result
+        }
         let urlRequest = request.urlRequest
-        for monitor in monitors {
+        for monitor in monitors where monitor.monitoredEvents.contains(.cacheConsulted) {
             monitor.cacheConsulted(urlRequest, status: delivery.response.cacheStatus, response: delivery.response)
         }
         return result

@@ -37,12 +37,14 @@ extension Exchange {
         var count = 0
         // The attempts of the hops before this one: a response's metrics show every hop.
         var earlier: [RequestMetrics.Attempt] = []
+        // Only interceptors make the first request a given one: a jar's cookies keep a built request built.
+        let isAdapted = if case .given = first { true } else { false }
         let traceparent = Self.sentTraceparent(
-            first, built: parts.hasOptions ? parts[option: TraceparentKey.self] : nil, isAdapted: !interceptors.isEmpty)
+            first, built: parts.hasOptions ? parts[option: TraceparentKey.self] : nil, isAdapted: isAdapted)
         let cookieJar = self.cookieJar
         let cache = self.cache
         // A request nothing changed since it was built was checked when it was built.
-        let isChanged = cookieJar != nil || !interceptors.isEmpty
+        let isChanged = cookieJar != nil || isAdapted
         while true {
             if isChanged || count > 0 {
                 do {

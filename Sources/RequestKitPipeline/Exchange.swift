@@ -63,19 +63,22 @@ struct Exchange: Sendable {
 
     /// Whether an interceptor, a monitor or a retry policy takes part: then every attempt is adapted, reported and
     /// decided. Out of line, so that the options read stay out of the frame of ``run(sink:)``'s callers. An option
-    /// nobody set is at its default (no interceptor, no monitor, one attempt) and is not read.
+    /// nobody set is at its default (no interceptor, no monitor, one attempt) and is not read; monitors that record
+    /// no event (``EventMonitor/monitoredEvents``) do not take part.
     @inline(never)
     private var needsAttempts: Bool {
         (parts.hasOption(InterceptorsKey.self) && !interceptors.isEmpty)
-            || (parts.hasOption(EventMonitorsKey.self) && !monitors.isEmpty)
+            || (parts.hasOption(EventMonitorsKey.self) && !monitors.monitoredEvents.isEmpty)
             || (parts.hasOption(RetryPolicyKey.self) && retryPolicy.maxAttempts > 1)
     }
 
     /// ``run(sink:)`` with interceptors, monitors or a retry policy: each attempt adapted, reported and decided.
     private func runAttempts(sink: ResponseSink) async throws(RequestError) -> Delivery {
         if Task.isCancelled { throw RequestError.cancelled(underlyingError: CancellationError()) }
+        // Each option read once per request: every read looks the key up among the request's options.
         let interceptors = self.interceptors
         let monitors = self.monitors
+        let events = monitors.monitoredEvents
         let retryPolicy = self.retryPolicy
         var attempt = 1
         var policyAttempt = 1
@@ -83,11 +86,15 @@ struct Exchange: Sendable {
         // The attempts before this one: a response's (or the last error's) metrics show every attempt.
         var earlier: [RequestMetrics.Attempt] = []
         while true {
-            let (head, explicitCookies) = withJarCookies(try await adapted())
+            let (head, explicitCookies) = withJarCookies(try await adapted(by: interceptors))
             // What monitors and interceptors are shown: made only for them.
-            let request = monitors.isEmpty && interceptors.isEmpty ? nil : head.urlRequest
-            if let request { for monitor in monitors { monitor.requestStarted(request, attempt: attempt) } }
-            let start = monitors.isEmpty ? 0 : DispatchTime.now().uptimeNanoseconds
+            let request = events.isEmpty && interceptors.isEmpty ? nil : head.urlRequest
+            if let request, events.contains(.requestStarted) {
+                for monitor in monitors where monitor.monitoredEvents.contains(.requestStarted) {
+                    monitor.requestStarted(request, attempt: attempt)
+                }
+            }
+            let start = events.isDisjoint(with: .outcomes) ? 0 : DispatchTime.now().uptimeNanoseconds
             var delivered = await follow(head, explicitCookies: explicitCookies, sink: sink)
             if !earlier.isEmpty {
                 switch delivered {
@@ -99,13 +106,14 @@ struct Exchange: Sendable {
                 }
             }
             let outcome = delivered.map(\.response)
-            if let request, !monitors.isEmpty {
+            if let request, !events.isDisjoint(with: .outcomes) {
                 let duration = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
                 var streamed: ResponseBodyStream?
                 if case .success(let delivery) = delivered { streamed = delivery.body }
                 for monitor in monitors {
                     switch outcome {
                     case .success(let response):
+                        guard monitor.monitoredEvents.contains(.responseReceived) else { continue }
                         if let streamed, let monitor = monitor as? any StreamedResponseMonitor {
                             guard let ended = monitor.responseStreamed(response, for: request, attempt: attempt)
                             else { continue }
@@ -116,6 +124,7 @@ struct Exchange: Sendable {
                         }
                         monitor.responseReceived(response, for: request, duration: duration, attempt: attempt)
                     case .failure(let error):
+                        guard monitor.monitoredEvents.contains(.requestFailed) else { continue }
                         monitor.requestFailed(error, for: request, duration: duration, attempt: attempt)
                     }
                 }
@@ -123,7 +132,7 @@ struct Exchange: Sendable {
             if case .failure(let error) = outcome,
                 error.kind == .cancelled || error.kind == .invalidRequest || Task.isCancelled
             {
-                if let request { monitors.reportFinished(outcome, of: request) }
+                if let request, events.contains(.requestFinished) { monitors.reportFinished(outcome, of: request) }
                 throw error
             }
 
@@ -149,7 +158,7 @@ struct Exchange: Sendable {
                 policyAttempt += 1
             }
             guard let delay else {
-                if let request { monitors.reportFinished(outcome, of: request) }
+                if let request, events.contains(.requestFinished) { monitors.reportFinished(outcome, of: request) }
                 return try delivered.get()
             }
             await delivered.discard()
@@ -158,8 +167,10 @@ struct Exchange: Sendable {
             case .failure(let error): earlier = error.metrics?.attempts ?? earlier
             }
             attempt += 1
-            if let request {
-                for monitor in monitors { monitor.requestRetrying(request, nextAttempt: attempt, delay: delay) }
+            if let request, events.contains(.requestRetrying) {
+                for monitor in monitors where monitor.monitoredEvents.contains(.requestRetrying) {
+                    monitor.requestRetrying(request, nextAttempt: attempt, delay: delay)
+                }
             }
             do {
                 try await clock.sleep(seconds: delay)
@@ -286,8 +297,8 @@ struct Exchange: Sendable {
         }
     }
 
-    /// The built request with every interceptor applied: as it is when there are none.
-    private func adapted() async throws(RequestError) -> TransferRequest.Head {
+    /// The built request with every one of `interceptors` applied: as it is when there are none.
+    private func adapted(by interceptors: [any Interceptor]) async throws(RequestError) -> TransferRequest.Head {
         if interceptors.isEmpty { return .built(built) }
         var request = built.makeURLRequest()
         for interceptor in interceptors {

@@ -15,8 +15,13 @@ import FoundationNetworking
 /// attempt's headers, and the attempt's outcome ends it. A redirect the attempt followed is a span of its own too,
 /// made from the times the hop's ``RequestMetrics/Attempt`` recorded (its request carried the attempt's context).
 /// An attempt whose response streams ends with its body, and the request's span with it, even when the request ended
-/// at the head (``StreamedResponseMonitor``). One is made for each request ``Traced`` is applied to.
+/// at the head (``StreamedResponseMonitor``). One is made for each request ``Traced`` is applied to. A request span
+/// that does not record (a no-op tracer's, or one a sampler left out) has no attempt spans under it and no attributes
+/// computed: nobody would read them, and its context is what the attempts carry.
 final class RequestSpan: Interceptor, StreamedResponseMonitor, @unchecked Sendable {
+    /// An attempt's outcome, for its span, and the request's end, for the request's.
+    var monitoredEvents: MonitoredEvents { [.responseReceived, .requestFailed, .requestFinished] }
+
     private let tracer: any Tracer
     private let sensitiveData: SensitiveData
     /// Guards `state`.
@@ -59,34 +64,37 @@ final class RequestSpan: Interceptor, StreamedResponseMonitor, @unchecked Sendab
         }
     }
 
+    /// Starts the request's span (the first time) and the attempt's, and injects the attempt's context. When the
+    /// request's span does not record (a no-op or sampling tracer), there are no attempt spans: the request's context
+    /// is injected, and no attribute is computed.
     func adapt(_ request: URLRequest) async throws -> URLRequest {
-        let (attempt, unfinished) = lock.withLock { () -> (any Span, (any Span)?) in
+        let (context, unfinished) = lock.withLock { () -> (ServiceContext, (any Span)?) in
             let span: any Span
             if let existing = state.span {
                 span = existing
             } else {
-                span = tracer.startSpan(
-                    HTTPClientConventions.method(of: request), context: ServiceContext.current ?? .topLevel,
-                    ofKind: .client)
-                span.updateRecordedAttributes { describe(request, in: &$0) }
+                let method = HTTPClientConventions.method(of: request)
+                span = tracer.startSpan(method, context: ServiceContext.current ?? .topLevel, ofKind: .client)
+                span.updateRecordedAttributes { describe(request, method: method, in: &$0) }
                 state.span = span
             }
-            let attempt = tracer.startSpan(
-                HTTPClientConventions.method(of: request), context: span.context, ofKind: .client)
+            state.attempts += 1
+            state.isBodyPending = false
+            guard span.isRecording else { return (span.context, nil) }
+            let method = HTTPClientConventions.method(of: request)
+            let attempt = tracer.startSpan(method, context: span.context, ofKind: .client)
             let resends = state.hops
             attempt.updateRecordedAttributes { attributes in
-                describe(request, in: &attributes)
+                describe(request, method: method, in: &attributes)
                 if resends > 0 { attributes["http.request.resend_count"] = resends }
             }
             let unfinished = state.attempt
             state.attempt = attempt
-            state.attempts += 1
-            state.isBodyPending = false
-            return (attempt, unfinished)
+            return (attempt.context, unfinished)
         }
         unfinished?.end()
         var adapted = request
-        tracer.inject(attempt.context, into: &adapted, using: HeaderInjector())
+        tracer.inject(context, into: &adapted, using: HeaderInjector())
         return adapted
     }
 
@@ -120,7 +128,7 @@ final class RequestSpan: Interceptor, StreamedResponseMonitor, @unchecked Sendab
             return .some(state.span)
         }
         guard let span else { return }
-        if let failure, let span {
+        if let failure, let span, span.isRecording {
             span.recordError(failure, attributes: ["error.type": .string(HTTPClientConventions.errorType(of: failure))])
         }
         endAttempt(
@@ -140,7 +148,9 @@ final class RequestSpan: Interceptor, StreamedResponseMonitor, @unchecked Sendab
             state.error = error
             return state.span
         }
-        span?.recordError(error, attributes: ["error.type": .string(HTTPClientConventions.errorType(of: error))])
+        if let span, span.isRecording {
+            span.recordError(error, attributes: ["error.type": .string(HTTPClientConventions.errorType(of: error))])
+        }
         endAttempt(of: request, hops: error.metrics?.attempts ?? [], outcome: .failure(error))
     }
 
@@ -211,7 +221,7 @@ final class RequestSpan: Interceptor, StreamedResponseMonitor, @unchecked Sendab
                     at: clock.instant(of: hop.start))
                 let resends = taken.first + index
                 span.updateRecordedAttributes { attributes in
-                    describe(redirected, in: &attributes)
+                    describe(redirected, method: HTTPClientConventions.method(of: redirected), in: &attributes)
                     attributes["http.request.resend_count"] = resends
                 }
             }
@@ -253,16 +263,17 @@ final class RequestSpan: Interceptor, StreamedResponseMonitor, @unchecked Sendab
                 attributes["error.type"] = type
             }
         }
-        if let error {
+        if let error, span.isRecording {
             span.recordError(error, attributes: ["error.type": .string(HTTPClientConventions.errorType(of: error))])
         }
         Self.setStatus(of: span, error: error, status: status)
         if let end { span.end(at: end) } else { span.end() }
     }
 
-    /// The request's method, `url.full` and server, as a span starts with them.
-    private func describe(_ request: URLRequest, in attributes: inout SpanAttributes) {
-        attributes["http.request.method"] = HTTPClientConventions.method(of: request)
+    /// The request's method (`method`, as ``HTTPClientConventions/method(of:)`` names it), `url.full` and server,
+    /// as a span starts with them.
+    private func describe(_ request: URLRequest, method: String, in attributes: inout SpanAttributes) {
+        attributes["http.request.method"] = method
         if let original = HTTPClientConventions.originalMethod(of: request) {
             attributes["http.request.method_original"] = original
         }

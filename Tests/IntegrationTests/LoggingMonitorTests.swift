@@ -133,6 +133,21 @@ struct LoggingMonitorTests {
         #expect(handler.entries.isEmpty)
     }
 
+    @Test("The monitor records the events the logger's level lets through, and none on a no-op handler")
+    func monitoredEventsFollowTheLevel() {
+        let handler = InMemoryLogHandler()
+        #expect(LoggingMonitor(logger: logger(handler, level: .debug)).monitoredEvents == .all.subtracting([
+            .serverValueDropped, .cacheConsulted, .requestFinished,
+        ]))
+        #expect(LoggingMonitor(logger: logger(handler, level: .info)).monitoredEvents == .outcomes)
+        #expect(LoggingMonitor(logger: logger(handler, level: .warning)).monitoredEvents == .requestFailed)
+        #expect(
+            LoggingMonitor(logger: logger(handler, level: .warning), level: .error, failureLevel: .error)
+                .monitoredEvents.isEmpty)
+        let silent = Logger(label: "requestkit.tests") { _ in SwiftLogNoOpLogHandler() }
+        #expect(LoggingMonitor(logger: silent).monitoredEvents.isEmpty)
+    }
+
     @Test("A method outside the known set is logged as _OTHER, with the original beside it")
     func logsOtherMethod() async throws {
         let server = try TestServer()

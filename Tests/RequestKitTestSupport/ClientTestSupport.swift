@@ -20,11 +20,15 @@ package final class Counter: @unchecked Sendable {
     package var value: Int { lock.withLock { count } }
 }
 
-/// A monitor that records one line per event, without timings.
+/// A monitor that records one line per event, without timings; it records `events` only (all unless given).
 package struct EventRecorder: EventMonitor {
     package let log: Log
+    package let monitoredEvents: MonitoredEvents
 
-    package init(log: Log) { self.log = log }
+    package init(log: Log, events: MonitoredEvents = .all) {
+        self.log = log
+        self.monitoredEvents = events
+    }
 
     package func requestStarted(_ request: URLRequest, attempt: Int) {
         log.add("start \(attempt) \(request.httpMethod ?? "") \(request.url?.path ?? "")")

@@ -8,7 +8,8 @@ import FoundationNetworking
 /// Observes requests as they are sent: each attempt's start, its response or failure, and each retry.
 ///
 /// Every method has an empty default, so a monitor implements only what it needs. Methods are called on the
-/// sending task; keep them quick. Attach monitors to a ``Client`` or to one request with `Monitor(_:)`.
+/// sending task; keep them quick. A monitor that records only some events says which (``monitoredEvents``): the
+/// pipeline then calls it for those only, and a request no monitor wants an event of costs nothing more. Attach monitors to a ``Client`` or to one request with `Monitor(_:)`.
 ///
 /// ```swift
 /// struct StatusCounter: EventMonitor {
@@ -19,6 +20,9 @@ import FoundationNetworking
 /// }
 /// ```
 public protocol EventMonitor: Sendable {
+    /// The events this monitor records; the pipeline calls only their methods. Read as each request starts (and as
+    /// each event comes), so a monitor may answer from its current configuration: a log level, say. All by default.
+    var monitoredEvents: MonitoredEvents { get }
     /// An attempt is about to be sent (after interceptors adapted it).
     func requestStarted(_ request: URLRequest, attempt: Int)
     /// An attempt got a response, whatever its status.
@@ -49,6 +53,8 @@ public protocol EventMonitor: Sendable {
 /// }
 /// ```
 extension EventMonitor {
+    /// Every event (``MonitoredEvents/all``).
+    public var monitoredEvents: MonitoredEvents { .all }
     /// Does nothing.
     public func requestStarted(_ request: URLRequest, attempt: Int) {}
     /// Does nothing.

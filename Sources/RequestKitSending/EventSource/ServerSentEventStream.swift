@@ -107,7 +107,8 @@ public struct ServerSentEventStream: AsyncSequence, Sendable {
             guard !parser.ignoredEventIDs.isEmpty else { return }
             let url = try? parts.resolvedURL()
             for value in parser.ignoredEventIDs {
-                for monitor in parts[option: EventMonitorsKey.self] {
+                for monitor in parts[option: EventMonitorsKey.self]
+                where monitor.monitoredEvents.contains(.serverValueDropped) {
                     monitor.serverValueDropped("event id", value: value, from: url)
                 }
             }

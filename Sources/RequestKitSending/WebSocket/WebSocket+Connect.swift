@@ -36,8 +36,12 @@ extension WebSocket {
         }
         let transport = try Self.opening(checked.parts.transport)
         let monitors = checked.parts[option: EventMonitorsKey.self]
-        let shown = monitors.isEmpty ? nil : TransferRequest.Head.built(request).urlRequest
-        if let shown { for monitor in monitors { monitor.requestStarted(shown, attempt: 1) } }
+        let shown = monitors.monitoredEvents.isEmpty ? nil : TransferRequest.Head.built(request).urlRequest
+        if let shown {
+            for monitor in monitors where monitor.monitoredEvents.contains(.requestStarted) {
+                monitor.requestStarted(shown, attempt: 1)
+            }
+        }
         let start = monitors.isEmpty ? 0 : DispatchTime.now().uptimeNanoseconds
         let opened: Result<Socket, RequestError>
         do throws(RequestError) {
@@ -54,8 +58,11 @@ extension WebSocket {
             }
             for monitor in monitors {
                 switch outcome {
-                case .success(let answer): monitor.responseReceived(answer, for: shown, duration: duration, attempt: 1)
-                case .failure(let error): monitor.requestFailed(error, for: shown, duration: duration, attempt: 1)
+                case .success(let answer) where monitor.monitoredEvents.contains(.responseReceived):
+                    monitor.responseReceived(answer, for: shown, duration: duration, attempt: 1)
+                case .failure(let error) where monitor.monitoredEvents.contains(.requestFailed):
+                    monitor.requestFailed(error, for: shown, duration: duration, attempt: 1)
+                default: break
                 }
             }
             monitors.reportFinished(outcome, of: shown)
