@@ -122,7 +122,8 @@ struct Poller: Sendable {
     ) -> String? {
         guard let value = response.headers[name] else { return nil }
         if isValid(value) { return value }
-        for monitor in parts[option: EventMonitorsKey.self] where monitor.monitoredEvents.contains(.serverValueDropped) {
+        let monitors = parts[option: EventMonitorsKey.self]
+        for monitor in monitors where monitor.monitoredEvents.contains(.serverValueDropped) {
             monitor.serverValueDropped(name, value: value, from: response.url)
         }
         return nil

@@ -35,6 +35,8 @@ import FoundationNetworking
 public struct MetricsMonitor: EventMonitor, StreamedResponseMonitor {
     /// The instruments made so far, made through the backend the monitor was given.
     private let instruments: MetricsInstruments
+    /// Whether the backend is `NOOPMetricsHandler`, which records nothing.
+    private let isNoOp: Bool
 
     /// Creates a monitor recording through `factory`.
     ///
@@ -44,6 +46,7 @@ public struct MetricsMonitor: EventMonitor, StreamedResponseMonitor {
     /// - Parameter factory: The backend; the one `MetricsSystem.bootstrap` installed unless given.
     public init(factory: any MetricsFactory = MetricsSystem.factory) {
         self.instruments = MetricsInstruments(factory: factory)
+        self.isNoOp = factory is NOOPMetricsHandler
     }
 
     /// `http.client.request.duration`, the label of the duration `Timer`.
@@ -66,12 +69,16 @@ public struct MetricsMonitor: EventMonitor, StreamedResponseMonitor {
     /// ```
     public static let openConnections = "http.client.open_connections"
 
-    /// An attempt's start, its outcome and a streamed body's end: nothing else is recorded.
+    /// An attempt's start, its outcome and a streamed body's end; nothing with `NOOPMetricsHandler`
+    /// (`MetricsSystem`'s factory until one is bootstrapped), which records nothing.
     ///
     /// ```swift
-    /// MetricsMonitor().monitoredEvents  // [.requestStarted, .responseReceived, .requestFailed]
+    /// MetricsMonitor(factory: backend).monitoredEvents  // [.requestStarted, .responseReceived, .requestFailed]
+    /// MetricsMonitor(factory: NOOPMetricsHandler.instance).monitoredEvents  // []
     /// ```
-    public var monitoredEvents: MonitoredEvents { [.requestStarted, .responseReceived, .requestFailed] }
+    public var monitoredEvents: MonitoredEvents {
+        isNoOp ? [] : [.requestStarted, .responseReceived, .requestFailed]
+    }
 
     public func requestStarted(_ request: URLRequest, attempt: Int) {
         instruments.activeRequests(for: Self.dimensions(of: request)).increment()
@@ -117,13 +124,15 @@ public struct MetricsMonitor: EventMonitor, StreamedResponseMonitor {
 
     private func record(_ seconds: Double, _ dimensions: DurationDimensions) {
         // At most about 285 years, so the conversion never traps.
-        instruments.requestDuration(for: dimensions).recordNanoseconds(Int64((min(max(0, seconds), 9e9) * 1e9).rounded()))
+        instruments.requestDuration(for: dimensions).recordNanoseconds(
+            Int64((min(max(0, seconds), 9e9) * 1e9).rounded()))
     }
 
     /// The dimensions every instrument has.
     static func dimensions(of request: URLRequest) -> RequestDimensions {
         RequestDimensions(
-            method: HTTPClientConventions.method(of: request), address: HTTPClientConventions.serverAddress(of: request),
+            method: HTTPClientConventions.method(of: request),
+            address: HTTPClientConventions.serverAddress(of: request),
             port: HTTPClientConventions.serverPort(of: request), scheme: request.url?.scheme?.lowercased())
     }
 }

@@ -19,6 +19,9 @@ import Tracing
 /// request's. A streamed response's spans end with its body: when it has arrived whole, or failed (its error recorded),
 /// or its reader stopped or went before its end (a cancellation).
 ///
+/// With a `NoOpTracer` (`InstrumentationSystem`'s tracer until one is bootstrapped) it does nothing: such a tracer
+/// starts no span and injects no header, so a request costs what it costs without `Traced`.
+///
 /// A `traceparent` the tracer injects replaces one that ``TraceContext`` set, and the attempts' metrics report the
 /// one sent (``RequestMetrics/Attempt/traceparent``), so RequestKit's trace context and the tracer's agree.
 ///
@@ -34,6 +37,8 @@ import Tracing
 public struct Traced: RequestComponent {
     private let tracer: any Tracer
     private let sensitiveData: SensitiveData
+    /// Whether the tracer is a `NoOpTracer`, which records and propagates nothing.
+    private let isNoOp: Bool
 
     /// Traces through `tracer`.
     ///
@@ -49,9 +54,11 @@ public struct Traced: RequestComponent {
     public init(tracer: any Tracer = InstrumentationSystem.tracer, sensitiveData: SensitiveData = SensitiveData()) {
         self.tracer = tracer
         self.sensitiveData = sensitiveData
+        self.isNoOp = tracer is NoOpTracer
     }
 
     public func apply(to parts: inout RequestParts) {
+        if isNoOp { return }
         let span = RequestSpan(tracer: tracer, sensitiveData: sensitiveData)
         Intercept(span).apply(to: &parts)
         Monitor(span).apply(to: &parts)

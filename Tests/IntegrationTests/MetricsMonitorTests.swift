@@ -39,6 +39,41 @@ struct MetricsMonitorTests {
         #expect(metrics.meters.count == 1)
     }
 
+    @Test("Requests through one monitor record on the same instruments, one per set of dimensions")
+    func reusesInstruments() async throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        server.route("/hello") { _ in .text("hello") }
+        server.route("/missing") { _ in .text("no", status: 404) }
+        let metrics = TestMetrics()
+        let client = Client(baseURL: server.url("/")) { $0.monitors = [MetricsMonitor(factory: metrics)] }
+        for path in ["hello", "hello", "missing", "hello"] { _ = try await client.send(Request { Path(path) }) }
+        let base = [
+            ("http.request.method", "GET"), ("server.address", "127.0.0.1"), ("server.port", "\(server.port)"),
+            ("url.scheme", "http"),
+        ]
+        let success = try metrics.expectTimer(
+            MetricsMonitor.requestDuration,
+            base + [("http.response.status_code", "200"), ("network.protocol.version", "1.1")])
+        let missing = try metrics.expectTimer(
+            MetricsMonitor.requestDuration,
+            base + [("http.response.status_code", "404"), ("network.protocol.version", "1.1"), ("error.type", "404")])
+        #expect(success.values.count == 3)
+        #expect(missing.values.count == 1)
+        #expect(try metrics.expectMeter(MetricsMonitor.activeRequests, base).values == [1, 0, 1, 0, 1, 0, 1, 0])
+        #expect(metrics.timers.count == 2)
+        #expect(metrics.meters.count == 1)
+    }
+
+    @Test("With the no-op backend the monitor records no event; with another, each attempt's start and outcome")
+    func monitoredEvents() {
+        #expect(MetricsMonitor(factory: NOOPMetricsHandler.instance).monitoredEvents.isEmpty)
+        #expect(
+            MetricsMonitor(factory: TestMetrics()).monitoredEvents == [
+                .requestStarted, .responseReceived, .requestFailed,
+            ])
+    }
+
     @Test("A 5xx response has its status as the error type; a failure has its kind, once per attempt")
     func recordsErrors() async throws {
         let server = try TestServer()

@@ -178,6 +178,37 @@ struct TracedTests {
         #expect(redirected.endInstant.nanosecondsSinceEpoch <= span.endInstant.nanosecondsSinceEpoch)
     }
 
+    @Test("A span left out by a sampler has no attempt spans and no attributes; every attempt carries its context")
+    func sampledOut() async throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        let counter = W3CInMemoryTracer.Counter()
+        server.route("/orders") { request in
+            .text(request.header("sampled-out") ?? "none", status: counter.next() == 1 ? 503 : 200)
+        }
+        let tracer = SampledOutTracer()
+        let response = try await Request {
+            Url(server.url("/orders"))
+            Retry(RetryPolicy(maxAttempts: 2, baseDelay: 0.01, usesJitter: false))
+            Traced(tracer: tracer)
+        }.send()
+        #expect(response.statusCode == 200)
+        #expect(try response.string() == "span-1")
+        #expect(server.requests.map { $0.header("sampled-out") } == ["span-1", "span-1"])
+        #expect(tracer.startedSpans == ["span-1"])
+        #expect(tracer.endedSpans == ["span-1"])
+        #expect(tracer.attributeWriteCount == 0)
+    }
+
+    @Test("With a no-op tracer, Traced adds nothing to the request")
+    func noOpTracer() {
+        var parts = RequestParts()
+        Traced(tracer: NoOpTracer()).apply(to: &parts)
+        #expect(!parts.hasOptions)
+        Traced(tracer: InMemoryTracer()).apply(to: &parts)
+        #expect(parts.hasOptions)
+    }
+
     @Test("A W3C tracer's traceparent replaces TraceContext's, and the metrics report the one sent")
     func traceparentAgrees() async throws {
         let server = try TestServer()
