@@ -46,7 +46,7 @@ struct MetricsMonitorTests {
         server.route("/hello") { _ in .text("hello") }
         server.route("/missing") { _ in .text("no", status: 404) }
         let metrics = TestMetrics()
-        let client = Client(baseURL: server.url("/")) { $0.monitors = [MetricsMonitor(factory: metrics)] }
+        let client = RequestKit.Client(baseURL: server.url("/")) { $0.monitors = [MetricsMonitor(factory: metrics)] }
         for path in ["hello", "hello", "missing", "hello"] { _ = try await client.send(Request { Path(path) }) }
         let base = [
             ("http.request.method", "GET"), ("server.address", "127.0.0.1"), ("server.port", "\(server.port)"),
