@@ -142,7 +142,7 @@ struct LoggingMonitorTests {
         #expect(LoggingMonitor(logger: logger(handler, level: .info)).monitoredEvents == .outcomes)
         #expect(LoggingMonitor(logger: logger(handler, level: .warning)).monitoredEvents == .requestFailed)
         #expect(
-            LoggingMonitor(logger: logger(handler, level: .warning), level: .error, failureLevel: .error)
+            LoggingMonitor(logger: logger(handler, level: .critical), level: .error, failureLevel: .error)
                 .monitoredEvents.isEmpty)
         let silent = Logger(label: "requestkit.tests") { _ in SwiftLogNoOpLogHandler() }
         #expect(LoggingMonitor(logger: silent).monitoredEvents.isEmpty)
