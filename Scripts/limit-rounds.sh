@@ -190,4 +190,31 @@ for mode in dict.fromkeys(r["mode"] for r in runs):
         if paired:
             summary += f"; DSL ÷ direct {median_range(paired)}; DSL CPU over direct {median_range(extra, 1)} µs/req"
         print(summary)
+
+# One row per mode, for BENCHMARKS.md: medians of the per-round ratios, paired by round.
+print("\n| mode | ceiling req/s | DSL req/s | DSL ÷ ceiling (range) | DSL spread | DSL ÷ direct | DSL CPU µs/req | "
+      "over direct, µs | DSL ÷ AHC, rate | DSL ÷ AHC, CPU | system calls/req | sched_yield/req |")
+print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+for mode in dict.fromkeys(r["mode"] for r in runs):
+    mine = [r for r in runs if r["mode"] == mode]
+    by = lambda label: {r["round"]: r for r in mine if r["label"] == label and rate(r) > 0}
+    ceiling, dsl, direct, ahc = by("ceiling"), by("dsl"), by("direct"), by("ahc")
+    if not dsl:
+        continue
+    paired = lambda other, f: [f(r, other[k]) for k, r in dsl.items() if k in other]
+    rates = [rate(r) for r in dsl.values()]
+    middle = statistics.median(rates)
+    spread = max(abs(value - middle) for value in rates) / middle * 100
+    med = lambda values, digits=2: f"{statistics.median(values):.{digits}f}" if values else ""
+    to_ceiling = paired(ceiling, lambda a, b: rate(a) / rate(b))
+    calls = [float(r["calls"]) / float(r["requests"]) for r in dsl.values() if float(r["requests"]) > 0]
+    yields = [float(r["yields"]) / float(r["requests"]) for r in dsl.values() if float(r["requests"]) > 0]
+    scheme, tasks = mode.split(":")
+    print(f"| {scheme}, {tasks} | {statistics.median([rate(r) for r in ceiling.values()]) if ceiling else 0:,.0f} | "
+          f"{middle:,.0f} | **{med(to_ceiling)}** ({min(to_ceiling):.2f}–{max(to_ceiling):.2f}) | ±{spread:.0f} % | "
+          f"{med(paired(direct, lambda a, b: rate(a) / rate(b)))} | {med([float(r['cpu']) for r in dsl.values()], 1)} | "
+          f"{med(paired(direct, lambda a, b: float(a['cpu']) - float(b['cpu'])), 1)} | "
+          f"{med(paired(ahc, lambda a, b: rate(a) / rate(b)))} | "
+          f"{med(paired(ahc, lambda a, b: float(a['cpu']) / float(b['cpu'])))} | {med(calls, 1)} | {med(yields, 1)} |"
+          if to_ceiling else f"| {scheme}, {tasks} | | {middle:,.0f} | | | | | | | | | |")
 PY
