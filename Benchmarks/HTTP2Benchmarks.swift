@@ -5,7 +5,7 @@ import RequestKit
 /// `HTTP2=1 bash Scripts/start-nginx-tls.sh`): the native transport through the DSL and called directly,
 /// sequentially and with 16, 64 and 256 concurrent tasks (one host: the pool opens a second connection only past
 /// nginx's 128 streams), the DSL's cost measured in alternating slices, and `h2load` (one connection, `-m` 64 and 256
-/// streams at once) as the ceiling. `compare-peers.sh` runs AsyncHTTPClient's `h2` suite beside it.
+/// streams at once) as the ceiling. `Scripts/limit-rounds.sh` runs AsyncHTTPClient beside it.
 func runHTTP2Benchmarks() {
     let environment = ProcessInfo.processInfo.environment
     guard let text = environment["REQUESTKIT_BENCH_H2_URL"], let url = URL(string: text),

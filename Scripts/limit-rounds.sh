@@ -4,7 +4,8 @@
 # `h2load -c1 -mN` over HTTP/2. The contenders are RequestKit's DSL (`Benchmarks transport-profile N S`), the native
 # transport called directly (`… direct`), optionally the DSL with its tasks on the transport's loop (`… onloop`), and
 # AsyncHTTPClient (`AHCBenchmarks profile`, Peers/AsyncHTTPClient). The order of the contenders rotates from round to
-# round. System calls and `sched_yield` calls are counted by `perf stat` where the kernel allows it.
+# round. System calls and `sched_yield` calls are counted by `perf stat` where the kernel allows it; the ceiling runs
+# under `perf stat` too, so that counting costs every contender alike.
 #
 #   bash Scripts/limit-rounds.sh                                   # every mode, 5 rounds of 3 s per run
 #   MODES="h2:64,256" ROUNDS=7 bash Scripts/limit-rounds.sh          # a mode is scheme:tasks,tasks (http, https, h2)
@@ -75,11 +76,11 @@ run() {
     case "$label" in
     ceiling)
         if [ "$scheme" = h2 ]; then
-            command=(h2load -c1 -m"$tasks" -D "$seconds" --warm-up-time=1 "$REQUESTKIT_BENCH_H2_URL")
+            command=("${perf_events[@]}" h2load -c1 -m"$tasks" -D "$seconds" --warm-up-time=1 "$REQUESTKIT_BENCH_H2_URL")
         else
             local url="$REQUESTKIT_BENCH_URL"
             [ "$scheme" = https ] && url="$REQUESTKIT_BENCH_HTTPS_URL"
-            command=(wrk -t1 -c"$tasks" -d"${seconds}s" "$url")
+            command=("${perf_events[@]}" wrk -t1 -c"$tasks" -d"${seconds}s" "$url")
         fi
         ;;
     ahc)
