@@ -29,13 +29,15 @@ final class RealProxy: Sendable {
             .first { FileManager.default.isExecutableFile(atPath: $0) }
     }
 
-    /// tinyproxy, asking for `user` and `password` when given.
+    /// tinyproxy, asking for `user` and `password` when given. Its idle timeout is ten minutes: a tunnel a test
+    /// holds open (a WebSocket between its handshake and its first message) stays open however long a busy machine
+    /// keeps the test from going on; with tinyproxy's usual 30 s it closed under load.
     static func tinyproxy(user: String? = nil, password: String? = nil) throws -> RealProxy {
         let port = try freePort()
         var configuration = """
             Port \(port)
             Listen 127.0.0.1
-            Timeout 30
+            Timeout 600
             MaxClients 64
             LogLevel Error
             Allow 127.0.0.1
