@@ -78,7 +78,7 @@ struct ChildProcessTests {
     }
 
     @Test(
-        "terminate() kills the child's whole process group, a program it started included", .timeLimit(.minutes(1)))
+        "terminate() kills the child's whole process group, a program it started included", .timeLimit(.minutes(5)))
     func terminateEndsTheGroup() async throws {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("child-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: file) }
