@@ -13,7 +13,7 @@ import Testing
 import FoundationNetworking
 #endif
 
-@Suite("A client's requests work with every way of sending")
+@Suite("A client's requests work with every way of sending", .wallClock)
 struct ClientRequestTests {
     struct Stamp: Interceptor {
         func adapt(_ request: URLRequest) async throws -> URLRequest {

@@ -7,7 +7,7 @@ import RequestKitTestSupport
 import RequestKitTesting
 import Testing
 
-@Suite("Console logger")
+@Suite("Console logger", .wallClock)
 struct ConsoleLoggerTests {
     /// The lines with every duration replaced by `#.###`.
     private func masked(_ lines: [String]) -> [String] {

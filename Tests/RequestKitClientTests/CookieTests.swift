@@ -7,7 +7,7 @@ import RequestKitTestSupport
 import RequestKitTesting
 import Testing
 
-@Suite("Cookies")
+@Suite("Cookies", .wallClock)
 struct CookieTests {
     @Test("Cookie and Cookies components join into one Cookie header", arguments: WireTransport.all)
     func explicitCookies(_ transport: WireTransport) async throws {
@@ -98,7 +98,7 @@ struct CookieTests {
     }
 }
 
-@Suite("Cookies along redirects")
+@Suite("Cookies along redirects", .wallClock)
 struct CookieRedirectTests {
     @Test(
         "A cookie set by a redirect response is stored and sent to the redirect's target", arguments: WireTransport.all)

@@ -9,7 +9,7 @@ import RequestKitTestSupport
 import RequestKitTesting
 import Testing
 
-@Suite("Endpoints and response mapping")
+@Suite("Endpoints and response mapping", .wallClock)
 struct EndpointTests {
     struct Profile: Decodable, Sendable, Equatable {
         let userId: String
@@ -182,7 +182,7 @@ struct EndpointTests {
     }
 }
 
-@Suite("Typed requests through a client")
+@Suite("Typed requests through a client", .wallClock)
 struct ClientTypedRequestTests {
     struct Echo: Decodable, Sendable {
         let method: String

@@ -12,7 +12,7 @@ import Testing
 import FoundationNetworking
 #endif
 
-@Suite("Interceptors and bearer authentication")
+@Suite("Interceptors and bearer authentication", .wallClock)
 struct InterceptorTests {
     struct Stamp: Interceptor {
         let name: String

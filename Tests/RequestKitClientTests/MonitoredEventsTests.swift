@@ -7,7 +7,7 @@ import RequestKitTestSupport
 import RequestKitTesting
 import Testing
 
-@Suite("Monitored events", .timeLimit(.minutes(5)))
+@Suite("Monitored events", .timeLimit(.minutes(5)), .wallClock)
 struct MonitoredEventsTests {
     /// A route answering 503 once, then 200.
     private func flaky(_ server: TestServer) {

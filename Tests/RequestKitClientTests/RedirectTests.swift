@@ -11,7 +11,7 @@ import Testing
 import FoundationNetworking
 #endif
 
-@Suite("Redirect policy")
+@Suite("Redirect policy", .wallClock)
 struct RedirectTests {
     @Test("Redirects are followed by default, up to the limit", arguments: WireTransport.all)
     func followsByDefault(_ transport: WireTransport) async throws {

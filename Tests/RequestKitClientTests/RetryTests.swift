@@ -7,7 +7,7 @@ import RequestKitTestSupport
 import RequestKitTesting
 import Testing
 
-@Suite("Retry policy", .timeLimit(.minutes(5)))
+@Suite("Retry policy", .timeLimit(.minutes(5)), .wallClock)
 struct RetryTests {
     /// A route answering `failures` times with `status` (and `headers`), then 200.
     private func flaky(_ server: TestServer, failures: Int, status: Int = 503, headers: [(String, String)] = []) {

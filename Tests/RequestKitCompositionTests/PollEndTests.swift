@@ -6,7 +6,7 @@ import RequestKitTestSupport
 import RequestKitTesting
 import Testing
 
-@Suite("How polling ended: the condition, maxCount, maxDuration or cancellation", .timeLimit(.minutes(5)))
+@Suite("How polling ended: the condition, maxCount, maxDuration or cancellation", .timeLimit(.minutes(5)), .wallClock)
 struct PollEndTests {
     /// Answers each request with `{"n": count}`, counting from 1.
     private static func counting() -> MockTransport {

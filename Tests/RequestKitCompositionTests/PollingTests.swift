@@ -6,7 +6,7 @@ import RequestKitTestSupport
 import RequestKitTesting
 import Testing
 
-@Suite("Polling: one request per tick, conditional requests and backoff", .timeLimit(.minutes(5)))
+@Suite("Polling: one request per tick, conditional requests and backoff", .timeLimit(.minutes(5)), .wallClock)
 struct PollingTests {
     /// A short description of each result, for exact comparisons.
     private static func summary(_ result: PollResult) -> String {

@@ -6,7 +6,7 @@ import RequestKitTestSupport
 import RequestKitTesting
 import Testing
 
-@Suite("RequestChain: steps that build on earlier responses")
+@Suite("RequestChain: steps that build on earlier responses", .wallClock)
 struct RequestChainTests {
     /// A server with `/login` (a token for POSTs) and `/me` (the caller's `Authorization` and an id).
     private func makeServer(for wire: WireTransport) throws -> TestServer {

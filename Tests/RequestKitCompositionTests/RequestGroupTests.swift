@@ -9,7 +9,7 @@ import Testing
 
 @testable import RequestKitTesting
 
-@Suite("RequestGroup: concurrent requests with a limit")
+@Suite("RequestGroup: concurrent requests with a limit", .wallClock)
 struct RequestGroupTests {
     /// A server whose `/slow` route holds each request until `limit` have been in flight together (at most 30 s),
     /// then 50 ms more, so a client that sends more than `limit` at once is caught however slowly a busy machine

@@ -10,7 +10,7 @@ import RequestKitTesting
 import Testing
 
 @MainActor
-@Suite("RequestModel: an observable request")
+@Suite("RequestModel: an observable request", .wallClock)
 struct RequestModelTests {
     struct Echo: Decodable, Sendable {
         let path: String
@@ -33,9 +33,18 @@ struct RequestModelTests {
     func refresh(_ wire: WireTransport) async throws {
         let server = try wire.server()
         defer { server.stop() }
+        // The response waits until the test has seen the model loading, however slow the machine.
+        let release = Gate()
+        let document = Data(#"{"path":"/held","args":{"x":"1"}}"#.utf8)
+        server.route("/held") { _ in
+            // A route handler runs on a thread of the server's own, and may wait.
+            let deadline = ContinuousClock.now + .seconds(300)
+            while !release.isOpen && ContinuousClock.now < deadline { usleep(5_000) }
+            return TestResponse.json(document)
+        }
         let model = RequestModel(
             AnyRequest<Echo> {
-                Url(server.url("/delay/0.3?x=1")); Using(wire.transport)
+                Url(server.url("/held?x=1")); Using(wire.transport)
             })
         #expect(describe(model.state) == "idle")
         let changes = Log()
@@ -48,9 +57,10 @@ struct RequestModelTests {
         #expect(await waitUntil { model.isLoading })
         #expect(describe(model.state) == "loading")
         #expect(model.value == nil)
+        release.open()
         await refreshing.value
         #expect(changes.entries == ["state will change"])
-        #expect(describe(model.state) == #"value /delay/0.3 ["x": "1"]"#)
+        #expect(describe(model.state) == #"value /held ["x": "1"]"#)
         #expect(model.value?.args == ["x": "1"])
         #expect(model.loadCount == 1)
         #expect(!model.isLoading)

@@ -6,7 +6,7 @@ import RequestKitTestSupport
 import RequestKitTesting
 import Testing
 
-@Suite("Time given as a Duration or in seconds, wherever time is taken")
+@Suite("Time given as a Duration or in seconds, wherever time is taken", .wallClock)
 struct TimeUnitsTests {
     @Test("poll(every:) takes seconds", arguments: WireTransport.all)
     func pollInSeconds(_ wire: WireTransport) async throws {

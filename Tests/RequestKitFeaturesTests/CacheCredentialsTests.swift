@@ -2,12 +2,14 @@ import Foundation
 import RequestKitDSL
 import RequestKitFeatures
 import RequestKitModel
+import RequestKitTestSupport
 import RequestKitTesting
 import Testing
 
 /// A cache given to one client that serves many users: by default each response to a request with credentials is
 /// kept for those credentials alone (by a digest of them), so no user is answered with another's response.
-@Suite("ResponseCache and credentials: one user's response never answers another's", .timeLimit(.minutes(5)))
+@Suite(
+    "ResponseCache and credentials: one user's response never answers another's", .timeLimit(.minutes(5)), .wallClock)
 struct CacheCredentialsTests {
     enum Store: String, CaseIterable, CustomTestStringConvertible {
         case memory, disk

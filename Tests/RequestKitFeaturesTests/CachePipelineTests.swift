@@ -10,7 +10,8 @@ import Testing
 @testable import RequestKitFeatures
 
 @Suite(
-    "ResponseCache in the pipeline: hits, validation, invalidation and policies on the wire", .timeLimit(.minutes(5)))
+    "ResponseCache in the pipeline: hits, validation, invalidation and policies on the wire", .timeLimit(.minutes(5)),
+    .wallClock)
 struct CachePipelineTests {
     /// A cache on a test clock, and a request through it.
     struct Setup {
@@ -190,7 +191,8 @@ struct CachePipelineTests {
         let stale = try await setup.send("/r")
         let staleAgain = try await setup.send("/r")
         #expect(stale.cacheStatus == .stale && setup.text(stale) == "1")
-        #expect(staleAgain.cacheStatus.isFromCache && setup.text(staleAgain) == "1")
+        // From the cache either way: still the stale copy, or the refreshed one if the refresh was quicker.
+        #expect(staleAgain.cacheStatus.isFromCache && ["1", "2"].contains(setup.text(staleAgain)))
         await setup.cache.refreshes.waitForAll()
         let refreshed = try await setup.send("/r")
         #expect(refreshed.cacheStatus == .hit && setup.text(refreshed) == "2")

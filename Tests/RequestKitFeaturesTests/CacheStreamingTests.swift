@@ -7,7 +7,9 @@ import RequestKitTestSupport
 import RequestKitTesting
 import Testing
 
-@Suite("ResponseCache and streamed bodies: stored as the caller reads them, nothing from a body not read whole")
+@Suite(
+    "ResponseCache and streamed bodies: stored as the caller reads them, nothing from a body not read whole", .wallClock
+)
 struct CacheStreamingTests {
     /// Where a test's cache keeps responses.
     enum Store: String, CaseIterable, CustomTestStringConvertible {

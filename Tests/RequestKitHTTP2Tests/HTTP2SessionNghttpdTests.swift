@@ -8,7 +8,9 @@ import RequestKitHTTP2
 /// ``HTTP2Session`` against nghttpd (Debian's nghttp2-server), speaking h2c on a free port of 127.0.0.1, driven by
 /// ``HTTP2SocketDriver``: an upload echoed back under small windows both ways, padded frames, and a server configured
 /// to push, which the session's settings forbid.
-@Suite("HTTP/2 session against nghttpd", .enabled(if: FileManager.default.isExecutableFile(atPath: Nghttpd.executable)))
+@Suite(
+    "HTTP/2 session against nghttpd", .enabled(if: FileManager.default.isExecutableFile(atPath: Nghttpd.executable)),
+    .wallClock)
 struct HTTP2SessionNghttpdTests {
     @Test("A 300 KB upload is echoed back whole, both directions held to 16 KiB windows")
     func echoedUpload() async throws {

@@ -156,7 +156,9 @@ package final class BlockingHTTPConnection: @unchecked Sendable {
     @discardableResult
     private func fill() -> Bool {
         var scratch = [UInt8](repeating: 0, count: 65536)
-        let count = recv(fd, &scratch, scratch.count, 0)
+        var count = recv(fd, &scratch, scratch.count, 0)
+        // A signal (a debugger attaching, say) interrupts a receive with a timeout; it is not the end of the stream.
+        while count < 0, errno == EINTR { count = recv(fd, &scratch, scratch.count, 0) }
         guard count > 0 else { return false }
         buffer.append(contentsOf: scratch[0..<count])
         return true

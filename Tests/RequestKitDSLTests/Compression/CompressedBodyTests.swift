@@ -7,7 +7,7 @@ import Testing
 @testable import RequestKitDSL
 @testable import RequestKitNativeTransport
 
-@Suite("Body.compressed: request bodies compressed when the request is built")
+@Suite("Body.compressed: request bodies compressed when the request is built", .wallClock)
 struct CompressedBodyTests {
     static let text = String(repeating: "a line of a log that repeats itself\n", count: 200)
 

@@ -15,7 +15,7 @@ import FoundationNetworking
 /// br and zstd against other implementations: curl (built with brotli and zstd) decoding TestServer's output, and
 /// nginx serving files compressed ahead of time with a fixed `Content-Encoding`, as sites serve `.br` and `.zst`
 /// files (nginx-light has no brotli module, so nginx only labels them).
-@Suite("Brotli and zstd against curl and nginx")
+@Suite("Brotli and zstd against curl and nginx", .wallClock)
 struct CompressionInteropTests {
     static let curl = "/usr/bin/curl"
 

@@ -13,7 +13,7 @@ import FoundationNetworking
 #endif
 
 #if canImport(CBrotli) && canImport(CZstd)
-@Suite("Brotli and zstd response bodies, on every transport")
+@Suite("Brotli and zstd response bodies, on every transport", .wallClock)
 struct ContentCodingWireTests {
     static let codings: [(route: String, coding: String)] = [("brotli", "br"), ("zstd", "zstd")]
 

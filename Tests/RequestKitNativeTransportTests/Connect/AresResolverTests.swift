@@ -5,10 +5,11 @@ import Testing
 import RequestKitConnect
 import RequestKitModel
 import RequestKitNativeTransport
+import RequestKitTestSupport
 
 /// The system resolver (c-ares) on the native transport's event loop, against a scripted DNS server on
 /// 127.0.0.1: the records and TTLs it answers, its failures, a late answer, no answer, and `/etc/hosts`.
-@Suite("c-ares resolver")
+@Suite("c-ares resolver", .wallClock)
 struct AresResolverTests {
     typealias Outcome = Result<ResolvedAddresses, ResolutionFailure>
 

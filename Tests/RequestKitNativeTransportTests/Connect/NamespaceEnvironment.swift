@@ -2,10 +2,11 @@
 import Foundation
 import Glibc
 import Testing
+import RequestKitTestSupport
 
 /// The suites that use the namespace test host, one test at a time: some change its firewall, and some count the
 /// queries in its DNS server's log, which a test of another suite running meanwhile would add to.
-@Suite("The network namespace test host", .serialized)
+@Suite("The network namespace test host", .serialized, .wallClock)
 struct NamespaceTests {}
 
 /// The test host that `Scripts/netns-test-env.sh start` makes (as root): a network namespace reached over a veth

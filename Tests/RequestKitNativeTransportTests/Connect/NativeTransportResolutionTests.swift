@@ -9,12 +9,13 @@ import RequestKitTesting
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
+import RequestKitTestSupport
 #endif
 
 /// The native transport resolving through the system resolver (c-ares on its event loop) against a scripted DNS
 /// server on 127.0.0.1, connecting to a `TestServer`: one query per name and family per TTL however many
 /// connections, every address tried in the metrics, and overrides that never ask.
-@Suite("NativeTransport: resolution through c-ares and the DNS cache")
+@Suite("NativeTransport: resolution through c-ares and the DNS cache", .wallClock)
 struct NativeTransportResolutionTests {
     static let name = "svc.requestkit.test"
 

@@ -10,12 +10,13 @@ import Testing
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
+import RequestKitTestSupport
 #endif
 
 /// curl's `--resolve` on one request: `Resolve` in the DSL, carried to the transport as
 /// ``TransferRequest/dnsOverrides``, over the transport's own overrides, with the pool keeping the connections made
 /// for an override apart.
-@Suite("DNS overrides per request")
+@Suite("DNS overrides per request", .wallClock)
 struct RequestDNSOverridesTests {
     static func addresses(_ ips: String..., port: Int) -> [SocketAddress] {
         ips.map { ip in

@@ -17,7 +17,7 @@ import FoundationNetworking
 
 /// Requests through Unix domain sockets to real servers: a Python server answering a Docker-style API path, and nginx
 /// listening on a socket (HTTP/1.1, and HTTP/2 with prior knowledge), routed by ``UnixSocketRoutes``.
-@Suite("Unix sockets end to end")
+@Suite("Unix sockets end to end", .wallClock)
 struct UnixSocketEndToEndTests {
     /// A Python HTTP/1.1 server on a Unix socket that answers every GET with the path and `Host` it got, as JSON.
     final class PythonUnixServer {

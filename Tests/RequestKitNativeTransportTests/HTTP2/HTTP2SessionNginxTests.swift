@@ -7,7 +7,7 @@ import RequestKitHTTP2
 
 /// ``HTTP2Session`` against a real HTTP/2 server: nginx from Debian speaking h2c (prior knowledge) on a free port of
 /// 127.0.0.1, driven by ``HTTP2SocketDriver``.
-@Suite("HTTP/2 session against nginx", .enabled(if: LocalNginx.isInstalled))
+@Suite("HTTP/2 session against nginx", .enabled(if: LocalNginx.isInstalled), .wallClock)
 struct HTTP2SessionNginxTests {
     typealias Answer = HTTP2SocketDriver.Answer
 

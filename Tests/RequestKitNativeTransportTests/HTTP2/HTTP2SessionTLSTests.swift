@@ -13,7 +13,7 @@ import Glibc
 
 /// ALPN choosing HTTP/2, and ``HTTP2Session`` over ``TLSByteStream``, against nginx from Debian with `http2` on its
 /// TLS listener (a free port of 127.0.0.1, the test certificates).
-@Suite("HTTP/2 over TLS against nginx", .enabled(if: LocalNginx.isInstalled))
+@Suite("HTTP/2 over TLS against nginx", .enabled(if: LocalNginx.isInstalled), .wallClock)
 struct HTTP2SessionTLSTests {
     private static func startNginx() async throws -> LocalNginx {
         let nginx = try LocalNginx()

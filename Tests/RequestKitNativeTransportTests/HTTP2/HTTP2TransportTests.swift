@@ -14,7 +14,7 @@ import FoundationNetworking
 
 /// The transport over HTTP/2 against nginx from Debian (`http2` on its TLS listener, and h2c with prior knowledge):
 /// what is negotiated, how many connections a burst takes, and the responses' bytes.
-@Suite("HTTP/2 through the transport against nginx", .enabled(if: LocalNginx.isInstalled))
+@Suite("HTTP/2 through the transport against nginx", .enabled(if: LocalNginx.isInstalled), .wallClock)
 struct HTTP2TransportTests {
     /// nginx on TLS with `http2`, logging each request's connection number and protocol to `access.log`.
     private static func startNginx(maxConcurrentStreams: Int = 128, extra: String = "") async throws -> LocalNginx {

@@ -7,13 +7,14 @@ import Testing
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
+import RequestKitTestSupport
 #endif
 
 #if os(Linux) && canImport(CBrotli) && canImport(CZstd)
 /// The native transport's metrics against nginx, which logs what it read and wrote of each request
 /// (`$request_length`, `$bytes_sent`) and how many requests its connection has carried: the byte counts must be
 /// exactly nginx's, the phases in order, and the second request on the kept-alive connection.
-@Suite("Request metrics against nginx")
+@Suite("Request metrics against nginx", .wallClock)
 struct RequestMetricsNginxTests {
     /// One line of nginx's access log for a request.
     struct Logged: Equatable {

@@ -10,7 +10,7 @@ import Testing
 @testable import RequestKitSockets
 @testable import RequestKitURLSession
 
-@Suite("HTTP/1.1 response parsing")
+@Suite("HTTP/1.1 response parsing", .wallClock)
 struct HTTP1ResponseParserTests {
     private func parse(_ text: String) throws -> (head: ResponseHead, length: Int)? {
         try Array(text.utf8).withUnsafeBytes { try ResponseHead.parse($0) }
@@ -224,7 +224,7 @@ struct HTTP1ResponseParserTests {
     }
 }
 
-@Suite("Content-Length framing")
+@Suite("Content-Length framing", .wallClock)
 struct ContentLengthFramingTests {
     func framing(_ values: [String]) throws -> ResponseHead.Framing {
         try ResponseHead(

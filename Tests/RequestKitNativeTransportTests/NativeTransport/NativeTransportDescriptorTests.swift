@@ -10,7 +10,7 @@ import FoundationNetworking
 
 @Suite(
     "NativeTransport: file descriptors", .serialized,
-    .enabled(if: FileManager.default.fileExists(atPath: "/proc/net/tcp")))
+    .enabled(if: FileManager.default.fileExists(atPath: "/proc/net/tcp")), .wallClock)
 struct NativeTransportDescriptorTests {
     @Test("Successes, failures, timeouts and cancellations leave no socket open once the pool is closed")
     func noLeaks() async throws {

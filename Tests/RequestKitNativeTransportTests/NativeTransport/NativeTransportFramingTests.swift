@@ -8,9 +8,10 @@ import Testing
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
+import RequestKitTestSupport
 #endif
 
-@Suite("NativeTransport: request framing and response handling")
+@Suite("NativeTransport: request framing and response handling", .wallClock)
 struct NativeTransportFramingTests {
     @Test("The request arrives with the exact target, Host, Content-Length and keep-alive")
     func requestBytes() async throws {

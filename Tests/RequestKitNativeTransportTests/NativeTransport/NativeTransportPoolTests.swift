@@ -9,7 +9,7 @@ import Testing
 import FoundationNetworking
 #endif
 
-@Suite("NativeTransport: connection pool")
+@Suite("NativeTransport: connection pool", .wallClock)
 struct NativeTransportPoolTests {
     @Test("Sequential requests reuse one kept-alive connection")
     func reuse() async throws {

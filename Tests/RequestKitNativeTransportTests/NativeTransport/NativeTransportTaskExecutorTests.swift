@@ -9,12 +9,13 @@ import Testing
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
+import RequestKitTestSupport
 #endif
 
 /// Code run with ``NativeTransport/taskExecutor`` preferred continues on the transport's event loop when its
 /// response arrives: requests, streamed bodies and WebSocket messages behave exactly as off the loop, and every step
 /// after an `await` runs on the loop's thread.
-@Suite("NativeTransport: tasks that run on its loop")
+@Suite("NativeTransport: tasks that run on its loop", .wallClock)
 struct NativeTransportTaskExecutorTests {
     @Test("Sequential requests of a task that prefers the executor: exact bodies, resumed on the loop, one connection")
     func sequentialRequests() async throws {

@@ -12,7 +12,7 @@ import FoundationNetworking
 
 @Suite(
     "NativeTransport: threads", .serialized,
-    .enabled(if: FileManager.default.fileExists(atPath: "/proc/self/task")))
+    .enabled(if: FileManager.default.fileExists(atPath: "/proc/self/task")), .wallClock)
 struct NativeTransportThreadTests {
     @Test("400 requests to a server that never answers add no thread, and all time out")
     func silentServer() async throws {

@@ -1,9 +1,10 @@
 import Foundation
+import RequestKitTestSupport
 import Testing
 
 @testable import RequestKitNativeTransport
 
-@Suite("NetworkSocket: addresses")
+@Suite("NetworkSocket: addresses", .wallClock)
 struct NetworkSocketTests {
     @Test("IP literals and localhost resolve without a name lookup; other names are left to the lookup thread")
     func addressesWithoutLookup() throws {

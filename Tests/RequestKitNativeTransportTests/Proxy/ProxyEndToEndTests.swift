@@ -13,7 +13,7 @@ import FoundationNetworking
 
 /// Requests through proxies on 127.0.0.1, to a ``TestServer`` origin over http and https: tinyproxy (HTTP and
 /// CONNECT, with Basic authentication) and microsocks (SOCKS5, with a user name and password), started per test.
-@Suite("Proxies, end to end")
+@Suite("Proxies, end to end", .wallClock)
 struct ProxyEndToEndTests {
     private static let trustingTestCA = TLSConfiguration(
         additionalRoots: [.data(Data(TestCertificate.authorityPEM.utf8))])

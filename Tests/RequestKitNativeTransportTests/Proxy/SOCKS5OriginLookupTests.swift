@@ -9,12 +9,13 @@ import RequestKitNativeTransport
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
+import RequestKitTestSupport
 #endif
 
 /// Through a `socks5://` proxy (microsocks) the transport looks the origin's name up itself and gives the proxy an
 /// address: as a direct connection does, through its overrides, its DNS cache and its resolver (c-ares on the event
 /// loop, here asking a scripted DNS server on 127.0.0.1), never a blocking `getaddrinfo`.
-@Suite("SOCKS5: the origin's address from the transport's resolver")
+@Suite("SOCKS5: the origin's address from the transport's resolver", .wallClock)
 struct SOCKS5OriginLookupTests {
     static let name = "origin.requestkit.test"
 

@@ -12,7 +12,7 @@ import Testing
 /// The verification matrix through the whole request path: `Request { … }.send()` on ``NativeTransport`` against the
 /// TLS mode of ``TestServer``, each certificate giving exactly one outcome, and nothing reaching the server when
 /// verification fails.
-@Suite("Native https: verification through Request.send()")
+@Suite("Native https: verification through Request.send()", .wallClock)
 struct NativeHTTPSTests {
     /// Trusts the test CA on top of the system's roots.
     private static let trustingTestCA = TLSConfiguration(

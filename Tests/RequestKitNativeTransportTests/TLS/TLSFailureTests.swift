@@ -7,9 +7,10 @@ import Testing
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
+import RequestKitTestSupport
 #endif
 
-@Suite("TLS failures")
+@Suite("TLS failures", .wallClock)
 struct TLSFailureTests {
     @Test("A TLS failure is a .tls error whose message names the host, port and reason")
     func message() {

@@ -14,7 +14,7 @@ import FoundationNetworking
 
 /// The TLS mode of ``TestServer``: its routes over https, session resumption, and URLSession's view of its
 /// certificates.
-@Suite("TLS TestServer")
+@Suite("TLS TestServer", .wallClock)
 struct TLSTestServerTests {
     private let trustingTestCA = TLSConfiguration(additionalRoots: [.data(Data(TestCertificate.authorityPEM.utf8))])
 

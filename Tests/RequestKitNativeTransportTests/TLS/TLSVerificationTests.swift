@@ -4,10 +4,11 @@ import RequestKitModel
 import RequestKitSockets
 import RequestKitTesting
 import Testing
+import RequestKitTestSupport
 
 /// The verification matrix at the ``ByteStream`` level: a real `GET /get` through ``TLSByteStream`` against the
 /// TLS mode of ``TestServer``, each certificate fixture giving exactly one outcome.
-@Suite("TLS verification")
+@Suite("TLS verification", .wallClock)
 struct TLSVerificationTests {
     /// Trusts the test CA on top of the system's roots.
     private let trustingTestCA = TLSConfiguration(additionalRoots: [.data(Data(TestCertificate.authorityPEM.utf8))])

@@ -3,6 +3,7 @@ import RequestKitDSL
 import RequestKitModel
 import RequestKitNativeTransport
 import RequestKitSockets
+import RequestKitTestSupport
 import RequestKitTesting
 import RequestKitWebSocket
 import Testing
@@ -11,7 +12,7 @@ import Testing
 /// `https_proxy`, `all_proxy` and `no_proxy`, with curl's rule: `ws://` as `http://`, `wss://` as `https://`), tried
 /// through tinyproxy on 127.0.0.1, which asks for credentials: a socket through it without them is a `407`, so each
 /// row shows whether the proxy was used.
-@Suite("WebSocket: the environment's proxy variables")
+@Suite("WebSocket: the environment's proxy variables", .wallClock)
 struct WebSocketEnvironmentProxyTests {
     enum Outcome: Equatable {
         case echoed

@@ -9,7 +9,7 @@ import Testing
 /// The opening handshake's metrics, recorded as an HTTP request's attempt is, on a loop the test turns and a clock
 /// it moves: the connection with each address tried, the upgrade request sent, the answer's first byte and whole
 /// head, the byte counts and the status, on the open socket and in a failed handshake's error.
-@Suite("WebSocket handshake metrics (scripted)")
+@Suite("WebSocket handshake metrics (scripted)", .wallClock)
 struct WebSocketHandshakeMetricsTests {
     typealias Scripted = WebSocketChannelScriptedTests
     static let address = ScriptedDialer.address("127.0.0.1")

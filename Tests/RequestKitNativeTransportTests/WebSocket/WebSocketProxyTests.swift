@@ -3,6 +3,7 @@ import RequestKitDSL
 import RequestKitModel
 import RequestKitNativeTransport
 import RequestKitSockets
+import RequestKitTestSupport
 import RequestKitTesting
 import RequestKitWebSocket
 import Testing
@@ -11,7 +12,7 @@ import Testing
 /// `CONNECT` with Basic authentication), microsocks (SOCKS5 with a user name and password) and an `https` proxy
 /// stand-in. A plain `ws://` socket goes through a `CONNECT` tunnel as `wss://` does (a proxy forwards an upgraded
 /// connection only inside one), and the proxy's credentials never reach the origin.
-@Suite("WebSocket through proxies")
+@Suite("WebSocket through proxies", .wallClock)
 struct WebSocketProxyTests {
     private static let trustingTestCA = TLSConfiguration(
         additionalRoots: [.data(Data(TestCertificate.authorityPEM.utf8))])

@@ -7,7 +7,7 @@ import RequestKitTestSupport
 import RequestKitTesting
 import Testing
 
-@Suite("Calls in flight: what a script waits for, and what the process names if it exits first")
+@Suite("Calls in flight: what a script waits for, and what the process names if it exits first", .wallClock)
 struct CallsInFlightTests {
     @Test("A call is in flight, named by its method and redacted URL, until its handlers have run")
     func callInFlight() async throws {

@@ -7,7 +7,7 @@ import Testing
 
 @testable import RequestKitSending
 
-@Suite("The file a download writes")
+@Suite("The file a download writes", .wallClock)
 struct DownloadFileTests {
     @Test("Writes that wait for the disk hold no thread of the cooperative pool, and land in order")
     func writesWaitOffThePool() async throws {
@@ -97,7 +97,7 @@ private final class StalledDisk: @unchecked Sendable {
     init() {
         // The watchdog: were the writes to hold the pool's threads, the test could never open the disk itself. A
         // timer, not a thread that waits: it opens an open disk harmlessly.
-        DispatchQueue.global().asyncAfter(deadline: .now() + 180) { [self] in open(by: "the watchdog") }
+        DispatchQueue.global().asyncAfter(deadline: .now() + 600) { [self] in open(by: "the watchdog") }
     }
 
     /// Blocks the calling thread (a download file's queue) until the disk is open.

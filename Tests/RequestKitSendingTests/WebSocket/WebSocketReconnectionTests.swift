@@ -11,7 +11,7 @@ import Testing
 /// The reconnecting socket's decisions as a table on a test clock: which endings reconnect, the wait growing by the
 /// backoff while connections end quickly, the count starting again after a stable connection, and the end once the
 /// attempts in a row run out; then one socket end to end, whose server drops it.
-@Suite("WebSocket reconnection")
+@Suite("WebSocket reconnection", .wallClock)
 struct WebSocketReconnectionTests {
     static let policy = WebSocket.ReconnectPolicy(
         maxAttempts: 3, delay: .seconds(1), stableConnection: .seconds(5),

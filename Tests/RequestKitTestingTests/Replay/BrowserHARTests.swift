@@ -2,10 +2,11 @@ import Foundation
 import RequestKitDSL
 import RequestKitJSON
 import RequestKitModel
+import RequestKitTestSupport
 import RequestKitTesting
 import Testing
 
-@Suite("Recording: a HAR exported from a browser replays, and every cassette has HAR 1.2's structure")
+@Suite("Recording: a HAR exported from a browser replays, and every cassette has HAR 1.2's structure", .wallClock)
 struct BrowserHARTests {
     @Test("A browser's HAR replays: the redirect is followed, compressed bodies arrive decoded, images as bytes")
     func browserHARReplays() async throws {

@@ -4,10 +4,11 @@ import RequestKitDSL
 import RequestKitFeatures
 import RequestKitJSON
 import RequestKitModel
+import RequestKitTestSupport
 import RequestKitTesting
 import Testing
 
-@Suite("HARExportMonitor: a process's exchanges in a HAR file for a browser's developer tools")
+@Suite("HARExportMonitor: a process's exchanges in a HAR file for a browser's developer tools", .wallClock)
 struct HARExportMonitorTests {
     @Test("Each attempt becomes an entry, redacted, and the file conforms to HAR 1.2")
     func export() async throws {

@@ -1,11 +1,12 @@
 import Foundation
 import RequestKitDSL
 import RequestKitModel
+import RequestKitTestSupport
 import Testing
 
 @testable import RequestKitTesting
 
-@Suite("Recording: secrets are redacted before anything reaches the disk")
+@Suite("Recording: secrets are redacted before anything reaches the disk", .wallClock)
 struct ReplayRedactionTests {
     static let secrets = [
         "sess-secret-1", "resp-secret-2", "resp-secret-3", "resp-secret-4", "url-secret-5", "query-secret-6",

@@ -1,11 +1,12 @@
 import Foundation
 import RequestKitDSL
 import RequestKitModel
+import RequestKitTestSupport
 import Testing
 
 @testable import RequestKitTesting
 
-@Suite("Recording: streams, downloads, events, uploads and failures replay as they were recorded")
+@Suite("Recording: streams, downloads, events, uploads and failures replay as they were recorded", .wallClock)
 struct ReplayTransferTests {
     /// Records with a live server, stops it, and hands back a transport replaying the cassette.
     private static func recordThenReplay(

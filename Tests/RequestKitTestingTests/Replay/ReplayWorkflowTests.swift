@@ -1,11 +1,12 @@
 import Foundation
 import RequestKitDSL
 import RequestKitModel
+import RequestKitTestSupport
 import Testing
 
 @testable import RequestKitTesting
 
-@Suite("Recording: a workflow recorded against a live server replays with the server stopped")
+@Suite("Recording: a workflow recorded against a live server replays with the server stopped", .wallClock)
 struct ReplayWorkflowTests {
     /// A server with a login, a list, details and a job that is done at the third look.
     private static func makeServer() throws -> TestServer {

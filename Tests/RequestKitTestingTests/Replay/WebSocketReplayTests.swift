@@ -1,6 +1,7 @@
 import Foundation
 import RequestKitDSL
 import RequestKitModel
+import RequestKitTestSupport
 import RequestKitURLSession
 import RequestKitWebSocket
 import Testing
@@ -10,7 +11,7 @@ import Testing
 /// A WebSocket through a ``RecordingTransport``: recorded against TestServer's echo route as the handshake's entry
 /// with its messages (`_webSocketMessages`, as browsers' HAR export keeps them), then replayed with the server
 /// stopped.
-@Suite("WebSocket recording and replay")
+@Suite("WebSocket recording and replay", .wallClock)
 struct WebSocketReplayTests {
     static let binary = Data([0x00, 0x01, 0x02, 0xFF])
 

@@ -3,7 +3,7 @@ import RequestKitTestSupport
 import RequestKitTesting
 import Testing
 
-@Suite("TestServer built-in routes")
+@Suite("TestServer built-in routes", .wallClock)
 struct BuiltInRoutesTests {
     /// Sends one request with extra header lines on a fresh connection and reads the response.
     private func get(_ target: String, _ headers: String = "", method: String = "GET") async throws -> RawHTTPResponse {

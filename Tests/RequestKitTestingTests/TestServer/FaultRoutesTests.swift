@@ -3,7 +3,7 @@ import RequestKitTestSupport
 import RequestKitTesting
 import Testing
 
-@Suite("TestServer retry and fault routes")
+@Suite("TestServer retry and fault routes", .wallClock)
 struct FaultRoutesTests {
     @Test("/sequence/{codes} answers successive requests with successive codes, repeating the last")
     func sequence() async throws {

@@ -3,7 +3,7 @@ import RequestKitTestSupport
 import RequestKitTesting
 import Testing
 
-@Suite("TestServer /range route")
+@Suite("TestServer /range route", .wallClock)
 struct RangeRouteTests {
     private func get(_ target: String, range: String?) async throws -> RawHTTPResponse {
         let server = try TestServer()

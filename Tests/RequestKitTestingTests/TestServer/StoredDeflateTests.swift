@@ -8,7 +8,7 @@ import Testing
 import FoundationNetworking
 #endif
 
-@Suite("Stored-block gzip and deflate encoding")
+@Suite("Stored-block gzip and deflate encoding", .wallClock)
 struct StoredDeflateTests {
     private func hex(_ data: Data) -> String {
         data.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()

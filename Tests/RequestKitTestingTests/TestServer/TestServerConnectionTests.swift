@@ -3,7 +3,7 @@ import RequestKitTestSupport
 import RequestKitTesting
 import Testing
 
-@Suite("TestServer connections and framing")
+@Suite("TestServer connections and framing", .wallClock)
 struct TestServerConnectionTests {
     @Test("Two requests on one socket are served on the same kept-alive connection")
     func keepAlive() async throws {

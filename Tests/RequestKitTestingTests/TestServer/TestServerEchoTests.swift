@@ -3,7 +3,7 @@ import RequestKitTestSupport
 import RequestKitTesting
 import Testing
 
-@Suite("TestServer echo and routing")
+@Suite("TestServer echo and routing", .wallClock)
 struct TestServerEchoTests {
     @Test("/anything echoes the raw path and query, decoded args and headers as received, byte for byte")
     func anythingEchoIsExact() async throws {

@@ -9,7 +9,7 @@ import RequestKitTesting
 import Testing
 
 /// TestServer's HTTP/2 mode, through the native transport: the same routes over streams of one connection.
-@Suite("TestServer over HTTP/2")
+@Suite("TestServer over HTTP/2", .wallClock)
 struct TestServerHTTP2Tests {
     /// The native transport trusting the test CA, HTTP/2 negotiated by ALPN.
     static let tls = NativeTransport {

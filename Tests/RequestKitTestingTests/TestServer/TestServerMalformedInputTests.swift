@@ -3,7 +3,7 @@ import RequestKitTestSupport
 import RequestKitTesting
 import Testing
 
-@Suite("TestServer defends against malformed input")
+@Suite("TestServer defends against malformed input", .wallClock)
 struct TestServerMalformedInputTests {
     /// Sends `request` on a fresh connection and returns the status, the body text and whether the server closed.
     private func exchange(_ request: String, server: TestServer) async throws -> (Int, String, Bool) {

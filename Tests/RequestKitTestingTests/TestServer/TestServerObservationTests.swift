@@ -4,7 +4,7 @@ import Testing
 
 @testable import RequestKitTesting
 
-@Suite("TestServer observation: stats, aborted requests and shutdown")
+@Suite("TestServer observation: stats, aborted requests and shutdown", .wallClock)
 struct TestServerObservationTests {
     @Test("120 concurrent blocked requests are all active at once and counted as peaks")
     func peakCounts() async throws {
@@ -129,13 +129,14 @@ struct TestServerObservationTests {
 
     @Test("stop() closes the listener and every connection, frees the port, and is idempotent")
     func stopReleasesEverything() async throws {
-        let server = try TestServer()
+        // Both connections stay open however long a busy machine takes: no keep-alive timeout, a held response.
+        let server = try TestServer { $0.keepAliveTimeout = .seconds(600) }
         let port = server.port
         let idle = try RawHTTPConnection(port: port)
         try await idle.send("GET /get HTTP/1.1\r\nHost: h\r\n\r\n")
         _ = try await idle.readResponse()
         let blocked = try RawHTTPConnection(port: port)
-        try await blocked.send("GET /delay/30 HTTP/1.1\r\nHost: h\r\n\r\n")
+        try await blocked.send("GET /delay/300 HTTP/1.1\r\nHost: h\r\n\r\n")
         #expect(await server.waitUntil { $0.requestCount == 2 && $0.openConnections == 2 })
         #if os(Linux)
         let before = serverSocketInodes(port: port)

@@ -3,7 +3,7 @@ import RequestKitTestSupport
 import RequestKitTesting
 import Testing
 
-@Suite("TestServer streaming routes")
+@Suite("TestServer streaming routes", .wallClock)
 struct TestServerStreamingTests {
     @Test("/sse?drop=K cuts the first stream after K events; Last-Event-ID resumes; later streams are whole")
     func eventStreamDropAndResume() async throws {

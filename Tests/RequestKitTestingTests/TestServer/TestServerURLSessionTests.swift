@@ -4,9 +4,10 @@ import Testing
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
+import RequestKitTestSupport
 #endif
 
-@Suite("TestServer with URLSession")
+@Suite("TestServer with URLSession", .wallClock)
 struct TestServerURLSessionTests {
     private func makeSession() -> URLSession {
         let configuration = URLSessionConfiguration.ephemeral

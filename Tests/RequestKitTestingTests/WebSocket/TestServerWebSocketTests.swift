@@ -6,7 +6,7 @@ import Testing
 
 /// TestServer speaking WebSocket: the upgrade, the echo route, scripted routes and the hostile ones, driven by a
 /// client written by hand whose frames a client-side state machine reads.
-@Suite("TestServer WebSocket")
+@Suite("TestServer WebSocket", .wallClock)
 struct TestServerWebSocketTests {
     static let zeroKey: [UInt8] = [0, 0, 0, 0]
 

@@ -6,7 +6,7 @@ import Testing
 
 @Suite(
     "Hostile servers, on every transport", .serialized,
-    .enabled(if: FileManager.default.fileExists(atPath: "/proc/net/tcp")))
+    .enabled(if: FileManager.default.fileExists(atPath: "/proc/net/tcp")), .wallClock)
 struct FaultTests {
     /// Each fault and the kind of error it must end in.
     static let faults: [(path: String, kind: RequestError.Kind)] = [

@@ -4,7 +4,7 @@ import RequestKitTestSupport
 import RequestKitTesting
 import Testing
 
-@Suite("Cookie scope per RFC 6265")
+@Suite("Cookie scope per RFC 6265", .wallClock)
 struct CookieScopeTests {
     func names(_ jar: CookieJar, _ url: String) -> [String] {
         URL(string: url).map { jar.cookies(for: $0).map(\.name).sorted() } ?? []

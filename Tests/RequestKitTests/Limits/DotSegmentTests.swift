@@ -4,7 +4,7 @@ import RequestKitTestSupport
 import RequestKitTesting
 import Testing
 
-@Suite("Dot segments in paths")
+@Suite("Dot segments in paths", .wallClock)
 struct DotSegmentTests {
     @Test("`.` and `..` values are encoded, so a segment stays a segment")
     func encoded() throws {

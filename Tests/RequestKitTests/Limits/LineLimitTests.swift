@@ -7,7 +7,7 @@ import Testing
 
 /// ``ResponseLimits/maxLineBytes``: what reading a stream as text may hold while it waits for a line or an event
 /// to end.
-@Suite("Line and event limits")
+@Suite("Line and event limits", .wallClock)
 struct LineLimitTests {
     /// The lines of `chunks`, read with `limit`, or the error that ended them (with the lines before it).
     private func lines(of chunks: [String], limit: Int) async -> (lines: [String], error: RequestError?) {

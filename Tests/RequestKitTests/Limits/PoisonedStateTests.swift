@@ -4,7 +4,7 @@ import RequestKitTestSupport
 import RequestKitTesting
 import Testing
 
-@Suite("Server values never poison later requests")
+@Suite("Server values never poison later requests", .wallClock)
 struct PoisonedStateTests {
     /// Server values a monitor was told were dropped.
     final class Dropped: EventMonitor, @unchecked Sendable {

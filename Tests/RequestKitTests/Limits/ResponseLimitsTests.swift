@@ -8,7 +8,7 @@ import Testing
 import FoundationNetworking
 #endif
 
-@Suite("Response size limits")
+@Suite("Response size limits", .wallClock)
 struct ResponseLimitsTests {
     /// The message of a body over `limit` bytes.
     static func tooLarge(_ limit: Int) -> String { "the response body is larger than the limit of \(limit) bytes" }

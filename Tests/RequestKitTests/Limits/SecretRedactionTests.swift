@@ -4,7 +4,7 @@ import RequestKitTestSupport
 import RequestKitTesting
 import Testing
 
-@Suite("Secrets kept out of output")
+@Suite("Secrets kept out of output", .wallClock)
 struct SecretRedactionTests {
     @Test("cURL redacts sensitive headers, the URL password, sensitive query values and JSON members")
     func curl() {

@@ -4,7 +4,7 @@ import RequestKitTestSupport
 import RequestKitTesting
 import Testing
 
-@Suite("Credentials, multipart names and JSON keys")
+@Suite("Credentials, multipart names and JSON keys", .wallClock)
 struct SmallHardeningTests {
     @Test("A basic-auth user name with `:` is a request problem")
     func basicColon() {

@@ -1,10 +1,11 @@
 import Foundation
 import RequestKit
+import RequestKitTestSupport
 import RequestKitTesting
 import Testing
 
 #if canImport(FoundationNetworking)
-@Suite("The URLSession streaming spool on Linux")
+@Suite("The URLSession streaming spool on Linux", .wallClock)
 struct SpoolLimitTests {
     /// Names of spool files visible in the temporary directory.
     static func spoolFiles() -> [String] {

@@ -8,7 +8,7 @@ import Testing
 import FoundationNetworking
 #endif
 
-@Suite("What is sent is checked where it is sent")
+@Suite("What is sent is checked where it is sent", .wallClock)
 struct OutgoingRequestCheckTests {
     struct SetHeader: Interceptor {
         let name: String

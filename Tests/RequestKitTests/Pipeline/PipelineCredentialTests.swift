@@ -1,10 +1,11 @@
 import Foundation
 import RequestKit
+import RequestKitTestSupport
 import RequestKitTesting
 import Testing
 
 /// Guarantee 1: credentials never follow a redirect to another origin, and stay on a redirect within one.
-@Suite("Pipeline: credentials across redirects")
+@Suite("Pipeline: credentials across redirects", .wallClock)
 struct PipelineCredentialTests {
     static let proxyCredentials = "Basic cHJveHk6c2VjcmV0"
 

@@ -1,5 +1,6 @@
 import Foundation
 import RequestKit
+import RequestKitTestSupport
 import RequestKitTesting
 import Testing
 
@@ -8,7 +9,7 @@ import Testing
 /// The convention: with the default validation, the verbs that return every response (`send`, an upload through
 /// `send()`, `client.send`) return the 302; every other verb fails with `.unacceptableStatus` whose response is
 /// the 302 with its `Location` intact, as it would for a 404.
-@Suite("Pipeline: not following redirects")
+@Suite("Pipeline: not following redirects", .wallClock)
 struct PipelineDoNotFollowTests {
     @Test(
         "Redirects(.doNotFollow) gives the caller the 302 with its Location, and the target is never requested",

@@ -1,5 +1,6 @@
 import Foundation
 import RequestKit
+import RequestKitTestSupport
 import RequestKitTesting
 import Testing
 
@@ -8,7 +9,7 @@ import Testing
 /// A duration converted with a trapping initializer kills the whole process, so each cell runs in an exit test: a
 /// child process whose crash fails only that cell (as "Expectation failed: .success → .signal(…)"), and whose
 /// issues are reported as the cell's.
-@Suite("Pipeline: huge and infinite durations")
+@Suite("Pipeline: huge and infinite durations", .wallClock)
 struct PipelineDurationTests {
     @Test(
         "Timeout(1e11) and Timeout(1e11, for: .resource) are accepted and the request succeeds",

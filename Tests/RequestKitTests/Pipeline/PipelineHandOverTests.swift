@@ -12,7 +12,7 @@ import FoundationNetworking
 
 /// What the pipeline works out once and hands on (the authority of a plain URL to the transport, the transport's
 /// own framing check to the pipeline) holds only for what it was worked out from.
-@Suite("What the pipeline hands on")
+@Suite("What the pipeline hands on", .wallClock)
 struct PipelineHandOverTests {
     @Test(
         "A transport in between that sends the request elsewhere reaches the new server, on every transport",
@@ -117,7 +117,7 @@ struct PipelineHandOverTests {
 
 /// The request the pipeline built (``BuiltRequest``: URL, method, fields, timeout, body) is sent without a `URLRequest`
 /// by the native transport and made into one for any other, so the two must say the same.
-@Suite("What the pipeline tells the transport")
+@Suite("What the pipeline tells the transport", .wallClock)
 struct PipelineFactsTests {
     /// Requests of several shapes, each with its name, made for a URL.
     static let shapes: [(String, @Sendable (URL) -> Request)] = [

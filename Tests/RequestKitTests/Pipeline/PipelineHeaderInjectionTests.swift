@@ -1,11 +1,12 @@
 import Foundation
 import RequestKit
+import RequestKitTestSupport
 import RequestKitTesting
 import Testing
 
 /// Guarantee 6: a header with CR, LF or NUL that appears after the request was built (from an interceptor, the
 /// cookie jar, a body's or a multipart part's content type) fails the request before anything is sent.
-@Suite("Pipeline: headers checked where they are sent")
+@Suite("Pipeline: headers checked where they are sent", .wallClock)
 struct PipelineHeaderInjectionTests {
     static let injectedType = MediaType("text/plain\r\nX-Injected: yes")
 

@@ -1,10 +1,11 @@
 import Foundation
 import RequestKit
+import RequestKitTestSupport
 import RequestKitTesting
 import Testing
 
 /// Guarantee 7: a request's timeout also covers the wait for a pooled connection.
-@Suite("Pipeline: timeouts cover the wait for a connection")
+@Suite("Pipeline: timeouts cover the wait for a connection", .wallClock)
 struct PipelinePoolWaitTests {
     @Test(
         "With the only connection (and its only HTTP/2 stream) held by an open stream, a request with Timeout(1) to that host times out",

@@ -1,10 +1,11 @@
 import Foundation
 import RequestKit
+import RequestKitTestSupport
 import RequestKitTesting
 import Testing
 
 /// Guarantee 3: what a redirect does to the method and body of a POST.
-@Suite("Pipeline: methods and bodies across redirects")
+@Suite("Pipeline: methods and bodies across redirects", .wallClock)
 struct PipelineRedirectMethodTests {
     static let body = Data("hello".utf8)
 

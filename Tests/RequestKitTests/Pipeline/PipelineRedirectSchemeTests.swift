@@ -1,10 +1,11 @@
 import Foundation
 import RequestKit
+import RequestKitTestSupport
 import RequestKitTesting
 import Testing
 
 /// Guarantee 4: a redirect may lead only to http or https.
-@Suite("Pipeline: redirect schemes")
+@Suite("Pipeline: redirect schemes", .wallClock)
 struct PipelineRedirectSchemeTests {
     /// The kind the pipeline reports a refused redirect with, named by its text until it exists.
     static let redirectRefused = RequestError.Kind("redirectRefused")

@@ -5,7 +5,7 @@ import RequestKitTesting
 import Testing
 
 /// Guarantee 5: watching progress never turns retries off.
-@Suite("Pipeline: retry with a progress observer")
+@Suite("Pipeline: retry with a progress observer", .wallClock)
 struct PipelineRetryTests {
     @Test(
         "A 503 then a 200 gives the caller the 200 after exactly two requests, with DownloadProgress attached",

@@ -1,12 +1,13 @@
 import Foundation
 import RequestKit
+import RequestKitTestSupport
 import RequestKitTesting
 import Testing
 
 /// Every way a value prints (`print`, interpolation, `debugPrint`, `dump`, `localizedDescription`) redacts the
 /// secrets `SensitiveData` names: headers, query items, URL passwords, and JSON and form members of bodies,
 /// error bodies included.
-@Suite("Nothing prints a secret")
+@Suite("Nothing prints a secret", .wallClock)
 struct SecretsInDescriptionsTests {
     private static let secrets = [
         "SECRET-TOKEN", "SECRET-QUERY", "SECRET-PASS", "SECRET-JSON", "SECRET-FORM", "SECRET-COOKIE", "SECRET-ERR",

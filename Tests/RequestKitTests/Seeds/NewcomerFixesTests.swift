@@ -1,9 +1,10 @@
 import Foundation
 import RequestKit
+import RequestKitTestSupport
 import RequestKitTesting
 import Testing
 
-@Suite("Small things a newcomer hit")
+@Suite("Small things a newcomer hit", .wallClock)
 struct NewcomerFixesTests {
     struct Profile: Decodable, Sendable {
         let name: String

@@ -13,7 +13,7 @@ import Testing
 ///   'try'"), as it did in swift-request, whose `Json(String)` throws too.
 /// - `.update(every: 10).update(publisher: …).call()`: `update` starts the updates and returns their handle, so
 ///   there is no second `update` or `call()` to chain ("value of type 'RequestHandle' has no member 'update'").
-@Suite("swift-request's README, verbatim")
+@Suite("swift-request's README, verbatim", .wallClock)
 struct SwiftRequestSeedTests {
     /// A server with the routes the README's examples use: todos, posts and a body echo.
     private func makeServer() throws -> TestServer {
@@ -277,7 +277,7 @@ struct SwiftRequestSeedTests {
     }
 }
 
-@Suite("Decoding errors read as a person writes them")
+@Suite("Decoding errors read as a person writes them", .wallClock)
 struct DecodingErrorWordingTests {
     private struct Todo: Decodable { let id: Int }
 

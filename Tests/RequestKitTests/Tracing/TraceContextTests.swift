@@ -5,9 +5,10 @@ import Testing
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
+import RequestKitTestSupport
 #endif
 
-@Suite("TraceContext: W3C traceparent and tracestate")
+@Suite("TraceContext: W3C traceparent and tracestate", .wallClock)
 struct TraceContextTests {
     static let incoming = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
 

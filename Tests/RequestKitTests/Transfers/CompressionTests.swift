@@ -1,10 +1,11 @@
 import Foundation
 import RequestKit
+import RequestKitTestSupport
 import Testing
 
 @testable import RequestKitTesting
 
-@Suite("Compressed responses")
+@Suite("Compressed responses", .wallClock)
 struct CompressionTests {
     @Test("gzip and deflate bodies arrive decoded, byte for byte", arguments: [true, false])
     func decoded(gzip: Bool) async throws {

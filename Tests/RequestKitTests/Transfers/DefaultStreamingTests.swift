@@ -8,7 +8,7 @@ import Testing
 import FoundationNetworking
 #endif
 
-@Suite("Transport.stream default implementation")
+@Suite("Transport.stream default implementation", .wallClock)
 struct DefaultStreamingTests {
     @Test("A transport without stream(_:) gets the file body in memory and returns the body as one chunk")
     func bufferedFallback() async throws {

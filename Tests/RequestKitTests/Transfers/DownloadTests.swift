@@ -5,7 +5,7 @@ import Testing
 
 @testable import RequestKitTesting
 
-@Suite("Downloads to a file")
+@Suite("Downloads to a file", .wallClock)
 struct DownloadTests {
     @Test("download(to:) writes the exact body and reports progress up to Content-Length")
     func download() async throws {

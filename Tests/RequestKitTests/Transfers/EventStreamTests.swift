@@ -4,7 +4,7 @@ import RequestKitTestSupport
 import RequestKitTesting
 import Testing
 
-@Suite("Server-Sent Events on the wire", .timeLimit(.minutes(5)))
+@Suite("Server-Sent Events on the wire", .timeLimit(.minutes(5)), .wallClock)
 struct EventStreamTests {
     @Test("events() reads every event of /sse, with ids and the retry field", arguments: WireTransport.withTLS)
     func events(_ transport: WireTransport) async throws {

@@ -4,7 +4,7 @@ import RequestKitTestSupport
 import RequestKitTesting
 import Testing
 
-@Suite("Multipart forms")
+@Suite("Multipart forms", .wallClock)
 struct MultipartFormTests {
     /// A server whose `/raw` route answers with the exact body it received, and its `Content-Type`.
     private func rawServer(for wire: WireTransport) throws -> TestServer {

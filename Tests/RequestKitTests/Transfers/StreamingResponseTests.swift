@@ -5,7 +5,7 @@ import Testing
 
 @testable import RequestKitTesting
 
-@Suite("Streaming responses on the wire")
+@Suite("Streaming responses on the wire", .wallClock)
 struct StreamingResponseTests {
     /// Not the built-in `/chunked` route: its trailer fields crash FoundationNetworking on Linux
     /// ("Transfer completed, but there's no response"), whichever API reads the body.

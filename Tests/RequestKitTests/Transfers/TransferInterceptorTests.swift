@@ -8,7 +8,7 @@ import Testing
 import FoundationNetworking
 #endif
 
-@Suite("Transfers through the client features")
+@Suite("Transfers through the client features", .wallClock)
 struct TransferInterceptorTests {
     /// Adds a fixed header to every attempt.
     private struct Stamp: Interceptor {

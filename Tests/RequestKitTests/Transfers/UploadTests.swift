@@ -4,7 +4,7 @@ import RequestKitTestSupport
 import RequestKitTesting
 import Testing
 
-@Suite("Uploads")
+@Suite("Uploads", .wallClock)
 struct UploadTests {
     @Test("Body(file:) streams the file, and the server gets every byte", arguments: WireTransport.withTLS)
     func fileBody(_ transport: WireTransport) async throws {

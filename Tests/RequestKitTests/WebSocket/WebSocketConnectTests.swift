@@ -1,12 +1,13 @@
 import Foundation
 import RequestKit
+import RequestKitTestSupport
 import RequestKitTesting
 import Testing
 
 /// `WebSocket { … }.connect()` end to end against TestServer's WebSocket routes on 127.0.0.1: the handshake as the
 /// server saw it, messages both ways (plain and compressed), the closing handshake both ways, a refused handshake,
 /// and each hostile server a typed error.
-@Suite("WebSocket connect (wire)")
+@Suite("WebSocket connect (wire)", .wallClock)
 struct WebSocketConnectTests {
     @Test("the echo route: text and binary come back, close completes the handshake, the server saw the fields")
     func echo() async throws {

@@ -10,7 +10,7 @@ import FoundationNetworking
 
 /// A WebSocket's opening handshake seen by its monitors as a request's attempt is, against TestServer on 127.0.0.1:
 /// started, answered (or failed), then finished with the metrics the socket or the error keeps.
-@Suite("WebSocket handshake monitors (wire)")
+@Suite("WebSocket handshake monitors (wire)", .wallClock)
 struct WebSocketMonitorTests {
     /// Records each event with what it carried, and the metrics each finish reported.
     final class Recorder: EventMonitor, @unchecked Sendable {

@@ -1,11 +1,12 @@
 import Foundation
 import RequestKit
+import RequestKitTestSupport
 import RequestKitTesting
 import Testing
 
 /// Which transport opens a socket: the one ``Using`` names when it can open a WebSocket, and never the native
 /// transport in place of one that cannot.
-@Suite("WebSocket transport choice")
+@Suite("WebSocket transport choice", .wallClock)
 struct WebSocketTransportChoiceTests {
     /// A transport that answers every request itself and cannot open a WebSocket.
     final class CannedTransport: Transport {

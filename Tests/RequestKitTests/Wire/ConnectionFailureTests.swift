@@ -4,7 +4,7 @@ import RequestKitTestSupport
 import RequestKitTesting
 import Testing
 
-@Suite("Connection failures read the same on both transports")
+@Suite("Connection failures read the same on both transports", .wallClock)
 struct ConnectionFailureTests {
     @Test("A refused connection names the host and port", arguments: WireTransport.all)
     func refused(_ wire: WireTransport) async throws {

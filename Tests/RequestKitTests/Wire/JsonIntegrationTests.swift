@@ -4,7 +4,7 @@ import RequestKitTestSupport
 import RequestKitTesting
 import Testing
 
-@Suite("Json in requests and responses")
+@Suite("Json in requests and responses", .wallClock)
 struct JsonIntegrationTests {
     @Test("A JSON literal body is sent compactly, keys in order", arguments: WireTransport.withTLS)
     func literalBody(_ transport: WireTransport) async throws {

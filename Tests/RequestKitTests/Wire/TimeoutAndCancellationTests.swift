@@ -4,7 +4,7 @@ import RequestKitTestSupport
 import RequestKitTesting
 import Testing
 
-@Suite("Timeouts and cancellation on the wire", .timeLimit(.minutes(5)))
+@Suite("Timeouts and cancellation on the wire", .timeLimit(.minutes(5)), .wallClock)
 struct TimeoutAndCancellationTests {
     @Test("The idle timeout fails a request to a slow route", arguments: WireTransport.withTLS)
     func idleTimeout(_ transport: WireTransport) async throws {

@@ -4,7 +4,7 @@ import RequestKitTestSupport
 import RequestKitTesting
 import Testing
 
-@Suite("Requests on the wire")
+@Suite("Requests on the wire", .wallClock)
 struct WireTests {
     @Test("The server receives the exact query, method, headers and body", arguments: WireTransport.withTLS)
     func exactRequest(_ transport: WireTransport) async throws {

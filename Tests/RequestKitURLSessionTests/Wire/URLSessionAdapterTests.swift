@@ -11,7 +11,7 @@ import Testing
 import FoundationNetworking
 #endif
 
-@Suite("URLSession adapter", .timeLimit(.minutes(5)))
+@Suite("URLSession adapter", .timeLimit(.minutes(5)), .wallClock)
 struct URLSessionAdapterTests {
     /// The two ways to send through the adapter, which must behave the same apart from buffering.
     enum Mode: String, CaseIterable, CustomTestStringConvertible {

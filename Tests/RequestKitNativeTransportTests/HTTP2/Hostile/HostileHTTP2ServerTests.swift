@@ -8,7 +8,7 @@ import Testing
 
 /// Servers that break HTTP/2 on purpose, through the whole transport over a real socket: each ends in a typed error
 /// or a retry, never a hang, and the client says why on the wire.
-@Suite("HTTP/2 against hostile servers, end to end")
+@Suite("HTTP/2 against hostile servers, end to end", .wallClock)
 struct HostileHTTP2ServerTests {
     typealias Frame = HTTP2FrameBytes
 
@@ -256,7 +256,8 @@ struct HostileHTTP2ServerTests {
         let error = try await #require(throws: RequestError.self) {
             try await Request {
                 Url("http://127.0.0.1:\(server.port)/upload"); Method(.post); Body(Data(count: 1000))
-                Using(NativeTransport { $0.http2 = .priorKnowledge }); Timeout(1)
+                // Long enough for a busy machine to connect and send the headers before the timeout can fire.
+                Using(NativeTransport { $0.http2 = .priorKnowledge }); Timeout(5)
             }.send()
         }
         #expect(error.kind == .timedOut, "\(error)")

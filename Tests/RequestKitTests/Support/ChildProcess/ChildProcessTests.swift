@@ -8,7 +8,7 @@ import Glibc
 import Darwin
 #endif
 
-@Suite("ChildProcess: the one way tests start a program")
+@Suite("ChildProcess: the one way tests start a program", .wallClock)
 struct ChildProcessTests {
     @Test("The exit status comes back as it was: exited with a status, or ended by a signal")
     func exitStatus() async throws {
