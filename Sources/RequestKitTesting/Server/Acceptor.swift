@@ -61,7 +61,7 @@ final class Acceptor: EventLoopHandler, @unchecked Sendable {
         isClosed = true
         if let backoff { loop.cancel(backoff) }
         loop.deregister(core.listener.rawValue)
-        core.listener.close()
+        core.closeListener()
         core.listenerClosed()
     }
 }

@@ -280,7 +280,7 @@ final class HTTP2ServerStreams: @unchecked Sendable {
         if plan.framing == .raw {
             // Raw bytes are an HTTP/1.1 response written by hand, after which the connection closes: over HTTP/2
             // the connection closes without them, as a server that died would close it.
-            return connection.socket.shutdownBoth()
+            return connection.shutDownSocket()
         }
         let fields = Self.responseFields(response)
         if plan.discardsBody {
@@ -326,7 +326,7 @@ final class HTTP2ServerStreams: @unchecked Sendable {
                 append(data, to: stream)
             case .writeRaw:
                 stream.steps = nil
-                connection.socket.shutdownBoth()
+                connection.shutDownSocket()
             case .pause(let duration):
                 stream.timer = loop.schedule(after: duration.timeInterval) { [self] in
                     stream.timer = nil
@@ -347,7 +347,6 @@ final class HTTP2ServerStreams: @unchecked Sendable {
 
     /// Runs a body closure on a handler thread; its writes reach the stream through a ``ResponseChannel``.
     private func run(_ write: @escaping @Sendable (TestResponseWriter) throws -> Void, for stream: Stream) {
-        let socket = connection.socket
         let channel = ResponseChannel(
             loop: loop,
             deliver: { [self] data, done in
@@ -355,7 +354,7 @@ final class HTTP2ServerStreams: @unchecked Sendable {
                 append(data, to: stream, done: done)
                 flush()
             },
-            shutDown: { socket.shutdownBoth() },
+            shutDown: { [connection] in connection.shutDownSocket() },
             wasCut: { [connection] in connection.cut() })
         stream.channel = channel
         let writer = TestResponseWriter(channel: channel, framing: .identity, discardsBody: false)

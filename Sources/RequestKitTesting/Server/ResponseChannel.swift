@@ -26,7 +26,7 @@ final class ResponseChannel: Sendable {
     convenience init(loop: EventLoop, connection: ServerConnection) {
         self.init(
             loop: loop, deliver: { data, done in connection.enqueue(data, done: done) },
-            shutDown: { connection.socket.shutdownBoth() }, wasCut: { connection.cut() })
+            shutDown: { connection.shutDownSocket() }, wasCut: { connection.cut() })
     }
 
     /// A channel whose bytes `deliver` takes on the loop (an HTTP/2 stream frames them).

@@ -38,6 +38,9 @@ final class ServerConnection: EventLoopHandler, @unchecked Sendable {
     let loop: EventLoop
     let id: Int
     let socket: SocketDescriptor
+    /// Whether the socket is closed: from then on its number may be another socket's (a client's in the same
+    /// process, say), so no thread may shut it down any more.
+    private let isSocketClosed = Locked(false)
     private let stream: ConnectionStream
     private let reader = ConnectionReader()
     private var phase = Phase.handshaking
@@ -323,7 +326,7 @@ final class ServerConnection: EventLoopHandler, @unchecked Sendable {
 
     /// Cuts the connection once what is queued has been written, as a server that dies after its last write.
     func shutDownWhenWritten() {
-        whenDrained { [socket] in socket.shutdownBoth() }
+        whenDrained { [self] in shutDownSocket() }
     }
     #endif
 
@@ -529,7 +532,7 @@ final class ServerConnection: EventLoopHandler, @unchecked Sendable {
                 finishChunkedBody(trailers: trailers)
             case .close:
                 body.isClosed = true
-                socket.shutdownBoth()
+                shutDownSocket()
                 return endBody(failed: false)
             }
         }
@@ -750,6 +753,22 @@ final class ServerConnection: EventLoopHandler, @unchecked Sendable {
         waitTimer = nil
     }
 
+    /// Shuts the socket down in both directions, from any thread, unless it is closed already.
+    func shutDownSocket() {
+        isSocketClosed.withLock { isClosed in
+            if !isClosed { socket.shutdownBoth() }
+        }
+    }
+
+    /// Closes the socket, once, so that no shutdown from another thread can reach its number afterwards.
+    func closeSocket() {
+        isSocketClosed.withLock { isClosed in
+            guard !isClosed else { return }
+            isClosed = true
+            socket.close()
+        }
+    }
+
     /// Closes the connection now, failing whatever still waits to be written.
     func closeNow() {
         guard phase != .closed else { return }
@@ -769,7 +788,7 @@ final class ServerConnection: EventLoopHandler, @unchecked Sendable {
         #endif
         webSocket?.connectionClosed()
         loop.deregister(socket.rawValue)
-        core.connectionClosed(id: id, socket: socket)
+        core.connectionClosed(self)
     }
 
     /// Ends the connection because the server stops.

@@ -82,8 +82,8 @@ final class ServerCore: Sendable {
         let connections: [ServerConnection]? = state.withLock { state in
             guard !state.isStopped else { return nil }
             state.isStopped = true
-            listener.shutdownBoth()
-            for connection in state.connections.values { connection.socket.shutdownBoth() }
+            if !state.isListenerClosed { listener.shutdownBoth() }
+            for connection in state.connections.values { connection.shutDownSocket() }
             return Array(state.connections.values)
         }
         guard let connections else { return }
@@ -133,13 +133,22 @@ final class ServerCore: Sendable {
     }
 
     /// Forgets a connection whose loop has deregistered its socket, and closes the socket.
-    func connectionClosed(id: Int, socket: SocketDescriptor) {
+    func connectionClosed(_ connection: ServerConnection) {
         state.withLock { state in
-            state.connections[id] = nil
+            state.connections[connection.id] = nil
             state.stats.openConnections -= 1
         }
-        socket.close()
+        connection.closeSocket()
         work.leave()
+    }
+
+    /// Closes the listening socket, once, so that no shutdown can reach its number afterwards.
+    func closeListener() {
+        state.withLock { state in
+            guard !state.isListenerClosed else { return }
+            state.isListenerClosed = true
+            listener.close()
+        }
     }
 
     /// The listener's socket is closed.

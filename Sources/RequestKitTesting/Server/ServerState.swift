@@ -5,6 +5,8 @@
 /// ```
 struct ServerState: Sendable {
     var isStopped = false
+    /// Whether the listening socket is closed: its number may then be another socket's.
+    var isListenerClosed = false
     var connections: [Int: ServerConnection] = [:]
     var nextConnectionID = 1
     var routes: [Route] = []

@@ -190,7 +190,7 @@ final class ServerWebSocketSession {
             case .disconnect:
                 hasEnded = true
                 cancelTimers()
-                connection.socket.shutdownBoth()
+                connection.shutDownSocket()
             }
         }
     }
