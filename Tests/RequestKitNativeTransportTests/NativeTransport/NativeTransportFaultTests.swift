@@ -16,11 +16,11 @@ import RequestKitTestSupport
 struct NativeTransportFaultTests {
     /// The error of a request to `path`; the timeout only bounds a hang (the faults answer at once), so it is long
     /// enough for a machine loaded by the thread sanitizer, where two-second stalls of the whole process were seen.
-    private func failure(_ path: String, timeout: Double = 30) async throws -> RequestError {
+    private func failure(_ path: String) async throws -> RequestError {
         let server = try TestServer()
         defer { server.stop() }
         var request = URLRequest(url: server.url(path))
-        request.timeoutInterval = timeout
+        request.timeoutInterval = 30
         return try await #require(throws: RequestError.self) { try await NativeTransport().send(request) }
     }
 
