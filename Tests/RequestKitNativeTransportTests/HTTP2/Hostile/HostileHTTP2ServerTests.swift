@@ -257,7 +257,7 @@ struct HostileHTTP2ServerTests {
             try await Request {
                 Url("http://127.0.0.1:\(server.port)/upload"); Method(.post); Body(Data(count: 1000))
                 // Long enough for a busy machine to connect and send the headers before the timeout can fire.
-                Using(NativeTransport { $0.http2 = .priorKnowledge }); Timeout(5)
+                Using(NativeTransport { $0.http2 = .priorKnowledge }); Timeout(20)
             }.send()
         }
         #expect(error.kind == .timedOut, "\(error)")
