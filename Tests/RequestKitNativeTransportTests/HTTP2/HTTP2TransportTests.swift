@@ -305,7 +305,7 @@ struct HTTP2TransportTests {
     func throughProxyTunnel() async throws {
         let nginx = try await Self.startNginx()
         defer { nginx.stop() }
-        let proxy = try RealProxy.tinyproxy()
+        let proxy = try await RealProxy.tinyproxy()
         defer { proxy.stop() }
         let transport = Self.transport { $0.proxy = .http(host: "127.0.0.1", port: proxy.port) }
         let port = nginx.port

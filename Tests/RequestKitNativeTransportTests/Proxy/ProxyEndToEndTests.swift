@@ -311,7 +311,7 @@ struct ProxyEndToEndTests {
         "tinyproxy: http in absolute form and https through CONNECT, a tunnel kept for its origin",
         .enabled(if: RealProxy.isRunnable("tinyproxy")))
     func tinyproxy() async throws {
-        let proxy = try RealProxy.tinyproxy(user: "me", password: "secret")
+        let proxy = try await RealProxy.tinyproxy(user: "me", password: "secret")
         defer { proxy.stop() }
         let plain = try TestServer()
         defer { plain.stop() }
@@ -337,7 +337,7 @@ struct ProxyEndToEndTests {
         "tinyproxy: CONNECT or a plain request without credentials is proxyAuthenticationRequired with the challenge",
         .enabled(if: RealProxy.isRunnable("tinyproxy")))
     func tinyproxyAuthentication() async throws {
-        let proxy = try RealProxy.tinyproxy(user: "me", password: "secret")
+        let proxy = try await RealProxy.tinyproxy(user: "me", password: "secret")
         defer { proxy.stop() }
         let secure = try TestServer { $0.tls = .init(certificate: .valid) }
         defer { secure.stop() }
@@ -370,7 +370,7 @@ struct ProxyEndToEndTests {
         "microsocks: socks5h and socks5 with a user name and password, over http and https; a wrong one refused",
         .enabled(if: RealProxy.isRunnable("microsocks")))
     func microsocks() async throws {
-        let proxy = try RealProxy.microsocks(user: "me", password: "secret")
+        let proxy = try await RealProxy.microsocks(user: "me", password: "secret")
         defer { proxy.stop() }
         let plain = try TestServer()
         defer { plain.stop() }

@@ -32,7 +32,7 @@ final class RealProxy: Sendable {
     /// tinyproxy, asking for `user` and `password` when given. Its idle timeout is ten minutes: a tunnel a test
     /// holds open (a WebSocket between its handshake and its first message) stays open however long a busy machine
     /// keeps the test from going on; with tinyproxy's usual 30 s it closed under load.
-    static func tinyproxy(user: String? = nil, password: String? = nil) throws -> RealProxy {
+    static func tinyproxy(user: String? = nil, password: String? = nil) async throws -> RealProxy {
         let port = try freePort()
         var configuration = """
             Port \(port)
@@ -49,32 +49,37 @@ final class RealProxy: Sendable {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let file = folder.appendingPathComponent("tinyproxy.conf")
         try Data(configuration.utf8).write(to: file)
-        return try RealProxy(binary: "tinyproxy", arguments: ["-d", "-c", file.path], port: port, folder: folder)
+        return try await started(binary: "tinyproxy", arguments: ["-d", "-c", file.path], port: port, folder: folder)
     }
 
     /// microsocks, asking for `user` and `password` when given.
-    static func microsocks(user: String? = nil, password: String? = nil) throws -> RealProxy {
+    static func microsocks(user: String? = nil, password: String? = nil) async throws -> RealProxy {
         let port = try freePort()
         var arguments = ["-i", "127.0.0.1", "-p", String(port)]
         if let user, let password { arguments += ["-u", user, "-P", password] }
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("microsocks-\(UUID().uuidString)")
-        return try RealProxy(binary: "microsocks", arguments: arguments, port: port, folder: folder)
+        return try await started(binary: "microsocks", arguments: arguments, port: port, folder: folder)
     }
 
-    private init(binary: String, arguments: [String], port: Int, folder: URL) throws {
+    /// Starts `binary` and returns once it accepts a connection, looking every 50 ms for at most 30 s. The test's
+    /// task sleeps between looks: it never holds a thread of the cooperative pool while the proxy starts.
+    private static func started(binary: String, arguments: [String], port: Int, folder: URL) async throws -> RealProxy {
         guard let path = Self.path(of: binary) else {
             throw POSIXError(.ENOENT)  // not installed: apt-get install it
         }
-        process = try ChildProcess(path, arguments)
+        let proxy = RealProxy(process: try ChildProcess(path, arguments), port: port, folder: folder)
+        for _ in 0..<600 {
+            if Self.accepts(port) { return proxy }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        proxy.stop()
+        throw POSIXError(.ETIMEDOUT)  // it never listened
+    }
+
+    private init(process: ChildProcess, port: Int, folder: URL) {
+        self.process = process
         self.port = port
         self.folder = folder
-        // Ready once it accepts a connection; at most 10 s.
-        for _ in 0..<200 {
-            if Self.accepts(port) { return }
-            usleep(50_000)
-        }
-        stop()
-        throw POSIXError(.ETIMEDOUT)  // it never listened
     }
 
     /// Ends the proxy at once (tinyproxy would wait for its open connections on SIGTERM, and a transport's pool

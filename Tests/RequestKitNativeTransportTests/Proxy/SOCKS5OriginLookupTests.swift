@@ -32,7 +32,7 @@ struct SOCKS5OriginLookupTests {
         "The origin's name is asked of the transport's DNS server once per TTL, and the proxy is given its address",
         .enabled(if: RealProxy.isRunnable("microsocks")))
     func resolvedOncePerTimeToLive() async throws {
-        let proxy = try RealProxy.microsocks()
+        let proxy = try await RealProxy.microsocks()
         defer { proxy.stop() }
         let dns = try ScriptedDNSServer()
         defer { dns.stop() }
@@ -62,7 +62,7 @@ struct SOCKS5OriginLookupTests {
         "A request's DNS override gives the proxy the origin's address without asking",
         .enabled(if: RealProxy.isRunnable("microsocks")))
     func requestOverride() async throws {
-        let proxy = try RealProxy.microsocks()
+        let proxy = try await RealProxy.microsocks()
         defer { proxy.stop() }
         let dns = try ScriptedDNSServer()
         defer { dns.stop() }
@@ -84,7 +84,7 @@ struct SOCKS5OriginLookupTests {
         "A name the DNS server does not know fails as host not found, naming the name, before the proxy is reached",
         .enabled(if: RealProxy.isRunnable("microsocks")))
     func unknownName() async throws {
-        let proxy = try RealProxy.microsocks()
+        let proxy = try await RealProxy.microsocks()
         defer { proxy.stop() }
         let dns = try ScriptedDNSServer()
         defer { dns.stop() }

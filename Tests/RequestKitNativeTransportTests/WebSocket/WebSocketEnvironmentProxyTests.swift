@@ -50,7 +50,7 @@ struct WebSocketEnvironmentProxyTests {
         "http_proxy for ws://, https_proxy for wss://, all_proxy for both, no_proxy excludes, credentials from the URL",
         .enabled(if: RealProxy.isRunnable("tinyproxy")))
     func variables() async throws {
-        let proxy = try RealProxy.tinyproxy(user: "me", password: "secret")
+        let proxy = try await RealProxy.tinyproxy(user: "me", password: "secret")
         defer { proxy.stop() }
         let plainServer = try TestServer()
         defer { plainServer.stop() }

@@ -59,7 +59,7 @@ struct WebSocketProxyTests {
         "tinyproxy: ws:// and wss:// through CONNECT with the proxy's credentials, which the origin never sees",
         .enabled(if: RealProxy.isRunnable("tinyproxy")))
     func tinyproxy() async throws {
-        let proxy = try RealProxy.tinyproxy(user: "me", password: "secret")
+        let proxy = try await RealProxy.tinyproxy(user: "me", password: "secret")
         defer { proxy.stop() }
         let plain = try TestServer()
         defer { plain.stop() }
@@ -83,7 +83,7 @@ struct WebSocketProxyTests {
         "tinyproxy: a socket without the proxy's credentials is proxyAuthenticationRequired, and the origin sees nothing",
         .enabled(if: RealProxy.isRunnable("tinyproxy")))
     func tinyproxyAuthentication() async throws {
-        let proxy = try RealProxy.tinyproxy(user: "me", password: "secret")
+        let proxy = try await RealProxy.tinyproxy(user: "me", password: "secret")
         defer { proxy.stop() }
         let server = try TestServer()
         defer { server.stop() }
@@ -99,7 +99,7 @@ struct WebSocketProxyTests {
         "microsocks: ws:// and wss:// through SOCKS5 with a user name and password; a wrong password is refused",
         .enabled(if: RealProxy.isRunnable("microsocks")))
     func microsocks() async throws {
-        let proxy = try RealProxy.microsocks(user: "me", password: "secret")
+        let proxy = try await RealProxy.microsocks(user: "me", password: "secret")
         defer { proxy.stop() }
         let plain = try TestServer()
         defer { plain.stop() }
