@@ -90,14 +90,16 @@ extension WebSocket {
 
         /// Sends a message, in frames of at most ``WebSocket/Configuration/outgoingFrameBytes``, compressed when
         /// permessage-deflate was agreed. Returns once the bytes are handed to the socket, or waits while more than
-        /// 1 MiB waits to be written.
+        /// 1 MiB waits to be written. Cancelling the task while it waits closes the connection (going away), as
+        /// cancelling the task that reads ``messages`` does: the message may be partly written, and nothing can
+        /// follow half a frame.
         ///
         /// ```swift
         /// try await socket.send(.text("ping"))
         /// try await socket.send(.binary(Data([1, 2, 3])))
         /// ```
         /// - Throws: ``RequestError`` (``RequestError/WebSocketFailure/closed``) once the connection is closing or
-        ///   closed.
+        ///   closed; of kind ``RequestError/Kind/cancelled`` when the task was cancelled while it waited.
         public func send(_ message: WebSocketMessage) async throws(RequestError) {
             try await connection.send(message)
         }

@@ -159,21 +159,32 @@ final class WebSocketChannel: EventLoopHandler, LoopOwnedConnection, @unchecked 
         return try result.get()
     }
 
-    /// Sends a message; waits while more than ``outboundHighWater`` bytes wait to be written.
+    /// Sends a message; waits while more than ``outboundHighWater`` bytes wait to be written. Cancelling the task
+    /// while it waits closes the connection (going away), as cancelling the consumer does: the message may be
+    /// partly written, and nothing can follow half a frame.
     ///
-    /// - Throws: ``RequestError`` (``RequestError/WebSocketFailure/closed``) once the connection is closing.
+    /// - Throws: ``RequestError`` (``RequestError/WebSocketFailure/closed``) once the connection is closing; of kind
+    ///   ``RequestError/Kind/cancelled`` when the task was cancelled while it waited.
     func send(_ message: WebSocketMessage) async throws(RequestError) {
         let result: Result<Void, RequestError>
         switch sendInline(message) {
         case .done(let outcome):
             result = outcome
         case .waitsForFlush:
-            result = await withCheckedContinuation { continuation in
-                handToLoop { [self] in waitForFlush(continuation) }
+            result = await withTaskCancellationHandler {
+                await withCheckedContinuation { continuation in
+                    handToLoop { [self] in waitForFlush(continuation) }
+                }
+            } onCancel: {
+                cancel()
             }
         case .notLent:
-            result = await withCheckedContinuation { continuation in
-                handToLoop { [self] in send(message, continuation) }
+            result = await withTaskCancellationHandler {
+                await withCheckedContinuation { continuation in
+                    handToLoop { [self] in send(message, continuation) }
+                }
+            } onCancel: {
+                cancel()
             }
         }
         try result.get()
@@ -217,10 +228,27 @@ final class WebSocketChannel: EventLoopHandler, LoopOwnedConnection, @unchecked 
                 failOpening(RequestError.cancelled(underlyingError: CancellationError()))
             case .open:
                 run(machine?.cancelled() ?? .none)
-            case .draining, .closed:
+                releaseSenders()
+            case .draining:
+                releaseSenders()
+            case .closed:
                 break
             }
         }
+    }
+
+    /// The error of a connection its consumer or a sender cancelled, while it drains: no sender waits on it.
+    private var cancellation: RequestError? {
+        finalError?.kind == .cancelled ? finalError : nil
+    }
+
+    /// Senders waiting for the write buffer to drain learn at once that the connection was cancelled: the close
+    /// frame and what precedes it may take up to the close timeout to go, or never go.
+    private func releaseSenders() {
+        let waiting = sendWaiters
+        sendWaiters = []
+        let error = finalError ?? RequestError.cancelled(underlyingError: CancellationError())
+        for waiter in waiting { waiter.resume(returning: .failure(error)) }
     }
 
     // MARK: From the awaiting task, the connection lent
@@ -376,6 +404,8 @@ final class WebSocketChannel: EventLoopHandler, LoopOwnedConnection, @unchecked 
         if phase != .open && phase != .draining {
             continuation.resume(
                 returning: .failure(finalError ?? .webSocket(.closed, "the WebSocket connection closed")))
+        } else if let cancelled = cancellation {
+            continuation.resume(returning: .failure(cancelled))
         } else if outbound.count - outboundStart > Self.outboundHighWater {
             sendWaiters.append(continuation)
         } else {
@@ -534,6 +564,8 @@ final class WebSocketChannel: EventLoopHandler, LoopOwnedConnection, @unchecked 
         if phase != .open && phase != .draining {
             continuation.resume(
                 returning: .failure(finalError ?? .webSocket(.closed, "the WebSocket connection closed")))
+        } else if let cancelled = cancellation {
+            continuation.resume(returning: .failure(cancelled))
         } else if outbound.count - outboundStart > Self.outboundHighWater {
             sendWaiters.append(continuation)
         } else {

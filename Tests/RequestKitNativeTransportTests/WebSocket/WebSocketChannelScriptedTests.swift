@@ -348,6 +348,53 @@ struct WebSocketChannelScriptedTests {
         #expect(afterwards.map { "\($0)" }?.contains("it ended with") == true)
     }
 
+    @Test(
+        "cancelling a send that waits for a full socket ends it at once as cancelled; the connection closes at the close timeout"
+    )
+    func cancelledSend() async throws {
+        let harness = LoopHarness()
+        let stream = ScriptedByteStream()
+        let channel = try await Self.opened(harness, stream: stream)
+        let upgradeBytes = stream.writtenBytes.count
+        // The socket takes the first 100 bytes of the message's frame, then nothing more: the sender waits.
+        stream.writeCapacity = 100
+        let message = WebSocketMessage.binary(Data(count: 2 * WebSocketChannel.outboundHighWater))
+        let sender = Task { () async -> Result<Void, RequestError> in
+            do throws(RequestError) {
+                return .success(try await channel.send(message))
+            } catch {
+                return .failure(error)
+            }
+        }
+        await Self.turn(harness) { stream.writtenBytes.count == upgradeBytes + 100 }
+        sender.cancel()
+        let done = Written()
+        let watcher = Task {
+            _ = await sender.value
+            done.append([1])
+        }
+        // No time passes: the cancellation lets the sender go, not a timer.
+        await Self.turn(harness) { !done.bytes.isEmpty }
+        #expect(!done.bytes.isEmpty, "the cancelled send returned before the close timeout")
+        // Were it still waiting, the test would end it rather than hang: the close timeout lets every sender go.
+        if done.bytes.isEmpty {
+            channel.cancel()
+            harness.loop.turn()
+        }
+        let closeTimeout = WebSocketChannel.seconds(WebSocket.Configuration(compression: nil).closeTimeout)
+        #expect(stream.writtenBytes.count == upgradeBytes + 100)
+        #expect(!stream.isClosed)
+        // The close frame cannot follow half a frame: the stream closes at the close timeout.
+        harness.advance(closeTimeout + 0.1)
+        await Self.turn(harness) { stream.isClosed }
+        await watcher.value
+        let error = await #expect(throws: RequestError.self) { try await sender.value.get() }
+        #expect(error?.kind == .cancelled)
+        #expect(stream.isClosed)
+        let consumer = await #expect(throws: RequestError.self) { try await Self.take(channel, harness) }
+        #expect(consumer?.kind == .cancelled)
+    }
+
     @Test("keep-alive pings go out at the interval; one unanswered ends the connection as timed out")
     func keepAlive() async throws {
         let harness = LoopHarness()
