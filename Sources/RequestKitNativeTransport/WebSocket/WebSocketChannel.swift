@@ -398,8 +398,8 @@ final class WebSocketChannel: EventLoopHandler, LoopOwnedConnection, @unchecked 
         count < capacity && !stream.hasBufferedBytes
     }
 
-    /// The loop's part of a send that left more than ``outboundHighWater`` bytes to write: the sender waits for
-    /// them to go.
+    /// The loop's part of a send once its frames are queued: the sender returns, or waits while more than
+    /// ``outboundHighWater`` bytes wait to be written; it learns at once that the connection ended or was cancelled.
     private func waitForFlush(_ continuation: CheckedContinuation<Result<Void, RequestError>, Never>) {
         if phase != .open && phase != .draining {
             continuation.resume(
@@ -561,16 +561,7 @@ final class WebSocketChannel: EventLoopHandler, LoopOwnedConnection, @unchecked 
             return continuation.resume(returning: .failure(error))
         }
         run(action)
-        if phase != .open && phase != .draining {
-            continuation.resume(
-                returning: .failure(finalError ?? .webSocket(.closed, "the WebSocket connection closed")))
-        } else if let cancelled = cancellation {
-            continuation.resume(returning: .failure(cancelled))
-        } else if outbound.count - outboundStart > Self.outboundHighWater {
-            sendWaiters.append(continuation)
-        } else {
-            continuation.resume(returning: .success(()))
-        }
+        waitForFlush(continuation)
     }
 
     private func close(
