@@ -95,11 +95,13 @@ final class LocalNginx {
         return process.isRunning
     }
 
+    /// Waits until nginx accepts connections and answers, looking every 100 ms for up to a minute each: a busy
+    /// machine can take more than ten seconds to start it.
     private func waitUntilReady(listen: String) async throws {
         let url = try #require(URL(string: "\(base)/"))
         if listen.contains("http2") {
             let port = port
-            for _ in 0..<100 {
+            for _ in 0..<600 {
                 if (try? await offThePool { _ = try BlockingHTTPConnection(port: port, timeout: .seconds(1)) }) != nil {
                     return
                 }
@@ -108,7 +110,7 @@ final class LocalNginx {
             Issue.record("nginx did not accept connections on port \(port)")
             return
         }
-        for _ in 0..<100 {
+        for _ in 0..<600 {
             if (try? await Request({
                 Url(url); Using(NativeTransport.shared)
             }).send()) != nil {
