@@ -73,6 +73,15 @@ extension WebSocket {
         /// configuration.compression = nil
         /// ```
         public var compression: Compression?
+        /// Whether a `wss://` socket offers HTTP/2 and opens on an HTTP/2 stream with extended CONNECT (RFC 8441)
+        /// when the server allows it; otherwise it upgrades over HTTP/1.1 as usual. A server that picks HTTP/2
+        /// without allowing extended CONNECT costs a second connection, which offers HTTP/1.1 only. False by default.
+        /// Only the native transport's TLS layer (Linux) offers HTTP/2; `ws://` always upgrades over HTTP/1.1.
+        ///
+        /// ```swift
+        /// configuration.prefersHTTP2 = true
+        /// ```
+        public var prefersHTTP2: Bool
 
         /// A configuration; every parameter has a default. Values that make no sense (not positive) are reported
         /// when the socket's definition is checked.
@@ -84,7 +93,7 @@ extension WebSocket {
             maxMessageBytes: Int = 16 << 20, maxFrameBytes: Int = 16 << 20, maxDecompressionRatio: Int = 100,
             maxQueuedMessages: Int = 128, maxQueuedBytes: Int = 8 << 20, outgoingFrameBytes: Int = 1 << 20,
             pingInterval: Duration? = nil, closeTimeout: Duration = .seconds(10),
-            compression: Compression? = Compression()
+            compression: Compression? = Compression(), prefersHTTP2: Bool = false
         ) {
             self.maxMessageBytes = maxMessageBytes
             self.maxFrameBytes = maxFrameBytes
@@ -95,6 +104,7 @@ extension WebSocket {
             self.pingInterval = pingInterval
             self.closeTimeout = closeTimeout
             self.compression = compression
+            self.prefersHTTP2 = prefersHTTP2
         }
 
         /// Replaces the socket's configuration (the defaults) with this one.

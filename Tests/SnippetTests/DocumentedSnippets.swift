@@ -1511,6 +1511,16 @@ enum DocumentedCode {
 
     // Sources/RequestKit/RequestKit.docc/WebSockets.md, block 7
     static func snippetWebSockets7() async throws {
+        let socket = try await WebSocket {
+            Url("wss://127.0.0.1:8443/echo")
+            WebSocket.Configuration(prefersHTTP2: true)
+        }.connect()
+        print(socket.metrics.attempts.first?.networkProtocol ?? "")   // "h2" on an HTTP/2 stream
+        _ = socket
+    }
+
+    // Sources/RequestKit/RequestKit.docc/WebSockets.md, block 8
+    static func snippetWebSockets8() async throws {
         let transport = try RecordingTransport(
             cassette: URL(fileURLWithPath: "Tests/Cassettes/echo.har"), mode: .recordOnce)
         let socket = try await WebSocket {
@@ -3442,6 +3452,13 @@ if let handshake = socket.metrics.attempts.first {
 }
 """#),
     DocumentedSnippet(document: "Sources/RequestKit/RequestKit.docc/WebSockets.md", index: 7, code: #"""
+let socket = try await WebSocket {
+    Url("wss://127.0.0.1:8443/echo")
+    WebSocket.Configuration(prefersHTTP2: true)
+}.connect()
+print(socket.metrics.attempts.first?.networkProtocol ?? "")   // "h2" on an HTTP/2 stream
+"""#),
+    DocumentedSnippet(document: "Sources/RequestKit/RequestKit.docc/WebSockets.md", index: 8, code: #"""
 let transport = try RecordingTransport(
     cassette: URL(fileURLWithPath: "Tests/Cassettes/echo.har"), mode: .recordOnce)
 let socket = try await WebSocket {

@@ -9,8 +9,9 @@ import FoundationNetworking
 extension NativeTransport: WebSocketOpening {
     /// Opens a WebSocket connection on this transport's event loops: the socket's definition checked, `request` as
     /// the handshake's request (with the cookie jar's cookies, when the pipeline added them), through the proxy
-    /// the transport's settings choose and its TLS configuration (offering no HTTP/2 in ALPN: the upgrade is
-    /// HTTP/1.1's).
+    /// the transport's settings choose and its TLS configuration. ALPN offers HTTP/2 only when the socket prefers it
+    /// (``WebSocket/Configuration/prefersHTTP2``): it then opens on an HTTP/2 stream when the server allows extended
+    /// CONNECT (RFC 8441), and over HTTP/1.1 otherwise.
     ///
     /// ```swift
     /// let socket = try await NativeTransport.shared.openWebSocket(checked, request: checked.request)
@@ -52,6 +53,18 @@ extension NativeTransport: WebSocketOpening {
             upgrade: upgrade, configuration: checked.configuration, timeout: request.timeout,
             connectTimeout: configuration.connectTimeout)
         setup.recordsMetrics = configuration.recordsMetrics
+        #if canImport(CNghttp2)
+        if checked.isSecure, checked.configuration.prefersHTTP2 {
+            var offering = configuration.tls
+            offering.applicationProtocols = ["h2", "http/1.1"]
+            let key = ConnectionKey(
+                host: target.key.host, port: target.key.port, tls: TLSSettings(offering), proxy: route
+            )
+            .overridden(by: overrides, over: configuration.dnsOverrides)
+            setup.http2 = WebSocketChannel.HTTP2Attempt(
+                key: key, head: try upgrade.extendedConnectHead(fields: request.fieldsAsSent, target: target))
+        }
+        #endif
         let loop: EventLoop
         do {
             loop = try EventLoopGroup.shared(loops: configuration.eventLoopCount).next()

@@ -4,6 +4,10 @@ import RequestKitModel
 import RequestKitSockets
 import RequestKitWebSocket
 
+#if canImport(CNghttp2)
+import RequestKitHTTP2
+#endif
+
 /// One client WebSocket connection on an event loop: a shell that opens the stream through a ``Connector``, writes
 /// the upgrade request and reads the answer (``WebSocketUpgrade``), then forwards every event of the open
 /// connection (bytes read, a message to send, a close asked for, a message consumed, a timer, the end of the input,
@@ -52,7 +56,22 @@ final class WebSocketChannel: EventLoopHandler, LoopOwnedConnection, @unchecked 
         var maskingKeys: (any RandomNumberGenerator & Sendable)?
         /// Whether the handshake's phases are recorded (``NativeTransport/Configuration/recordsMetrics``).
         var recordsMetrics = true
+        #if canImport(CNghttp2)
+        /// The connection tried first, on an HTTP/2 stream (``WebSocket/Configuration/prefersHTTP2``); nil opens it
+        /// over HTTP/1.1 only.
+        var http2: HTTP2Attempt?
+        #endif
     }
+
+    #if canImport(CNghttp2)
+    /// A WebSocket opened on an HTTP/2 stream with extended CONNECT (RFC 8441) when the server allows it.
+    struct HTTP2Attempt: Sendable {
+        /// Where the connection goes, with `h2` offered by ALPN.
+        let key: ConnectionKey
+        /// The extended CONNECT's head.
+        let head: HTTP2RequestHead
+    }
+    #endif
 
     /// What the handshake agreed, for the socket.
     struct Opened: Sendable {
@@ -112,6 +131,16 @@ final class WebSocketChannel: EventLoopHandler, LoopOwnedConnection, @unchecked 
     private var outbound: [UInt8] = []
     private var outboundStart = 0
     private var wantsWritable = false
+    /// Whether a write waits for bytes to be read first (an HTTP/2 stream's window, opened by a `WINDOW_UPDATE`).
+    private var writeWaitsForReadable = false
+    /// When the handshake, connecting included, must be done (the loop's clock).
+    private var deadline: UInt64 = 0
+    /// Whether the connection being opened offers HTTP/2 (``Setup/http2``): false once a server refused it.
+    private var triesHTTP2 = false
+    #if canImport(CNghttp2)
+    /// The HTTP/2 stream the connection runs on, when it does.
+    private var tunnel: HTTP2TunnelByteStream?
+    #endif
     private var isReadingPaused = false
     private var isRegistered = false
     /// How the connection ended, once it did: the error a later ``close(_:reason:)`` reports.
@@ -134,6 +163,9 @@ final class WebSocketChannel: EventLoopHandler, LoopOwnedConnection, @unchecked 
         self.resolver = resolver
         self.race = race
         upgrade = setup.upgrade
+        #if canImport(CNghttp2)
+        triesHTTP2 = setup.http2 != nil
+        #endif
         readBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 16)
     }
 
@@ -277,7 +309,7 @@ final class WebSocketChannel: EventLoopHandler, LoopOwnedConnection, @unchecked 
     private func sendInline(_ message: WebSocketMessage) -> InlineSend {
         var outcome = InlineSend.notLent
         _ = inline {
-            guard phase == .open, machine != nil, outboundStart == outbound.count, !wantsWritable else { return false }
+            guard phase == .open, machine != nil, outboundStart == outbound.count, !isWriteBlocked else { return false }
             do throws(RequestError) {
                 run(try machine?.send(message) ?? .none)
             } catch {
@@ -351,7 +383,7 @@ final class WebSocketChannel: EventLoopHandler, LoopOwnedConnection, @unchecked 
     /// Reads what has come, from the calling task: whether a message or the messages' end is ready.
     private func receiveInline() -> Bool {
         inline {
-            guard phase == .open, machine != nil, !isReadingPaused, outboundStart == outbound.count, !wantsWritable
+            guard phase == .open, machine != nil, !isReadingPaused, outboundStart == outbound.count, !isWriteBlocked
             else { return false }
             readInline()
             return hasReady
@@ -360,6 +392,8 @@ final class WebSocketChannel: EventLoopHandler, LoopOwnedConnection, @unchecked 
 
     /// Reads and processes what the socket holds, from the calling task, after what was read before.
     private func readInline() {
+        // Reading an HTTP/2 stream may leave acknowledgements the socket did not take.
+        defer { if hasUnwrittenTunnelBytes, !handedOff { flush() } }
         process()
         var budget = 16
         while budget > 0, !handedOff, let stream, phase == .open, !isReadingPaused, !isMachinePaused {
@@ -385,6 +419,18 @@ final class WebSocketChannel: EventLoopHandler, LoopOwnedConnection, @unchecked 
             handedOff = true
             handToLoop { [self] in readAvailable() }
         }
+    }
+
+    /// Whether a write waits for the socket: it is the loop's to finish.
+    private var isWriteBlocked: Bool { wantsWritable || writeWaitsForReadable || hasUnwrittenTunnelBytes }
+
+    /// Whether the HTTP/2 stream's session has bytes the socket did not take yet.
+    private var hasUnwrittenTunnelBytes: Bool {
+        #if canImport(CNghttp2)
+        tunnel?.hasUnwrittenBytes == true
+        #else
+        false
+        #endif
     }
 
     /// Whether the machine paused reading and the loop has not caught up yet: a pause a lent task handed over is
@@ -423,13 +469,22 @@ final class WebSocketChannel: EventLoopHandler, LoopOwnedConnection, @unchecked 
         phase = .connecting
         record = AttemptRecord(started: loop.now(), isRecording: setup.recordsMetrics)
         record.assign(isReused: false, at: record.started)
-        let deadline = loop.now() &+ UInt64(max(0, min(setup.timeout, 1e9)) * 1e9)
+        deadline = loop.now() &+ UInt64(max(0, min(setup.timeout, 1e9)) * 1e9)
         handshakeTimer = loop.schedule(at: deadline) { [weak self] in
             self?.perform { [weak self] in self?.handshakeTimedOut() }
         }
+        connect(deadline: deadline)
+    }
+
+    /// Opens the connection, offering HTTP/2 while ``triesHTTP2``.
+    private func connect(deadline: UInt64) {
+        var key = setup.key
+        #if canImport(CNghttp2)
+        if triesHTTP2, let http2 = setup.http2 { key = http2.key }
+        #endif
         let connector = Connector(
-            key: setup.key, loop: loop, dialer: dialer, resolution: resolver, connectTimeout: setup.connectTimeout,
-            deadline: deadline, requestTimeout: setup.timeout, negotiatesHTTP2: false, race: race
+            key: key, loop: loop, dialer: dialer, resolution: resolver, connectTimeout: setup.connectTimeout,
+            deadline: deadline, requestTimeout: setup.timeout, negotiatesHTTP2: triesHTTP2, race: race
         ) { [weak self] outcome in
             self?.handToLoop { [weak self] in self?.connectorEnded(outcome) }
         }
@@ -461,6 +516,18 @@ final class WebSocketChannel: EventLoopHandler, LoopOwnedConnection, @unchecked 
             } catch {
                 return failOpening(.transport(error, detail: "the event loop could not watch the WebSocket's socket"))
             }
+            #if canImport(CNghttp2)
+            if opened.speaksHTTP2, let http2 = setup.http2 {
+                do {
+                    let tunnel = try HTTP2TunnelByteStream(over: opened.stream, head: http2.head)
+                    (self.tunnel, stream) = (tunnel, tunnel)
+                } catch {
+                    return failOpening(error)
+                }
+                record.noteSendStart(at: loop.now())
+                return openTunnel()
+            }
+            #endif
             outbound.append(contentsOf: setup.request)
             record.noteSendStart(at: loop.now())
             record.bytesSent = setup.request.count
@@ -493,34 +560,77 @@ final class WebSocketChannel: EventLoopHandler, LoopOwnedConnection, @unchecked 
             record.noteComplete(at: loop.now())
             failOpening(error)
         case .opened(let agreement, let headers, let leftover):
-            if let handshakeTimer { loop.cancel(handshakeTimer) }
-            handshakeTimer = nil
-            let now = loop.now()
-            record.noteComplete(at: now)
             // The frames that came with the head are the connection's, not the handshake's.
             record.bytesReceived -= leftover.count
-            let metrics =
-                record.isRecording
-                ? RequestMetrics(attempts: [
-                    record.attempt(url: setup.upgrade.url, status: 101, bodyBytes: 0, end: now)
-                ]) : RequestMetrics()
-            machine = WebSocketConnectionStateMachine(
-                role: .client, configuration: setup.configuration, compression: agreement.compression,
-                maskingKeys: setup.maskingKeys ?? WebSocketMaskingKeys())
-            phase = .open
-            openWaiter?.resume(
-                returning: .success(
-                    Opened(
-                        subprotocol: agreement.subprotocol, compression: agreement.compression, headers: headers,
-                        metrics: metrics)))
-            openWaiter = nil
-            run(machine?.opened() ?? .none)
-            if !leftover.isEmpty {
-                leftover.withUnsafeBytes { machine?.received($0) }
-                process()
+            opened(agreement, headers: headers, status: 101, leftover: leftover)
+        }
+    }
+
+    /// The handshake is done: the connection opens, with `leftover`, the first frames.
+    private func opened(
+        _ agreement: WebSocketHandshake.Agreement, headers: HTTPHeaders, status: Int, leftover: [UInt8]
+    ) {
+        if let handshakeTimer { loop.cancel(handshakeTimer) }
+        handshakeTimer = nil
+        let now = loop.now()
+        record.noteComplete(at: now)
+        let metrics =
+            record.isRecording
+            ? RequestMetrics(attempts: [
+                record.attempt(url: setup.upgrade.url, status: HTTPStatus(code: status), bodyBytes: 0, end: now)
+            ]) : RequestMetrics()
+        machine = WebSocketConnectionStateMachine(
+            role: .client, configuration: setup.configuration, compression: agreement.compression,
+            maskingKeys: setup.maskingKeys ?? WebSocketMaskingKeys())
+        phase = .open
+        openWaiter?.resume(
+            returning: .success(
+                Opened(
+                    subprotocol: agreement.subprotocol, compression: agreement.compression, headers: headers,
+                    metrics: metrics)))
+        openWaiter = nil
+        run(machine?.opened() ?? .none)
+        if !leftover.isEmpty {
+            leftover.withUnsafeBytes { machine?.received($0) }
+            process()
+        }
+    }
+
+    #if canImport(CNghttp2)
+    /// Moves the extended CONNECT on (RFC 8441): the server's `SETTINGS`, then its answer.
+    private func openTunnel() {
+        guard let tunnel, phase == .upgrading else { return }
+        let opening: HTTP2TunnelByteStream.Opening
+        do {
+            opening = try tunnel.open()
+        } catch {
+            return failOpening(error)
+        }
+        if record.isRecording, record.sendEnd == 0, tunnel.hasSentRequest { record.sendEnd = loop.now() }
+        switch opening {
+        case .waiting:
+            if tunnel.hasUnwrittenBytes { flush() }
+        case .notAllowed:
+            // The server speaks HTTP/2 without extended CONNECT: the WebSocket opens over HTTP/1.1, on a new
+            // connection that does not offer h2.
+            closeStream()
+            self.tunnel = nil
+            triesHTTP2 = false
+            phase = .connecting
+            connect(deadline: deadline)
+        case .answered(let status, let headers, let body):
+            if record.isRecording { record.received(0, at: loop.now()) }
+            do {
+                let agreement = try setup.upgrade.handshake.acceptExtendedConnect(
+                    status: status, headers: headers, body: body, url: setup.upgrade.url)
+                opened(agreement, headers: headers, status: status, leftover: tunnel.takeInbound())
+            } catch {
+                record.noteComplete(at: loop.now())
+                failOpening(error)
             }
         }
     }
+    #endif
 
     private func failOpening(_ failure: RequestError) {
         guard phase == .idle || phase == .connecting || phase == .upgrading else { return }
@@ -709,8 +819,10 @@ final class WebSocketChannel: EventLoopHandler, LoopOwnedConnection, @unchecked 
     func descriptorIsReady(_ descriptor: Int32, readable: Bool, writable: Bool) {
         perform { [self] in
             guard let stream, descriptor == stream.descriptor else { return }
-            if writable { flush() }
+            if writable || (readable && writeWaitsForReadable) { flush() }
             if readable { readAvailable() }
+            // What was read may have opened an HTTP/2 stream's window, or left acknowledgements to write.
+            if writeWaitsForReadable || hasUnwrittenTunnelBytes { flush() }
         }
     }
 
@@ -720,6 +832,12 @@ final class WebSocketChannel: EventLoopHandler, LoopOwnedConnection, @unchecked 
     /// Reads and processes what the socket holds, after what was read before: frames left by a pause come before
     /// anything read now, the end of the stream included.
     private func readAvailable() {
+        #if canImport(CNghttp2)
+        if phase == .upgrading, tunnel != nil {
+            openTunnel()
+            guard phase == .open else { return }
+        }
+        #endif
         if phase == .open { process() }
         var budget = 16
         while budget > 0, let stream, phase == .upgrading || phase == .open, !isReadingPaused, !isMachinePaused {
@@ -761,7 +879,7 @@ final class WebSocketChannel: EventLoopHandler, LoopOwnedConnection, @unchecked 
 
     private func flush() {
         guard let stream else { return }
-        while outboundStart < outbound.count {
+        while outboundStart < outbound.count || hasUnwrittenTunnelBytes {
             let result: ByteStreamResult
             do {
                 result = try outbound.withUnsafeBytes { bytes in
@@ -773,23 +891,17 @@ final class WebSocketChannel: EventLoopHandler, LoopOwnedConnection, @unchecked 
             switch result {
             case .transferred(let count):
                 outboundStart += count
-            case .wouldBlock, .endOfStream:
-                if isOffLoop {
-                    handedOff = true
-                    return handToLoop { [self] in flush() }
-                }
-                if !wantsWritable {
-                    wantsWritable = true
-                    updateInterest()
-                }
-                return
+            case .wouldBlock(let interest):
+                return writeBlocked(waitingFor: interest)
+            case .endOfStream:
+                return writeBlocked(waitingFor: .writable)
             }
         }
         outbound.removeAll(keepingCapacity: outbound.count <= 64 * 1024)
         outboundStart = 0
         if phase == .upgrading, record.isRecording, record.sendEnd == 0 { record.sendEnd = loop.now() }
-        if wantsWritable {
-            wantsWritable = false
+        if wantsWritable || writeWaitsForReadable {
+            (wantsWritable, writeWaitsForReadable) = (false, false)
             updateInterest()
         }
         let waiting = sendWaiters
@@ -798,11 +910,24 @@ final class WebSocketChannel: EventLoopHandler, LoopOwnedConnection, @unchecked 
         if phase == .draining { closeNow() }
     }
 
+    /// A write waits for the descriptor to have `interest`: writable for a full socket, readable for a closed HTTP/2
+    /// window. A task lent the connection hands the rest to the loop.
+    private func writeBlocked(waitingFor interest: ByteStreamResult.Interest) {
+        if isOffLoop {
+            handedOff = true
+            return handToLoop { [self] in flush() }
+        }
+        let waits = (writable: interest == .writable, readable: interest == .readable)
+        guard waits != (wantsWritable, writeWaitsForReadable) else { return }
+        (wantsWritable, writeWaitsForReadable) = waits
+        updateInterest()
+    }
+
     private func updateInterest() {
         if isOffLoop { return handToLoop { [self] in updateInterest() } }
         guard isRegistered, let stream else { return }
         var interest: LoopInterest = []
-        if !isReadingPaused || phase == .upgrading { interest.insert(.readable) }
+        if !isReadingPaused || phase == .upgrading || writeWaitsForReadable { interest.insert(.readable) }
         if wantsWritable { interest.insert(.writable) }
         do {
             try loop.setInterest(interest, for: stream.descriptor)
@@ -868,5 +993,8 @@ final class WebSocketChannel: EventLoopHandler, LoopOwnedConnection, @unchecked 
         isRegistered = false
         stream.close()
         self.stream = nil
+        #if canImport(CNghttp2)
+        tunnel = nil
+        #endif
     }
 }
