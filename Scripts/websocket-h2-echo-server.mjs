@@ -7,7 +7,7 @@
 // /refuse is answered 403 with a body. Over HTTP/1.1, an Upgrade is answered 101 (the fallback a client takes when
 // the server picks h2 without extended CONNECT). Either way every text or binary message is echoed, a ping is
 // answered, and a close is echoed before the stream ends. The answer carries `x-carrier: h2` or `x-carrier: http/1.1`
-// so that a test can tell which one it used. Prints "listening" once it accepts connections.
+// so that a test can tell which one it used, and `x-connections` the TLS connections the server accepted so far. Prints "listening" once it accepts connections.
 import http2 from "node:http2";
 import crypto from "node:crypto";
 import fs from "node:fs";
@@ -93,6 +93,11 @@ const server = http2.createSecureServer({
     settings: { enableConnectProtocol: extendedConnect },
 });
 
+let connections = 0;
+server.on("secureConnection", () => {
+    connections += 1;
+});
+
 server.on("stream", (stream, headers) => {
     if (headers[":method"] !== "CONNECT" || headers[":protocol"] !== "websocket") {
         stream.respond({ ":status": 404 });
@@ -104,7 +109,7 @@ server.on("stream", (stream, headers) => {
         stream.end("no sockets here");
         return;
     }
-    const answer = { ":status": 200, "x-carrier": "h2" };
+    const answer = { ":status": 200, "x-carrier": "h2", "x-connections": String(connections) };
     const offered = headers["sec-websocket-protocol"];
     if (offered) answer["sec-websocket-protocol"] = offered.split(",")[0].trim();
     stream.respond(answer);
@@ -123,6 +128,7 @@ server.on("upgrade", (request, socket) => {
         "Connection: Upgrade",
         `Sec-WebSocket-Accept: ${accept}`,
         "x-carrier: http/1.1",
+        `x-connections: ${connections}`,
     ];
     const offered = request.headers["sec-websocket-protocol"];
     if (offered) lines.push(`Sec-WebSocket-Protocol: ${offered.split(",")[0].trim()}`);

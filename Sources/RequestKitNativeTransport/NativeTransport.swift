@@ -54,6 +54,8 @@ public final class NativeTransport: Transport {
     let tlsSettings: TLSSettings
     /// ``Configuration/proxy``, with the environment read.
     let proxySelection: ProxySelection
+    /// The origins whose server picked HTTP/2 for a WebSocket without allowing extended CONNECT.
+    let extendedConnectRefusals = ExtendedConnectRefusals()
     /// The connection pool, or why the event loops could not be started.
     private let poolOrFailure: Result<ConnectionPool, POSIXError>
 

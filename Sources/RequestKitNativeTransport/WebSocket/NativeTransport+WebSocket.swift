@@ -11,7 +11,8 @@ extension NativeTransport: WebSocketOpening {
     /// the handshake's request (with the cookie jar's cookies, when the pipeline added them), through the proxy
     /// the transport's settings choose and its TLS configuration. ALPN offers HTTP/2 only when the socket prefers it
     /// (``WebSocket/Configuration/prefersHTTP2``): it then opens on an HTTP/2 stream when the server allows extended
-    /// CONNECT (RFC 8441), and over HTTP/1.1 otherwise.
+    /// CONNECT (RFC 8441), and over HTTP/1.1 otherwise; an origin whose server picked HTTP/2 without allowing it is
+    /// offered HTTP/1.1 only from then on.
     ///
     /// ```swift
     /// let socket = try await NativeTransport.shared.openWebSocket(checked, request: checked.request)
@@ -61,8 +62,11 @@ extension NativeTransport: WebSocketOpening {
                 host: target.key.host, port: target.key.port, tls: TLSSettings(offering), proxy: route
             )
             .overridden(by: overrides, over: configuration.dnsOverrides)
-            setup.http2 = WebSocketChannel.HTTP2Attempt(
-                key: key, head: try upgrade.extendedConnectHead(fields: request.fieldsAsSent, target: target))
+            if !extendedConnectRefusals.contains(key) {
+                setup.http2 = WebSocketChannel.HTTP2Attempt(
+                    key: key, head: try upgrade.extendedConnectHead(fields: request.fieldsAsSent, target: target),
+                    refusals: extendedConnectRefusals)
+            }
         }
         #endif
         let loop: EventLoop

@@ -70,6 +70,8 @@ final class WebSocketChannel: EventLoopHandler, LoopOwnedConnection, @unchecked 
         let key: ConnectionKey
         /// The extended CONNECT's head.
         let head: HTTP2RequestHead
+        /// Where a server that picks HTTP/2 without allowing extended CONNECT is remembered.
+        var refusals: ExtendedConnectRefusals?
     }
     #endif
 
@@ -613,6 +615,7 @@ final class WebSocketChannel: EventLoopHandler, LoopOwnedConnection, @unchecked 
         case .notAllowed:
             // The server speaks HTTP/2 without extended CONNECT: the WebSocket opens over HTTP/1.1, on a new
             // connection that does not offer h2.
+            if let http2 = setup.http2 { http2.refusals?.insert(http2.key) }
             closeStream()
             self.tunnel = nil
             triesHTTP2 = false

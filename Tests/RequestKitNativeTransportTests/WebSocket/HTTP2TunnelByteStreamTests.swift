@@ -19,11 +19,13 @@ struct HTTP2TunnelByteStreamTests {
         var written: [UInt8] = []
         var toRead: [UInt8] = []
         var isClosed = false
+        /// Whether the peer closed the socket once `toRead` is read.
+        var isAtEnd = false
 
         var descriptor: Int32 { 7 }
         func handshake() throws -> ByteStreamResult { .transferred(0) }
         func read(into buffer: UnsafeMutableRawBufferPointer) throws -> ByteStreamResult {
-            guard !toRead.isEmpty else { return .wouldBlock(.readable) }
+            guard !toRead.isEmpty else { return isAtEnd ? .endOfStream : .wouldBlock(.readable) }
             let count = min(buffer.count, toRead.count)
             toRead.withUnsafeBytes { buffer.copyMemory(from: UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
             toRead.removeFirst(count)
@@ -121,6 +123,30 @@ struct HTTP2TunnelByteStreamTests {
         #expect(try tunnel.read(into: buffer) == .transferred(4))
         #expect(Array(buffer[0..<4]) == [0x81, 0x02, 0x6f, 0x6b])
         #expect(try tunnel.read(into: buffer) == .endOfStream)
+    }
+
+    @Test("A reset of the stream after bytes came: the bytes are read first, then the reset is a RequestError")
+    func resetAfterBytes() throws {
+        let (tunnel, pipe, server) = try Self.opened()
+        server.send(Data([0x81, 0x01, 0x61]), on: 1)
+        Self.deliver(pipe, server)
+        server.reset(1, code: .internalError)
+        Self.deliver(pipe, server)
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64, alignment: 1)
+        defer { buffer.deallocate() }
+        #expect(try tunnel.read(into: buffer) == .transferred(3))
+        let error = try #require(throws: RequestError.self) { try tunnel.read(into: buffer) }
+        #expect("\(error)".contains("the server reset the stream"))
+        #expect(throws: RequestError.self) { try [0x88, 0x80].withUnsafeBytes { try tunnel.write($0) } }
+    }
+
+    @Test("The connection's end before the stream's is a RequestError, not an end of the bytes")
+    func connectionEndsFirst() throws {
+        let (tunnel, pipe, _) = try Self.opened()
+        pipe.isAtEnd = true
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64, alignment: 1)
+        defer { buffer.deallocate() }
+        #expect(throws: RequestError.self) { try tunnel.read(into: buffer) }
     }
 
     @Test("Writes wait for the stream's window once 256 KiB are unsent, and go on when the server opens it")

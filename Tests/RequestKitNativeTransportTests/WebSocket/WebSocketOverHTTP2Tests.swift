@@ -114,18 +114,24 @@ struct WebSocketOverHTTP2Tests {
     }
 
     @Test(
-        "A server that picks h2 without allowing extended CONNECT gets the socket over HTTP/1.1 on a new connection",
+        "h2 without extended CONNECT: HTTP/1.1 on a second connection, and the next socket makes one connection",
         .enabled(if: node != nil, "node is not installed"))
     func fallsBackToHTTP1() async throws {
         let server = try await EchoServer.start(allowsExtendedConnect: false)
         defer { server.stop() }
         let socket = try await connect(server)
         #expect(socket.handshakeHeaders["x-carrier"] == "http/1.1")
+        #expect(socket.handshakeHeaders["x-connections"] == "2")
         #expect(socket.metrics.attempts.first?.status == 101)
+        #expect(socket.metrics.attempts.first?.networkProtocol == "http/1.1")
         try await socket.send(.text("after the fallback"))
         var iterator = socket.messages.makeAsyncIterator()
         #expect(try await iterator.next() == .text("after the fallback"))
         try await socket.close()
+        let next = try await connect(server)
+        #expect(next.handshakeHeaders["x-carrier"] == "http/1.1")
+        #expect(next.handshakeHeaders["x-connections"] == "3")
+        try await next.close()
     }
 
     @Test(
