@@ -163,9 +163,9 @@ final class HTTP2TunnelByteStream: ByteStream {
     /// Queues `bytes` on the tunnel. An empty write only sends what the session has waiting.
     func write(_ bytes: UnsafeRawBufferPointer) throws -> ByteStreamResult {
         if let failure { throw failure }
-        guard let tunnel else { throw RequestError.webSocket(.closed, "the WebSocket's HTTP/2 stream is not open") }
         guard try writeUnwritten() else { return .wouldBlock(.writable) }
         guard !bytes.isEmpty else { return .transferred(0) }
+        guard let tunnel else { throw RequestError.webSocket(.closed, "the WebSocket's HTTP/2 stream is not open") }
         if session.unsentTunnelBytes(on: tunnel) >= Self.maxUnsentBytes {
             // The window may have opened in what the server sent.
             try pump()

@@ -435,6 +435,25 @@ final class WebSocketChannel: EventLoopHandler, LoopOwnedConnection, @unchecked 
         #endif
     }
 
+    /// Whether the connection runs on an HTTP/2 stream.
+    private var isTunnelled: Bool {
+        #if canImport(CNghttp2)
+        tunnel != nil
+        #else
+        false
+        #endif
+    }
+
+    /// Bytes an HTTP/2 stream read from the socket while a write waited for its window (`DATA` came with the
+    /// `WINDOW_UPDATE`) wait in the stream, not in the socket, which will not say they are there: the loop reads them
+    /// on a turn of its own.
+    private func readTunnelInboundLater() {
+        #if canImport(CNghttp2)
+        guard phase == .open, !isReadingPaused, tunnel?.hasBufferedBytes == true else { return }
+        handToLoop { [self] in readAvailable() }
+        #endif
+    }
+
     /// Whether the machine paused reading and the loop has not caught up yet: a pause a lent task handed over is
     /// the loop's to carry out, and a read the loop had waiting may come first. Nothing more is read meanwhile.
     private var isMachinePaused: Bool { machine?.isReadingPaused == true }
@@ -882,6 +901,7 @@ final class WebSocketChannel: EventLoopHandler, LoopOwnedConnection, @unchecked 
 
     private func flush() {
         guard let stream else { return }
+        defer { readTunnelInboundLater() }
         while outboundStart < outbound.count || hasUnwrittenTunnelBytes {
             let result: ByteStreamResult
             do {
@@ -902,7 +922,7 @@ final class WebSocketChannel: EventLoopHandler, LoopOwnedConnection, @unchecked 
         }
         outbound.removeAll(keepingCapacity: outbound.count <= 64 * 1024)
         outboundStart = 0
-        if phase == .upgrading, record.isRecording, record.sendEnd == 0 { record.sendEnd = loop.now() }
+        if phase == .upgrading, record.isRecording, record.sendEnd == 0, !isTunnelled { record.sendEnd = loop.now() }
         if wantsWritable || writeWaitsForReadable {
             (wantsWritable, writeWaitsForReadable) = (false, false)
             updateInterest()
