@@ -841,9 +841,10 @@ final class WebSocketChannel: EventLoopHandler, LoopOwnedConnection, @unchecked 
     func descriptorIsReady(_ descriptor: Int32, readable: Bool, writable: Bool) {
         perform { [self] in
             guard let stream, descriptor == stream.descriptor else { return }
-            if writable || (readable && writeWaitsForReadable) { flush() }
+            if writable { flush() }
             if readable { readAvailable() }
-            // What was read may have opened an HTTP/2 stream's window, or left acknowledgements to write.
+            // What was read may have opened an HTTP/2 stream's window, or left acknowledgements to write; a write
+            // that waits for the socket to be readable goes on here, after the read.
             if writeWaitsForReadable || hasUnwrittenTunnelBytes { flush() }
         }
     }
