@@ -75,8 +75,15 @@ final class ConnectionPool: @unchecked Sendable {
         self.dialer = dialer
         let clamped = idleTimeout.isNaN ? 0 : min(max(idleTimeout, 0), 3.15e9)
         machine = Machine(
-            configuration: .init(maxConnectionsPerHost: maxConnectionsPerHost, idleTimeout: UInt64(clamped * 1e9)))
+            configuration: .init(
+                maxConnectionsPerHost: maxConnectionsPerHost, idleTimeout: UInt64(clamped * 1e9),
+                aloneAfterOverlap: Self.aloneAfterOverlap))
     }
+
+    /// How long requests must have gone one at a time before the one in flight looks for its response itself
+    /// (``HTTP1Connection/runInline(_:polls:)``): 10 ms. Between concurrent requests, a task that polls holds one
+    /// of the few threads the other tasks need.
+    static let aloneAfterOverlap: UInt64 = 10_000_000
 
     deinit {
         for connection in connections.values { connection.closeIdle() }

@@ -29,6 +29,10 @@ struct ConnectionPoolStateMachine<Key: Hashable & Sendable>: Sendable {
         var maxConnectionsPerHost: Int
         /// How long a connection may stay idle before it is closed, in nanoseconds.
         var idleTimeout: UInt64
+        /// How long, in nanoseconds, requests must have gone one at a time before a request counts as alone
+        /// (``RequestAction/run(on:isAlone:)``): a request that is the only one in flight between others that
+        /// overlap is one of many tasks taking turns, not a lone caller. 0: alone whenever it is the only one.
+        var aloneAfterOverlap: UInt64 = 0
     }
 
     /// A connection of the pool.
@@ -56,7 +60,8 @@ struct ConnectionPoolStateMachine<Key: Hashable & Sendable>: Sendable {
     /// What to do with a request just submitted.
     enum RequestAction: Sendable, Equatable {
         /// Run it on this open connection, which has room; `isAlone` says whether it is now the one request in
-        /// flight in the whole pool.
+        /// flight in the whole pool, and no two requests were in flight at once for
+        /// ``Configuration/aloneAfterOverlap``.
         case run(on: ConnectionID, isAlone: Bool)
         /// Open this new connection (already counted) and run the request on it.
         case createConnection(ConnectionID)
@@ -230,6 +235,8 @@ struct ConnectionPoolStateMachine<Key: Hashable & Sendable>: Sendable {
     /// The deadline the timer is armed for; a firing for another deadline was superseded and is ignored.
     private(set) var timerDeadline: UInt64?
     private(set) var isShutDown = false
+    /// When a request last found another in flight, or had to wait.
+    private var lastOverlap: UInt64?
 
     init(configuration: Configuration) {
         var configuration = configuration
@@ -269,9 +276,10 @@ struct ConnectionPoolStateMachine<Key: Hashable & Sendable>: Sendable {
         _ id: RequestID, key: Key, deadline: UInt64?, now: UInt64, negotiates: Bool = false, fresh: Bool = false
     ) -> RequestAction {
         if isShutDown { return .fail(.shutdown) }
+        defer { if busyRequestCount > 1 { lastOverlap = now } }
         let slot = hosts.slot(of: key)
         if !fresh, let slot, let connection = hosts[slot: slot]?.available.last {
-            let isAlone = take(connection)
+            let isAlone = take(connection) && hasBeenQuiet(now: now)
             return .run(on: connection, isAlone: isAlone)
         }
         let kind = slot.flatMap { hosts[slot: $0]?.kind } ?? .unknown
@@ -289,7 +297,14 @@ struct ConnectionPoolStateMachine<Key: Hashable & Sendable>: Sendable {
             return .replaceConnection(closing: idle, creating: connection)
         }
         hosts[slot: hosts.slotMaking(key)]?.waiters.append(Waiter(id: id, deadline: deadline, isFresh: fresh))
+        lastOverlap = now
         return .wait(armTimer: deadline.flatMap { arm($0) })
+    }
+
+    /// Whether no two requests were in flight at once for ``Configuration/aloneAfterOverlap`` until `now`.
+    private func hasBeenQuiet(now: UInt64) -> Bool {
+        guard let lastOverlap, now >= lastOverlap else { return lastOverlap == nil }
+        return now - lastOverlap >= configuration.aloneAfterOverlap
     }
 
     /// A connection finished one of its requests: the first waiter for its key takes the room (on a new connection
