@@ -6,7 +6,8 @@
 # Tests/IntegrationTests/OpenAPI/Generated copied in.
 #
 #   bash Scripts/compare-openapi-transports.sh   # prints each run, then a table: the rates of each round, the median
-#                                                # CPU per request, RequestKit ÷ AsyncHTTPClient paired by round
+#                                                # CPU per request, RequestKit ÷ AsyncHTTPClient paired by round, and
+#                                                # the generated client's own cost (its calls answered in memory)
 #
 # Environment (optional):
 #   REQUESTKIT_OPENAPI_PEER   the staging directory (see build-peer.sh); default /work/scratch/openapi-peer
@@ -48,7 +49,7 @@ results="$(mktemp)"
 for round in $(seq 1 "$rounds"); do
     for tasks in 1 16 64; do
         # The order swaps from round to round.
-        if [ $((round % 2)) -eq 1 ]; then order="requestkit ahc"; else order="ahc requestkit"; fi
+        if [ $((round % 2)) -eq 1 ]; then order="requestkit ahc none"; else order="ahc requestkit none"; fi
         for contender in $order; do
             line="$("$bench" "$contender" "$url" "$tasks" "$seconds")"
             echo "round $round: $line"
@@ -63,14 +64,15 @@ for line in open(sys.argv[1]):
     contender, tasks, rate, cpu, failures = line.split()
     runs.setdefault((contender, int(tasks)), []).append((int(rate), float(cpu)))
 print("| Concurrent calls | RequestKitTransport req/s (rounds) | CPU µs/req | AsyncHTTPClientTransport req/s (rounds) "
-      "| CPU µs/req | RequestKit ÷ AHC by round | median |")
-print("|---|---|---|---|---|---|---|")
+      "| CPU µs/req | RequestKit ÷ AHC by round | median | generated client alone, CPU µs/req |")
+print("|---|---|---|---|---|---|---|---|")
 for tasks in (1, 16, 64):
     ours, theirs = runs[("requestkit", tasks)], runs[("ahc", tasks)]
     ratios = [a[0] / b[0] for a, b in zip(ours, theirs)]
     def rates(rs): return " · ".join(f"{r:,}" for r, _ in rs)
     def cpu(rs): return f"{statistics.median(c for _, c in rs):.1f}"
     print(f"| {tasks} | {rates(ours)} | {cpu(ours)} | {rates(theirs)} | {cpu(theirs)} | "
-          f"{' · '.join(f'{r:.2f}' for r in ratios)} | **{statistics.median(ratios):.2f}×** |")
+          f"{' · '.join(f'{r:.2f}' for r in ratios)} | **{statistics.median(ratios):.2f}×** | "
+          f"{cpu(runs[('none', tasks)])} |")
 PY
 rm -f "$results"

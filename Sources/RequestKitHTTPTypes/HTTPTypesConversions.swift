@@ -114,6 +114,7 @@ extension HTTPFields {
     /// `headers` as fields, in order.
     fileprivate init(converting headers: HTTPHeaders) throws(RequestError) {
         self.init()
+        reserveCapacity(headers.count)
         for header in headers {
             guard let name = HTTPField.Name(header.name) else {
                 throw RequestError.invalidRequest([

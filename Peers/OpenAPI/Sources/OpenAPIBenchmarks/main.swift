@@ -5,6 +5,8 @@
 //
 //   OpenAPIBenchmarks requestkit http://127.0.0.1:8080/api 16 5   # RequestKitTransport over a RequestKit Client
 //   OpenAPIBenchmarks ahc http://127.0.0.1:8080/api 16 5          # AsyncHTTPClientTransport over an HTTPClient
+//   OpenAPIBenchmarks none http://127.0.0.1:8080/api 16 5         # no transport: the same response made in memory,
+//                                                                 # what the generated client costs by itself
 //
 // Both clients may open up to 64 connections to the host (not their defaults, 16 and 8), as the transport
 // benchmarks and Peers/AsyncHTTPClient configure them.
@@ -13,6 +15,7 @@
 // plus system time over the measured seconds); a run with a failure exits 1.
 import AsyncHTTPClient
 import Foundation
+import HTTPTypes
 import OpenAPIAsyncHTTPClient
 import OpenAPIRuntime
 import RequestKit
@@ -26,7 +29,7 @@ let arguments = CommandLine.arguments
 guard arguments.count == 5, let serverURL = URL(string: arguments[2]), let tasks = Int(arguments[3]),
     let seconds = Double(arguments[4]), tasks > 0, seconds > 0
 else {
-    print("usage: OpenAPIBenchmarks requestkit|ahc <server URL> <tasks> <seconds>")
+    print("usage: OpenAPIBenchmarks requestkit|ahc|none <server URL> <tasks> <seconds>")
     exit(2)
 }
 let contender = arguments[1]
@@ -35,16 +38,31 @@ switch contender {
 case "requestkit":
     let native = NativeTransport { $0.maxConnectionsPerHost = 64 }
     transport = RequestKitTransport(client: RequestKit.Client(baseURL: serverURL) { $0.transport = native })
+case "none":
+    transport = InMemoryTransport()
 case "ahc":
     var configuration = HTTPClient.Configuration()
     configuration.connectionPool = .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: 64)
     let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
     transport = AsyncHTTPClientTransport(configuration: .init(client: client))
 default:
-    print("unknown contender \(contender): requestkit or ahc")
+    print("unknown contender \(contender): requestkit, ahc or none")
     exit(2)
 }
 let api = Client(serverURL: serverURL, transport: transport)
+
+/// Answers every operation with the server's getGreeting response, made in memory: the floor under both transports.
+struct InMemoryTransport: ClientTransport {
+    func send(
+        _ request: HTTPRequest, body: HTTPBody?, baseURL: URL, operationID: String
+    ) async throws -> (HTTPResponse, HTTPBody?) {
+        let body = Array(#"{"message":"Hello, ann."}"#.utf8)
+        var response = HTTPResponse(status: .ok)
+        response.headerFields[.contentType] = "application/json"
+        response.headerFields[.contentLength] = String(body.count)
+        return (response, HTTPBody(body))
+    }
+}
 
 /// Calls getGreeting from `tasks` tasks until `duration` has passed; returns the calls completed and failed.
 func run(for duration: Duration) async -> (completed: Int, failed: Int) {
