@@ -188,7 +188,13 @@ package final class ResponseBodyBuffer: @unchecked Sendable {
     }
 
     private func nextChunk() async throws -> Data? {
-        try await withTaskCancellationHandler {
+        // A chunk already queued, or the end already known, is taken without suspending the task: suspending and
+        // resuming it costs a trip through the executor, often to another thread.
+        if !Task.isCancelled, let (outcome, resume) = lock.withLock({ takeReady() }) {
+            resume?()
+            return try outcome.get()
+        }
+        return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Data?, any Error>) in
                 let (outcome, resume) = lock.withLock { takeOrWait(continuation) }
                 switch outcome {
@@ -208,6 +214,18 @@ package final class ResponseBodyBuffer: @unchecked Sendable {
     private func takeOrWait(
         _ continuation: CheckedContinuation<Data?, any Error>
     ) -> (Result<Data?, RequestError>?, (@Sendable () -> Void)?) {
+        if let (outcome, resume) = takeReady() { return (outcome, resume) }
+        waiter = continuation
+        if isPaused {
+            isPaused = false
+            return (nil, demandHandler)
+        }
+        return (nil, nil)
+    }
+
+    /// With the lock held: the next queued chunk, the end or the failure, when there is one (plus the demand
+    /// handler to run once the lock is released); nil when the consumer must wait.
+    private func takeReady() -> (Result<Data?, RequestError>, (@Sendable () -> Void)?)? {
         if terminated { return (.failure(RequestError.cancelled(underlyingError: CancellationError())), nil) }
         if head < chunks.count {
             // The slot lets go of the chunk at once: a producer that stays ahead of its consumer may keep the queue
@@ -231,11 +249,6 @@ package final class ResponseBodyBuffer: @unchecked Sendable {
             return (.success(chunk), resume)
         }
         if isFinished { return (failure.map { .failure($0) } ?? .success(nil), nil) }
-        waiter = continuation
-        if isPaused {
-            isPaused = false
-            return (nil, demandHandler)
-        }
-        return (nil, nil)
+        return nil
     }
 }
