@@ -188,8 +188,8 @@ package final class ResponseBodyBuffer: @unchecked Sendable {
     }
 
     private func nextChunk() async throws -> Data? {
-        // A chunk already queued, or the end already known, is taken without suspending the task: suspending and
-        // resuming it costs a trip through the executor, often to another thread.
+        // A chunk already queued, or the end already known, is taken under the lock alone, with no cancellation
+        // handler to register and no continuation to make.
         if !Task.isCancelled, let (outcome, resume) = lock.withLock({ takeReady() }) {
             resume?()
             return try outcome.get()
