@@ -64,7 +64,7 @@ extension RequestParts {
         self.init()
         self.url = url
         method = HTTPMethod(request.method.rawValue)
-        headers = HTTPHeaders(request.headerFields.map { HTTPHeader(name: $0.name.rawName, value: $0.value) })
+        headers = HTTPHeaders(converting: request.headerFields)
     }
 }
 
@@ -105,8 +105,19 @@ extension Response {
     public init(_ response: HTTPResponse, body: Data = Data(), url: URL? = nil) {
         self.init(
             status: HTTPStatus(code: response.status.code),
-            headers: HTTPHeaders(response.headerFields.map { HTTPHeader(name: $0.name.rawName, value: $0.value) }),
+            headers: HTTPHeaders(converting: response.headerFields),
             body: body, url: url)
+    }
+}
+
+extension HTTPHeaders {
+    /// `fields` as headers, in order, each name as it was written.
+    ///
+    /// ```swift
+    /// let headers = HTTPHeaders(converting: response.headerFields)
+    /// ```
+    package init(converting fields: HTTPFields) {
+        self.init(fields.map { HTTPHeader(name: $0.name.rawName, value: $0.value) })
     }
 }
 

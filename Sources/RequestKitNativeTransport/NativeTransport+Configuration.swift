@@ -94,8 +94,8 @@ extension NativeTransport {
         /// meanwhile, with reads that do not block, halves the time of sequential requests and spends less CPU,
         /// since a fast response comes before the window ends. Concurrent requests never look: they wait for the
         /// loop; nor does a request that is alone for a moment among concurrent ones (two requests were in flight at
-        /// once in the last 10 ms), whose task would hold a thread the others need. HTTP/2 never looks: a request on a connection with no stream open is written by its task, and the
-        /// loop, woken by the response, finishes it. Set 0 to keep the thread free of this work, for example on
+        /// once in the last 10 ms), whose task would hold a thread the others need. HTTP/2 never looks: a request on
+        /// a connection with no stream open is written by its task, and the loop, woken by the response, finishes it. Set 0 to keep the thread free of this work, for example on
         /// battery power.
         ///
         /// ```swift

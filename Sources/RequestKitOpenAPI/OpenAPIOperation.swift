@@ -22,22 +22,18 @@ struct OpenAPIOperation: RequestComponent {
     init(_ request: HTTPRequest, body: RequestBody?, baseURL: URL) throws(RequestError) {
         url = try Self.url(of: request.path ?? "/", relativeTo: baseURL)
         method = HTTPMethod(request.method.rawValue)
-        headers = HTTPHeaders(request.headerFields.map { HTTPHeader(name: $0.name.rawName, value: $0.value) })
+        headers = HTTPHeaders(converting: request.headerFields)
         self.body = body
     }
 
     func apply(to request: inout RequestParts) {
         request.url = url
         request.method = method
-        if request.headers.isEmpty {
-            request.headers = headers
-        } else {
-            for header in headers {
-                request.headers.remove(header.name)
-            }
-            for header in headers {
-                request.headers.add(header.name, header.value)
-            }
+        for header in headers {
+            request.headers.remove(header.name)
+        }
+        for header in headers {
+            request.headers.add(header.name, header.value)
         }
         request.body = body
         request.validation = .none

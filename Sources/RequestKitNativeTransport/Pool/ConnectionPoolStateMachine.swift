@@ -303,8 +303,8 @@ struct ConnectionPoolStateMachine<Key: Hashable & Sendable>: Sendable {
 
     /// Whether no two requests were in flight at once for ``Configuration/aloneAfterOverlap`` until `now`.
     private func hasBeenQuiet(now: UInt64) -> Bool {
-        guard let lastOverlap, now >= lastOverlap else { return lastOverlap == nil }
-        return now - lastOverlap >= configuration.aloneAfterOverlap
+        guard let lastOverlap else { return true }
+        return now >= lastOverlap && now - lastOverlap >= configuration.aloneAfterOverlap
     }
 
     /// A connection finished one of its requests: the first waiter for its key takes the room (on a new connection

@@ -41,10 +41,12 @@ struct ConnectionPoolStateMachineTests {
 
     @discardableResult
     private static func run(
-        _ steps: [Step], maxPerHost: Int = 2, idleTimeout: UInt64 = 100,
+        _ steps: [Step], maxPerHost: Int = 2, idleTimeout: UInt64 = 100, aloneAfterOverlap: UInt64 = 0,
         sourceLocation: SourceLocation = #_sourceLocation
     ) -> Machine {
-        var machine = Machine(configuration: .init(maxConnectionsPerHost: maxPerHost, idleTimeout: idleTimeout))
+        var machine = Machine(
+            configuration: .init(
+                maxConnectionsPerHost: maxPerHost, idleTimeout: idleTimeout, aloneAfterOverlap: aloneAfterOverlap))
         for (index, step) in steps.enumerated() {
             let comment = Comment(rawValue: "step \(index + 1)")
             switch step {
@@ -257,31 +259,33 @@ struct ConnectionPoolStateMachineTests {
 
     @Test("A request is alone only once requests have gone one at a time for the quiet period")
     func aloneAfterOverlap() {
-        var machine = Machine(configuration: .init(maxConnectionsPerHost: 2, idleTimeout: 1000, aloneAfterOverlap: 10))
-        #expect(machine.request(R(1), key: "a", deadline: nil, now: 0) == .createConnection(C(0)))
-        #expect(machine.released(C(0), isReusable: true, now: 1) == .none(armTimer: 1001))
-        // No request ever overlapped: the next is alone at once.
-        #expect(machine.request(R(2), key: "a", deadline: nil, now: 2) == .run(on: C(0), isAlone: true))
-        // A second request while the first is in flight: the two overlap at 3.
-        #expect(machine.request(R(3), key: "a", deadline: nil, now: 3) == .createConnection(C(1)))
-        #expect(machine.released(C(0), isReusable: true, now: 4) == .none(armTimer: nil))
-        #expect(machine.released(C(1), isReusable: true, now: 5) == .none(armTimer: nil))
-        // One at a time again, but 9 after the overlap: not alone yet.
-        #expect(machine.request(R(4), key: "a", deadline: nil, now: 12) == .run(on: C(1), isAlone: false))
-        #expect(machine.released(C(1), isReusable: true, now: 12) == .none(armTimer: nil))
-        // 10 after it: alone.
-        #expect(machine.request(R(5), key: "a", deadline: nil, now: 13) == .run(on: C(1), isAlone: true))
-        #expect(machine.released(C(1), isReusable: true, now: 14) == .none(armTimer: nil))
-        // A request that waits is an overlap too.
-        #expect(machine.request(R(6), key: "a", deadline: nil, now: 20) == .run(on: C(1), isAlone: true))
-        #expect(machine.request(R(7), key: "a", deadline: nil, now: 20) == .run(on: C(0), isAlone: false))
-        #expect(machine.request(R(8), key: "a", deadline: nil, now: 21) == .wait(armTimer: nil))
-        #expect(machine.released(C(1), isReusable: true, now: 22) == .run(R(8), on: C(1)))
-        #expect(machine.released(C(0), isReusable: true, now: 23) == .none(armTimer: nil))
-        #expect(machine.released(C(1), isReusable: true, now: 24) == .none(armTimer: nil))
-        #expect(machine.request(R(9), key: "a", deadline: nil, now: 30) == .run(on: C(1), isAlone: false))
-        #expect(machine.released(C(1), isReusable: true, now: 30) == .none(armTimer: nil))
-        #expect(machine.request(R(10), key: "a", deadline: nil, now: 31) == .run(on: C(1), isAlone: true))
+        Self.run(
+            [
+                .request(1, key: "a", deadline: nil, now: 0, expect: .createConnection(C(0))),
+                .released(0, isReusable: true, now: 1, expect: .none(armTimer: 1001)),
+                // No request ever overlapped: the next is alone at once.
+                .request(2, key: "a", deadline: nil, now: 2, expect: .run(on: C(0), isAlone: true)),
+                // A second request while the first is in flight: the two overlap at 3.
+                .request(3, key: "a", deadline: nil, now: 3, expect: .createConnection(C(1))),
+                .released(0, isReusable: true, now: 4, expect: .none(armTimer: nil)),
+                .released(1, isReusable: true, now: 5, expect: .none(armTimer: nil)),
+                // One at a time again, but 9 after the overlap: not alone yet.
+                .request(4, key: "a", deadline: nil, now: 12, expect: .run(on: C(1), isAlone: false)),
+                .released(1, isReusable: true, now: 12, expect: .none(armTimer: nil)),
+                // 10 after it: alone.
+                .request(5, key: "a", deadline: nil, now: 13, expect: .run(on: C(1), isAlone: true)),
+                .released(1, isReusable: true, now: 14, expect: .none(armTimer: nil)),
+                // A request that waits is an overlap too.
+                .request(6, key: "a", deadline: nil, now: 20, expect: .run(on: C(1), isAlone: true)),
+                .request(7, key: "a", deadline: nil, now: 20, expect: .run(on: C(0), isAlone: false)),
+                .request(8, key: "a", deadline: nil, now: 21, expect: .wait(armTimer: nil)),
+                .released(1, isReusable: true, now: 22, expect: .run(R(8), on: C(1))),
+                .released(0, isReusable: true, now: 23, expect: .none(armTimer: nil)),
+                .released(1, isReusable: true, now: 24, expect: .none(armTimer: nil)),
+                .request(9, key: "a", deadline: nil, now: 30, expect: .run(on: C(1), isAlone: false)),
+                .released(1, isReusable: true, now: 30, expect: .none(armTimer: nil)),
+                .request(10, key: "a", deadline: nil, now: 31, expect: .run(on: C(1), isAlone: true)),
+            ], idleTimeout: 1000, aloneAfterOverlap: 10)
     }
 
     @Test("A connection of larger capacity carries several requests; waiters take the room it gains")
