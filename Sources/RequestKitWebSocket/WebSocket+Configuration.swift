@@ -76,7 +76,8 @@ extension WebSocket {
         /// Whether a `wss://` socket offers HTTP/2 and opens on an HTTP/2 stream with extended CONNECT (RFC 8441)
         /// when the server allows it; otherwise it upgrades over HTTP/1.1 as usual. A server that picks HTTP/2
         /// without allowing extended CONNECT costs a second connection, which offers HTTP/1.1 only (the transport
-        /// remembers the origin, and offers it HTTP/1.1 alone from then on). False by default.
+        /// remembers the origin, and offers it HTTP/1.1 alone for five minutes, twice as long after each refusal that
+        /// follows, up to a day). False by default.
         /// Only the native transport's TLS layer (Linux) offers HTTP/2; `ws://` always upgrades over HTTP/1.1.
         ///
         /// ```swift

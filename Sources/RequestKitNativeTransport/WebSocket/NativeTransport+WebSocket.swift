@@ -54,6 +54,12 @@ extension NativeTransport: WebSocketOpening {
             upgrade: upgrade, configuration: checked.configuration, timeout: request.timeout,
             connectTimeout: configuration.connectTimeout)
         setup.recordsMetrics = configuration.recordsMetrics
+        let loop: EventLoop
+        do {
+            loop = try EventLoopGroup.shared(loops: configuration.eventLoopCount).next()
+        } catch {
+            throw RequestError.transport(error, detail: "NativeTransport could not start its event loop")
+        }
         #if canImport(CNghttp2)
         if checked.isSecure, checked.configuration.prefersHTTP2 {
             var offering = configuration.tls
@@ -62,19 +68,13 @@ extension NativeTransport: WebSocketOpening {
                 host: target.key.host, port: target.key.port, tls: TLSSettings(offering), proxy: route
             )
             .overridden(by: overrides, over: configuration.dnsOverrides)
-            if !extendedConnectRefusals.contains(key) {
+            if !extendedConnectRefusals.contains(key, now: loop.now()) {
                 setup.http2 = WebSocketChannel.HTTP2Attempt(
                     key: key, head: try upgrade.extendedConnectHead(fields: request.fieldsAsSent, target: target),
                     refusals: extendedConnectRefusals)
             }
         }
         #endif
-        let loop: EventLoop
-        do {
-            loop = try EventLoopGroup.shared(loops: configuration.eventLoopCount).next()
-        } catch {
-            throw RequestError.transport(error, detail: "NativeTransport could not start its event loop")
-        }
         let dialer = SystemDialer(binding: configuration.localBinding, keepAlive: configuration.tcpKeepAlive)
         let channel = WebSocketChannel(
             setup: setup, loop: loop, dialer: WebSocketDialer(dialer), resolver: try pool().resolver,

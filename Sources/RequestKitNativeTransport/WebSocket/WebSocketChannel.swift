@@ -634,13 +634,15 @@ final class WebSocketChannel: EventLoopHandler, LoopOwnedConnection, @unchecked 
         case .notAllowed:
             // The server speaks HTTP/2 without extended CONNECT: the WebSocket opens over HTTP/1.1, on a new
             // connection that does not offer h2.
-            if let http2 = setup.http2 { http2.refusals?.insert(http2.key) }
+            if let http2 = setup.http2 { http2.refusals?.insert(http2.key, now: loop.now()) }
             closeStream()
             self.tunnel = nil
             triesHTTP2 = false
             phase = .connecting
             connect(deadline: deadline)
         case .answered(let status, let headers, let body):
+            // The server allowed extended CONNECT: a refusal remembered from before no longer holds.
+            if let http2 = setup.http2 { http2.refusals?.remove(http2.key) }
             if record.isRecording { record.received(0, at: loop.now()) }
             do {
                 let agreement = try setup.upgrade.handshake.acceptExtendedConnect(
