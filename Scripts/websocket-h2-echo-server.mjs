@@ -7,7 +7,12 @@
 // /refuse is answered 403 with a body. Over HTTP/1.1, an Upgrade is answered 101 (the fallback a client takes when
 // the server picks h2 without extended CONNECT). Either way every text or binary message is echoed, a ping is
 // answered, and a close is echoed before the stream ends. The answer carries `x-carrier: h2` or `x-carrier: http/1.1`
-// so that a test can tell which one it used, and `x-connections` the TLS connections the server accepted so far. Prints "listening" once it accepts connections.
+// so that a test can tell which one it used, and `x-connections` the TLS connections the server accepted so far.
+//
+// Over HTTP/2, /violation-behind-window closes the client's window for the stream (SETTINGS_INITIAL_WINDOW_SIZE 0 on
+// its connection), answers 200 and sends a frame with a reserved opcode; 300 ms later it opens the window again, and
+// records the code of the close frame the client sent, or "reset" when the stream was reset before one came.
+// /closes sends those records as one text message, comma-separated, once there is one. Prints "listening" once it accepts connections.
 import http2 from "node:http2";
 import crypto from "node:crypto";
 import fs from "node:fs";
@@ -16,8 +21,8 @@ const [port, certificate, key, flag] = process.argv.slice(2);
 const extendedConnect = flag !== "--no-extended-connect";
 
 /// Reads client frames (masked) from `chunks` and calls `message(opcode, payload)` for each whole message; answers
-/// pings and echoes a close through `send(opcode, payload)`.
-function echoing(send, end) {
+/// pings and echoes a close through `send(opcode, payload)`, or hands the close's payload to `closed` when given.
+function echoing(send, end, closed) {
     let buffer = Buffer.alloc(0);
     let fragments = [];
     let fragmentOpcode = 0;
@@ -52,6 +57,10 @@ function echoing(send, end) {
             if (opcode === 0x9) {
                 send(0xa, payload);
             } else if (opcode === 0x8) {
+                if (closed) {
+                    closed(payload);
+                    return;
+                }
                 send(0x8, payload);
                 end();
                 return;
@@ -94,6 +103,8 @@ const server = http2.createSecureServer({
 });
 
 let connections = 0;
+/// The close code the client sent on each stream behind a closed window, or "reset".
+const closes = [];
 server.on("secureConnection", () => {
     connections += 1;
 });
@@ -112,6 +123,38 @@ server.on("stream", (stream, headers) => {
     const answer = { ":status": 200, "x-carrier": "h2", "x-connections": String(connections) };
     const offered = headers["sec-websocket-protocol"];
     if (offered) answer["sec-websocket-protocol"] = offered.split(",")[0].trim();
+    if (headers[":path"] === "/closes") {
+        stream.respond(answer);
+        // The record comes once a stream behind a closed window ended, or after 10 s.
+        const started = Date.now();
+        const report = setInterval(() => {
+            if (closes.length === 0 && Date.now() - started < 10000) return;
+            clearInterval(report);
+            stream.write(frame(0x1, Buffer.from(closes.join(","))));
+        }, 20);
+        stream.on("data", echoing(() => {}, () => stream.end()));
+        stream.on("error", () => {});
+        return;
+    }
+    if (headers[":path"] === "/violation-behind-window") {
+        let answered = false;
+        stream.on("data", echoing(
+            (opcode, payload) => {},
+            () => {},
+            (payload) => {
+                answered = true;
+                closes.push(payload.length >= 2 ? String(payload.readUInt16BE(0)) : "none");
+                stream.end();
+            }));
+        stream.on("close", () => { if (!answered) closes.push("reset"); });
+        stream.on("error", () => {});
+        stream.session.settings({ initialWindowSize: 0 }, () => {
+            stream.respond(answer);
+            stream.write(frame(0x3, Buffer.from("reserved")));
+            setTimeout(() => stream.session.settings({ initialWindowSize: 65535 }), 300);
+        });
+        return;
+    }
     stream.respond(answer);
     stream.on("data", echoing((opcode, payload) => stream.write(frame(opcode, payload)), () => stream.end()));
     stream.on("error", () => {});

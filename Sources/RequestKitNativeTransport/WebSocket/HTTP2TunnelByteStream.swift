@@ -48,6 +48,8 @@ final class HTTP2TunnelByteStream: ByteStream {
     private var inboundStart = 0
     /// Whether the server ended its half of the tunnel.
     private var isInboundEnded = false
+    /// Whether ``finishSending()`` ended this half of the tunnel.
+    private var isSendingFinished = false
     /// Why the tunnel or its connection failed.
     private var failure: RequestError?
     /// The session's bytes that the inner stream did not take yet; the first `unwrittenStart` went.
@@ -191,11 +193,33 @@ final class HTTP2TunnelByteStream: ByteStream {
     /// Whether bytes of the session wait for the inner stream to take them: an empty ``write(_:)`` sends them.
     var hasUnwrittenBytes: Bool { unwrittenStart < unwritten.count }
 
+    /// Whether bytes written to the tunnel still wait for the stream's window once what the server sent is read (a
+    /// `WINDOW_UPDATE` sends them): a closing WebSocket waits for them, since its close frame is among them and a
+    /// reset of the stream would drop it.
+    ///
+    /// - Throws: ``RequestError`` when the connection or the stream failed.
+    func hasUnsentBytes() throws(RequestError) -> Bool {
+        guard let tunnel, session.unsentTunnelBytes(on: tunnel) > 0 else { return false }
+        try pump()
+        if let failure { throw failure }
+        return session.unsentTunnelBytes(on: tunnel) > 0
+    }
+
+    /// Ends the tunnel's sending half with `END_STREAM`, as a FIN ends a TCP connection's, after what waits: an
+    /// orderly end, which ``close()`` then does not turn into a reset.
+    func finishSending() {
+        guard let tunnel, failure == nil else { return }
+        session.finishSending(on: tunnel)
+        isSendingFinished = true
+        _ = try? writeUnwritten()
+    }
+
     /// Ends the tunnel's sending half (what waits goes first, as far as the socket takes it now) and closes the
-    /// connection.
+    /// connection: with `END_STREAM` once the server ended its half or ``finishSending()`` ended this one, with a
+    /// reset of the stream otherwise.
     func close() {
         if let tunnel, failure == nil {
-            if isInboundEnded {
+            if isInboundEnded || isSendingFinished {
                 session.finishSending(on: tunnel)
             } else {
                 session.cancel(tunnel)

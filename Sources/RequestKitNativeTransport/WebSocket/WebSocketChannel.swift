@@ -933,7 +933,19 @@ final class WebSocketChannel: EventLoopHandler, LoopOwnedConnection, @unchecked 
         let waiting = sendWaiters
         sendWaiters = []
         for waiter in waiting { waiter.resume(returning: .success(())) }
-        if phase == .draining { closeNow() }
+        guard phase == .draining else { return }
+        #if canImport(CNghttp2)
+        // Over HTTP/2 the close frame may wait for the stream's window: the connection stays until the server opens
+        // it (the close timeout bounds the wait), since closing now would reset the stream and drop the frame.
+        do {
+            if try tunnel?.hasUnsentBytes() == true { return writeBlocked(waitingFor: .readable) }
+        } catch {
+            return streamFailed(error)
+        }
+        // Everything is sent, the close frame last: the stream ends as a FIN ends a TCP connection.
+        tunnel?.finishSending()
+        #endif
+        closeNow()
     }
 
     /// A write waits for the descriptor to have `interest`: writable for a full socket, readable for a closed HTTP/2

@@ -114,6 +114,25 @@ struct WebSocketOverHTTP2Tests {
     }
 
     @Test(
+        "A close frame that waits for a closed window goes once the window opens: the stream is not reset under it",
+        .enabled(if: node != nil, "node is not installed"))
+    func closeBehindClosedWindow() async throws {
+        let server = try await EchoServer.start()
+        defer { server.stop() }
+        // The server closes the stream's window, sends a frame with a reserved opcode, and opens the window 300 ms
+        // later: the client's close frame (1002, a protocol error) waits for it.
+        let socket = try await connect(server, path: "/violation-behind-window")
+        var iterator = socket.messages.makeAsyncIterator()
+        await #expect(throws: RequestError.self) { _ = try await iterator.next() }
+        // What the server read: the code of the client's close frame, or "reset" when the stream was reset first.
+        let report = try await connect(server, path: "/closes")
+        var records = report.messages.makeAsyncIterator()
+        let record = try await records.next()
+        #expect(record == .text("1002"))
+        try await report.close()
+    }
+
+    @Test(
         "h2 without extended CONNECT: HTTP/1.1 on a second connection, and the next socket makes one connection",
         .enabled(if: node != nil, "node is not installed"))
     func fallsBackToHTTP1() async throws {
