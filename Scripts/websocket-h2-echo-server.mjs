@@ -12,7 +12,9 @@
 // Over HTTP/2, /violation-behind-window closes the client's window for the stream (SETTINGS_INITIAL_WINDOW_SIZE 0 on
 // its connection), answers 200 and sends a frame with a reserved opcode; 300 ms later it opens the window again, and
 // records the code of the close frame the client sent, or "reset" when the stream was reset before one came.
-// /closes sends those records as one text message, comma-separated, once there is one. Prints "listening" once it accepts connections.
+// /closes sends those records as one text message, comma-separated, once there is one. /ping-while-paused sends
+// eight text messages ("m0" to "m7"), then a PING on the connection 100 ms later, and a last text message: "ping
+// answered" when the acknowledgement came within a second, "ping unanswered" otherwise. Prints "listening" once it accepts connections.
 import http2 from "node:http2";
 import crypto from "node:crypto";
 import fs from "node:fs";
@@ -134,6 +136,23 @@ server.on("stream", (stream, headers) => {
         }, 20);
         stream.on("data", echoing(() => {}, () => stream.end()));
         stream.on("error", () => {});
+        return;
+    }
+    if (headers[":path"] === "/ping-while-paused") {
+        stream.respond(answer);
+        for (let index = 0; index < 8; index++) stream.write(frame(0x1, Buffer.from(`m${index}`)));
+        stream.on("data", echoing(() => {}, () => stream.end()));
+        stream.on("error", () => {});
+        setTimeout(() => {
+            let verdict = null;
+            const report = (text) => {
+                if (verdict !== null) return;
+                verdict = text;
+                stream.write(frame(0x1, Buffer.from(text)));
+            };
+            stream.session.ping((error) => report(error ? "ping unanswered" : "ping answered"));
+            setTimeout(() => report("ping unanswered"), 1000);
+        }, 100);
         return;
     }
     if (headers[":path"] === "/violation-behind-window") {

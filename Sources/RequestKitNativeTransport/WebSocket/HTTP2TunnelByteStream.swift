@@ -50,6 +50,8 @@ final class HTTP2TunnelByteStream: ByteStream {
     private var isInboundEnded = false
     /// Whether ``finishSending()`` ended this half of the tunnel.
     private var isSendingFinished = false
+    /// Whether the server ended the connection.
+    private var isConnectionEnded = false
     /// Why the tunnel or its connection failed.
     private var failure: RequestError?
     /// The session's bytes that the inner stream did not take yet; the first `unwrittenStart` went.
@@ -193,6 +195,17 @@ final class HTTP2TunnelByteStream: ByteStream {
     /// Whether bytes of the session wait for the inner stream to take them: an empty ``write(_:)`` sends them.
     var hasUnwrittenBytes: Bool { unwrittenStart < unwritten.count }
 
+    /// Whether the connection can bring more from the server: it has neither ended nor failed.
+    var isConnectionOpen: Bool { failure == nil && !isConnectionEnded }
+
+    /// Reads what the server sent into the session without taking the stream's bytes, and writes what the session
+    /// answers (`PING` and `SETTINGS` acknowledgements): the connection stays answered while the WebSocket's reader
+    /// is paused, and the stream's window, which opens only as ``read(into:)`` takes bytes, bounds what piles up.
+    /// A failure is kept for ``read(into:)`` to report.
+    func service() {
+        try? pump()
+    }
+
     /// Whether bytes written to the tunnel still wait for the stream's window once what the server sent is read (a
     /// `WINDOW_UPDATE` sends them): a closing WebSocket waits for them, since its close frame is among them and a
     /// reset of the stream would drop it.
@@ -247,6 +260,7 @@ final class HTTP2TunnelByteStream: ByteStream {
                 take(session.receive(UnsafeRawBufferPointer(rebasing: scratch[0..<count])))
                 continue
             case .endOfStream:
+                isConnectionEnded = true
                 take(session.receivedEnd())
                 if failure == nil, !isInboundEnded {
                     failure = .webSocket(

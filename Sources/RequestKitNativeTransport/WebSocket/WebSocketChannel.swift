@@ -16,7 +16,9 @@ import RequestKitHTTP2
 ///
 /// The messages wait in a queue the state machine bounds (``WebSocket/Configuration/maxQueuedMessages`` and
 /// ``WebSocket/Configuration/maxQueuedBytes``): while it is full the descriptor is not watched for reading, so a slow
-/// consumer stops the socket being read. A message the consumer takes is counted off on the loop.
+/// consumer stops the socket being read. Over HTTP/2 the connection is still read, and its `PING`s and `SETTINGS`
+/// answered, while the stream's bytes wait: the stream's window, opened only as they are taken, stops the server. A
+/// message the consumer takes is counted off on the loop.
 ///
 /// Its loop owns every field but the queue, which `lock` guards, and lends the connection (``LoopOwnedConnection``)
 /// to a task that sends or waits for a message while nothing waits to be written: ``send(_:)`` then writes the frame
@@ -430,6 +432,16 @@ final class WebSocketChannel: EventLoopHandler, LoopOwnedConnection, @unchecked 
     private var hasUnwrittenTunnelBytes: Bool {
         #if canImport(CNghttp2)
         tunnel?.hasUnwrittenBytes == true
+        #else
+        false
+        #endif
+    }
+
+    /// Whether the socket is read while the consumer's queue is full: an HTTP/2 stream's connection is, until it
+    /// ends, so that the server's `PING`s and `SETTINGS` are answered; the stream's window bounds what piles up.
+    private var watchesTunnelWhilePaused: Bool {
+        #if canImport(CNghttp2)
+        phase == .open && tunnel?.isConnectionOpen == true
         #else
         false
         #endif
@@ -864,6 +876,14 @@ final class WebSocketChannel: EventLoopHandler, LoopOwnedConnection, @unchecked 
         }
         #endif
         if phase == .open { process() }
+        #if canImport(CNghttp2)
+        if phase == .open, isReadingPaused || isMachinePaused, let tunnel {
+            // The consumer's queue is full: the connection is answered, the stream's bytes wait for the consumer.
+            tunnel.service()
+            if !tunnel.isConnectionOpen { updateInterest() }
+            return
+        }
+        #endif
         var budget = 16
         while budget > 0, let stream, phase == .upgrading || phase == .open, !isReadingPaused, !isMachinePaused {
             budget -= 1
@@ -965,7 +985,9 @@ final class WebSocketChannel: EventLoopHandler, LoopOwnedConnection, @unchecked 
         if isOffLoop { return handToLoop { [self] in updateInterest() } }
         guard isRegistered, let stream else { return }
         var interest: LoopInterest = []
-        if !isReadingPaused || phase == .upgrading || writeWaitsForReadable { interest.insert(.readable) }
+        if !isReadingPaused || phase == .upgrading || writeWaitsForReadable || watchesTunnelWhilePaused {
+            interest.insert(.readable)
+        }
         if wantsWritable { interest.insert(.writable) }
         do {
             try loop.setInterest(interest, for: stream.descriptor)

@@ -133,6 +133,29 @@ struct WebSocketOverHTTP2Tests {
     }
 
     @Test(
+        "While the consumer's queue is full, the connection's PINGs are answered and the stream's messages wait",
+        .enabled(if: node != nil, "node is not installed"))
+    func pingsWhilePaused() async throws {
+        let server = try await EchoServer.start()
+        defer { server.stop() }
+        // Two queued messages fill the queue: the other six wait while the server pings and gives the answer a second.
+        let socket = try await WebSocket {
+            Url("wss://127.0.0.1:\(server.port)/ping-while-paused")
+            Using(Self.transport)
+            WebSocket.Configuration(maxQueuedMessages: 2, compression: nil, prefersHTTP2: true)
+            Timeout(30)
+        }.connect()
+        try await Task.sleep(for: .seconds(2))
+        var received: [WebSocketMessage] = []
+        for try await message in socket.messages {
+            received.append(message)
+            if received.count == 9 { break }
+        }
+        #expect(received == (0..<8).map { .text("m\($0)") } + [.text("ping answered")])
+        try await socket.close()
+    }
+
+    @Test(
         "h2 without extended CONNECT: HTTP/1.1 on a second connection, and the next socket makes one connection",
         .enabled(if: node != nil, "node is not installed"))
     func fallsBackToHTTP1() async throws {
