@@ -107,7 +107,7 @@ final class LocalNginx {
                 }
                 try await Task.sleep(for: .milliseconds(100))
             }
-            Issue.record("nginx did not accept connections on port \(port)")
+            Issue.record("nginx did not accept connections on port \(port)\(diagnosis)")
             return
         }
         for _ in 0..<600 {
@@ -118,7 +118,14 @@ final class LocalNginx {
             }
             try await Task.sleep(for: .milliseconds(100))
         }
-        Issue.record("nginx did not answer at \(url)")
+        Issue.record("nginx did not answer at \(url)\(diagnosis)")
+    }
+
+    /// Whether nginx still runs, and the end of its error log: what a test that found it silent reports.
+    private var diagnosis: String {
+        let running = process?.isRunning == true ? "running" : "not running"
+        let log = (try? String(contentsOf: directory.appendingPathComponent("logs/error.log"), encoding: .utf8)) ?? ""
+        return " (nginx is \(running); the end of its error log: \(log.suffix(600).debugDescription))"
     }
 
     /// Ends nginx (its worker too) and removes its directory.
