@@ -58,13 +58,14 @@ struct WebSocketOverHTTP2Tests {
     }
 
     private func connect(
-        _ server: EchoServer, path: String = "/echo", prefersHTTP2: Bool = true
+        _ server: EchoServer, path: String = "/echo", prefersHTTP2: Bool = true, maxQueuedMessages: Int = 128
     ) async throws(RequestError) -> WebSocket.Socket {
         try await WebSocket {
             Url("wss://127.0.0.1:\(server.port)\(path)")
             Using(Self.transport)
             Subprotocols("echo", "chat")
-            WebSocket.Configuration(compression: nil, prefersHTTP2: prefersHTTP2)
+            WebSocket.Configuration(
+                maxQueuedMessages: maxQueuedMessages, compression: nil, prefersHTTP2: prefersHTTP2)
             Timeout(30)
         }.connect()
     }
@@ -139,12 +140,7 @@ struct WebSocketOverHTTP2Tests {
         let server = try await EchoServer.start()
         defer { server.stop() }
         // Two queued messages fill the queue: the other six wait while the server pings and gives the answer a second.
-        let socket = try await WebSocket {
-            Url("wss://127.0.0.1:\(server.port)/ping-while-paused")
-            Using(Self.transport)
-            WebSocket.Configuration(maxQueuedMessages: 2, compression: nil, prefersHTTP2: true)
-            Timeout(30)
-        }.connect()
+        let socket = try await connect(server, path: "/ping-while-paused", maxQueuedMessages: 2)
         try await Task.sleep(for: .seconds(2))
         var received: [WebSocketMessage] = []
         for try await message in socket.messages {
