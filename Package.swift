@@ -300,8 +300,8 @@ let package = Package(
         .testTarget(
             name: "RequestKitSendingTests",
             dependencies: [
-                "RequestKitTesting", "RequestKitTestSupport", "RequestKitModel", "RequestKitDSL", "RequestKitWebSocket",
-                "RequestKitSending", "RequestKitComposition",
+                "RequestKitTesting", "RequestKitTestSupport", "RequestKitModel", "RequestKitDSL", "RequestKitFeatures",
+                "RequestKitWebSocket", "RequestKitSending", "RequestKitComposition",
             ]),
         .testTarget(
             name: "RequestKitCompositionTests",

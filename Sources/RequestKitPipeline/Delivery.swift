@@ -13,7 +13,7 @@ struct Delivery: Sendable {
 
     /// The bytes of a response that is not passed on (a followed redirect, a retried attempt) are read, up to
     /// 64 KiB, so the connection can be reused; a longer body is dropped, which closes the connection.
-    func discard() async {
+    nonisolated(nonsending) func discard() async {
         guard let body else { return }
         _ = try? await StreamingResponse(head: response, body: body).collect(upTo: 64 * 1024)
     }
@@ -21,7 +21,7 @@ struct Delivery: Sendable {
 
 extension Result where Success == Delivery {
     /// Discards a successful delivery's body; see ``Delivery/discard()``.
-    func discard() async {
+    nonisolated(nonsending) func discard() async {
         if case .success(let delivery) = self { await delivery.discard() }
     }
 }

@@ -14,7 +14,7 @@ extension Exchange {
     /// stored. Each hop of a redirect is a request of its own, so redirects are stored as responses. Out of line:
     /// requests without a cache never take its frame.
     @inline(never)
-    func cachedTransfer(
+    nonisolated(nonsending) func cachedTransfer(
         _ request: TransferRequest.Head, body: RequestBody?, sink: ResponseSink, cache: ResponseCache
     ) async -> Result<Delivery, RequestError> {
         guard let url = request.url else { return await transfer(request, body: body, sink: sink) }
@@ -75,7 +75,7 @@ extension Exchange {
     /// that `stale-if-error` covers serves it stale; anything else is the server's new answer, stored if it may be.
     /// A stored response served after a validation carries the validation's attempt in its metrics: the request
     /// went to the network.
-    private func validated(
+    private nonisolated(nonsending) func validated(
         _ result: Result<Delivery, RequestError>, stored: CachedResponse, cacheRequest: CacheRequest,
         options: CacheDecision.ValidationOptions, requestTime: Date, cache: ResponseCache
     ) async -> ValidationOutcome {

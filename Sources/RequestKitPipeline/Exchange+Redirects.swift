@@ -29,7 +29,7 @@ extension Exchange {
     ///
     /// Inlined into ``run(sink:)``: one async frame fewer on every request.
     @inline(__always)
-    func follow(
+    nonisolated(nonsending) func follow(
         _ first: TransferRequest.Head, explicitCookies: String?, sink: ResponseSink
     ) async -> Result<Delivery, RequestError> {
         var request = first
@@ -119,7 +119,7 @@ extension Exchange {
     /// the policy decides it. Out of line: a task keeps the frames its calls took until it ends, and most responses
     /// do not redirect.
     @inline(never)
-    private func redirect(
+    private nonisolated(nonsending) func redirect(
         _ delivery: Delivery, of request: URLRequest, firstURL: URL?, explicitCookies: String?, count: Int
     ) async -> RedirectStep {
         let response = delivery.response

@@ -47,7 +47,7 @@ struct Exchange: Sendable {
     /// Sends the built request, adapting each attempt and retrying as the interceptors and the policy decide.
     /// Inlined into the callers of ``RequestExecutor``, like the hop it runs.
     @inline(__always)
-    func run(sink: ResponseSink) async throws(RequestError) -> Delivery {
+    nonisolated(nonsending) func run(sink: ResponseSink) async throws(RequestError) -> Delivery {
         guard !parts.hasOptions || !needsAttempts else {
             return try await runAttempts(sink: sink)
         }
@@ -73,7 +73,7 @@ struct Exchange: Sendable {
     }
 
     /// ``run(sink:)`` with interceptors, monitors or a retry policy: each attempt adapted, reported and decided.
-    private func runAttempts(sink: ResponseSink) async throws(RequestError) -> Delivery {
+    private nonisolated(nonsending) func runAttempts(sink: ResponseSink) async throws(RequestError) -> Delivery {
         if Task.isCancelled { throw RequestError.cancelled(underlyingError: CancellationError()) }
         // Each option read once per request: every read looks the key up among the request's options.
         let interceptors = self.interceptors
@@ -184,7 +184,7 @@ struct Exchange: Sendable {
     /// caller's frame, as does the buffered hop (``receive(_:)``), the common one; the streamed kinds have functions
     /// of their own, so that a task's frames hold only what its kind needs (a task keeps them until it ends).
     @inline(__always)
-    func transfer(
+    nonisolated(nonsending) func transfer(
         _ request: TransferRequest.Head, body: RequestBody?, sink: ResponseSink
     ) async -> Result<Delivery, RequestError> {
         do {
@@ -210,7 +210,9 @@ struct Exchange: Sendable {
     /// Sends `transfer` and takes its whole response from the transport. Inlined: every async call costs a frame
     /// allocation and a resumption.
     @inline(__always)
-    private func receive(_ transfer: TransferRequest) async throws -> Result<Delivery, RequestError> {
+    private nonisolated(nonsending) func receive(
+        _ transfer: TransferRequest
+    ) async throws -> Result<Delivery, RequestError> {
         let response = try await transport.send(transfer)
         try IncomingResponseCheck.validate(response)
         // The transports in this package stop reading at the limit; this holds it for any other.
@@ -225,7 +227,7 @@ struct Exchange: Sendable {
 
     /// Streams `transfer`'s response and collects its body, reporting download progress.
     @inline(never)
-    private func collect(
+    private nonisolated(nonsending) func collect(
         _ transfer: TransferRequest, progress: @Sendable (TransferProgress) -> Void
     ) async throws -> Result<Delivery, RequestError> {
         let streaming = try await transport.stream(transfer)
@@ -238,7 +240,9 @@ struct Exchange: Sendable {
 
     /// Streams `transfer`'s response, handing its body to the caller.
     @inline(never)
-    private func handOver(_ transfer: TransferRequest) async throws -> Result<Delivery, RequestError> {
+    private nonisolated(nonsending) func handOver(
+        _ transfer: TransferRequest
+    ) async throws -> Result<Delivery, RequestError> {
         let streaming = try await transport.stream(transfer)
         try Self.check(streaming)
         return .success(Delivery(response: streaming.head, body: streaming.body))
@@ -256,7 +260,7 @@ struct Exchange: Sendable {
 
     /// Reads a whole streamed body of at most `limit` bytes, reporting progress as it arrives; a longer body stops
     /// the stream (which closes the connection) and fails with ``RequestError/Kind/responseTooLarge``.
-    private static func collect(
+    private nonisolated(nonsending) static func collect(
         _ streaming: StreamingResponse, upTo limit: Int, progress: @Sendable (TransferProgress) -> Void
     ) async throws -> Data {
         let total = streaming.expectedLength
@@ -298,7 +302,9 @@ struct Exchange: Sendable {
     }
 
     /// The built request with every one of `interceptors` applied: as it is when there are none.
-    private func adapted(by interceptors: [any Interceptor]) async throws(RequestError) -> TransferRequest.Head {
+    private nonisolated(nonsending) func adapted(
+        by interceptors: [any Interceptor]
+    ) async throws(RequestError) -> TransferRequest.Head {
         if interceptors.isEmpty { return .built(built) }
         var request = built.makeURLRequest()
         for interceptor in interceptors {

@@ -11,11 +11,16 @@ import FoundationNetworking
 /// takes the transport (the one ``Using`` names, or the default its caller hands it: the layer above chooses it),
 /// runs the ``Exchange`` (interceptors, cookies, monitors, redirects, retries) under the
 /// total deadline, and turns every failure into a ``RequestError`` that names the request.
+///
+/// Every async function of the pipeline is `nonisolated(nonsending)`: it runs on the executor of its caller, the
+/// public verbs, which are nonisolated and concurrent, so a request still leaves the caller's actor on the verb's
+/// entry. A concurrent function switches executor on entry and again after each call it awaits, each switch asking
+/// the task for its preferred executor under a lock; the pipeline's functions skip those.
 package enum RequestExecutor {
     /// Builds and sends `parts`, returning the response with its whole body, whatever its status. Download
     /// progress, when asked for, is reported as the body arrives.
     @inline(__always)
-    package static func send(
+    package nonisolated(nonsending) static func send(
         _ parts: consuming RequestParts, defaultTransport: any Transport
     ) async throws(RequestError) -> Response {
         let sink = ResponseSink.memory(progress: parts[option: DownloadProgressKey.self])
@@ -30,7 +35,7 @@ package enum RequestExecutor {
     /// a task of the exchange's own costs more: two more hand-offs between threads per stream (its start and its
     /// end each wake a thread of the pool) and, with 10,000 streams held at once, more resident memory (the
     /// `connections` benchmark in BENCHMARKS.md).
-    package static func stream(
+    package nonisolated(nonsending) static func stream(
         _ parts: RequestParts, bufferLimit: Int = TransferRequest.defaultBufferLimit, defaultTransport: any Transport
     ) async throws(RequestError) -> StreamingResponse {
         let started = parts.clock.now
@@ -81,7 +86,7 @@ package enum RequestExecutor {
     /// Runs the exchange of `parts` into `sink`. Inlined, like ``send(_:defaultTransport:)``: each async call a request goes through
     /// costs a frame allocation and a resumption.
     @inline(__always)
-    private static func run(
+    private nonisolated(nonsending) static func run(
         _ parts: consuming RequestParts, sink: ResponseSink, defaultTransport: any Transport
     ) async throws(RequestError) -> Delivery {
         let exchange = try prepare(consume parts, defaultTransport: defaultTransport)
@@ -109,7 +114,7 @@ package enum RequestExecutor {
 
     /// Runs `exchange` under a total deadline (out of line, for the same reason as ``prepare(_:defaultTransport:)``).
     @inline(never)
-    private static func run(
+    private nonisolated(nonsending) static func run(
         _ exchange: Exchange, sink: ResponseSink, deadline: Double, clock: RequestClock
     ) async throws(RequestError) -> Delivery {
         do {
@@ -122,7 +127,7 @@ package enum RequestExecutor {
     }
 
     /// Runs `operation`, failing with a timeout when it takes longer than `seconds` on `clock`.
-    static func withDeadline<T: Sendable>(
+    nonisolated(nonsending) static func withDeadline<T: Sendable>(
         seconds: Double, clock: RequestClock, _ operation: @escaping @Sendable () async throws -> T
     ) async throws -> T {
         try await withThrowingTaskGroup(of: T.self) { group in

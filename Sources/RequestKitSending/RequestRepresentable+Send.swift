@@ -34,7 +34,7 @@ extension RequestRepresentable {
     /// ```
     /// - Throws: ``RequestError``, including an unacceptable status (200..<300 unless `Validate` says otherwise).
     public func data() async throws(RequestError) -> Data {
-        try await validatedResponse().body
+        try await validatedResponse { response, _ throws(RequestError) in response.body }
     }
 
     /// Sends the request, validates the response and returns its body as text.
@@ -67,7 +67,7 @@ extension RequestRepresentable {
     }
 
     /// Sends, validates and transforms the response, naming the request in any error the transform throws.
-    package func validatedResponse<T>(
+    package nonisolated(nonsending) func validatedResponse<T>(
         then transform: (Response, RequestParts) throws(RequestError) -> T
     ) async throws(RequestError) -> T {
         let parts = request.parts()
