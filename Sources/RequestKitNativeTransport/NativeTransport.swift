@@ -258,7 +258,9 @@ public final class NativeTransport: Transport {
 
     /// Runs `job`, one request (no redirects), and reads its whole response, of at most `bodyLimit` bytes once
     /// decoded (and on the wire) and expanding at most `maxRatio` times.
-    private func exchange(_ job: RequestJob, url: URL, bodyLimit: Int, maxRatio: Int) async throws -> Response {
+    private nonisolated(nonsending) func exchange(
+        _ job: RequestJob, url: URL, bodyLimit: Int, maxRatio: Int
+    ) async throws -> Response {
         guard case .response(let exchanged) = try await perform(job, url: url) else {
             throw RequestError.transport(URLError(.unknown), detail: "the connection returned no response")
         }
@@ -308,11 +310,13 @@ public final class NativeTransport: Transport {
     }
 
     /// Hands `job` to the pool and waits for its outcome; cancelling the task cancels the job (a waiting job leaves
-    /// the queue, a running one closes its connection).
+    /// the queue, a running one closes its connection). It runs on its caller's executor, as do the transport's other
+    /// internal functions on a request's path: the public ones (`send`, `stream`) leave the caller's actor on entry,
+    /// and each executor switch spared is about 200 instructions.
     ///
     /// - Returns: A ``RequestJob/Outcome/response(_:)`` or ``RequestJob/Outcome/head(_:)``.
     /// - Throws: The ``RequestError`` for any other outcome.
-    func perform(_ job: RequestJob, url: URL) async throws(RequestError) -> RequestJob.Outcome {
+    nonisolated(nonsending) func perform(_ job: RequestJob, url: URL) async throws(RequestError) -> RequestJob.Outcome {
         let outcome = await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<RequestJob.Outcome, Never>) in
                 job.begin(continuation)

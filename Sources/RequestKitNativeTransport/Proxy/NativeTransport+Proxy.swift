@@ -8,7 +8,9 @@ extension NativeTransport {
     /// overrides, then the transport's, then its DNS cache and its resolver, on an event loop.
     ///
     /// - Throws: ``RequestError`` when the proxy setting cannot be used, or when the origin's name does not resolve.
-    func proxyRoute(for request: TransferRequest, to url: HTTPURL) async throws(RequestError) -> ProxyRoute? {
+    nonisolated(nonsending) func proxyRoute(
+        for request: TransferRequest, to url: HTTPURL
+    ) async throws(RequestError) -> ProxyRoute? {
         let origin = try HTTP1RequestEncoder.target(
             of: url.url, authority: request.built?.authority, tls: tlsConfiguration(for: url)
         ).key
@@ -27,7 +29,7 @@ extension NativeTransport {
     /// or the transport's own overrides fix, else the first IPv4 address the transport's resolver gives (from its
     /// cache while fresh), else the first IPv6 one. One address goes to the proxy, so there is no race; IPv4 comes
     /// first as the family a proxy reaches most surely.
-    private func address(
+    private nonisolated(nonsending) func address(
         of host: String, port: Int, overrides: DNSOverrides
     ) async throws(RequestError) -> String {
         let key = ConnectionKey(host: host, port: port)
@@ -67,7 +69,7 @@ extension NativeTransport {
     }
 
     /// `host`'s addresses of `family` from `resolver` (its cache, or a query), asked on `loop`.
-    private static func resolve(
+    private nonisolated(nonsending) static func resolve(
         _ host: String, port: Int, family: SocketAddress.Family, with resolver: HostResolver, on loop: EventLoop
     ) async -> Result<[SocketAddress], ResolutionFailure> {
         await withCheckedContinuation { continuation in
