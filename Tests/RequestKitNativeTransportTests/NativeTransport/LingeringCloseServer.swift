@@ -56,7 +56,7 @@ final class LingeringCloseServer: @unchecked Sendable {
             }
             Thread.detachNewThread { [self] in
                 if let earlyAnswer {
-                    if Self.readRequestHead(connection) { _ = send(connection, earlyAnswer, earlyAnswer.count, 0) }
+                    if Self.readRequestHead(connection) { _ = Self.answer(connection, earlyAnswer) }
                 } else {
                     serve(connection)
                 }
@@ -74,10 +74,24 @@ final class LingeringCloseServer: @unchecked Sendable {
         // This connection's own thread waits (never a task of the cooperative pool).
         for _ in 0..<10_000 where acceptedConnections < holdingUntil { usleep(1_000) }
         let response = Array("HTTP/1.1 200 OK\r\nContent-Length: 4\r\n\r\nonce".utf8)
-        guard send(connection, response, response.count, 0) == response.count else { return }
+        guard Self.answer(connection, response) == response.count else { return }
         // Wait for the next request to start arriving, then close without answering it.
         var byte: UInt8 = 0
         _ = recv(connection, &byte, 1, 0)
+    }
+
+    /// Sends `bytes` on `connection`, returning what `send` returns. A client that closed first, or ``stop()``
+    /// shutting the socket down while a connection's thread waits to answer, makes it fail with `EPIPE`: never a
+    /// `SIGPIPE`, which would end the whole test process.
+    private static func answer(_ connection: Int32, _ bytes: [UInt8]) -> Int {
+        #if os(Linux)
+        let flags = Int32(MSG_NOSIGNAL)
+        #else
+        var one: Int32 = 1
+        _ = setsockopt(connection, SOL_SOCKET, SO_NOSIGPIPE, &one, socklen_t(MemoryLayout<Int32>.size))
+        let flags: Int32 = 0
+        #endif
+        return bytes.withUnsafeBytes { send(connection, $0.baseAddress, $0.count, flags) }
     }
 
     /// Reads until the end of a request head (requests in these tests have no body worth keeping).
