@@ -24,17 +24,12 @@ package struct WallClockScheduling: SuiteTrait, TestTrait, TestScoping {
     package func provideScope(
         for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void
     ) async throws {
-        // An unstructured task, not a task group's child: on Linux a child added with `addTask(priority: .high)`
-        // keeps the priority as its base but still runs at the default one, on the threads the computing tests hold,
-        // while a task made with `Task(priority:)` runs at the high priority. It copies the test's task-local values
-        // (the test and its case, for recorded issues) and is cancelled with the test; it is awaited, and it
-        // releases the body before it completes, so the body never escapes.
+        // A child task at a high priority keeps the test's task-local values (the test and its case, for recorded
+        // issues) and its cancellation; the group ends only after the child did, so the body never escapes.
         try await withoutActuallyEscaping(function) { body in
-            let task = Task(priority: .high) { try await body() }
-            try await withTaskCancellationHandler {
-                try await task.value
-            } onCancel: {
-                task.cancel()
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask(priority: .high) { try await body() }
+                try await group.waitForAll()
             }
         }
     }
